@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Installs everything the stack and its tests need on a fresh machine, and does nothing
+# (quietly) when all of it is already there: pnpm, workspace dependencies, nats-server and
+# a MongoDB-wire server (mongod when on PATH, else FerretDB v1 built from the Go module proxy).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$root"
+tools="$root/.data/tools"
+mkdir -p "$tools"
+say() { echo "setup: $*" >&2; }
+
+# pnpm, at the version package.json pins.
+pnpm_version="$(node -p "require('./package.json').packageManager.split('@')[1]")"
+if ! command -v pnpm >/dev/null 2>&1 || [ "$(pnpm --version 2>/dev/null)" != "$pnpm_version" ]; then
+  say "installing pnpm $pnpm_version"
+  # npm rather than corepack: corepack insists on registry signatures that a mirror may not serve.
+  npm install --global --force --silent --no-fund --no-audit "pnpm@$pnpm_version" >/dev/null 2>&1
+fi
+
+# Workspace dependencies: only when the lockfile or a manifest changed since the last install.
+stamp="node_modules/.agentnet-install-stamp"
+manifests_digest() {
+  (cat pnpm-lock.yaml pnpm-workspace.yaml package.json apps/*/package.json packages/*/package.json bench/package.json 2>/dev/null || true) | sha256sum | cut -d' ' -f1
+}
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$(manifests_digest)" ]; then
+  say "installing workspace dependencies"
+  if [ "${CI:-}" = "true" ]; then frozen="--frozen-lockfile"; else frozen=""; fi
+  pnpm install --silent $frozen --config.confirmModulesPurge=false
+  manifests_digest > "$stamp"
+fi
+
+# nats-server with JetStream, from Debian when absent.
+if ! command -v nats-server >/dev/null 2>&1; then
+  say "installing nats-server"
+  apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nats-server >/dev/null
+fi
+
+# A MongoDB-wire server: mongod when the machine has one, else FerretDB v1 with its SQLite backend.
+ferretdb_version="v1.24.0"
+if ! command -v mongod >/dev/null 2>&1 && ! [ -x "$tools/ferretdb" ]; then
+  say "building FerretDB $ferretdb_version (once)"
+  command -v go >/dev/null 2>&1 || { say "Go is required to build FerretDB; install golang or set MONGO_URL"; exit 1; }
+  # `go install pkg@version` asks the proxy for the module's version list, which it refuses here;
+  # downloading the exact version and building it ourselves avoids that call.
+  moddir="$(cd "$(mktemp -d)" && go mod init agentnet-ferretdb >/dev/null 2>&1 && go mod download -json "github.com/FerretDB/FerretDB@$ferretdb_version" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).Dir))')"
+  src="$(mktemp -d)/ferretdb"
+  cp -r "$moddir" "$src" && chmod -R u+w "$src"
+  # The release embeds its version from a file that only the project's own build task writes.
+  echo "$ferretdb_version" > "$src/build/version/version.txt"
+  (cd "$src" && go build -trimpath -o "$tools/ferretdb.tmp" ./cmd/ferretdb)
+  mv "$tools/ferretdb.tmp" "$tools/ferretdb"
+  rm -rf "$src"
+fi
