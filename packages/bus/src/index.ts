@@ -1,0 +1,4 @@
+export type { Msg, NatsConnection, Subscription } from "@nats-io/transport-node";
+export * from "./connect";
+export * from "./jetstream";
+export * from "./rpc";

@@ -1,0 +1,94 @@
+import { REQUESTS_STREAM } from "@agentnet/contracts";
+import {
+  AckPolicy,
+  type Consumer,
+  DeliverPolicy,
+  type JsMsg,
+  jetstream,
+  jetstreamManager,
+  RetentionPolicy,
+  StorageType,
+} from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/transport-node";
+
+const nanos = (ms: number) => ms * 1_000_000;
+
+/**
+ * The stream of gateway request events. File storage so nothing is lost when NATS restarts; a
+ * duplicate window so a proxy's retried publish (same `Nats-Msg-Id`) is stored once; kept a week
+ * so a consumer that was down catches up.
+ */
+export async function ensureRequestStream(nc: NatsConnection, subjects = ["agn.requests.>"]) {
+  const jsm = await jetstreamManager(nc);
+  const config = {
+    name: REQUESTS_STREAM,
+    subjects,
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    max_age: nanos(7 * 24 * 3600 * 1000),
+    duplicate_window: nanos(2 * 60 * 1000),
+  };
+  try {
+    await jsm.streams.info(REQUESTS_STREAM);
+    await jsm.streams.update(REQUESTS_STREAM, config);
+  } catch {
+    await jsm.streams.add(config);
+  }
+}
+
+/** A durable pull consumer: each service has its own and resumes where it stopped. */
+export async function ensureDurableConsumer(
+  nc: NatsConnection,
+  durable: string,
+  options: { stream?: string; ackWaitMs?: number; maxAckPending?: number } = {},
+): Promise<Consumer> {
+  const stream = options.stream ?? REQUESTS_STREAM;
+  const jsm = await jetstreamManager(nc);
+  await jsm.consumers.add(stream, {
+    durable_name: durable,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    ack_wait: nanos(options.ackWaitMs ?? 30_000),
+    max_ack_pending: options.maxAckPending ?? 20_000,
+  });
+  return (await jetstream(nc)).consumers.get(stream, durable);
+}
+
+/** Publishes an event once: JetStream drops a second publish with the same id inside the window. */
+export async function publishEvent(nc: NatsConnection, subject: string, event: unknown, msgId: string) {
+  const js = jetstream(nc);
+  return js.publish(subject, JSON.stringify(event), { msgID: msgId });
+}
+
+export type BatchHandler = (messages: JsMsg[]) => Promise<void>;
+
+/**
+ * Pulls batches and hands each to `handle`; every message of a batch is acked only after the
+ * handler resolved, so a crash between insert and ack means redelivery, never loss.
+ * Resolves when `signal` aborts and the batch in hand is done.
+ */
+export async function consumeBatches(
+  consumer: Consumer,
+  handle: BatchHandler,
+  options: {
+    maxMessages?: number;
+    expiresMs?: number;
+    signal?: AbortSignal;
+    onError?: (error: unknown) => void;
+  } = {},
+): Promise<void> {
+  const maxMessages = options.maxMessages ?? 1_000;
+  while (!options.signal?.aborted) {
+    const batch: JsMsg[] = [];
+    const iterator = await consumer.fetch({ max_messages: maxMessages, expires: options.expiresMs ?? 1_000 });
+    for await (const message of iterator) batch.push(message);
+    if (batch.length === 0) continue;
+    try {
+      await handle(batch);
+      for (const message of batch) message.ack();
+    } catch (error) {
+      options.onError?.(error);
+      for (const message of batch) message.nak(1_000);
+    }
+  }
+}

@@ -1,0 +1,114 @@
+import {
+  AppError,
+  type Endpoint,
+  ErrorEnvelope,
+  invalidInput,
+  type ReplyOf,
+  type RequestOf,
+} from "@agentnet/contracts";
+import type { Msg, NatsConnection, Subscription } from "@nats-io/transport-node";
+import { errors } from "@nats-io/transport-node";
+import { z } from "zod";
+
+/** What travels back on a reply subject: the reply, or the one error envelope. */
+const ReplyEnvelope = z.union([
+  z.object({ ok: z.literal(true), data: z.unknown() }),
+  z.object({ ok: z.literal(false), error: ErrorEnvelope }),
+]);
+
+export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
+
+export interface ServeOptions {
+  queue: string;
+  /** Called with errors that are not AppErrors, so the service can log them with context. */
+  onUnexpectedError?: (error: unknown, subject: string) => void;
+}
+
+export type Handler<E extends Endpoint> = (
+  request: z.output<E["request"]>,
+  msg: Msg,
+) => Promise<z.input<E["reply"]>> | z.input<E["reply"]>;
+
+/**
+ * Answers an endpoint in a queue group. The request is validated against the contract before the
+ * handler runs and the reply is parsed on the way out, so fields outside the contract (a sealed
+ * key, a mongoose `_id`) can never leave the service.
+ */
+export function serve<E extends Endpoint>(
+  nc: NatsConnection,
+  endpoint: E,
+  handler: Handler<E>,
+  options: ServeOptions,
+): Subscription {
+  return nc.subscribe(endpoint.subject, {
+    queue: options.queue,
+    callback: (error, msg) => {
+      if (error) {
+        options.onUnexpectedError?.(error, endpoint.subject);
+        return;
+      }
+      void answer(endpoint, handler, msg, options);
+    },
+  });
+}
+
+async function answer<E extends Endpoint>(endpoint: E, handler: Handler<E>, msg: Msg, options: ServeOptions) {
+  let envelope: z.infer<typeof ReplyEnvelope>;
+  try {
+    const parsed = endpoint.request.safeParse(decode(msg));
+    if (!parsed.success) throw invalidInput(parsed.error);
+    const result = await handler(parsed.data as z.output<E["request"]>, msg);
+    envelope = { ok: true, data: endpoint.reply.parse(result) };
+  } catch (error) {
+    if (error instanceof AppError) {
+      envelope = { ok: false, error: error.toEnvelope() };
+    } else {
+      options.onUnexpectedError?.(error, endpoint.subject);
+      envelope = { ok: false, error: { status: 500, code: "internal", message: "internal error" } };
+    }
+  }
+  if (msg.reply) msg.respond(JSON.stringify(envelope));
+}
+
+function decode(msg: Msg): unknown {
+  if (msg.data.length === 0) return {};
+  try {
+    return msg.json();
+  } catch {
+    throw new AppError(400, "bad_request", "message is not JSON");
+  }
+}
+
+/**
+ * Calls an endpoint and returns its parsed reply. A service's error envelope is rethrown as the
+ * same AppError; nobody listening is 503 and no answer in time is 504, so callers see one family.
+ */
+export async function request<E extends Endpoint>(
+  nc: NatsConnection,
+  endpoint: E,
+  payload: RequestOf<E>,
+  options: { timeoutMs?: number } = {},
+): Promise<ReplyOf<E>> {
+  let msg: Msg;
+  try {
+    msg = await nc.request(endpoint.subject, JSON.stringify(payload), {
+      timeout: options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    });
+  } catch (error) {
+    throw transportError(error, endpoint.subject);
+  }
+  const envelope = ReplyEnvelope.parse(msg.json());
+  if (!envelope.ok) throw AppError.fromEnvelope(envelope.error);
+  return endpoint.reply.parse(envelope.data) as ReplyOf<E>;
+}
+
+function transportError(error: unknown, subject: string): unknown {
+  const noResponders =
+    error instanceof errors.NoRespondersError ||
+    (error instanceof errors.RequestError && error.isNoResponders());
+  if (noResponders) return new AppError(503, "service_unavailable", `no service answers ${subject}`);
+  if (error instanceof errors.TimeoutError || (error instanceof Error && error.cause instanceof errors.TimeoutError)) {
+    return new AppError(504, "service_timeout", `no answer on ${subject} in time`);
+  }
+  return error;
+}

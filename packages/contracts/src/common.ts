@@ -1,0 +1,48 @@
+import { z } from "zod";
+
+/** Opaque resource id. */
+export const Id = z.string().min(1).max(128);
+export type Id = z.infer<typeof Id>;
+
+/** RFC 3339 timestamp with an explicit offset (`Z` or `±hh:mm`). */
+export const Timestamp = z.iso.datetime({ offset: true });
+export type Timestamp = z.infer<typeof Timestamp>;
+
+/** Fields every stored resource returns and no request may set. */
+export const ResourceTimestamps = z.object({ created_at: Timestamp, updated_at: Timestamp });
+
+export const Role = z.enum(["owner", "admin", "auditor", "user"]);
+export type Role = z.infer<typeof Role>;
+
+/** Roles holding the account-wide grant: they read every caller's logs, sessions and usage. */
+export const ACCOUNT_WIDE_ROLES: readonly Role[] = ["owner", "admin", "auditor"];
+/** Roles that may change configuration. */
+export const WRITER_ROLES: readonly Role[] = ["owner", "admin"];
+
+export const hasAccountWideGrant = (role: Role): boolean => ACCOUNT_WIDE_ROLES.includes(role);
+export const canWriteConfig = (role: Role): boolean => WRITER_ROLES.includes(role);
+
+/**
+ * The authenticated caller, resolved from an API token. Carried on every control-plane
+ * request so each handler scopes by `account_id` and decides by `role`.
+ */
+export const Caller = z.object({
+  account_id: Id,
+  user_id: Id,
+  role: Role,
+  group_ids: z.array(Id),
+  email: z.string(),
+  name: z.string(),
+});
+export type Caller = z.infer<typeof Caller>;
+
+/** `{}`: the reply of deletes and other calls with nothing to return. */
+export const Empty = z.object({}).strict();
+export type Empty = z.infer<typeof Empty>;
+
+/** Query-string booleans arrive as text: only "true"/"false" (and 1/0) are accepted. */
+export const QueryBoolean = z.union([z.boolean(), z.enum(["true", "false", "1", "0"])]).transform((v) => v === true || v === "true" || v === "1");
+
+/** A query parameter that may repeat (`?group_id=a&group_id=b`) arrives as a string or a list. */
+export const repeatable = <T extends z.ZodType>(item: T) =>
+  z.union([item, z.array(item)]).transform((v) => (Array.isArray(v) ? v : [v]) as z.output<T>[]);

@@ -1,0 +1,16 @@
+import { z } from "zod";
+import { Id, Timestamp } from "./common";
+
+/** A group of users. Members are users whose `auto_groups` hold the group id. */
+export const Group = z.object({
+  id: Id,
+  name: z.string(),
+  users_count: z.number().int().min(0),
+  issued: z.literal("api"),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+export type Group = z.infer<typeof Group>;
+
+export const GroupBody = z.object({ name: z.string().trim().min(1).max(200) });
+export type GroupBody = z.infer<typeof GroupBody>;

@@ -1,0 +1,90 @@
+import { z } from "zod";
+import {
+  Account,
+  BootstrapAccountBody,
+  BootstrapAccountReply,
+  UpdateAccountBody,
+} from "./account";
+import { Caller, Empty, Id } from "./common";
+import { Group, GroupBody } from "./groups";
+import { CreateTokenBody, PersonalAccessToken, PersonalAccessTokenGenerated } from "./tokens";
+import { CreateUserBody, UpdateUserBody, User } from "./users";
+
+/** One NATS request/reply endpoint: its subject and both message schemas. */
+export interface Endpoint<Req extends z.ZodType = z.ZodType, Rep extends z.ZodType = z.ZodType> {
+  readonly subject: string;
+  readonly request: Req;
+  readonly reply: Rep;
+}
+
+export const endpoint = <Req extends z.ZodType, Rep extends z.ZodType>(
+  subject: string,
+  request: Req,
+  reply: Rep,
+): Endpoint<Req, Rep> => ({ subject, request, reply });
+
+/** Every control-plane call names who is asking; handlers scope by `caller.account_id`. */
+export const byCaller = <T extends z.ZodRawShape>(shape: T) => z.object({ caller: Caller, ...shape });
+
+export type RequestOf<E extends Endpoint> = z.input<E["request"]>;
+export type ReplyOf<E extends Endpoint> = z.output<E["reply"]>;
+
+/** Queue groups: every replica of a service shares one, so each request is handled once. */
+export const QUEUE = {
+  controlPlane: "control-plane",
+  verifier: "provider-verifier",
+  telemetry: "telemetry",
+  consumption: "consumption",
+} as const;
+
+export const AuthResolveRequest = z.object({ token: z.string() });
+
+export const ControlPlane = {
+  authResolve: endpoint("agn.ctl.auth.resolve", AuthResolveRequest, Caller),
+
+  accountsBootstrap: endpoint("agn.ctl.accounts.bootstrap", BootstrapAccountBody, BootstrapAccountReply),
+  accountsList: endpoint("agn.ctl.accounts.list", byCaller({}), z.array(Account)),
+  accountsUpdate: endpoint(
+    "agn.ctl.accounts.update",
+    byCaller({ account_id: Id, body: UpdateAccountBody }),
+    Account,
+  ),
+  accountsDelete: endpoint("agn.ctl.accounts.delete", byCaller({ account_id: Id }), Empty),
+
+  usersList: endpoint("agn.ctl.users.list", byCaller({}), z.array(User)),
+  usersGet: endpoint("agn.ctl.users.get", byCaller({ user_id: Id }), User),
+  usersCreate: endpoint("agn.ctl.users.create", byCaller({ body: CreateUserBody }), User),
+  usersUpdate: endpoint("agn.ctl.users.update", byCaller({ user_id: Id, body: UpdateUserBody }), User),
+  usersDelete: endpoint("agn.ctl.users.delete", byCaller({ user_id: Id }), Empty),
+
+  groupsList: endpoint("agn.ctl.groups.list", byCaller({}), z.array(Group)),
+  groupsGet: endpoint("agn.ctl.groups.get", byCaller({ group_id: Id }), Group),
+  groupsCreate: endpoint("agn.ctl.groups.create", byCaller({ body: GroupBody }), Group),
+  groupsUpdate: endpoint("agn.ctl.groups.update", byCaller({ group_id: Id, body: GroupBody }), Group),
+  groupsDelete: endpoint("agn.ctl.groups.delete", byCaller({ group_id: Id }), Empty),
+
+  tokensList: endpoint("agn.ctl.tokens.list", byCaller({ user_id: Id }), z.array(PersonalAccessToken)),
+  tokensCreate: endpoint(
+    "agn.ctl.tokens.create",
+    byCaller({ user_id: Id, body: CreateTokenBody }),
+    PersonalAccessTokenGenerated,
+  ),
+  tokensDelete: endpoint("agn.ctl.tokens.delete", byCaller({ user_id: Id, token_id: Id }), Empty),
+} as const;
+
+/** Published, not requested. */
+export const Events = {
+  /** Any configuration of the account changed: proxies drop their snapshot. */
+  configChanged: (accountId: string) => `agn.config.changed.${accountId}`,
+  configChangedAll: "agn.config.changed.*",
+  accountDeleted: "agn.account.deleted",
+  /** JetStream subject of the gateway's per-request events. */
+  requests: (accountId: string) => `agn.requests.${accountId}`,
+  requestsAll: "agn.requests.>",
+  proxyHeartbeat: "agn.proxy.heartbeat",
+} as const;
+
+export const AccountDeletedEvent = z.object({ v: z.literal(1), account_id: Id, deleted_at: z.string() });
+export type AccountDeletedEvent = z.infer<typeof AccountDeletedEvent>;
+
+export const REQUESTS_STREAM = "AGN_REQUESTS";

@@ -1,0 +1,37 @@
+import { z } from "zod";
+import { Id, Role, Timestamp } from "./common";
+
+/** NetBird's user resource, trimmed to what an LLM gateway's users need. Group membership is `auto_groups`. */
+export const User = z.object({
+  id: Id,
+  email: z.string(),
+  name: z.string(),
+  role: Role,
+  status: z.enum(["active", "blocked"]),
+  auto_groups: z.array(Id),
+  is_current: z.boolean(),
+  is_service_user: z.boolean(),
+  is_blocked: z.boolean(),
+  last_login: Timestamp.optional(),
+  issued: z.literal("api"),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+export type User = z.infer<typeof User>;
+
+export const CreateUserBody = z.object({
+  email: z.email().transform((email) => email.toLowerCase()),
+  name: z.string().trim().min(1).max(200).optional(),
+  role: Role.default("user"),
+  auto_groups: z.array(Id).default([]),
+  is_service_user: z.boolean().default(false),
+});
+export type CreateUserBody = z.infer<typeof CreateUserBody>;
+
+export const UpdateUserBody = z.object({
+  role: Role,
+  auto_groups: z.array(Id),
+  is_blocked: z.boolean().default(false),
+  name: z.string().trim().min(1).max(200).optional(),
+});
+export type UpdateUserBody = z.infer<typeof UpdateUserBody>;

@@ -1,0 +1,4 @@
+export * from "./backends";
+export * from "./probe";
+export * from "./process";
+export * from "./root";

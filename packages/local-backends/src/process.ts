@@ -1,0 +1,49 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { createWriteStream, mkdirSync } from "node:fs";
+import { join } from "node:path";
+
+export interface Backend {
+  /** The URL clients use. */
+  url: string;
+  /** `external` when something already answered there; `started` when we started it. */
+  origin: "external" | "started";
+  /** What serves it, e.g. `nats-server`, `ferretdb (sqlite)`. */
+  engine: string;
+  stop(): Promise<void>;
+}
+
+export const externalBackend = (url: string, engine: string): Backend => ({
+  url,
+  origin: "external",
+  engine,
+  stop: async () => undefined,
+});
+
+/**
+ * Starts a child that logs to `<logDir>/<name>.log` and is stopped with SIGTERM (SIGKILL after
+ * `graceMs`). The child is also killed when this process exits, so no backend outlives the stack.
+ */
+export function startProcess(
+  name: string,
+  command: string,
+  args: string[],
+  logDir: string,
+): { child: ChildProcess; stop: () => Promise<void> } {
+  mkdirSync(logDir, { recursive: true });
+  const log = createWriteStream(join(logDir, `${name}.log`), { flags: "a" });
+  const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
+  child.stdout?.pipe(log);
+  child.stderr?.pipe(log);
+  const killOnExit = () => child.kill("SIGKILL");
+  process.once("exit", killOnExit);
+  const stop = async (graceMs = 5_000) => {
+    process.removeListener("exit", killOnExit);
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
+    await exited;
+    clearTimeout(timer);
+  };
+  return { child, stop: () => stop() };
+}

@@ -1,0 +1,29 @@
+import { z } from "zod";
+
+/** "true"/"false" (and 1/0, yes/no) as a real boolean: `Boolean("false")` is true, which is never wanted. */
+export const envBoolean = z
+  .enum(["true", "false", "1", "0", "yes", "no"])
+  .transform((value) => value === "true" || value === "1" || value === "yes");
+
+export const envPort = z.coerce.number().int().min(0).max(65_535);
+
+export const LogLevel = z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]);
+
+/** Settings every service reads. */
+export const baseEnv = {
+  NATS_URL: z.string().default("nats://127.0.0.1:4222"),
+  LOG_LEVEL: LogLevel.default("info"),
+  /** Port of the `/healthz` + `/readyz` listener; 0 picks a free one, unset disables it. */
+  HEALTH_PORT: envPort.optional(),
+};
+
+/**
+ * Parses a service's environment once, at start. A bad value stops the service with a message
+ * naming every offending variable instead of failing later somewhere else.
+ */
+export function parseEnvWith<T extends z.ZodType>(schema: T, source: NodeJS.ProcessEnv): z.output<T> {
+  const parsed = schema.safeParse(source);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`).join("\n");
+  throw new Error(`invalid configuration:\n${problems}`);
+}

@@ -1,0 +1,42 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface Health {
+  /** Ready once connections are up; no longer ready once shutdown began. */
+  setReady(ready: boolean): void;
+  isReady(): boolean;
+}
+
+export function createHealth(): Health {
+  let ready = false;
+  return {
+    setReady: (value) => {
+      ready = value;
+    },
+    isReady: () => ready,
+  };
+}
+
+/** `/healthz` answers while the process lives; `/readyz` answers 200 only while ready. */
+export function healthResponse(health: Health, path: string): { status: number; body: string } | undefined {
+  if (path === "/healthz") return { status: 200, body: '{"status":"ok"}' };
+  if (path === "/readyz") {
+    return health.isReady()
+      ? { status: 200, body: '{"status":"ready"}' }
+      : { status: 503, body: '{"status":"not ready"}' };
+  }
+  return undefined;
+}
+
+/** A bare health listener for services that have no HTTP server of their own. */
+export async function startHealthServer(health: Health, port: number, host = "127.0.0.1"): Promise<Server> {
+  const server = createServer((req, res) => {
+    const answer = healthResponse(health, (req.url ?? "/").split("?")[0] ?? "/");
+    res.writeHead(answer?.status ?? 404, { "content-type": "application/json" });
+    res.end(answer?.body ?? '{"message":"not found","code":404}');
+  });
+  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  return server;
+}
+
+export const serverPort = (server: Server) => (server.address() as AddressInfo).port;

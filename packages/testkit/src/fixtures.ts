@@ -1,0 +1,19 @@
+import { randomUUID } from "node:crypto";
+import { connectBus, type NatsConnection } from "@agentnet/bus";
+import mongoose, { type Connection } from "mongoose";
+import { inject } from "vitest";
+
+/** URLs of the backends the global setup made sure of. */
+export const testBackends = () => ({ natsUrl: inject("natsUrl"), mongoUrl: inject("mongoUrl") });
+
+export const connectTestBus = (name = "test"): Promise<NatsConnection> =>
+  connectBus({ url: testBackends().natsUrl, name });
+
+export const connectTestMongo = (): Promise<Connection> =>
+  mongoose.createConnection(testBackends().mongoUrl, { serverSelectionTimeoutMS: 10_000 }).asPromise();
+
+/** A fresh id per test: tests share backends and never see each other's data. */
+export const uniqueId = (prefix = "t") => `${prefix}_${randomUUID().replaceAll("-", "").slice(0, 16)}`;
+
+/** A unique NATS subject prefix, for tests that serve their own endpoints. */
+export const uniqueSubject = (base: string) => `${base}.${uniqueId("s")}`;

@@ -1,0 +1,2 @@
+export * from "./containers";
+export * from "./fixtures";
