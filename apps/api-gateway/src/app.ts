@@ -1,0 +1,50 @@
+import { randomUUID } from "node:crypto";
+import type { NatsConnection } from "@agentnet/bus";
+import { type Health, healthResponse, type Logger } from "@agentnet/service-kit";
+import express, { type Express } from "express";
+import { authenticate } from "./http/auth";
+import { errorMiddleware, notFoundRoute } from "./http/errors";
+import { jsonOnly } from "./http/negotiation";
+import { identityRoutes } from "./routes/identity";
+
+export interface ApiGatewayOptions {
+  nc: NatsConnection;
+  logger: Logger;
+  health: Health;
+  authCacheTtlMs: number;
+  bodyLimitBytes: number;
+  requestTimeoutMs: number;
+}
+
+export function createApp(options: ApiGatewayOptions): Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("etag", false);
+
+  app.use((req, res, next) => {
+    const requestId = req.header("x-request-id") ?? randomUUID();
+    res.setHeader("x-request-id", requestId);
+    const started = process.hrtime.bigint();
+    res.on("finish", () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      options.logger.debug({ request_id: requestId, method: req.method, path: req.path, status: res.statusCode, ms }, "request");
+    });
+    next();
+  });
+
+  app.get(["/healthz", "/readyz"], (req, res) => {
+    const answer = healthResponse(options.health, req.path);
+    res.status(answer?.status ?? 404).type("application/json").send(answer?.body);
+  });
+
+  const api = express.Router();
+  api.use(jsonOnly);
+  api.use(express.json({ limit: options.bodyLimitBytes, type: "application/json", strict: false }));
+  api.use(authenticate(options.nc, options.authCacheTtlMs));
+  api.use(identityRoutes(options.nc, options.requestTimeoutMs));
+  app.use("/api", api);
+
+  app.use(notFoundRoute);
+  app.use(errorMiddleware(options.logger));
+  return app;
+}

@@ -1,0 +1,16 @@
+import { baseEnv, envPort, parseEnvWith } from "@agentnet/service-kit";
+import { z } from "zod";
+
+export const ApiGatewayEnv = z.object({
+  ...baseEnv,
+  AGN_API_HOST: z.string().default("127.0.0.1"),
+  AGN_API_PORT: envPort.default(8080),
+  /** How long a resolved token is trusted without asking the control-plane again. */
+  AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
+  /** Largest accepted JSON body, in bytes. */
+  BODY_LIMIT_BYTES: z.coerce.number().int().min(1_024).default(1_048_576),
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
+});
+export type ApiGatewayEnv = z.infer<typeof ApiGatewayEnv>;
+
+export const parseEnv = (source: NodeJS.ProcessEnv): ApiGatewayEnv => parseEnvWith(ApiGatewayEnv, source);

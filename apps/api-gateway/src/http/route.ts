@@ -1,0 +1,36 @@
+import { type NatsConnection, request } from "@agentnet/bus";
+import type { Caller, Endpoint, RequestOf } from "@agentnet/contracts";
+import type { Request, RequestHandler, Router } from "express";
+import { type Access, callerOf, requireAccess } from "./auth";
+
+type Method = "get" | "post" | "put" | "delete";
+
+export interface RouteSpec<E extends Endpoint> {
+  method: Method;
+  path: string;
+  access: Access;
+  endpoint: E;
+  /** Builds the bus request from the HTTP request; body and query are parsed with contract schemas here. */
+  toRequest: (req: Request, caller: Caller) => RequestOf<E>;
+  /** HTTP status of a success; 200 unless a route says otherwise. */
+  status?: number;
+}
+
+/**
+ * Mounts a route that forwards to one control-plane endpoint: access check, request mapping and
+ * validation, one NATS request, the reply as JSON. Errors fall through to the one error middleware.
+ */
+export function mount<E extends Endpoint>(router: Router, nc: NatsConnection, timeoutMs: number, spec: RouteSpec<E>) {
+  const forward: RequestHandler = async (req, res, next) => {
+    try {
+      const reply = await request(nc, spec.endpoint, spec.toRequest(req, callerOf(req)), { timeoutMs });
+      res.status(spec.status ?? 200).json(reply);
+    } catch (error) {
+      next(error);
+    }
+  };
+  router[spec.method](spec.path, requireAccess(spec.access), forward);
+}
+
+/** A path parameter, which Express 5 types loosely. */
+export const param = (req: Request, name: string): string => String(req.params[name] ?? "");

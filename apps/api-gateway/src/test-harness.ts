@@ -1,0 +1,62 @@
+import type { AddressInfo } from "node:net";
+import { request } from "@agentnet/bus";
+import { ControlPlane } from "@agentnet/contracts";
+import { startControlPlane } from "@agentnet/control-plane/app";
+import { createHealth, createLogger } from "@agentnet/service-kit";
+import { connectTestBus, connectTestMongo, uniqueId } from "@agentnet/testkit";
+import { createApp } from "./app";
+
+export interface ApiResponse<T = unknown> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+/**
+ * The control-plane and the api-gateway in this process, over the real NATS and MongoDB-wire
+ * backends, with the gateway on a free port. Tests speak plain HTTP to it.
+ */
+export async function startApiHarness() {
+  const logger = createLogger("test", "silent");
+  const nc = await connectTestBus("api-harness");
+  const connection = await connectTestMongo();
+  await startControlPlane({ nc, connection, logger });
+  const health = createHealth();
+  health.setReady(true);
+  const app = createApp({ nc, logger, health, authCacheTtlMs: 0, bodyLimitBytes: 65_536, requestTimeoutMs: 5_000 });
+  const server = app.listen(0, "127.0.0.1");
+  await new Promise<void>((resolve) => server.once("listening", resolve));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const call = async <T = unknown>(
+    method: string,
+    path: string,
+    options: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
+  ): Promise<ApiResponse<T>> => {
+    const headers: Record<string, string> = { accept: "application/json", ...options.headers };
+    if (options.token) headers.authorization = `Token ${options.token}`;
+    if (options.body !== undefined) headers["content-type"] ??= "application/json";
+    const response = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers,
+      ...(options.body !== undefined
+        ? { body: typeof options.body === "string" ? options.body : JSON.stringify(options.body) }
+        : {}),
+    });
+    const text = await response.text();
+    return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T, headers: response.headers };
+  };
+
+  /** A fresh account with its owner; every test gets its own, so tests never see each other's data. */
+  const bootstrap = (email = `${uniqueId("owner")}@example.com`) =>
+    request(nc, ControlPlane.accountsBootstrap, { email });
+
+  const stop = async () => {
+    await new Promise((resolve) => server.close(resolve));
+    await nc.drain();
+    await connection.close();
+  };
+  return { baseUrl, call, bootstrap, nc, stop };
+}
+
+export type ApiHarness = Awaited<ReturnType<typeof startApiHarness>>;
