@@ -27,14 +27,20 @@ export function createApp(options: ApiGatewayOptions): Express {
     const started = process.hrtime.bigint();
     res.on("finish", () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      options.logger.debug({ request_id: requestId, method: req.method, path: req.path, status: res.statusCode, ms }, "request");
+      options.logger.debug(
+        { request_id: requestId, method: req.method, path: req.path, status: res.statusCode, ms },
+        "request",
+      );
     });
     next();
   });
 
   app.get(["/healthz", "/readyz"], (req, res) => {
     const answer = healthResponse(options.health, req.path);
-    res.status(answer?.status ?? 404).type("application/json").send(answer?.body);
+    res
+      .status(answer?.status ?? 404)
+      .type("application/json")
+      .send(answer?.body);
   });
 
   const api = express.Router();

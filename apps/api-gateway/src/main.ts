@@ -26,4 +26,4 @@ lifecycle.onStop("http server", () => new Promise((resolve) => server.close(reso
 lifecycle.onStop("readiness", () => health.setReady(false));
 health.setReady(true);
 const { address, port } = server.address() as AddressInfo;
-logger.info({ address, port }, "api-gateway listening");
+logger.info({ ready: true, address, port }, "api-gateway listening");

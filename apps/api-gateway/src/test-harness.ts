@@ -23,7 +23,14 @@ export async function startApiHarness() {
   await startControlPlane({ nc, connection, logger });
   const health = createHealth();
   health.setReady(true);
-  const app = createApp({ nc, logger, health, authCacheTtlMs: 0, bodyLimitBytes: 65_536, requestTimeoutMs: 5_000 });
+  const app = createApp({
+    nc,
+    logger,
+    health,
+    authCacheTtlMs: 0,
+    bodyLimitBytes: 65_536,
+    requestTimeoutMs: 5_000,
+  });
   const server = app.listen(0, "127.0.0.1");
   await new Promise<void>((resolve) => server.once("listening", resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -44,7 +51,11 @@ export async function startApiHarness() {
         : {}),
     });
     const text = await response.text();
-    return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T, headers: response.headers };
+    return {
+      status: response.status,
+      body: (text ? JSON.parse(text) : undefined) as T,
+      headers: response.headers,
+    };
   };
 
   /** A fresh account with its owner; every test gets its own, so tests never see each other's data. */

@@ -10,8 +10,16 @@ import { registerUserHandlers } from "./handlers/users";
 import { createModels } from "./store/models";
 
 /** Wires every control-plane endpoint onto a bus connection and a MongoDB connection. */
-export async function startControlPlane(deps: { nc: NatsConnection; connection: Connection; logger: Logger }) {
-  const ctx: HandlerContext = { nc: deps.nc, logger: deps.logger, models: await createModels(deps.connection) };
+export async function startControlPlane(deps: {
+  nc: NatsConnection;
+  connection: Connection;
+  logger: Logger;
+}) {
+  const ctx: HandlerContext = {
+    nc: deps.nc,
+    logger: deps.logger,
+    models: await createModels(deps.connection),
+  };
   registerIdentityHandlers(ctx);
   registerAccountHandlers(ctx);
   registerUserHandlers(ctx);

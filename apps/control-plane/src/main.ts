@@ -14,11 +14,13 @@ if (env.HEALTH_PORT !== undefined) {
   const server = await startHealthServer(health, env.HEALTH_PORT);
   lifecycle.onStop("health server", () => new Promise((resolve) => server.close(resolve)));
 }
-const connection = await mongoose.createConnection(env.MONGO_URL, { serverSelectionTimeoutMS: 10_000 }).asPromise();
+const connection = await mongoose
+  .createConnection(env.MONGO_URL, { serverSelectionTimeoutMS: 10_000 })
+  .asPromise();
 lifecycle.onStop("mongodb", () => connection.close());
 const nc = await connectBus({ url: env.NATS_URL, name: "control-plane" });
 lifecycle.onStop("nats", () => nc.drain());
 await startControlPlane({ nc, connection, logger });
 lifecycle.onStop("readiness", () => health.setReady(false));
 health.setReady(true);
-logger.info({ nats: env.NATS_URL }, "control-plane ready");
+logger.info({ ready: true, nats: env.NATS_URL }, "control-plane ready");

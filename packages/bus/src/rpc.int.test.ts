@@ -52,10 +52,15 @@ describe("request/reply over NATS", () => {
   it("answers an invalid request with 400 and field details, without calling the handler", async () => {
     const echo = makeEcho();
     let called = false;
-    serve(nc, echo, () => {
-      called = true;
-      return { echoed: "" };
-    }, { queue: "test" });
+    serve(
+      nc,
+      echo,
+      () => {
+        called = true;
+        return { echoed: "" };
+      },
+      { queue: "test" },
+    );
     const error = await request(nc, echo, { text: "" }).catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 400, details: [{ path: "text" }] });
     expect(called).toBe(false);
@@ -64,9 +69,14 @@ describe("request/reply over NATS", () => {
   it("hides unexpected errors behind a 500 and reports them to the service", async () => {
     const echo = makeEcho();
     const reported: unknown[] = [];
-    serve(nc, echo, () => {
-      throw new Error("database exploded");
-    }, { queue: "test", onUnexpectedError: (error) => reported.push(error) });
+    serve(
+      nc,
+      echo,
+      () => {
+        throw new Error("database exploded");
+      },
+      { queue: "test", onUnexpectedError: (error) => reported.push(error) },
+    );
     const error = await request(nc, echo, { text: "x" }).catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 500, code: "internal", message: "internal error" });
     expect(reported).toHaveLength(1);
@@ -76,17 +86,24 @@ describe("request/reply over NATS", () => {
     await expect(request(nc, makeEcho(), { text: "x" })).rejects.toMatchObject({ status: 503 });
     const silent = makeEcho();
     nc.subscribe(silent.subject, { callback: () => undefined });
-    await expect(request(nc, silent, { text: "x" }, { timeoutMs: 200 })).rejects.toMatchObject({ status: 504 });
+    await expect(request(nc, silent, { text: "x" }, { timeoutMs: 200 })).rejects.toMatchObject({
+      status: 504,
+    });
   });
 
   it("delivers each request to one member of a queue group", async () => {
     const echo = makeEcho();
     const served: string[] = [];
     for (const replica of ["a", "b"]) {
-      serve(nc, echo, ({ text }) => {
-        served.push(replica);
-        return { echoed: text };
-      }, { queue: "replicas" });
+      serve(
+        nc,
+        echo,
+        ({ text }) => {
+          served.push(replica);
+          return { echoed: text };
+        },
+        { queue: "replicas" },
+      );
     }
     await Promise.all(Array.from({ length: 20 }, (_, i) => request(nc, echo, { text: String(i) })));
     expect(served).toHaveLength(20);

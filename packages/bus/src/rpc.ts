@@ -107,7 +107,10 @@ function transportError(error: unknown, subject: string): unknown {
     error instanceof errors.NoRespondersError ||
     (error instanceof errors.RequestError && error.isNoResponders());
   if (noResponders) return new AppError(503, "service_unavailable", `no service answers ${subject}`);
-  if (error instanceof errors.TimeoutError || (error instanceof Error && error.cause instanceof errors.TimeoutError)) {
+  if (
+    error instanceof errors.TimeoutError ||
+    (error instanceof Error && error.cause instanceof errors.TimeoutError)
+  ) {
     return new AppError(504, "service_timeout", `no answer on ${subject} in time`);
   }
   return error;

@@ -3,11 +3,14 @@ import { Id, Timestamp } from "./common";
 
 /** A CIDR block such as `100.64.0.0/10` or `fd00:1234::/64`. */
 const cidr = (family: 4 | 6) =>
-  z.string().refine((value) => isCidr(value, family), { message: `must be an IPv${family} range in CIDR format` });
+  z
+    .string()
+    .refine((value) => isCidr(value, family), { message: `must be an IPv${family} range in CIDR format` });
 
 function isCidr(value: string, family: 4 | 6): boolean {
   const [address, prefix, ...rest] = value.split("/");
-  if (address === undefined || prefix === undefined || rest.length > 0 || !/^\d{1,3}$/.test(prefix)) return false;
+  if (address === undefined || prefix === undefined || rest.length > 0 || !/^\d{1,3}$/.test(prefix))
+    return false;
   const bits = Number(prefix);
   if (family === 4) return z.ipv4().safeParse(address).success && bits <= 32;
   return z.ipv6().safeParse(address).success && bits <= 128;

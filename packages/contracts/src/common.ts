@@ -41,7 +41,9 @@ export const Empty = z.object({}).strict();
 export type Empty = z.infer<typeof Empty>;
 
 /** Query-string booleans arrive as text: only "true"/"false" (and 1/0) are accepted. */
-export const QueryBoolean = z.union([z.boolean(), z.enum(["true", "false", "1", "0"])]).transform((v) => v === true || v === "true" || v === "1");
+export const QueryBoolean = z
+  .union([z.boolean(), z.enum(["true", "false", "1", "0"])])
+  .transform((v) => v === true || v === "true" || v === "1");
 
 /** A query parameter that may repeat (`?group_id=a&group_id=b`) arrives as a string or a list. */
 export const repeatable = <T extends z.ZodType>(item: T) =>

@@ -69,4 +69,7 @@ export const detailsFromZod = (error: z.ZodError): ErrorDetail[] =>
   error.issues.map((issue) => ({ path: issue.path.join("."), message: issue.message }));
 
 export const invalidInput = (error: z.ZodError, what = "request") =>
-  badRequest(`invalid ${what}: ${error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`, detailsFromZod(error));
+  badRequest(
+    `invalid ${what}: ${error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`,
+    detailsFromZod(error),
+  );

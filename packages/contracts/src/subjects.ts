@@ -1,10 +1,5 @@
 import { z } from "zod";
-import {
-  Account,
-  BootstrapAccountBody,
-  BootstrapAccountReply,
-  UpdateAccountBody,
-} from "./account";
+import { Account, BootstrapAccountBody, BootstrapAccountReply, UpdateAccountBody } from "./account";
 import { Caller, Empty, Id } from "./common";
 import { Group, GroupBody } from "./groups";
 import { CreateTokenBody, PersonalAccessToken, PersonalAccessTokenGenerated } from "./tokens";

@@ -1,9 +1,9 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { findRepoRoot } from "./root";
 import { mongoAnswers, natsAnswers, waitUntil } from "./probe";
 import { type Backend, externalBackend, startProcess } from "./process";
+import { findRepoRoot } from "./root";
 
 export interface BackendOptions {
   url: string;
@@ -31,7 +31,9 @@ const hostAndPort = (url: string, defaultPort: number) => {
 export async function ensureNats({ url, dataDir }: BackendOptions): Promise<Backend> {
   if (await natsAnswers(url)) return externalBackend(url, "nats-server");
   if (!onPath("nats-server")) {
-    throw new Error(`NATS does not answer at ${url} and nats-server is not installed (run: bash infra/local/setup.sh)`);
+    throw new Error(
+      `NATS does not answer at ${url} and nats-server is not installed (run: bash infra/local/setup.sh)`,
+    );
   }
   const { host, port } = hostAndPort(url, 4222);
   const storeDir = join(dataDir, "nats");
@@ -60,11 +62,18 @@ export async function ensureMongo({ url, dataDir, toolsDir }: BackendOptions): P
     const dbPath = join(dataDir, "mongod");
     mkdirSync(dbPath, { recursive: true });
     engine = "mongod";
-    started = startProcess("mongod", "mongod", ["--dbpath", dbPath, "--bind_ip", host, "--port", String(port)], logDir);
+    started = startProcess(
+      "mongod",
+      "mongod",
+      ["--dbpath", dbPath, "--bind_ip", host, "--port", String(port)],
+      logDir,
+    );
   } else {
     const binary = join(toolsDir ?? join(findRepoRoot(), ".data", "tools"), "ferretdb");
     if (!existsSync(binary)) {
-      throw new Error(`MongoDB does not answer at ${url} and FerretDB is not built (run: bash infra/local/setup.sh)`);
+      throw new Error(
+        `MongoDB does not answer at ${url} and FerretDB is not built (run: bash infra/local/setup.sh)`,
+      );
     }
     const stateDir = join(dataDir, "ferretdb");
     mkdirSync(stateDir, { recursive: true });

@@ -29,7 +29,11 @@ export async function mongoAnswers(url: string, timeoutMs = 1_500): Promise<bool
   }
 }
 
-export async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+export async function waitUntil(
+  check: () => Promise<boolean>,
+  timeoutMs: number,
+  what: string,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await check()) return;

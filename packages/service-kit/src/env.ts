@@ -24,6 +24,8 @@ export const baseEnv = {
 export function parseEnvWith<T extends z.ZodType>(schema: T, source: NodeJS.ProcessEnv): z.output<T> {
   const parsed = schema.safeParse(source);
   if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`).join("\n");
+  const problems = parsed.error.issues
+    .map((issue) => `  ${issue.path.join(".")}: ${issue.message}`)
+    .join("\n");
   throw new Error(`invalid configuration:\n${problems}`);
 }

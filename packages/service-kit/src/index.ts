@@ -1,5 +1,5 @@
 export * from "./env";
 export * from "./health";
+export * from "./ids";
 export * from "./lifecycle";
 export * from "./logger";
-export * from "./ids";

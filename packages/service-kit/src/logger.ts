@@ -1,4 +1,4 @@
-import { pino, type Logger } from "pino";
+import { type Logger, pino } from "pino";
 
 export type { Logger };
 
@@ -9,7 +9,15 @@ export function createLogger(service: string, level: string): Logger {
     level,
     base: { service },
     redact: {
-      paths: ["api_key", "*.api_key", "token", "*.token", "authorization", "*.authorization", "req.headers.authorization"],
+      paths: [
+        "api_key",
+        "*.api_key",
+        "token",
+        "*.token",
+        "authorization",
+        "*.authorization",
+        "req.headers.authorization",
+      ],
       censor: "[redacted]",
     },
   });

@@ -14,7 +14,11 @@ export async function dockerAnswers(): Promise<boolean> {
 }
 
 /** Real MongoDB and NATS (JetStream) in throwaway containers. */
-export async function startContainerBackends(): Promise<{ natsUrl: string; mongoUrl: string; backend: Backend }> {
+export async function startContainerBackends(): Promise<{
+  natsUrl: string;
+  mongoUrl: string;
+  backend: Backend;
+}> {
   const { GenericContainer, Wait } = await import("testcontainers");
   const [nats, mongo] = await Promise.all([
     new GenericContainer("nats:2.10")
@@ -22,7 +26,10 @@ export async function startContainerBackends(): Promise<{ natsUrl: string; mongo
       .withExposedPorts(4222)
       .withWaitStrategy(Wait.forLogMessage(/Server is ready/))
       .start(),
-    new GenericContainer("mongo:7").withExposedPorts(27017).withWaitStrategy(Wait.forListeningPorts()).start(),
+    new GenericContainer("mongo:7")
+      .withExposedPorts(27017)
+      .withWaitStrategy(Wait.forListeningPorts())
+      .start(),
   ]);
   return {
     natsUrl: `nats://${nats.getHost()}:${nats.getMappedPort(4222)}`,

@@ -1,13 +1,14 @@
 import { randomUUID } from "node:crypto";
-import { connectBus, type NatsConnection } from "@agentnet/bus";
+import { connect, type NatsConnection } from "@nats-io/transport-node";
 import mongoose, { type Connection } from "mongoose";
 import { inject } from "vitest";
+import "./provided";
 
 /** URLs of the backends the global setup made sure of. */
 export const testBackends = () => ({ natsUrl: inject("natsUrl"), mongoUrl: inject("mongoUrl") });
 
 export const connectTestBus = (name = "test"): Promise<NatsConnection> =>
-  connectBus({ url: testBackends().natsUrl, name });
+  connect({ servers: testBackends().natsUrl, name });
 
 export const connectTestMongo = (): Promise<Connection> =>
   mongoose.createConnection(testBackends().mongoUrl, { serverSelectionTimeoutMS: 10_000 }).asPromise();

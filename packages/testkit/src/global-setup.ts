@@ -2,13 +2,7 @@ import { join } from "node:path";
 import { type Backend, ensureMongo, ensureNats, findRepoRoot } from "@agentnet/local-backends";
 import type { TestProject } from "vitest/node";
 import { dockerAnswers, startContainerBackends } from "./containers";
-
-declare module "vitest" {
-  export interface ProvidedContext {
-    natsUrl: string;
-    mongoUrl: string;
-  }
-}
+import "./provided";
 
 /**
  * Makes sure the backends tests talk to answer, once per test run: `NATS_URL` / `MONGO_URL` when

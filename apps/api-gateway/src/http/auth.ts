@@ -1,5 +1,11 @@
 import { type NatsConnection, request } from "@agentnet/bus";
-import { type Caller, ControlPlane, forbidden, hasAccountWideGrant, unauthenticated } from "@agentnet/contracts";
+import {
+  type Caller,
+  ControlPlane,
+  forbidden,
+  hasAccountWideGrant,
+  unauthenticated,
+} from "@agentnet/contracts";
 import type { Request, RequestHandler } from "express";
 
 /** Who may call a route. Finer, per-resource rules are the control-plane's. */
@@ -66,10 +72,12 @@ export const callerOf = (req: Request): Caller => {
   return caller as Caller;
 };
 
-export const requireAccess = (access: Access): RequestHandler => (req, _res, next) => {
-  if (!allowed[access](callerOf(req))) {
-    next(forbidden(`your role may not ${req.method} ${req.path}`));
-    return;
-  }
-  next();
-};
+export const requireAccess =
+  (access: Access): RequestHandler =>
+  (req, _res, next) => {
+    if (!allowed[access](callerOf(req))) {
+      next(forbidden(`your role may not ${req.method} ${req.path}`));
+      return;
+    }
+    next();
+  };

@@ -37,10 +37,13 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
     } else {
       const errorId = randomUUID();
       logger.error({ err: error, error_id: errorId, method: req.method, path: req.path }, "unhandled error");
-      res.status(500).json({ message: "internal error", code: 500, error_id: errorId } satisfies HttpErrorBody);
+      res
+        .status(500)
+        .json({ message: "internal error", code: 500, error_id: errorId } satisfies HttpErrorBody);
       return;
     }
-    if (appError.status >= 500) logger.warn({ status: appError.status, reason: appError.code, path: req.path }, appError.message);
+    if (appError.status >= 500)
+      logger.warn({ status: appError.status, reason: appError.code, path: req.path }, appError.message);
     res.status(appError.status).json(body(appError));
   };
 }

@@ -20,7 +20,12 @@ export interface RouteSpec<E extends Endpoint> {
  * Mounts a route that forwards to one control-plane endpoint: access check, request mapping and
  * validation, one NATS request, the reply as JSON. Errors fall through to the one error middleware.
  */
-export function mount<E extends Endpoint>(router: Router, nc: NatsConnection, timeoutMs: number, spec: RouteSpec<E>) {
+export function mount<E extends Endpoint>(
+  router: Router,
+  nc: NatsConnection,
+  timeoutMs: number,
+  spec: RouteSpec<E>,
+) {
   const forward: RequestHandler = async (req, res, next) => {
     try {
       const reply = await request(nc, spec.endpoint, spec.toRequest(req, callerOf(req)), { timeoutMs });

@@ -29,7 +29,12 @@ async function addMember(ownerToken: string, role: "admin" | "auditor" | "user",
 
 describe("authentication", () => {
   it("answers 401 without a token, with a malformed one and with an unknown one", async () => {
-    for (const headers of [{}, { authorization: "Bearer x" }, { authorization: "Token agn_doesnotexist" }]) {
+    const attempts: Record<string, string>[] = [
+      {},
+      { authorization: "Bearer x" },
+      { authorization: "Token agn_doesnotexist" },
+    ];
+    for (const headers of attempts) {
       const response = await api.call("GET", "/api/accounts", { headers });
       expect(response.status).toBe(401);
       expect(response.body).toMatchObject({ code: 401, message: expect.any(String) });
@@ -42,7 +47,9 @@ describe("authentication", () => {
     const tokens = await api.call<{ id: string }[]>("GET", `/api/users/${user.id}/tokens`, { token });
     const [only] = tokens.body;
     expect(only).toBeDefined();
-    expect((await api.call("DELETE", `/api/users/${user.id}/tokens/${only?.id}`, { token })).status).toBe(200);
+    expect((await api.call("DELETE", `/api/users/${user.id}/tokens/${only?.id}`, { token })).status).toBe(
+      200,
+    );
     expect((await api.call("GET", "/api/accounts", { token })).status).toBe(401);
   });
 });
@@ -57,7 +64,11 @@ describe("GET /api/accounts", () => {
       id: owner.account_id,
       domain: "acme.example",
       created_by: owner.user_id,
-      settings: { peer_login_expiration_enabled: true, regular_users_view_blocked: true, peer_expose_groups: [] },
+      settings: {
+        peer_login_expiration_enabled: true,
+        regular_users_view_blocked: true,
+        peer_expose_groups: [],
+      },
       onboarding: { signup_form_pending: false, onboarding_flow_pending: true },
     });
   });
@@ -74,17 +85,26 @@ describe("content negotiation and malformed input", () => {
     expect(textBody.status).toBe(415);
     const badJson = await api.call("POST", "/api/groups", { token: owner.token, body: "{nope" });
     expect(badJson).toMatchObject({ status: 400, body: { code: 400 } });
-    const xml = await api.call("GET", "/api/accounts", { token: owner.token, headers: { accept: "application/xml" } });
+    const xml = await api.call("GET", "/api/accounts", {
+      token: owner.token,
+      headers: { accept: "application/xml" },
+    });
     expect(xml.status).toBe(406);
   });
 
   it("answers 400 with field details for a body that breaks the contract", async () => {
     const owner = await api.bootstrap();
-    const response = await api.call("POST", "/api/users", { token: owner.token, body: { email: "not-an-email", role: "king" } });
+    const response = await api.call("POST", "/api/users", {
+      token: owner.token,
+      body: { email: "not-an-email", role: "king" },
+    });
     expect(response.status).toBe(400);
     expect(response.body).toMatchObject({
       code: 400,
-      details: expect.arrayContaining([expect.objectContaining({ path: "email" }), expect.objectContaining({ path: "role" })]),
+      details: expect.arrayContaining([
+        expect.objectContaining({ path: "email" }),
+        expect.objectContaining({ path: "role" }),
+      ]),
     });
   });
 
@@ -99,8 +119,14 @@ describe("users", () => {
   it("creates, reads, updates and deletes a user; a duplicate email is 409", async () => {
     const owner = await api.bootstrap();
     const email = `${uniqueId("u")}@example.com`;
-    const created = await api.call<User>("POST", "/api/users", { token: owner.token, body: { email, name: "Ada" } });
-    expect(created).toMatchObject({ status: 200, body: { email, name: "Ada", role: "user", status: "active", auto_groups: [] } });
+    const created = await api.call<User>("POST", "/api/users", {
+      token: owner.token,
+      body: { email, name: "Ada" },
+    });
+    expect(created).toMatchObject({
+      status: 200,
+      body: { email, name: "Ada", role: "user", status: "active", auto_groups: [] },
+    });
     const duplicate = await api.call("POST", "/api/users", { token: owner.token, body: { email } });
     expect(duplicate.status).toBe(409);
 
@@ -113,7 +139,9 @@ describe("users", () => {
     const fetched = await api.call<User>("GET", `/api/users/${created.body.id}`, { token: owner.token });
     expect(fetched.body.role).toBe("auditor");
 
-    expect((await api.call("DELETE", `/api/users/${created.body.id}`, { token: owner.token })).body).toEqual({});
+    expect((await api.call("DELETE", `/api/users/${created.body.id}`, { token: owner.token })).body).toEqual(
+      {},
+    );
     expect((await api.call("GET", `/api/users/${created.body.id}`, { token: owner.token })).status).toBe(404);
   });
 
@@ -146,7 +174,9 @@ describe("users", () => {
     expect((await api.call("GET", `/api/users/${owner.user_id}`, { token: member.token })).status).toBe(404);
 
     const stranger = await api.bootstrap();
-    expect((await api.call("GET", `/api/users/${owner.user_id}`, { token: stranger.token })).status).toBe(404);
+    expect((await api.call("GET", `/api/users/${owner.user_id}`, { token: stranger.token })).status).toBe(
+      404,
+    );
   });
 });
 
@@ -157,7 +187,9 @@ describe("roles", () => {
     const auditor = await addMember(owner.token, "auditor", owner.user_id);
     const user = await addMember(owner.token, "user", owner.user_id);
 
-    expect((await api.call("POST", "/api/groups", { token: admin.token, body: { name: "a" } })).status).toBe(200);
+    expect((await api.call("POST", "/api/groups", { token: admin.token, body: { name: "a" } })).status).toBe(
+      200,
+    );
     const grantOwner = await api.call("POST", "/api/users", {
       token: admin.token,
       body: { email: `${uniqueId("o")}@example.com`, role: "owner" },
@@ -165,7 +197,9 @@ describe("roles", () => {
     expect(grantOwner.status).toBe(403);
 
     expect((await api.call("GET", "/api/groups", { token: auditor.token })).status).toBe(200);
-    expect((await api.call("POST", "/api/groups", { token: auditor.token, body: { name: "b" } })).status).toBe(403);
+    expect(
+      (await api.call("POST", "/api/groups", { token: auditor.token, body: { name: "b" } })).status,
+    ).toBe(403);
 
     const forbidden = await api.call("GET", "/api/groups", { token: user.token });
     expect(forbidden).toMatchObject({ status: 403, body: { code: 403 } });
@@ -174,8 +208,12 @@ describe("roles", () => {
   it("lets only owners delete the account", async () => {
     const owner = await api.bootstrap();
     const admin = await addMember(owner.token, "admin", owner.user_id);
-    expect((await api.call("DELETE", `/api/accounts/${owner.account_id}`, { token: admin.token })).status).toBe(403);
-    expect((await api.call("DELETE", `/api/accounts/${owner.account_id}`, { token: owner.token })).status).toBe(200);
+    expect(
+      (await api.call("DELETE", `/api/accounts/${owner.account_id}`, { token: admin.token })).status,
+    ).toBe(403);
+    expect(
+      (await api.call("DELETE", `/api/accounts/${owner.account_id}`, { token: owner.token })).status,
+    ).toBe(200);
     expect((await api.call("GET", "/api/accounts", { token: owner.token })).status).toBe(401);
   });
 });
@@ -188,7 +226,9 @@ describe("groups", () => {
     expect(groups.body).toEqual([expect.objectContaining({ name: "All", users_count: 2 })]);
     const all = groups.body[0];
 
-    expect((await api.call("POST", "/api/groups", { token: owner.token, body: { name: "All" } })).status).toBe(409);
+    expect(
+      (await api.call("POST", "/api/groups", { token: owner.token, body: { name: "All" } })).status,
+    ).toBe(409);
     expect((await api.call("DELETE", `/api/groups/${all?.id}`, { token: owner.token })).status).toBe(422);
   });
 
@@ -199,7 +239,9 @@ describe("groups", () => {
       token: owner.token,
       body: { email: `${uniqueId("u")}@example.com`, auto_groups: [group.body.id] },
     });
-    expect((await api.call("DELETE", `/api/groups/${group.body.id}`, { token: owner.token })).status).toBe(200);
+    expect((await api.call("DELETE", `/api/groups/${group.body.id}`, { token: owner.token })).status).toBe(
+      200,
+    );
     const after = await api.call<User>("GET", `/api/users/${member.body.id}`, { token: owner.token });
     expect(after.body.auto_groups).toEqual([]);
   });
@@ -208,12 +250,18 @@ describe("groups", () => {
 describe("tokens", () => {
   it("shows the secret once, lists tokens without it, and lets an admin not act for an owner", async () => {
     const owner = await api.bootstrap();
-    const created = await api.call<PersonalAccessTokenGenerated>("POST", `/api/users/${owner.user_id}/tokens`, {
-      token: owner.token,
-      body: { name: "ci", expires_in: 7 },
-    });
+    const created = await api.call<PersonalAccessTokenGenerated>(
+      "POST",
+      `/api/users/${owner.user_id}/tokens`,
+      {
+        token: owner.token,
+        body: { name: "ci", expires_in: 7 },
+      },
+    );
     expect(created.body.plain_token).toMatch(/^agn_[0-9A-Za-z]{40}$/);
-    const list = await api.call<object[]>("GET", `/api/users/${owner.user_id}/tokens`, { token: owner.token });
+    const list = await api.call<object[]>("GET", `/api/users/${owner.user_id}/tokens`, {
+      token: owner.token,
+    });
     expect(JSON.stringify(list.body)).not.toContain(created.body.plain_token);
     expect(list.body).toHaveLength(2);
 
@@ -223,6 +271,13 @@ describe("tokens", () => {
       body: { name: "x", expires_in: 1 },
     });
     expect(forOwner.status).toBe(403);
-    expect((await api.call("POST", `/api/users/${owner.user_id}/tokens`, { token: owner.token, body: { name: "x", expires_in: 400 } })).status).toBe(400);
+    expect(
+      (
+        await api.call("POST", `/api/users/${owner.user_id}/tokens`, {
+          token: owner.token,
+          body: { name: "x", expires_in: 400 },
+        })
+      ).status,
+    ).toBe(400);
   });
 });

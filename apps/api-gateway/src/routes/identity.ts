@@ -1,9 +1,9 @@
 import type { NatsConnection } from "@agentnet/bus";
 import {
   ControlPlane,
-  type Endpoint,
   CreateTokenBody,
   CreateUserBody,
+  type Endpoint,
   GroupBody,
   UpdateAccountBody,
   UpdateUserBody,
@@ -16,13 +16,23 @@ export function identityRoutes(nc: NatsConnection, timeoutMs: number): Router {
   const router = Router();
   const add = <E extends Endpoint>(spec: RouteSpec<E>) => mount(router, nc, timeoutMs, spec);
 
-  add({ method: "get", path: "/accounts", access: "member", endpoint: ControlPlane.accountsList, toRequest: (_req, caller) => ({ caller }) });
+  add({
+    method: "get",
+    path: "/accounts",
+    access: "member",
+    endpoint: ControlPlane.accountsList,
+    toRequest: (_req, caller) => ({ caller }),
+  });
   add({
     method: "put",
     path: "/accounts/:accountId",
     access: "writer",
     endpoint: ControlPlane.accountsUpdate,
-    toRequest: (req, caller) => ({ caller, account_id: param(req, "accountId"), body: UpdateAccountBody.parse(req.body ?? {}) }),
+    toRequest: (req, caller) => ({
+      caller,
+      account_id: param(req, "accountId"),
+      body: UpdateAccountBody.parse(req.body ?? {}),
+    }),
   });
   add({
     method: "delete",
@@ -32,7 +42,13 @@ export function identityRoutes(nc: NatsConnection, timeoutMs: number): Router {
     toRequest: (req, caller) => ({ caller, account_id: param(req, "accountId") }),
   });
 
-  add({ method: "get", path: "/users", access: "member", endpoint: ControlPlane.usersList, toRequest: (_req, caller) => ({ caller }) });
+  add({
+    method: "get",
+    path: "/users",
+    access: "member",
+    endpoint: ControlPlane.usersList,
+    toRequest: (_req, caller) => ({ caller }),
+  });
   add({
     method: "post",
     path: "/users",
@@ -52,7 +68,11 @@ export function identityRoutes(nc: NatsConnection, timeoutMs: number): Router {
     path: "/users/:userId",
     access: "writer",
     endpoint: ControlPlane.usersUpdate,
-    toRequest: (req, caller) => ({ caller, user_id: param(req, "userId"), body: UpdateUserBody.parse(req.body ?? {}) }),
+    toRequest: (req, caller) => ({
+      caller,
+      user_id: param(req, "userId"),
+      body: UpdateUserBody.parse(req.body ?? {}),
+    }),
   });
   add({
     method: "delete",
@@ -74,7 +94,11 @@ export function identityRoutes(nc: NatsConnection, timeoutMs: number): Router {
     path: "/users/:userId/tokens",
     access: "member",
     endpoint: ControlPlane.tokensCreate,
-    toRequest: (req, caller) => ({ caller, user_id: param(req, "userId"), body: CreateTokenBody.parse(req.body ?? {}) }),
+    toRequest: (req, caller) => ({
+      caller,
+      user_id: param(req, "userId"),
+      body: CreateTokenBody.parse(req.body ?? {}),
+    }),
   });
   add({
     method: "delete",
@@ -84,7 +108,13 @@ export function identityRoutes(nc: NatsConnection, timeoutMs: number): Router {
     toRequest: (req, caller) => ({ caller, user_id: param(req, "userId"), token_id: param(req, "tokenId") }),
   });
 
-  add({ method: "get", path: "/groups", access: "reader", endpoint: ControlPlane.groupsList, toRequest: (_req, caller) => ({ caller }) });
+  add({
+    method: "get",
+    path: "/groups",
+    access: "reader",
+    endpoint: ControlPlane.groupsList,
+    toRequest: (_req, caller) => ({ caller }),
+  });
   add({
     method: "post",
     path: "/groups",
@@ -104,7 +134,11 @@ export function identityRoutes(nc: NatsConnection, timeoutMs: number): Router {
     path: "/groups/:groupId",
     access: "writer",
     endpoint: ControlPlane.groupsUpdate,
-    toRequest: (req, caller) => ({ caller, group_id: param(req, "groupId"), body: GroupBody.parse(req.body ?? {}) }),
+    toRequest: (req, caller) => ({
+      caller,
+      group_id: param(req, "groupId"),
+      body: GroupBody.parse(req.body ?? {}),
+    }),
   });
   add({
     method: "delete",

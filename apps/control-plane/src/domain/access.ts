@@ -2,7 +2,8 @@ import { type Caller, canWriteConfig, forbidden, hasAccountWideGrant, type Role 
 
 /** Reads of account configuration: owner, admin and auditor. */
 export function requireAccountWideGrant(caller: Caller): void {
-  if (!hasAccountWideGrant(caller.role)) throw forbidden("reading this needs the owner, admin or auditor role");
+  if (!hasAccountWideGrant(caller.role))
+    throw forbidden("reading this needs the owner, admin or auditor role");
 }
 
 /** Changes to account configuration: owner and admin. */

@@ -36,13 +36,19 @@ export function defaultAccountSettings(allGroupId: string): AccountSettings {
   };
 }
 
-export const DEFAULT_ONBOARDING: AccountOnboarding = { signup_form_pending: false, onboarding_flow_pending: true };
+export const DEFAULT_ONBOARDING: AccountOnboarding = {
+  signup_form_pending: false,
+  onboarding_flow_pending: true,
+};
 
 /**
  * A PUT replaces the writable settings; the two read-only ones keep their stored values whatever
  * the body said, and optional members the body left out keep theirs too.
  */
-export function applySettingsUpdate(current: AccountSettings, update: AccountSettingsUpdate): AccountSettings {
+export function applySettingsUpdate(
+  current: AccountSettings,
+  update: AccountSettingsUpdate,
+): AccountSettings {
   return {
     ...current,
     ...update,

@@ -1,6 +1,6 @@
 import { type AccountDeletedEvent, ControlPlane, Events, notFound } from "@agentnet/contracts";
-import { applySettingsUpdate } from "../domain/accounts";
 import { requireOwner, requireWriter } from "../domain/access";
+import { applySettingsUpdate } from "../domain/accounts";
 import { toAccount } from "../store/views";
 import { announceConfigChange, type HandlerContext, handle } from "./context";
 
@@ -46,7 +46,11 @@ export function registerAccountHandlers(ctx: HandlerContext) {
       models.Group.deleteMany({ account_id: account._id }),
     ]);
     await models.Account.deleteOne({ _id: account._id });
-    const event: AccountDeletedEvent = { v: 1, account_id: account._id, deleted_at: new Date().toISOString() };
+    const event: AccountDeletedEvent = {
+      v: 1,
+      account_id: account._id,
+      deleted_at: new Date().toISOString(),
+    };
     ctx.nc.publish(Events.accountDeleted, JSON.stringify(event));
     announceConfigChange(ctx, account._id);
     ctx.logger.info({ account_id: account._id }, "account deleted");

@@ -12,7 +12,10 @@ export interface HandlerContext {
 
 /** Tells proxies and caches that an account's configuration changed. */
 export const announceConfigChange = (ctx: HandlerContext, accountId: string): void => {
-  ctx.nc.publish(Events.configChanged(accountId), JSON.stringify({ v: 1, account_id: accountId, at: new Date().toISOString() }));
+  ctx.nc.publish(
+    Events.configChanged(accountId),
+    JSON.stringify({ v: 1, account_id: accountId, at: new Date().toISOString() }),
+  );
 };
 
 /** Serves one control-plane endpoint in the service's queue group, logging unexpected failures. */

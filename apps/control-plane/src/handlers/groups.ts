@@ -34,19 +34,28 @@ export function registerGroupHandlers(ctx: HandlerContext) {
       models.Group.find({ account_id: caller.account_id }).sort({ created_at: 1 }).lean(),
       allGroupId(caller.account_id),
     ]);
-    return Promise.all(groups.map(async (g) => toGroup(g, await usersCount(caller.account_id, g._id, allId))));
+    return Promise.all(
+      groups.map(async (g) => toGroup(g, await usersCount(caller.account_id, g._id, allId))),
+    );
   });
 
   handle(ctx, ControlPlane.groupsGet, async ({ caller, group_id }) => {
     requireAccountWideGrant(caller);
     const group = await loadGroup(caller, group_id);
-    return toGroup(group, await usersCount(caller.account_id, group._id, await allGroupId(caller.account_id)));
+    return toGroup(
+      group,
+      await usersCount(caller.account_id, group._id, await allGroupId(caller.account_id)),
+    );
   });
 
   handle(ctx, ControlPlane.groupsCreate, async ({ caller, body }) => {
     requireWriter(caller);
     try {
-      const created = await models.Group.create({ _id: newId(), account_id: caller.account_id, name: body.name });
+      const created = await models.Group.create({
+        _id: newId(),
+        account_id: caller.account_id,
+        name: body.name,
+      });
       announceConfigChange(ctx, caller.account_id);
       return toGroup(created.toObject(), 0);
     } catch (error) {

@@ -1,7 +1,13 @@
 import { ControlPlane, unauthenticated } from "@agentnet/contracts";
 import { newId } from "@agentnet/service-kit";
 import { ALL_GROUP_NAME, DEFAULT_ONBOARDING, defaultAccountSettings, domainOf } from "../domain/accounts";
-import { BOOTSTRAP_TOKEN_DAYS, expiresAfterDays, generateToken, hashToken, looksLikeToken } from "../domain/tokens";
+import {
+  BOOTSTRAP_TOKEN_DAYS,
+  expiresAfterDays,
+  generateToken,
+  hashToken,
+  looksLikeToken,
+} from "../domain/tokens";
 import { type HandlerContext, handle } from "./context";
 
 /** Token → caller, and the bootstrap of a new account with its owner and first token. */

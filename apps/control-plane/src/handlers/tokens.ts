@@ -9,7 +9,10 @@ export function registerTokenHandlers(ctx: HandlerContext) {
   const { models } = ctx;
 
   const loadTokenOwner = async (caller: Caller, userId: string) => {
-    const user = await models.User.findOne({ _id: userId, account_id: caller.account_id }, { role: 1 }).lean();
+    const user = await models.User.findOne(
+      { _id: userId, account_id: caller.account_id },
+      { role: 1 },
+    ).lean();
     if (!user) throw notFound("user");
     requireTokenAccess(caller, { id: user._id, role: user.role });
     return user;
@@ -40,7 +43,11 @@ export function registerTokenHandlers(ctx: HandlerContext) {
 
   handle(ctx, ControlPlane.tokensDelete, async ({ caller, user_id, token_id }) => {
     const user = await loadTokenOwner(caller, user_id);
-    const result = await models.Token.deleteOne({ _id: token_id, account_id: caller.account_id, user_id: user._id });
+    const result = await models.Token.deleteOne({
+      _id: token_id,
+      account_id: caller.account_id,
+      user_id: user._id,
+    });
     if (result.deletedCount === 0) throw notFound("token");
     return {};
   });

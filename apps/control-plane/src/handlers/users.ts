@@ -27,17 +27,24 @@ export function registerUserHandlers(ctx: HandlerContext) {
     const unique = [...new Set(groupIds)];
     const found = await models.Group.countDocuments({ account_id: accountId, _id: { $in: unique } });
     if (found !== unique.length) {
-      throw unprocessable("user.unknown_group", "auto_groups holds a group that does not exist in this account", [
-        { path: "auto_groups", message: "unknown group id" },
-      ]);
+      throw unprocessable(
+        "user.unknown_group",
+        "auto_groups holds a group that does not exist in this account",
+        [{ path: "auto_groups", message: "unknown group id" }],
+      );
     }
     return unique;
   };
 
   /** The last owner can be neither demoted, blocked nor deleted: an account always has one. */
   const requireAnotherOwner = async (accountId: string, userId: string) => {
-    const owners = await models.User.countDocuments({ account_id: accountId, role: "owner", _id: { $ne: userId } });
-    if (owners === 0) throw conflict("user.last_owner", "the account's last owner cannot be removed or demoted");
+    const owners = await models.User.countDocuments({
+      account_id: accountId,
+      role: "owner",
+      _id: { $ne: userId },
+    });
+    if (owners === 0)
+      throw conflict("user.last_owner", "the account's last owner cannot be removed or demoted");
   };
 
   handle(ctx, ControlPlane.usersList, async ({ caller }) => {
@@ -70,7 +77,8 @@ export function registerUserHandlers(ctx: HandlerContext) {
       announceConfigChange(ctx, caller.account_id);
       return toUser(created.toObject(), caller.user_id);
     } catch (error) {
-      if (isDuplicateKey(error)) throw conflict("user.exists", `a user with email ${body.email} already exists`);
+      if (isDuplicateKey(error))
+        throw conflict("user.exists", `a user with email ${body.email} already exists`);
       throw error;
     }
   });
@@ -79,7 +87,8 @@ export function registerUserHandlers(ctx: HandlerContext) {
     requireWriter(caller);
     const user = await loadUser(caller, user_id);
     if (user.role !== body.role) requireRoleChangeAllowed(caller, user.role, body.role);
-    if (user.role === "owner" && caller.role !== "owner") throw forbidden("only an owner may change an owner");
+    if (user.role === "owner" && caller.role !== "owner")
+      throw forbidden("only an owner may change an owner");
     if (user.role === "owner" && (body.role !== "owner" || body.is_blocked)) {
       await requireAnotherOwner(caller.account_id, user._id);
     }

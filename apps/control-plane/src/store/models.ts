@@ -123,4 +123,7 @@ export async function createModels(connection: Connection): Promise<Models> {
 
 /** True for MongoDB's duplicate-key error: how a unique index reports a taken name. */
 export const isDuplicateKey = (error: unknown): boolean =>
-  typeof error === "object" && error !== null && "code" in error && (error as { code: unknown }).code === 11000;
+  typeof error === "object" &&
+  error !== null &&
+  "code" in error &&
+  (error as { code: unknown }).code === 11000;

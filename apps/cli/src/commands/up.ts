@@ -1,0 +1,83 @@
+import { join } from "node:path";
+import { type Backend, ensureMongo, ensureNats, findRepoRoot } from "@agentnet/local-backends";
+import type { CliEnv } from "../env";
+import { type RunningService, type ServiceSpec, startService, stopService } from "../services";
+
+const pad = (text: string) => text.padEnd(16);
+
+/**
+ * `agentnet up`: the local backends it cannot reach, then every service as its own process.
+ * Prints one line per part once it is healthy and runs until SIGINT/SIGTERM or until a service
+ * dies, then stops everything it started, services first.
+ */
+export async function up(env: CliEnv, print: (line: string) => void): Promise<number> {
+  const root = findRepoRoot();
+  const dataDir = env.AGN_DATA_DIR ?? join(root, ".data");
+  const logDir = join(dataDir, "logs");
+  const backends: Backend[] = [];
+  const services: RunningService[] = [];
+  let stopping = false;
+
+  const stopAll = async () => {
+    stopping = true;
+    await Promise.all(services.map((service) => stopService(service)));
+    for (const backend of backends.reverse()) await backend.stop();
+  };
+
+  try {
+    const nats = await ensureNats({ url: env.NATS_URL, dataDir });
+    backends.push(nats);
+    print(
+      `${pad("nats")}${nats.url} (${nats.origin === "started" ? `started ${nats.engine}` : "already running"})`,
+    );
+    const mongo = await ensureMongo({ url: env.MONGO_URL, dataDir });
+    backends.push(mongo);
+    print(
+      `${pad("mongodb")}${mongo.url} (${mongo.origin === "started" ? `started ${mongo.engine}` : "already running"})`,
+    );
+
+    const common = { NATS_URL: nats.url, LOG_LEVEL: env.LOG_LEVEL };
+    const specs: ServiceSpec[] = [
+      {
+        name: "control-plane",
+        app: "control-plane",
+        env: { ...common, MONGO_URL: mongo.url },
+        address: `nats ${nats.url}`,
+      },
+      {
+        name: "api-gateway",
+        app: "api-gateway",
+        env: { ...common, AGN_API_HOST: env.AGN_API_HOST, AGN_API_PORT: String(env.AGN_API_PORT) },
+        address: `http://${env.AGN_API_HOST}:${env.AGN_API_PORT}`,
+      },
+    ];
+    for (const spec of specs) services.push(startService(spec, root, logDir));
+    for (const service of services) {
+      await service.ready;
+      print(`${pad(service.spec.name)}${service.spec.address}`);
+    }
+    print(`${pad("logs")}${logDir}`);
+    print(
+      "ready: create an account with `pnpm agentnet bootstrap --email you@example.com`; Ctrl-C stops the stack",
+    );
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+
+  return new Promise<number>((resolve) => {
+    const shutdown = (code: number) => {
+      if (stopping) return;
+      void stopAll().then(() => resolve(code));
+    };
+    process.once("SIGINT", () => shutdown(0));
+    process.once("SIGTERM", () => shutdown(0));
+    for (const service of services) {
+      void service.exited.then((code) => {
+        if (stopping) return;
+        print(`${service.spec.name} exited with code ${code}; stopping the stack`);
+        shutdown(1);
+      });
+    }
+  });
+}

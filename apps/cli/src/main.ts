@@ -1,0 +1,62 @@
+import { parseArgs } from "node:util";
+import { AppError } from "@agentnet/contracts";
+import { bootstrap } from "./commands/bootstrap";
+import { up } from "./commands/up";
+import { parseEnv } from "./env";
+
+const USAGE = `usage: agentnet <command>
+
+  up                                  start the whole local stack (backends it cannot reach, every service)
+  bootstrap --email <e> [--name <n>] [--json]
+                                      create an account, its owner and an API token for the owner
+`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  const env = parseEnv(process.env);
+  const print = (line: string) => process.stdout.write(`${line}\n`);
+  switch (command) {
+    case "up":
+      return up(env, print);
+    case "bootstrap": {
+      const { values } = parseArgs({
+        args: rest,
+        options: {
+          email: { type: "string" },
+          name: { type: "string" },
+          json: { type: "boolean", default: false },
+        },
+      });
+      if (!values.email) {
+        process.stderr.write(`--email is required\n\n${USAGE}`);
+        return 2;
+      }
+      const created = await bootstrap(env, values.email, values.name);
+      if (values.json) print(JSON.stringify(created));
+      else {
+        print(`account  ${created.account_id}`);
+        print(`owner    ${created.user_id} (${values.email})`);
+        print(`token    ${created.token}`);
+        print("keep the token: it is shown once. Use it as 'Authorization: Token <token>'.");
+      }
+      return 0;
+    }
+    default:
+      process.stderr.write(USAGE);
+      return command === undefined || command === "help" || command === "--help" ? 0 : 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    const message =
+      error instanceof AppError
+        ? `${error.message} (${error.status})`
+        : error instanceof Error
+          ? error.message
+          : String(error);
+    process.stderr.write(`agentnet: ${message}\n`);
+    process.exit(1);
+  },
+);

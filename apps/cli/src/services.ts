@@ -1,0 +1,69 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { createWriteStream, mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+
+export interface ServiceSpec {
+  name: string;
+  /** The app folder under `apps/`. */
+  app: string;
+  env: Record<string, string>;
+  /** What `up` prints once the service is ready, e.g. its address. */
+  address: string;
+}
+
+export interface RunningService {
+  spec: ServiceSpec;
+  child: ChildProcess;
+  /** Resolves once the service logged that it is ready; rejects if it exits first. */
+  ready: Promise<void>;
+  exited: Promise<number | null>;
+}
+
+const tsxLoader = () => createRequire(import.meta.url).resolve("tsx");
+
+/**
+ * Starts one service as its own process (TypeScript through tsx), its JSON log lines appended to
+ * `<logDir>/<name>.log`. Readiness is the service's own word: the log line carrying `"ready":true`,
+ * which every service writes once its connections are up.
+ */
+export function startService(spec: ServiceSpec, root: string, logDir: string): RunningService {
+  mkdirSync(logDir, { recursive: true });
+  const log = createWriteStream(join(logDir, `${spec.name}.log`), { flags: "a" });
+  const child = spawn(
+    process.execPath,
+    ["--import", tsxLoader(), join(root, "apps", spec.app, "src", "main.ts")],
+    {
+      cwd: root,
+      env: { ...process.env, ...spec.env },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  child.stderr?.pipe(log);
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const ready = new Promise<void>((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout ?? process.stdin });
+    lines.on("line", (line) => {
+      log.write(`${line}\n`);
+      if (line.includes('"ready":true')) resolve();
+    });
+    void exited.then((code) =>
+      reject(
+        new Error(
+          `${spec.name} exited (code ${code}) before it was ready; see ${join(logDir, `${spec.name}.log`)}`,
+        ),
+      ),
+    );
+  });
+  return { spec, child, ready, exited };
+}
+
+/** SIGTERM, then SIGKILL after `graceMs` if the service has not drained by then. */
+export async function stopService(service: RunningService, graceMs = 10_000): Promise<void> {
+  if (service.child.exitCode !== null || service.child.signalCode !== null) return;
+  service.child.kill("SIGTERM");
+  const timer = setTimeout(() => service.child.kill("SIGKILL"), graceMs);
+  await service.exited;
+  clearTimeout(timer);
+}

@@ -1,0 +1,51 @@
+import type { CatalogEntry, CatalogEntryModel, CatalogProvider } from "./types";
+import { anthropic } from "./vendors/anthropic";
+import { azure } from "./vendors/azure";
+import { cloudflare } from "./vendors/cloudflare";
+import { custom } from "./vendors/custom";
+import { mistral } from "./vendors/mistral";
+import { openai } from "./vendors/openai";
+import { vertex } from "./vendors/vertex";
+
+/** Freezes the data every service shares, so no caller can edit a price in place. */
+const deepFreeze = <T>(value: T): T => {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+};
+
+/** The static provider catalog (spec "Catalog provider"), in display order. */
+export const CATALOG: readonly CatalogEntry[] = deepFreeze([
+  openai,
+  anthropic,
+  azure,
+  cloudflare,
+  vertex,
+  mistral,
+  custom,
+]);
+
+const byId = new Map(CATALOG.map((entry) => [entry.id, entry]));
+
+export const findCatalogProvider = (id: string): CatalogEntry | undefined => byId.get(id);
+
+/**
+ * The catalog model a vendor model id refers to: its own id, or one of its aliases (the dated
+ * snapshot ids vendors list). An unknown id is undefined: pricing_known false for discovery.
+ */
+export const findCatalogModel = (catalogId: string, modelId: string): CatalogEntryModel | undefined => {
+  const models = byId.get(catalogId)?.models ?? [];
+  return models.find((m) => m.id === modelId) ?? models.find((m) => m.aliases?.includes(modelId));
+};
+
+/**
+ * What GET /api/agent-network/catalog/providers returns for an entry: a deep copy with every
+ * field of contracts' CatalogProvider, including api_flavor, listing and auth_header_name
+ * (none is secret: they say how any client talks to the vendor). Model aliases stay internal.
+ */
+export const catalogPublicView = (entry: CatalogEntry): CatalogProvider => {
+  const { models, ...provider } = structuredClone(entry);
+  return { ...provider, models: models.map(({ aliases: _aliases, ...m }) => m) };
+};

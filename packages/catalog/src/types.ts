@@ -1,0 +1,27 @@
+import type { CatalogModel, CatalogProvider } from "@agentnet/contracts";
+
+export type {
+  ApiFlavor,
+  CatalogExtraHeader,
+  CatalogListing,
+  CatalogModel,
+  CatalogProvider,
+  IdentityHeaderPair,
+  IdentityInjection,
+  IdentityJsonMetadata,
+  ListingShape,
+} from "@agentnet/contracts";
+
+/** Token categories a vendor bills separately; names which of the model's rates apply. */
+export type PricingSurface = "input" | "output" | "cached_input" | "cache_read" | "cache_creation";
+
+/** A catalog model plus other ids the vendor uses for it (dated snapshots, aliases). */
+export type CatalogEntryModel = CatalogModel & { aliases?: string[] };
+
+/** A full catalog entry: the public fields, with the auth header always named, and model aliases. */
+export type CatalogEntry = Omit<CatalogProvider, "models" | "auth_header_name" | "pricing_surfaces"> & {
+  /** e.g. "Authorization", "x-api-key", "api-key". */
+  auth_header_name: string;
+  pricing_surfaces: PricingSurface[];
+  models: CatalogEntryModel[];
+};

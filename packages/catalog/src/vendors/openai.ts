@@ -1,0 +1,72 @@
+import type { CatalogEntry, CatalogEntryModel } from "../types";
+import { BEARER_TEMPLATE, model } from "./model";
+
+/**
+ * OpenAI list prices, Standard tier (openai.com/api/pricing). Cached prompt tokens are a
+ * subset of input and bill at cached_input; there is no cache-write charge, so cache_read and
+ * cache_creation are 0. gpt-4o-2024-05-13 is deliberately not an alias of gpt-4o: that
+ * snapshot lists at $5 / $15.
+ */
+export const OPENAI_MODELS: CatalogEntryModel[] = [
+  model("gpt-5.1", "GPT-5.1", 400_000, { input: 1.25, output: 10, cached_input: 0.125 }, [
+    "gpt-5.1-2025-11-13",
+  ]),
+  model("gpt-5", "GPT-5", 400_000, { input: 1.25, output: 10, cached_input: 0.125 }, ["gpt-5-2025-08-07"]),
+  model("gpt-5-mini", "GPT-5 mini", 400_000, { input: 0.25, output: 2, cached_input: 0.025 }, [
+    "gpt-5-mini-2025-08-07",
+  ]),
+  model("gpt-5-nano", "GPT-5 nano", 400_000, { input: 0.05, output: 0.4, cached_input: 0.005 }, [
+    "gpt-5-nano-2025-08-07",
+  ]),
+  model("gpt-4.1", "GPT-4.1", 1_047_576, { input: 2, output: 8, cached_input: 0.5 }, ["gpt-4.1-2025-04-14"]),
+  model("gpt-4.1-mini", "GPT-4.1 mini", 1_047_576, { input: 0.4, output: 1.6, cached_input: 0.1 }, [
+    "gpt-4.1-mini-2025-04-14",
+  ]),
+  model("gpt-4.1-nano", "GPT-4.1 nano", 1_047_576, { input: 0.1, output: 0.4, cached_input: 0.025 }, [
+    "gpt-4.1-nano-2025-04-14",
+  ]),
+  model("o3", "o3", 200_000, { input: 2, output: 8, cached_input: 0.5 }, ["o3-2025-04-16"]),
+  model("o4-mini", "o4-mini", 200_000, { input: 1.1, output: 4.4, cached_input: 0.275 }, [
+    "o4-mini-2025-04-16",
+  ]),
+  model("gpt-4o", "GPT-4o", 128_000, { input: 2.5, output: 10, cached_input: 1.25 }, [
+    "gpt-4o-2024-08-06",
+    "gpt-4o-2024-11-20",
+  ]),
+  model("gpt-4o-mini", "GPT-4o mini", 128_000, { input: 0.15, output: 0.6, cached_input: 0.075 }, [
+    "gpt-4o-mini-2024-07-18",
+  ]),
+];
+
+export const openai: CatalogEntry = {
+  id: "openai_api",
+  name: "OpenAI",
+  description: "OpenAI API (Chat Completions and Responses) at api.openai.com.",
+  default_host: "api.openai.com",
+  auth_header_name: "Authorization",
+  auth_header_template: BEARER_TEMPLATE,
+  default_content_type: "application/json",
+  brand_color: "#10a37f",
+  kind: "llm",
+  api_flavor: "openai",
+  extra_headers: [
+    {
+      name: "OpenAI-Organization",
+      description: "Organization id (org-…) to bill when the key belongs to several organizations.",
+      required: false,
+    },
+    {
+      name: "OpenAI-Project",
+      description: "Project id (proj_…) to bill when the key is a user key with access to several projects.",
+      required: false,
+    },
+  ],
+  identity_injection: {
+    // OpenAI's own end-user field: the body's `user` string. It has no field for groups.
+    json_metadata: { customizable: false, header: "", user_key: "user", groups_key: "" },
+    header_pair: { customizable: true, end_user_id_header: "", tags_header: "" },
+  },
+  pricing_surfaces: ["input", "output", "cached_input"],
+  models: OPENAI_MODELS,
+  listing: { path: "/v1/models", shape: "openai_data" },
+};

@@ -1,0 +1,109 @@
+import { mkdirSync } from "node:fs";
+import { resolve } from "node:path";
+import { drainPending, Session } from "chdb";
+import { bindParams, parseJSONEachRow, toJSONEachRow } from "./params.js";
+import { assertTableName, chdbConnectionArgs, INSERT_SETTINGS } from "./settings.js";
+import type { Warehouse } from "./warehouse.js";
+
+/**
+ * libchdb runs one embedded engine per process bound to one data directory, so a chDB
+ * data dir is owned by exactly one process (the telemetry service). Within it we keep one
+ * Session per (dir, database), shared by every openWarehouse call and reference-counted:
+ * the session's connection carries `USE <database>`, which is why a second database on
+ * the same dir gets its own connection (libchdb allows several on one dir).
+ */
+interface SharedSession {
+  readonly dir: string;
+  readonly session: Session;
+  readonly ready: Promise<void>;
+  refs: number;
+}
+const sessions = new Map<string, SharedSession>();
+
+function openShared(dir: string, database: string): SharedSession {
+  const key = `${dir}\u0000${database}`;
+  const existing = sessions.get(key);
+  if (existing !== undefined) return existing;
+  const other = [...sessions.values()].find((shared) => shared.dir !== dir);
+  if (other !== undefined) {
+    throw new Error(
+      `chDB data dir ${other.dir} is already open in this process; a process owns one chDB data dir ` +
+        `(close its warehouses before opening ${dir})`,
+    );
+  }
+  mkdirSync(dir, { recursive: true });
+  const session = new Session(dir, { connectionArgs: chdbConnectionArgs() });
+  const ready = (async () => {
+    await session.queryBindAsync("CREATE DATABASE IF NOT EXISTS {db:Identifier}", { db: database });
+    await session.queryBindAsync("USE {db:Identifier}", { db: database });
+  })();
+  const shared: SharedSession = { dir, session, ready, refs: 0 };
+  sessions.set(key, shared);
+  // A failed start must not leave a broken session cached for the next caller.
+  ready.catch(() => {
+    sessions.delete(key);
+    session.close();
+  });
+  return shared;
+}
+
+export async function openChdbWarehouse(dataDir: string, database: string): Promise<Warehouse> {
+  const dir = resolve(dataDir);
+  const key = `${dir}\u0000${database}`;
+  const shared = openShared(dir, database);
+  shared.refs += 1;
+  try {
+    await shared.ready;
+  } catch (error) {
+    shared.refs -= 1;
+    throw error;
+  }
+  const { session } = shared;
+  let closed = false;
+
+  const run = async (sql: string, params: Record<string, unknown> | undefined): Promise<string> => {
+    if (closed) throw new Error("warehouse is closed");
+    // Unparameterised SQL skips chDB's process-wide parameter queue (it serialises
+    // every bound query) and so runs in parallel with other queries.
+    const result =
+      params === undefined
+        ? await session.queryAsync(sql, { format: "JSONEachRow" })
+        : await session.queryBindAsync(sql, bindParams(sql, params), { format: "JSONEachRow" });
+    return result.text();
+  };
+
+  return {
+    engine: "chdb",
+    database,
+    async query<T>(sql: string, params?: Record<string, unknown>): Promise<T[]> {
+      return parseJSONEachRow<T>(await run(sql, params));
+    },
+    async command(sql, params) {
+      await run(sql, params);
+    },
+    async insert(table, rows, options) {
+      if (closed) throw new Error("warehouse is closed");
+      if (rows.length === 0) return;
+      const token = options?.dedupToken;
+      // Raw JSONEachRow bytes: the engine parses them, the same payload the server gets.
+      await session.insert({
+        table: assertTableName(table),
+        values: Buffer.from(toJSONEachRow(rows)),
+        format: "JSONEachRow",
+        settings:
+          token === undefined ? INSERT_SETTINGS : { ...INSERT_SETTINGS, insert_deduplication_token: token },
+      });
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      shared.refs -= 1;
+      if (shared.refs > 0) return;
+      sessions.delete(key);
+      session.close();
+      // close() defers teardown behind running operations; wait so another data dir
+      // (e.g. the next test file's) may open straight after.
+      await drainPending();
+    },
+  };
+}

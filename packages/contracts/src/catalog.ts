@@ -1,0 +1,193 @@
+import { z } from "zod";
+import { Id } from "./common";
+
+/** Catalog ids are `<vendor>_api`, plus `custom` for any OpenAI-compatible upstream. */
+export const CatalogProviderId = z
+  .string()
+  .regex(/^([a-z0-9]+_api|custom)$/, "must be <vendor>_api or custom");
+export type CatalogProviderId = z.infer<typeof CatalogProviderId>;
+
+/** An HTTP header field name (RFC 9110 token), so it can never smuggle a second header line. */
+export const HttpHeaderName = z
+  .string()
+  .regex(/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/, "must be a valid HTTP header name");
+
+/** An absolute http(s) URL. Localhost and IP hosts are allowed: custom upstreams live there. */
+export const UpstreamUrl = z.url({
+  protocol: /^https?$/,
+  error: "must be an absolute http:// or https:// URL",
+});
+
+/** USD per 1000 tokens. */
+export const RatePer1k = z.number().min(0);
+
+const ModelRates = {
+  input_per_1k: RatePer1k,
+  output_per_1k: RatePer1k,
+  cached_input_per_1k: RatePer1k,
+  cache_read_per_1k: RatePer1k,
+  cache_creation_per_1k: RatePer1k,
+};
+
+export const CatalogModel = z.object({
+  id: z.string().min(1),
+  label: z.string(),
+  ...ModelRates,
+  context_window: z.number().int().min(0),
+});
+export type CatalogModel = z.infer<typeof CatalogModel>;
+
+/**
+ * The wire protocol a provider speaks. Implementation field: the proxy picks its request
+ * translation by it and agent-config hands it to SDKs.
+ */
+export const ApiFlavor = z.enum([
+  "openai",
+  "anthropic",
+  "azure_openai",
+  "vertex",
+  "mistral",
+  "cloud_gateway",
+]);
+export type ApiFlavor = z.infer<typeof ApiFlavor>;
+
+/** How a vendor's model-listing response is laid out. */
+export const ListingShape = z.enum([
+  /** `{data: [{id}]}`: OpenAI and most compatible APIs. */
+  "openai_data",
+  /** `{data: [{id, display_name}], has_more, last_id}`: Anthropic. */
+  "anthropic_data",
+  /** `{data: [{id, model}]}`: Azure OpenAI deployments; `model` names the priced model behind a deployment. */
+  "azure_data",
+  /** `{publisherModels: [{name: "publishers/<p>/models/<id>"}]}`: Vertex model garden. */
+  "vertex_publisher_models",
+  /** `{data: [{id, name, capabilities}]}`: Mistral. */
+  "mistral_data",
+  /** Cloudflare's account API lists gateways, not models: resolved, never contacted. */
+  "cloudflare_gateway",
+]);
+export type ListingShape = z.infer<typeof ListingShape>;
+
+/**
+ * Implementation field: where the vendor lists the models a credential can use. The listing is
+ * always requested over HTTPS at `path`, on the upstream's host unless `host` names a
+ * control-plane listing host, which is only resolved, never contacted.
+ */
+export const CatalogListing = z.object({
+  path: z.string().startsWith("/"),
+  host: z.string().min(1).optional(),
+  shape: ListingShape,
+});
+export type CatalogListing = z.infer<typeof CatalogListing>;
+
+export const CatalogExtraHeader = z.object({
+  name: HttpHeaderName,
+  description: z.string().optional(),
+  /** The operator must supply a value in the provider's extra_values. */
+  required: z.boolean().optional(),
+  /** Sent when the provider's extra_values hold no value for the header. */
+  default_value: z.string().optional(),
+});
+export type CatalogExtraHeader = z.infer<typeof CatalogExtraHeader>;
+
+export const IdentityHeaderPair = z.object({
+  customizable: z.boolean(),
+  end_user_id_header: z.string(),
+  tags_header: z.string(),
+});
+export type IdentityHeaderPair = z.infer<typeof IdentityHeaderPair>;
+
+export const IdentityJsonMetadata = z.object({
+  customizable: z.boolean(),
+  header: z.string(),
+  user_key: z.string(),
+  groups_key: z.string(),
+});
+export type IdentityJsonMetadata = z.infer<typeof IdentityJsonMetadata>;
+
+export const IdentityInjection = z.object({
+  header_pair: IdentityHeaderPair.optional(),
+  json_metadata: IdentityJsonMetadata.optional(),
+});
+export type IdentityInjection = z.infer<typeof IdentityInjection>;
+
+/** The substitution token auth_header_template must carry. */
+// biome-ignore lint/suspicious/noTemplateCurlyInString: the literal token is what templates carry.
+export const API_KEY_TOKEN = "${API_KEY}";
+
+export const CatalogProvider = z.object({
+  id: CatalogProviderId,
+  name: z.string().min(1),
+  description: z.string(),
+  default_host: z.string(),
+  /** A header value template, e.g. `Bearer ${API_KEY}`. */
+  auth_header_template: z.string().includes(API_KEY_TOKEN, { error: `must contain ${API_KEY_TOKEN}` }),
+  /** Implementation field: the header auth_header_template fills; absent means Authorization. */
+  auth_header_name: HttpHeaderName.optional(),
+  default_content_type: z.string(),
+  brand_color: z.string().regex(/^#[0-9a-fA-F]{6}$/, "must be a #rrggbb hex color"),
+  kind: z.string(),
+  extra_headers: z.array(CatalogExtraHeader),
+  identity_injection: IdentityInjection,
+  pricing_surfaces: z.array(z.string()),
+  models: z.array(CatalogModel),
+  api_flavor: ApiFlavor,
+  /** null when the vendor has no listing endpoint: discovery answers 422, create stores unverified. */
+  listing: CatalogListing.nullable(),
+});
+export type CatalogProvider = z.infer<typeof CatalogProvider>;
+
+/** Fills a catalog auth header template with a credential. */
+export const renderAuthHeader = (template: string, apiKey: string): string =>
+  template.split(API_KEY_TOKEN).join(apiKey);
+
+/**
+ * Model discovery. Either an unsaved credential (api_key with upstream_url) or a stored
+ * provider (provider_id, whose upstream upstream_url may override). Breaking that is a
+ * malformed request, so the rule lives here and yields 400 issues.
+ */
+export const DiscoverModelsBody = z
+  .object({
+    catalog_provider_id: CatalogProviderId,
+    upstream_url: UpstreamUrl.optional(),
+    api_key: z.string().min(1).optional(),
+    provider_id: Id.optional(),
+  })
+  .superRefine((body, ctx) => {
+    if (body.api_key !== undefined && body.provider_id !== undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["provider_id"],
+        message: "api_key and provider_id are mutually exclusive",
+      });
+      return;
+    }
+    if (body.api_key === undefined && body.provider_id === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["api_key"],
+        message: "supply either api_key with upstream_url, or provider_id",
+      });
+      return;
+    }
+    if (body.api_key !== undefined && body.upstream_url === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["upstream_url"],
+        message: "upstream_url is required with api_key",
+      });
+    }
+  });
+export type DiscoverModelsBody = z.infer<typeof DiscoverModelsBody>;
+
+export const DiscoveredModel = z.object({
+  id: z.string().min(1),
+  label: z.string(),
+  /** false when the shipped price table lacks the model: the operator must set its rates. */
+  pricing_known: z.boolean(),
+  ...ModelRates,
+});
+export type DiscoveredModel = z.infer<typeof DiscoveredModel>;
+
+export const DiscoverModelsReply = z.object({ models: z.array(DiscoveredModel) });
+export type DiscoverModelsReply = z.infer<typeof DiscoverModelsReply>;

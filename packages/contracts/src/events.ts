@@ -1,0 +1,24 @@
+import { z } from "zod";
+import { AccessLogEntry } from "./access-logs";
+import { Id } from "./common";
+
+/**
+ * What the gateway proxy publishes on JetStream for every request, allowed or denied. `id` is
+ * the request id: it is the access-log id and the Nats-Msg-Id, so redelivery deduplicates.
+ * Only add optional fields to version 1 (events already in flight lack them).
+ */
+export const GatewayRequestEvent = AccessLogEntry.extend({
+  v: z.literal(1),
+  account_id: Id,
+  /** Log collection was on at request time: telemetry keeps an access-log row only then. */
+  logged: z.boolean(),
+  /**
+   * The consumption reservation this request settles. Optional because a request denied
+   * before reserving (no policy, model not allowed, cap already exceeded) has none.
+   */
+  reservation_id: z.string().min(1).optional(),
+  /** The caller's email and name, kept so the log search can match them. */
+  user_email: z.string(),
+  user_name: z.string(),
+});
+export type GatewayRequestEvent = z.infer<typeof GatewayRequestEvent>;

@@ -1,0 +1,43 @@
+import { z } from "zod";
+import { ResourceName } from "./budget-rules";
+import { Id, ResourceTimestamps } from "./common";
+
+/**
+ * Only the listed catalog model ids may be requested. Enabled with an empty list denies
+ * every model; that is allowed because it is a legitimate way to freeze a group's access.
+ */
+export const ModelAllowlistCheck = z.object({
+  enabled: z.boolean(),
+  models: z.array(z.string().min(1)),
+});
+export type ModelAllowlistCheck = z.infer<typeof ModelAllowlistCheck>;
+
+export const PromptCaptureCheck = z.object({
+  enabled: z.boolean(),
+  redact_pii: z.boolean(),
+});
+export type PromptCaptureCheck = z.infer<typeof PromptCaptureCheck>;
+
+/** Both checks are always present; a disabled one is inert. */
+export const GuardrailChecks = z.object({
+  model_allowlist: ModelAllowlistCheck,
+  prompt_capture: PromptCaptureCheck,
+});
+export type GuardrailChecks = z.infer<typeof GuardrailChecks>;
+
+export const Guardrail = z.object({
+  id: Id,
+  name: z.string(),
+  description: z.string(),
+  checks: GuardrailChecks,
+  ...ResourceTimestamps.shape,
+});
+export type Guardrail = z.infer<typeof Guardrail>;
+
+/** POST and PUT body (PUT replaces the whole guardrail). */
+export const GuardrailBody = z.object({
+  name: ResourceName,
+  description: z.string().default(""),
+  checks: GuardrailChecks,
+});
+export type GuardrailBody = z.infer<typeof GuardrailBody>;

@@ -1,0 +1,52 @@
+import { z } from "zod";
+
+/** Shortest window an enabled cap may count over; shorter windows would thrash the counters. */
+export const MIN_WINDOW_SECONDS = 60;
+
+const TokenCap = z.number().int().min(0);
+const UsdCap = z.number().min(0);
+// A disabled limit keeps whatever window the operator typed, so only the sign is checked then.
+const WindowSeconds = z.number().int().min(0);
+
+const windowRule = (value: { enabled: boolean; window_seconds: number }, ctx: z.RefinementCtx) => {
+  if (value.enabled && value.window_seconds < MIN_WINDOW_SECONDS) {
+    ctx.addIssue({
+      code: "too_small",
+      origin: "number",
+      minimum: MIN_WINDOW_SECONDS,
+      inclusive: true,
+      input: value.window_seconds,
+      path: ["window_seconds"],
+      message: `window_seconds must be at least ${MIN_WINDOW_SECONDS} when the limit is enabled`,
+    });
+  }
+};
+
+/** Token caps per window; 0 means uncapped. group_cap is a bucket per source group, user_cap per user. */
+export const TokenLimit = z
+  .object({
+    enabled: z.boolean(),
+    group_cap: TokenCap,
+    user_cap: TokenCap,
+    window_seconds: WindowSeconds,
+  })
+  .superRefine(windowRule);
+export type TokenLimit = z.infer<typeof TokenLimit>;
+
+/** USD caps per window; 0 means uncapped. */
+export const BudgetLimit = z
+  .object({
+    enabled: z.boolean(),
+    group_cap_usd: UsdCap,
+    user_cap_usd: UsdCap,
+    window_seconds: WindowSeconds,
+  })
+  .superRefine(windowRule);
+export type BudgetLimit = z.infer<typeof BudgetLimit>;
+
+/** Shared by budget rules and policies; both members are required whenever limits is sent. */
+export const Limits = z.object({
+  token_limit: TokenLimit,
+  budget_limit: BudgetLimit,
+});
+export type Limits = z.infer<typeof Limits>;

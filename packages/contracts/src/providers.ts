@@ -1,0 +1,105 @@
+import { z } from "zod";
+import { ResourceName } from "./budget-rules";
+import { CatalogProviderId, HttpHeaderName, RatePer1k, UpstreamUrl } from "./catalog";
+import { Id, ResourceTimestamps } from "./common";
+
+/**
+ * A priced model row. The three cache rates are optional: omitted inherits the catalog
+ * default for the model, and 0 bills those tokens at input_per_1k.
+ */
+export const ProviderModel = z.object({
+  id: z.string().trim().min(1),
+  input_per_1k: RatePer1k,
+  output_per_1k: RatePer1k,
+  /** OpenAI shape: cached prompt tokens, a subset of input tokens. */
+  cached_input_per_1k: RatePer1k.optional(),
+  /** Anthropic shape: cache-read tokens, additive to input tokens. */
+  cache_read_per_1k: RatePer1k.optional(),
+  /** Anthropic shape: cache-creation tokens, additive to input tokens. */
+  cache_creation_per_1k: RatePer1k.optional(),
+});
+export type ProviderModel = z.infer<typeof ProviderModel>;
+
+// Two rows for one model would make its price ambiguous.
+const ProviderModels = z.array(ProviderModel).superRefine((models, ctx) => {
+  const seen = new Set<string>();
+  models.forEach((model, index) => {
+    if (seen.has(model.id)) {
+      ctx.addIssue({ code: "custom", path: [index, "id"], message: `duplicate model id ${model.id}` });
+    }
+    seen.add(model.id);
+  });
+});
+
+// Header values are stamped onto upstream requests: a line break would inject a header.
+const HeaderValue = z.string().regex(/^[^\r\n\0]*$/, "must not contain line breaks or NUL");
+
+/** Values for catalog-declared extra headers, keyed by header name. */
+export const ExtraValues = z.record(HttpHeaderName, HeaderValue);
+export type ExtraValues = z.infer<typeof ExtraValues>;
+
+/** A wire header name for identity stamping; empty disables stamping for that dimension. */
+const IdentityHeaderName = z.union([z.literal(""), HttpHeaderName]);
+
+/** The upstream credential, write-only. */
+const ApiKey = z.string().min(1, "api_key must not be empty");
+
+/** Response shape. There is deliberately no api_key: parsing a stored record strips it. */
+export const Provider = z.object({
+  id: Id,
+  provider_id: CatalogProviderId,
+  name: z.string(),
+  upstream_url: z.string(),
+  models: z.array(ProviderModel),
+  extra_values: z.record(z.string(), z.string()),
+  identity_header_user_id: z.string(),
+  identity_header_groups: z.string(),
+  enabled: z.boolean(),
+  skip_tls_verification: z.boolean(),
+  metadata_disabled: z.boolean(),
+  ...ResourceTimestamps.shape,
+});
+export type Provider = z.infer<typeof Provider>;
+
+export const CreateProviderBody = z.object({
+  provider_id: CatalogProviderId,
+  name: ResourceName,
+  upstream_url: UpstreamUrl,
+  api_key: ApiKey,
+  /** Empty means every catalog model is allowed at catalog prices. */
+  models: ProviderModels.default([]),
+  extra_values: ExtraValues.default({}),
+  identity_header_user_id: IdentityHeaderName.default(""),
+  identity_header_groups: IdentityHeaderName.default(""),
+  enabled: z.boolean().default(true),
+  skip_tls_verification: z.boolean().default(false),
+  /** false means user and authorising group metadata are injected. */
+  metadata_disabled: z.boolean().default(false),
+});
+export type CreateProviderBody = z.infer<typeof CreateProviderBody>;
+
+/**
+ * PUT body. api_key omitted keeps the stored key. The other optional fields carry no defaults
+ * here on purpose: omitted keeps the stored value, so a rename cannot silently re-enable a
+ * provider, wipe its model rows, or flip skip_tls_verification back to false (which would fire
+ * a vendor check).
+ */
+export const UpdateProviderBody = z.object({
+  provider_id: CatalogProviderId,
+  name: ResourceName,
+  upstream_url: UpstreamUrl,
+  api_key: ApiKey.optional(),
+  models: ProviderModels.optional(),
+  /** When sent, replaces the stored map. */
+  extra_values: ExtraValues.optional(),
+  identity_header_user_id: IdentityHeaderName.optional(),
+  identity_header_groups: IdentityHeaderName.optional(),
+  enabled: z.boolean().optional(),
+  skip_tls_verification: z.boolean().optional(),
+  metadata_disabled: z.boolean().optional(),
+});
+export type UpdateProviderBody = z.infer<typeof UpdateProviderBody>;
+
+/** The stored extra_values after a write: the request map replaces, and "" drops a key. */
+export const normaliseExtraValues = (values: Readonly<Record<string, string>>): Record<string, string> =>
+  Object.fromEntries(Object.entries(values).filter(([, value]) => value !== ""));

@@ -1,0 +1,120 @@
+import { nanosToUsd, rateToPicosPer1k, tokenCostNanos, toSafeNumber } from "./money";
+import type { EffectiveRates } from "./rates";
+
+/**
+ * How an upstream reports cached tokens.
+ * - "openai": cached prompt tokens are a SUBSET of input_tokens (OpenAI, Azure, Gemini, and
+ *   every OpenAI-compatible API). Cost = (input − cached)·in + cached·cached_in + output·out.
+ * - "anthropic": cache-read and cache-creation tokens are ADDITIVE to input_tokens.
+ *   Cost = input·in + cache_read·read + cache_creation·creation + output·out.
+ */
+export type CostShape = "openai" | "anthropic";
+
+/**
+ * Token counts in the spec's names. For the Anthropic shape `cached_input_tokens` carries the
+ * cache-read tokens. `total_tokens` is not used for cost.
+ */
+export type TokenUsage = {
+  input_tokens: number;
+  output_tokens: number;
+  cached_input_tokens?: number;
+  cache_creation_tokens?: number;
+  total_tokens?: number;
+};
+
+/** The spec's cost fields in USD, and the same amounts as exact integer nano-USD. */
+export type CostBreakdown = {
+  input_cost_usd: number;
+  cached_input_cost_usd: number;
+  cache_creation_cost_usd: number;
+  output_cost_usd: number;
+  /** cached_input_cost_usd + cache_creation_cost_usd */
+  cache_cost_usd: number;
+  cost_usd: number;
+  input_cost_nanos: number;
+  cached_input_cost_nanos: number;
+  cache_creation_cost_nanos: number;
+  output_cost_nanos: number;
+  cache_cost_nanos: number;
+  cost_nanos: number;
+};
+
+type Parts = { input: bigint; cachedInput: bigint; cacheCreation: bigint; output: bigint };
+
+/** Upstream counts are trusted to be small integers but never to be sane: NaN, negatives → 0. */
+const tokens = (value: number | undefined): number =>
+  value === undefined || !Number.isFinite(value) || value <= 0 ? 0 : Math.floor(value);
+
+const breakdown = ({ input, cachedInput, cacheCreation, output }: Parts): CostBreakdown => {
+  const cache = cachedInput + cacheCreation;
+  const total = input + cache + output;
+  return {
+    input_cost_usd: nanosToUsd(input),
+    cached_input_cost_usd: nanosToUsd(cachedInput),
+    cache_creation_cost_usd: nanosToUsd(cacheCreation),
+    output_cost_usd: nanosToUsd(output),
+    cache_cost_usd: nanosToUsd(cache),
+    cost_usd: nanosToUsd(total),
+    input_cost_nanos: toSafeNumber(input),
+    cached_input_cost_nanos: toSafeNumber(cachedInput),
+    cache_creation_cost_nanos: toSafeNumber(cacheCreation),
+    output_cost_nanos: toSafeNumber(output),
+    cache_cost_nanos: toSafeNumber(cache),
+    cost_nanos: toSafeNumber(total),
+  };
+};
+
+/**
+ * Cost of one request. Each component is rounded to the nano-USD once (half up); the total
+ * and cache_cost are sums of the rounded components, so they always add up.
+ *
+ * OpenAI shape: cached_input_tokens larger than input_tokens is clamped to input_tokens, and
+ * cache_creation_tokens are ignored (OpenAI-shape vendors do not charge for cache writes).
+ */
+export const computeCost = (usage: TokenUsage, rates: EffectiveRates, shape: CostShape): CostBreakdown => {
+  const input = tokens(usage.input_tokens);
+  const output = tokens(usage.output_tokens);
+  const cached = tokens(usage.cached_input_tokens);
+  const outputCost = tokenCostNanos(output, rateToPicosPer1k(rates.output_per_1k));
+  const inputRate = rateToPicosPer1k(rates.input_per_1k);
+  switch (shape) {
+    case "openai": {
+      const cachedSubset = Math.min(cached, input);
+      return breakdown({
+        input: tokenCostNanos(input - cachedSubset, inputRate),
+        cachedInput: tokenCostNanos(cachedSubset, rateToPicosPer1k(rates.cached_input_per_1k)),
+        cacheCreation: 0n,
+        output: outputCost,
+      });
+    }
+    case "anthropic":
+      return breakdown({
+        input: tokenCostNanos(input, inputRate),
+        cachedInput: tokenCostNanos(cached, rateToPicosPer1k(rates.cache_read_per_1k)),
+        cacheCreation: tokenCostNanos(
+          tokens(usage.cache_creation_tokens),
+          rateToPicosPer1k(rates.cache_creation_per_1k),
+        ),
+        output: outputCost,
+      });
+  }
+};
+
+/** A breakdown of zero cost: the identity for sumCosts, and the cost of a denied request. */
+export const zeroCost = (): CostBreakdown =>
+  breakdown({ input: 0n, cachedInput: 0n, cacheCreation: 0n, output: 0n });
+
+/**
+ * Sum of breakdowns over their nano-USD fields, exactly; the USD fields are derived from the
+ * sums, never added as floats. Throws RangeError past about $9 million.
+ */
+export const sumCosts = (costs: Iterable<CostBreakdown>): CostBreakdown => {
+  const sum: Parts = { input: 0n, cachedInput: 0n, cacheCreation: 0n, output: 0n };
+  for (const cost of costs) {
+    sum.input += BigInt(cost.input_cost_nanos);
+    sum.cachedInput += BigInt(cost.cached_input_cost_nanos);
+    sum.cacheCreation += BigInt(cost.cache_creation_cost_nanos);
+    sum.output += BigInt(cost.output_cost_nanos);
+  }
+  return breakdown(sum);
+};
