@@ -2,6 +2,7 @@ import { z } from "zod";
 import { Account, BootstrapAccountBody, BootstrapAccountReply, UpdateAccountBody } from "./account";
 import { Caller, Empty, Id } from "./common";
 import { Group, GroupBody } from "./groups";
+import { Settings } from "./settings";
 import { CreateTokenBody, PersonalAccessToken, PersonalAccessTokenGenerated } from "./tokens";
 import { CreateUserBody, UpdateUserBody, User } from "./users";
 
@@ -65,6 +66,14 @@ export const ControlPlane = {
     PersonalAccessTokenGenerated,
   ),
   tokensDelete: endpoint("agn.ctl.tokens.delete", byCaller({ user_id: Id, token_id: Id }), Empty),
+
+  settingsGet: endpoint("agn.ctl.settings.get", byCaller({}), Settings),
+  /** Every account's access-log retention, for telemetry's sweep. */
+  retentionList: endpoint(
+    "agn.ctl.settings.retention",
+    z.object({}),
+    z.array(z.object({ account_id: Id, access_log_retention_days: z.number().int() })),
+  ),
 } as const;
 
 /** Published, not requested. */
