@@ -2,8 +2,9 @@ import type { AddressInfo } from "node:net";
 import { request } from "@agentnet/bus";
 import { ControlPlane } from "@agentnet/contracts";
 import { startControlPlane } from "@agentnet/control-plane/app";
+import { parseSealingKey } from "@agentnet/sealing";
 import { createHealth, createLogger } from "@agentnet/service-kit";
-import { connectTestBus, connectTestMongo, uniqueId } from "@agentnet/testkit";
+import { connectTestBus, connectTestMongo, TEST_SEALING_KEY, uniqueId } from "@agentnet/testkit";
 import { createApp } from "./app";
 
 export interface ApiResponse<T = unknown> {
@@ -20,7 +21,7 @@ export async function startApiHarness() {
   const logger = createLogger("test", "silent");
   const nc = await connectTestBus("api-harness");
   const connection = await connectTestMongo();
-  await startControlPlane({ nc, connection, logger });
+  await startControlPlane({ nc, connection, logger, sealingKey: parseSealingKey(TEST_SEALING_KEY), verifyTimeoutMs: 5_000 });
   const health = createHealth();
   health.setReady(true);
   const app = createApp({

@@ -1,30 +1,68 @@
 import type { NatsConnection } from "@agentnet/bus";
+import { Verifier } from "@agentnet/contracts";
+import type { SealingKey } from "@agentnet/sealing";
 import type { Logger } from "@agentnet/service-kit";
 import type { Connection } from "mongoose";
+import { ActiveEndpoints } from "./domain/settings";
 import { registerAccountHandlers } from "./handlers/accounts";
+import { registerAgentConfigHandlers } from "./handlers/agent-config";
+import { registerBudgetRuleHandlers } from "./handlers/budget-rules";
+import { registerCatalogHandlers } from "./handlers/catalog";
 import type { HandlerContext } from "./handlers/context";
 import { registerGroupHandlers } from "./handlers/groups";
+import { registerGuardrailHandlers } from "./handlers/guardrails";
 import { registerIdentityHandlers } from "./handlers/identity";
+import { registerPolicyHandlers } from "./handlers/policies";
+import { registerProviderHandlers } from "./handlers/providers";
+import { registerSettingsHandlers } from "./handlers/settings";
 import { registerTokenHandlers } from "./handlers/tokens";
 import { registerUserHandlers } from "./handlers/users";
+import { createAgentModels } from "./store/agent-models";
 import { createModels } from "./store/models";
+import { verifySealingKey } from "./store/sealing-canary";
 
-/** Wires every control-plane endpoint onto a bus connection and a MongoDB connection. */
-export async function startControlPlane(deps: {
+export interface ControlPlaneDeps {
   nc: NatsConnection;
   connection: Connection;
   logger: Logger;
-}) {
+  sealingKey: SealingKey;
+  verifyTimeoutMs?: number;
+  /** The verifier's endpoints; tests point them at a verifier of their own. */
+  verifier?: typeof Verifier;
+}
+
+/** Wires every control-plane endpoint onto a bus connection and a MongoDB connection. */
+export async function startControlPlane(deps: ControlPlaneDeps) {
+  const [identity, agent] = await Promise.all([
+    createModels(deps.connection),
+    createAgentModels(deps.connection),
+  ]);
+  await verifySealingKey(agent, deps.sealingKey);
   const ctx: HandlerContext = {
     nc: deps.nc,
     logger: deps.logger,
-    models: await createModels(deps.connection),
+    models: { ...identity, ...agent },
+    sealingKey: deps.sealingKey,
+    activeEndpoints: new ActiveEndpoints(),
+    verifyTimeoutMs: deps.verifyTimeoutMs ?? 15_000,
+    verifier: deps.verifier ?? Verifier,
   };
-  registerIdentityHandlers(ctx);
-  registerAccountHandlers(ctx);
-  registerUserHandlers(ctx);
-  registerGroupHandlers(ctx);
-  registerTokenHandlers(ctx);
+  for (const register of [
+    registerIdentityHandlers,
+    registerAccountHandlers,
+    registerUserHandlers,
+    registerGroupHandlers,
+    registerTokenHandlers,
+    registerSettingsHandlers,
+    registerBudgetRuleHandlers,
+    registerCatalogHandlers,
+    registerProviderHandlers,
+    registerPolicyHandlers,
+    registerGuardrailHandlers,
+    registerAgentConfigHandlers,
+  ]) {
+    register(ctx);
+  }
   // A flush makes sure the server has every subscription before anyone sends a request.
   await deps.nc.flush();
   return ctx;

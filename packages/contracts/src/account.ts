@@ -64,18 +64,11 @@ export const AccountSettings = z.object({
 export type AccountSettings = z.infer<typeof AccountSettings>;
 
 /**
- * Settings as a PUT carries them. `embedded_idp_enabled` and `local_auth_disabled` are read-only:
+ * Settings as a PUT carries them. The agent_network_only rule is not here: a body breaking it is
+ * well-formed but refused (422), see `agentNetworkOnlyError`. `embedded_idp_enabled` and `local_auth_disabled` are read-only:
  * they are accepted and ignored (stripped), so a client can send back what it read.
  */
-export const AccountSettingsUpdate = z.object(settingsShape).superRefine((settings, ctx) => {
-  if (settings.agent_network_only === true && settings.dashboard_features?.agent_network !== true) {
-    ctx.addIssue({
-      code: "custom",
-      path: ["dashboard_features", "agent_network"],
-      message: "must be true when agent_network_only is enabled",
-    });
-  }
-});
+export const AccountSettingsUpdate = z.object(settingsShape);
 export type AccountSettingsUpdate = z.infer<typeof AccountSettingsUpdate>;
 
 export const AccountOnboarding = z.object({
@@ -111,3 +104,9 @@ export type BootstrapAccountBody = z.infer<typeof BootstrapAccountBody>;
 
 export const BootstrapAccountReply = z.object({ account_id: Id, user_id: Id, token: z.string() });
 export type BootstrapAccountReply = z.infer<typeof BootstrapAccountReply>;
+
+/** `agent_network_only: true` needs `dashboard_features.agent_network: true` in the same request. */
+export const agentNetworkOnlyError = (settings: AccountSettingsUpdate): string | null =>
+  settings.agent_network_only === true && settings.dashboard_features?.agent_network !== true
+    ? "agent_network_only requires dashboard_features.agent_network to be true in the same request"
+    : null;

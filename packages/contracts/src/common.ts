@@ -48,3 +48,13 @@ export const QueryBoolean = z
 /** A query parameter that may repeat (`?group_id=a&group_id=b`) arrives as a string or a list. */
 export const repeatable = <T extends z.ZodType>(item: T) =>
   z.union([item, z.array(item)]).transform((v) => (Array.isArray(v) ? v : [v]) as z.output<T>[]);
+
+/** A secret sealed with AES-256-GCM (see packages/sealing); `kid` names the key, never holds it. */
+export const SealedSecret = z.object({
+  v: z.literal(1),
+  kid: z.string(),
+  iv: z.string(),
+  tag: z.string(),
+  ct: z.string(),
+});
+export type SealedSecret = z.infer<typeof SealedSecret>;

@@ -7,6 +7,7 @@ export * from "./common";
 export * from "./consumption";
 export * from "./errors";
 export * from "./events";
+export * from "./gateway";
 export * from "./groups";
 export * from "./guardrails";
 export * from "./limits";

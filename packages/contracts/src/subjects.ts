@@ -1,8 +1,15 @@
 import { z } from "zod";
 import { Account, BootstrapAccountBody, BootstrapAccountReply, UpdateAccountBody } from "./account";
+import { AgentConfig } from "./agent-config";
+import { BudgetRule, BudgetRuleBody } from "./budget-rules";
+import { CatalogProvider, DiscoverModelsBody, DiscoverModelsReply } from "./catalog";
 import { Caller, Empty, Id } from "./common";
+import { GatewaySnapshot } from "./gateway";
 import { Group, GroupBody } from "./groups";
-import { Settings } from "./settings";
+import { Guardrail, GuardrailBody } from "./guardrails";
+import { Policy, PolicyBody } from "./policies";
+import { CreateProviderBody, Provider, UpdateProviderBody } from "./providers";
+import { CreateSettingsBody, Settings, UpdateSettingsBody } from "./settings";
 import { CreateTokenBody, PersonalAccessToken, PersonalAccessTokenGenerated } from "./tokens";
 import { CreateUserBody, UpdateUserBody, User } from "./users";
 
@@ -68,6 +75,56 @@ export const ControlPlane = {
   tokensDelete: endpoint("agn.ctl.tokens.delete", byCaller({ user_id: Id, token_id: Id }), Empty),
 
   settingsGet: endpoint("agn.ctl.settings.get", byCaller({}), Settings),
+  settingsCreate: endpoint("agn.ctl.settings.create", byCaller({ body: CreateSettingsBody }), Settings),
+  settingsUpdate: endpoint("agn.ctl.settings.update", byCaller({ body: UpdateSettingsBody }), Settings),
+  settingsDelete: endpoint("agn.ctl.settings.delete", byCaller({}), Empty),
+
+  budgetRulesList: endpoint("agn.ctl.budget_rules.list", byCaller({}), z.array(BudgetRule)),
+  budgetRulesGet: endpoint("agn.ctl.budget_rules.get", byCaller({ rule_id: Id }), BudgetRule),
+  budgetRulesCreate: endpoint("agn.ctl.budget_rules.create", byCaller({ body: BudgetRuleBody }), BudgetRule),
+  budgetRulesUpdate: endpoint(
+    "agn.ctl.budget_rules.update",
+    byCaller({ rule_id: Id, body: BudgetRuleBody }),
+    BudgetRule,
+  ),
+  budgetRulesDelete: endpoint("agn.ctl.budget_rules.delete", byCaller({ rule_id: Id }), Empty),
+
+  catalogList: endpoint("agn.ctl.catalog.list", byCaller({}), z.array(CatalogProvider)),
+  catalogDiscover: endpoint(
+    "agn.ctl.catalog.discover",
+    byCaller({ body: DiscoverModelsBody }),
+    DiscoverModelsReply,
+  ),
+
+  providersList: endpoint("agn.ctl.providers.list", byCaller({}), z.array(Provider)),
+  providersGet: endpoint("agn.ctl.providers.get", byCaller({ provider_id: Id }), Provider),
+  providersCreate: endpoint("agn.ctl.providers.create", byCaller({ body: CreateProviderBody }), Provider),
+  providersUpdate: endpoint(
+    "agn.ctl.providers.update",
+    byCaller({ provider_id: Id, body: UpdateProviderBody }),
+    Provider,
+  ),
+  providersDelete: endpoint("agn.ctl.providers.delete", byCaller({ provider_id: Id }), Empty),
+
+  policiesList: endpoint("agn.ctl.policies.list", byCaller({}), z.array(Policy)),
+  policiesGet: endpoint("agn.ctl.policies.get", byCaller({ policy_id: Id }), Policy),
+  policiesCreate: endpoint("agn.ctl.policies.create", byCaller({ body: PolicyBody }), Policy),
+  policiesUpdate: endpoint("agn.ctl.policies.update", byCaller({ policy_id: Id, body: PolicyBody }), Policy),
+  policiesDelete: endpoint("agn.ctl.policies.delete", byCaller({ policy_id: Id }), Empty),
+
+  guardrailsList: endpoint("agn.ctl.guardrails.list", byCaller({}), z.array(Guardrail)),
+  guardrailsGet: endpoint("agn.ctl.guardrails.get", byCaller({ guardrail_id: Id }), Guardrail),
+  guardrailsCreate: endpoint("agn.ctl.guardrails.create", byCaller({ body: GuardrailBody }), Guardrail),
+  guardrailsUpdate: endpoint(
+    "agn.ctl.guardrails.update",
+    byCaller({ guardrail_id: Id, body: GuardrailBody }),
+    Guardrail,
+  ),
+  guardrailsDelete: endpoint("agn.ctl.guardrails.delete", byCaller({ guardrail_id: Id }), Empty),
+
+  agentConfig: endpoint("agn.ctl.agent_config", byCaller({}), AgentConfig),
+  /** The proxy's view of one account (sealed credentials). */
+  gatewaySnapshot: endpoint("agn.ctl.gateway.snapshot", z.object({ account_id: Id }), GatewaySnapshot),
   /** Every account's access-log retention, for telemetry's sweep. */
   retentionList: endpoint(
     "agn.ctl.settings.retention",

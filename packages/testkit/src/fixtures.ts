@@ -18,3 +18,9 @@ export const uniqueId = (prefix = "t") => `${prefix}_${randomUUID().replaceAll("
 
 /** A unique NATS subject prefix, for tests that serve their own endpoints. */
 export const uniqueSubject = (base: string) => `${base}.${uniqueId("s")}`;
+
+/**
+ * The sealing key of every test run. Fixed on purpose: the test database outlives a run, and the
+ * control-plane refuses to start with a key that cannot open what the database already holds.
+ */
+export const TEST_SEALING_KEY = "dGVzdC1vbmx5LXNlYWxpbmcta2V5LTMyLWJ5dGVzISE=";

@@ -1,4 +1,11 @@
-import { type AccountDeletedEvent, ControlPlane, Events, notFound } from "@agentnet/contracts";
+import {
+  type AccountDeletedEvent,
+  agentNetworkOnlyError,
+  ControlPlane,
+  Events,
+  notFound,
+  unprocessable,
+} from "@agentnet/contracts";
 import { requireOwner, requireWriter } from "../domain/access";
 import { applySettingsUpdate } from "../domain/accounts";
 import { toAccount } from "../store/views";
@@ -22,6 +29,15 @@ export function registerAccountHandlers(ctx: HandlerContext) {
   handle(ctx, ControlPlane.accountsUpdate, async ({ caller, account_id, body }) => {
     const account = await loadOwnAccount(caller.account_id, account_id);
     requireWriter(caller);
+    const problem = agentNetworkOnlyError(body.settings);
+    if (problem) {
+      throw unprocessable("account.agent_network_only", problem, [
+        {
+          path: "settings.dashboard_features.agent_network",
+          message: "must be true when agent_network_only is enabled",
+        },
+      ]);
+    }
     const updated = await models.Account.findOneAndUpdate(
       { _id: account._id },
       {
@@ -40,10 +56,16 @@ export function registerAccountHandlers(ctx: HandlerContext) {
   handle(ctx, ControlPlane.accountsDelete, async ({ caller, account_id }) => {
     const account = await loadOwnAccount(caller.account_id, account_id);
     requireOwner(caller);
+    const byAccount = { account_id: account._id };
     await Promise.all([
-      models.Token.deleteMany({ account_id: account._id }),
-      models.User.deleteMany({ account_id: account._id }),
-      models.Group.deleteMany({ account_id: account._id }),
+      models.Token.deleteMany(byAccount),
+      models.User.deleteMany(byAccount),
+      models.Group.deleteMany(byAccount),
+      models.Settings.deleteMany(byAccount),
+      models.Provider.deleteMany(byAccount),
+      models.Policy.deleteMany(byAccount),
+      models.Guardrail.deleteMany(byAccount),
+      models.BudgetRule.deleteMany(byAccount),
     ]);
     await models.Account.deleteOne({ _id: account._id });
     const event: AccountDeletedEvent = {

@@ -1,21 +1,35 @@
 import { type Handler, type NatsConnection, serve } from "@agentnet/bus";
-import { type Endpoint, Events, QUEUE } from "@agentnet/contracts";
+import {
+  type Caller,
+  type ConfigChangedEvent,
+  type Endpoint,
+  Events,
+  notFound,
+  QUEUE,
+  type Verifier,
+} from "@agentnet/contracts";
+import type { SealingKey } from "@agentnet/sealing";
 import type { Logger } from "@agentnet/service-kit";
+import type { ActiveEndpoints } from "../domain/settings";
+import type { AgentModels } from "../store/agent-models";
 import type { Models } from "../store/models";
 
-/** What every handler group needs: the stores, the bus and a logger. */
+/** What every handler group needs: the stores, the bus, the sealing key and a logger. */
 export interface HandlerContext {
-  models: Models;
+  models: Models & AgentModels;
   nc: NatsConnection;
   logger: Logger;
+  sealingKey: SealingKey;
+  activeEndpoints: ActiveEndpoints;
+  /** How long to wait for the provider-verifier's answer. */
+  verifyTimeoutMs: number;
+  verifier: typeof Verifier;
 }
 
 /** Tells proxies and caches that an account's configuration changed. */
 export const announceConfigChange = (ctx: HandlerContext, accountId: string): void => {
-  ctx.nc.publish(
-    Events.configChanged(accountId),
-    JSON.stringify({ v: 1, account_id: accountId, at: new Date().toISOString() }),
-  );
+  const event: ConfigChangedEvent = { v: 1, account_id: accountId, at: new Date().toISOString() };
+  ctx.nc.publish(Events.configChanged(accountId), JSON.stringify(event));
 };
 
 /** Serves one control-plane endpoint in the service's queue group, logging unexpected failures. */
@@ -25,3 +39,28 @@ export const handle = <E extends Endpoint>(ctx: HandlerContext, endpoint: E, han
     onUnexpectedError: (err, subject) => ctx.logger.error({ err, subject }, "handler failed"),
   });
 };
+
+/** Loads one document of the caller's account by id, or 404 (an id of another account is not found, too). */
+export async function loadOwned<T>(
+  model: { findOne(filter: { _id: string; account_id: string }): { lean(): PromiseLike<T | null> } },
+  caller: Caller,
+  id: string,
+  what: string,
+): Promise<T> {
+  const doc = await model.findOne({ _id: id, account_id: caller.account_id }).lean();
+  if (!doc) throw notFound(what);
+  return doc;
+}
+
+/** Ids from `wanted` that are not documents of the account. */
+export async function missingIds(
+  model: { find(filter: object, projection: object): { lean(): PromiseLike<{ _id: string }[]> } },
+  accountId: string,
+  wanted: readonly string[],
+): Promise<string[]> {
+  const unique = [...new Set(wanted)];
+  if (unique.length === 0) return [];
+  const found = await model.find({ account_id: accountId, _id: { $in: unique } }, { _id: 1 }).lean();
+  const have = new Set(found.map((doc) => doc._id));
+  return unique.filter((id) => !have.has(id));
+}

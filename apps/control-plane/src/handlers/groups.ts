@@ -90,6 +90,14 @@ export function registerGroupHandlers(ctx: HandlerContext) {
     if (group._id === (await allGroupId(caller.account_id))) {
       throw unprocessable("group.all_immutable", "the All group cannot be deleted");
     }
+    const [policies, rules] = await Promise.all([
+      models.Policy.find({ account_id: caller.account_id, source_groups: group._id }, { name: 1 }).lean(),
+      models.BudgetRule.find({ account_id: caller.account_id, target_groups: group._id }, { name: 1 }).lean(),
+    ]);
+    const users = [...policies.map((p) => `policy ${p.name}`), ...rules.map((r) => `budget rule ${r.name}`)];
+    if (users.length > 0) {
+      throw conflict("group.in_use", `the group is used by ${users.join(", ")}; remove it from them first`);
+    }
     await models.User.updateMany(
       { account_id: caller.account_id, auto_groups: group._id },
       { $pull: { auto_groups: group._id } },

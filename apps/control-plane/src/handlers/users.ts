@@ -122,6 +122,10 @@ export function registerUserHandlers(ctx: HandlerContext) {
       await requireAnotherOwner(caller.account_id, user._id);
     }
     await models.Token.deleteMany({ account_id: caller.account_id, user_id: user._id });
+    await models.BudgetRule.updateMany(
+      { account_id: caller.account_id, target_users: user._id },
+      { $pull: { target_users: user._id } },
+    );
     await models.User.deleteOne({ _id: user._id, account_id: caller.account_id });
     announceConfigChange(ctx, caller.account_id);
     return {};

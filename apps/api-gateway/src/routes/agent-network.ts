@@ -1,0 +1,180 @@
+import type { NatsConnection } from "@agentnet/bus";
+import {
+  BudgetRuleBody,
+  ControlPlane,
+  CreateProviderBody,
+  CreateSettingsBody,
+  DiscoverModelsBody,
+  type Endpoint,
+  GuardrailBody,
+  PolicyBody,
+  UpdateProviderBody,
+  UpdateSettingsBody,
+} from "@agentnet/contracts";
+import { type Request, Router } from "express";
+import type { z } from "zod";
+import { mount, param, type RouteSpec } from "../http/route";
+
+const body = <T extends z.ZodType>(schema: T, req: Request): z.output<T> => schema.parse(req.body ?? {});
+
+/** Spec endpoints 5–31: settings, budget rules, catalog, providers, policies, guardrails, agent-config. */
+export function agentNetworkRoutes(nc: NatsConnection, timeoutMs: number): Router {
+  const router = Router();
+  const add = <E extends Endpoint>(spec: RouteSpec<E>) => mount(router, nc, timeoutMs, spec);
+  const base = "/agent-network";
+
+  add({
+    method: "get",
+    path: `${base}/agent-config`,
+    access: "member",
+    endpoint: ControlPlane.agentConfig,
+    toRequest: (_r, caller) => ({ caller }),
+  });
+
+  add({
+    method: "get",
+    path: `${base}/settings`,
+    access: "reader",
+    endpoint: ControlPlane.settingsGet,
+    toRequest: (_r, caller) => ({ caller }),
+  });
+  add({
+    method: "post",
+    path: `${base}/settings`,
+    access: "writer",
+    endpoint: ControlPlane.settingsCreate,
+    toRequest: (req, caller) => ({ caller, body: body(CreateSettingsBody, req) }),
+  });
+  add({
+    method: "put",
+    path: `${base}/settings`,
+    access: "writer",
+    endpoint: ControlPlane.settingsUpdate,
+    toRequest: (req, caller) => ({ caller, body: body(UpdateSettingsBody, req) }),
+  });
+  add({
+    method: "delete",
+    path: `${base}/settings`,
+    access: "writer",
+    endpoint: ControlPlane.settingsDelete,
+    toRequest: (_r, caller) => ({ caller }),
+  });
+
+  // The five routes of a collection have the same shape; the control-plane validates each payload
+  // against its contract, and the tests exercise every one.
+  const crud = (
+    collection: string,
+    idParam: string,
+    idField: string,
+    endpoints: Record<"list" | "get" | "create" | "update" | "delete", Endpoint>,
+    schemas: { create: z.ZodType; update: z.ZodType },
+  ) => {
+    const id = (req: Request) => ({ [idField]: param(req, idParam) });
+    const path = `${base}/${collection}`;
+    const item = `${path}/:${idParam}`;
+    add({
+      method: "get",
+      path,
+      access: "reader",
+      endpoint: endpoints.list,
+      toRequest: (_r, caller) => ({ caller }),
+    });
+    add({
+      method: "post",
+      path,
+      access: "writer",
+      endpoint: endpoints.create,
+      toRequest: (req, caller) => ({ caller, body: body(schemas.create, req) }),
+    });
+    add({
+      method: "get",
+      path: item,
+      access: "reader",
+      endpoint: endpoints.get,
+      toRequest: (req, caller) => ({ caller, ...id(req) }),
+    });
+    add({
+      method: "put",
+      path: item,
+      access: "writer",
+      endpoint: endpoints.update,
+      toRequest: (req, caller) => ({ caller, ...id(req), body: body(schemas.update, req) }),
+    });
+    add({
+      method: "delete",
+      path: item,
+      access: "writer",
+      endpoint: endpoints.delete,
+      toRequest: (req, caller) => ({ caller, ...id(req) }),
+    });
+  };
+
+  crud(
+    "budget-rules",
+    "ruleId",
+    "rule_id",
+    {
+      list: ControlPlane.budgetRulesList,
+      get: ControlPlane.budgetRulesGet,
+      create: ControlPlane.budgetRulesCreate,
+      update: ControlPlane.budgetRulesUpdate,
+      delete: ControlPlane.budgetRulesDelete,
+    },
+    { create: BudgetRuleBody, update: BudgetRuleBody },
+  );
+  crud(
+    "providers",
+    "providerId",
+    "provider_id",
+    {
+      list: ControlPlane.providersList,
+      get: ControlPlane.providersGet,
+      create: ControlPlane.providersCreate,
+      update: ControlPlane.providersUpdate,
+      delete: ControlPlane.providersDelete,
+    },
+    { create: CreateProviderBody, update: UpdateProviderBody },
+  );
+  crud(
+    "policies",
+    "policyId",
+    "policy_id",
+    {
+      list: ControlPlane.policiesList,
+      get: ControlPlane.policiesGet,
+      create: ControlPlane.policiesCreate,
+      update: ControlPlane.policiesUpdate,
+      delete: ControlPlane.policiesDelete,
+    },
+    { create: PolicyBody, update: PolicyBody },
+  );
+  crud(
+    "guardrails",
+    "guardrailId",
+    "guardrail_id",
+    {
+      list: ControlPlane.guardrailsList,
+      get: ControlPlane.guardrailsGet,
+      create: ControlPlane.guardrailsCreate,
+      update: ControlPlane.guardrailsUpdate,
+      delete: ControlPlane.guardrailsDelete,
+    },
+    { create: GuardrailBody, update: GuardrailBody },
+  );
+
+  add({
+    method: "get",
+    path: `${base}/catalog/providers`,
+    access: "reader",
+    endpoint: ControlPlane.catalogList,
+    toRequest: (_r, caller) => ({ caller }),
+  });
+  add({
+    method: "post",
+    path: `${base}/catalog/providers/models`,
+    access: "writer",
+    endpoint: ControlPlane.catalogDiscover,
+    toRequest: (req, caller) => ({ caller, body: body(DiscoverModelsBody, req) }),
+  });
+  return router;
+}

@@ -1,0 +1,39 @@
+import { findCatalogProvider } from "@agentnet/catalog";
+import type { AgentConfig, Guardrail, Policy, Provider, Settings } from "@agentnet/contracts";
+import { modelAllowance, reachableProviders } from "@agentnet/gateway-rules";
+
+/**
+ * The caller's agent config: providers reachable through enabled policies covering one of the
+ * caller's groups, and per provider whether a model allowlist restricts it. `configured` is false
+ * only without a settings record; a caller no policy covers reads true with no providers. Never
+ * credentials, policies or guardrail configuration.
+ */
+export function buildAgentConfig(input: {
+  settings: Settings | null;
+  providers: readonly Provider[];
+  policies: readonly Policy[];
+  guardrails: readonly Guardrail[];
+  callerGroupIds: readonly string[];
+}): AgentConfig {
+  if (!input.settings) return { configured: false, endpoint: "", providers: [] };
+  const guardrails = new Map(input.guardrails.map((guardrail) => [guardrail.id, guardrail]));
+  const providers = reachableProviders(input.providers, input.policies, input.callerGroupIds).map(
+    ({ provider, policies }) => {
+      const catalog = findCatalogProvider(provider.provider_id);
+      const allowance = modelAllowance(provider, policies, guardrails);
+      // With no restriction, list the declared models, else the catalog's, as a courtesy.
+      const courtesy =
+        provider.models.length > 0
+          ? provider.models.map((m) => m.id)
+          : (catalog?.models.map((m) => m.id) ?? []);
+      return {
+        name: provider.name,
+        catalog_id: provider.provider_id,
+        api_flavor: catalog?.api_flavor ?? "openai",
+        all_models_allowed: allowance.all,
+        models: allowance.all ? courtesy : [...allowance.models].sort(),
+      };
+    },
+  );
+  return { configured: true, endpoint: input.settings.endpoint, providers };
+}

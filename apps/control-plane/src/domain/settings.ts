@@ -1,0 +1,61 @@
+import {
+  type CreateSettingsBody,
+  endpointChoiceError,
+  type UpdateSettingsBody,
+  unprocessable,
+} from "@agentnet/contracts";
+
+/**
+ * Where the endpoint of a new settings record comes from: a dedicated hostname claimed verbatim,
+ * or a label the server allocates under the cluster's proxy address. Exactly one must be given.
+ */
+export function endpointSource(
+  body: CreateSettingsBody,
+): { dedicated: true; endpoint: string } | { dedicated: false; proxyAddress: string } {
+  const problem = endpointChoiceError(body);
+  if (problem) throw unprocessable("settings.endpoint_choice", problem);
+  if (body.endpoint !== undefined) return { dedicated: true, endpoint: body.endpoint };
+  return { dedicated: false, proxyAddress: body.proxy_address ?? "" };
+}
+
+/** `<label>.<proxy_address>`: a fresh, unguessable label per allocation; released labels are never reused on purpose. */
+export const allocateEndpoint = (proxyAddress: string, label: string): string =>
+  `agn-${label}.${proxyAddress}`;
+
+/** endpoint and proxy_address are immutable once assigned: a PUT must carry exactly the assigned values. */
+export function assertAssignedUnchanged(
+  stored: { endpoint: string; proxy_address: string },
+  body: UpdateSettingsBody,
+): void {
+  const changed = [
+    ...(body.endpoint !== stored.endpoint ? ["endpoint"] : []),
+    ...(body.proxy_address !== stored.proxy_address ? ["proxy_address"] : []),
+  ];
+  if (changed.length > 0) {
+    throw unprocessable(
+      "settings.immutable_field",
+      `${changed.join(" and ")} cannot change once assigned (assigned: endpoint "${stored.endpoint}", proxy_address "${stored.proxy_address}")`,
+      changed.map((path) => ({ path, message: "must equal the assigned value" })),
+    );
+  }
+}
+
+/** How long after its last heartbeat a proxy still counts as actively serving an endpoint. */
+export const ACTIVE_PROXY_WINDOW_MS = 30_000;
+
+/** Endpoints proxies said they serve, with when they last said so. */
+export class ActiveEndpoints {
+  private readonly lastSeen = new Map<string, number>();
+
+  record(endpoints: readonly string[], at: number): void {
+    for (const endpoint of endpoints) {
+      const key = endpoint.toLowerCase();
+      this.lastSeen.set(key, Math.max(at, this.lastSeen.get(key) ?? 0));
+    }
+  }
+
+  isActive(endpoint: string, now = Date.now()): boolean {
+    const seen = this.lastSeen.get(endpoint.toLowerCase());
+    return seen !== undefined && now - seen <= ACTIVE_PROXY_WINDOW_MS;
+  }
+}

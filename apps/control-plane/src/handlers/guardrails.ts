@@ -1,0 +1,69 @@
+import { ControlPlane, conflict, type GuardrailBody } from "@agentnet/contracts";
+import { newId } from "@agentnet/service-kit";
+import { requireAccountWideGrant, requireWriter } from "../domain/access";
+import type { GuardrailDoc } from "../store/agent-models";
+import { toGuardrail } from "../store/agent-views";
+import { announceConfigChange, type HandlerContext, handle, loadOwned } from "./context";
+
+export function registerGuardrailHandlers(ctx: HandlerContext) {
+  const { models } = ctx;
+  const fields = (body: GuardrailBody) => ({
+    name: body.name,
+    description: body.description,
+    checks: body.checks,
+  });
+
+  handle(ctx, ControlPlane.guardrailsList, async ({ caller }) => {
+    requireAccountWideGrant(caller);
+    const docs = await models.Guardrail.find({ account_id: caller.account_id })
+      .sort({ created_at: 1 })
+      .lean();
+    return docs.map(toGuardrail);
+  });
+
+  handle(ctx, ControlPlane.guardrailsGet, async ({ caller, guardrail_id }) => {
+    requireAccountWideGrant(caller);
+    return toGuardrail(await loadOwned<GuardrailDoc>(models.Guardrail, caller, guardrail_id, "guardrail"));
+  });
+
+  handle(ctx, ControlPlane.guardrailsCreate, async ({ caller, body }) => {
+    requireWriter(caller);
+    const created = await models.Guardrail.create({
+      _id: newId(),
+      account_id: caller.account_id,
+      ...fields(body),
+    });
+    announceConfigChange(ctx, caller.account_id);
+    return toGuardrail(created.toObject());
+  });
+
+  handle(ctx, ControlPlane.guardrailsUpdate, async ({ caller, guardrail_id, body }) => {
+    requireWriter(caller);
+    const stored = await loadOwned<GuardrailDoc>(models.Guardrail, caller, guardrail_id, "guardrail");
+    const updated = await models.Guardrail.findOneAndUpdate(
+      { _id: stored._id, account_id: caller.account_id },
+      { $set: fields(body) },
+      { new: true },
+    ).lean();
+    announceConfigChange(ctx, caller.account_id);
+    return toGuardrail(updated ?? stored);
+  });
+
+  handle(ctx, ControlPlane.guardrailsDelete, async ({ caller, guardrail_id }) => {
+    requireWriter(caller);
+    const stored = await loadOwned<GuardrailDoc>(models.Guardrail, caller, guardrail_id, "guardrail");
+    const users = await models.Policy.find(
+      { account_id: caller.account_id, guardrail_ids: stored._id },
+      { name: 1 },
+    ).lean();
+    if (users.length > 0) {
+      throw conflict(
+        "guardrail.in_use",
+        `the guardrail is used by policies: ${users.map((p) => p.name).join(", ")}; remove it from them first`,
+      );
+    }
+    await models.Guardrail.deleteOne({ _id: stored._id, account_id: caller.account_id });
+    announceConfigChange(ctx, caller.account_id);
+    return {};
+  });
+}

@@ -1,0 +1,88 @@
+import {
+  type Caller,
+  ControlPlane,
+  type ErrorDetail,
+  type PolicyBody,
+  unprocessable,
+} from "@agentnet/contracts";
+import { newId } from "@agentnet/service-kit";
+import { requireAccountWideGrant, requireWriter } from "../domain/access";
+import type { PolicyDoc } from "../store/agent-models";
+import { toPolicy } from "../store/agent-views";
+import { announceConfigChange, type HandlerContext, handle, loadOwned, missingIds } from "./context";
+
+export function registerPolicyHandlers(ctx: HandlerContext) {
+  const { models } = ctx;
+
+  /** Every group, provider and guardrail a policy names must exist in the caller's account. */
+  const requireReferencesExist = async (caller: Caller, body: PolicyBody) => {
+    const [groups, providers, guardrails] = await Promise.all([
+      missingIds(models.Group, caller.account_id, body.source_groups),
+      missingIds(models.Provider, caller.account_id, body.destination_provider_ids),
+      missingIds(models.Guardrail, caller.account_id, body.guardrail_ids),
+    ]);
+    const details: ErrorDetail[] = [
+      ...groups.map((id) => ({ path: "source_groups", message: `unknown group ${id}` })),
+      ...providers.map((id) => ({ path: "destination_provider_ids", message: `unknown provider ${id}` })),
+      ...guardrails.map((id) => ({ path: "guardrail_ids", message: `unknown guardrail ${id}` })),
+    ];
+    if (details.length > 0) {
+      throw unprocessable("policy.unknown_reference", details.map((d) => d.message).join("; "), details);
+    }
+  };
+
+  const fields = (body: PolicyBody) => ({
+    name: body.name,
+    description: body.description,
+    enabled: body.enabled,
+    source_groups: body.source_groups,
+    destination_provider_ids: body.destination_provider_ids,
+    guardrail_ids: body.guardrail_ids,
+    limits: body.limits,
+  });
+
+  handle(ctx, ControlPlane.policiesList, async ({ caller }) => {
+    requireAccountWideGrant(caller);
+    const docs = await models.Policy.find({ account_id: caller.account_id }).sort({ created_at: 1 }).lean();
+    return docs.map(toPolicy);
+  });
+
+  handle(ctx, ControlPlane.policiesGet, async ({ caller, policy_id }) => {
+    requireAccountWideGrant(caller);
+    return toPolicy(await loadOwned<PolicyDoc>(models.Policy, caller, policy_id, "policy"));
+  });
+
+  handle(ctx, ControlPlane.policiesCreate, async ({ caller, body }) => {
+    requireWriter(caller);
+    await requireReferencesExist(caller, body);
+    const created = await models.Policy.create({
+      _id: newId(),
+      account_id: caller.account_id,
+      ...fields(body),
+    });
+    announceConfigChange(ctx, caller.account_id);
+    return toPolicy(created.toObject());
+  });
+
+  handle(ctx, ControlPlane.policiesUpdate, async ({ caller, policy_id, body }) => {
+    requireWriter(caller);
+    const stored = await loadOwned<PolicyDoc>(models.Policy, caller, policy_id, "policy");
+    await requireReferencesExist(caller, body);
+    const { limits, ...rest } = fields(body);
+    const updated = await models.Policy.findOneAndUpdate(
+      { _id: stored._id, account_id: caller.account_id },
+      limits ? { $set: { ...rest, limits } } : { $set: rest, $unset: { limits: 1 } },
+      { new: true },
+    ).lean();
+    announceConfigChange(ctx, caller.account_id);
+    return toPolicy(updated ?? stored);
+  });
+
+  handle(ctx, ControlPlane.policiesDelete, async ({ caller, policy_id }) => {
+    requireWriter(caller);
+    const stored = await loadOwned<PolicyDoc>(models.Policy, caller, policy_id, "policy");
+    await models.Policy.deleteOne({ _id: stored._id, account_id: caller.account_id });
+    announceConfigChange(ctx, caller.account_id);
+    return {};
+  });
+}

@@ -1,0 +1,121 @@
+import { request } from "@agentnet/bus";
+import { type Caller, ControlPlane, conflict, type VerifyProviderReply } from "@agentnet/contracts";
+import { seal, unseal } from "@agentnet/sealing";
+import { newId } from "@agentnet/service-kit";
+import { requireAccountWideGrant, requireWriter } from "../domain/access";
+import {
+  fieldsFromCreate,
+  mergeProviderUpdate,
+  needsVendorCheck,
+  type ProviderFields,
+} from "../domain/providers";
+import type { ProviderDoc } from "../store/agent-models";
+import { toProvider } from "../store/agent-views";
+import { announceConfigChange, type HandlerContext, handle, loadOwned } from "./context";
+
+/** The credential is bound to its owner: a sealed key copied to another record will not open. */
+export const credentialOwner = (accountId: string, providerId: string) =>
+  `provider:${accountId}:${providerId}`;
+
+export function registerProviderHandlers(ctx: HandlerContext) {
+  const { models } = ctx;
+
+  /** Asks the verifier; a refusal comes back as its 422 and leaves nothing written. */
+  const verify = (fields: ProviderFields, apiKey: string): Promise<VerifyProviderReply> =>
+    request(
+      ctx.nc,
+      ctx.verifier.verifyProvider,
+      {
+        catalog_provider_id: fields.provider_id,
+        upstream_url: fields.upstream_url,
+        api_key: apiKey,
+        skip_tls_verification: fields.skip_tls_verification,
+      },
+      { timeoutMs: ctx.verifyTimeoutMs },
+    );
+
+  const describeVerification = (reply: VerifyProviderReply) =>
+    reply.outcome === "verified" ? "verified" : `unverified:${reply.reason}`;
+
+  const openKey = (doc: ProviderDoc) =>
+    unseal(ctx.sealingKey, doc.sealed_api_key, credentialOwner(doc.account_id, doc._id));
+
+  const load = (caller: Caller, id: string) =>
+    loadOwned<ProviderDoc>(models.Provider, caller, id, "provider");
+
+  handle(ctx, ControlPlane.providersList, async ({ caller }) => {
+    requireAccountWideGrant(caller);
+    const docs = await models.Provider.find({ account_id: caller.account_id }).sort({ created_at: 1 }).lean();
+    return docs.map(toProvider);
+  });
+
+  handle(ctx, ControlPlane.providersGet, async ({ caller, provider_id }) => {
+    requireAccountWideGrant(caller);
+    return toProvider(await load(caller, provider_id));
+  });
+
+  handle(ctx, ControlPlane.providersCreate, async ({ caller, body }) => {
+    requireWriter(caller);
+    const fields = fieldsFromCreate(body);
+    const verification = await verify(fields, body.api_key);
+    const id = newId();
+    const created = await models.Provider.create({
+      _id: id,
+      account_id: caller.account_id,
+      ...fields,
+      sealed_api_key: seal(ctx.sealingKey, body.api_key, credentialOwner(caller.account_id, id)),
+      verification: describeVerification(verification),
+    });
+    ctx.logger.info(
+      { account_id: caller.account_id, provider: id, verification: describeVerification(verification) },
+      "provider created",
+    );
+    announceConfigChange(ctx, caller.account_id);
+    return toProvider(created.toObject());
+  });
+
+  handle(ctx, ControlPlane.providersUpdate, async ({ caller, provider_id, body }) => {
+    requireWriter(caller);
+    const stored = await load(caller, provider_id);
+    const next = mergeProviderUpdate(stored, body);
+    const storedKey = openKey(stored);
+    const update: Partial<ProviderDoc> = { ...next };
+    if (needsVendorCheck(stored, next, { stored: storedKey, sent: body.api_key })) {
+      // A refusal throws here, before anything is written: the stored record stays unchanged.
+      update.verification = describeVerification(await verify(next, body.api_key ?? storedKey));
+    }
+    if (body.api_key !== undefined && body.api_key !== storedKey) {
+      update.sealed_api_key = seal(
+        ctx.sealingKey,
+        body.api_key,
+        credentialOwner(caller.account_id, stored._id),
+      );
+    }
+    const updated = await models.Provider.findOneAndUpdate(
+      { _id: stored._id, account_id: caller.account_id },
+      { $set: update },
+      { new: true },
+    ).lean();
+    if (!updated) return toProvider(await load(caller, provider_id));
+    announceConfigChange(ctx, caller.account_id);
+    return toProvider(updated);
+  });
+
+  handle(ctx, ControlPlane.providersDelete, async ({ caller, provider_id }) => {
+    requireWriter(caller);
+    const stored = await load(caller, provider_id);
+    const users = await models.Policy.find(
+      { account_id: caller.account_id, destination_provider_ids: stored._id },
+      { name: 1 },
+    ).lean();
+    if (users.length > 0) {
+      throw conflict(
+        "provider.in_use",
+        `the provider is used by policies: ${users.map((p) => p.name).join(", ")}; remove it from them first`,
+      );
+    }
+    await models.Provider.deleteOne({ _id: stored._id, account_id: caller.account_id });
+    announceConfigChange(ctx, caller.account_id);
+    return {};
+  });
+}

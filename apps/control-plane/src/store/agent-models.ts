@@ -1,0 +1,194 @@
+import type { GuardrailChecks, Limits, ProviderModel, SealedSecret } from "@agentnet/contracts";
+import { type Connection, type Model, Schema } from "mongoose";
+
+const timestamps = { createdAt: "created_at", updatedAt: "updated_at" } as const;
+
+export interface SettingsDoc {
+  _id: string;
+  account_id: string;
+  endpoint: string;
+  proxy_address: string;
+  dedicated: boolean;
+  enable_log_collection: boolean;
+  enable_prompt_collection: boolean;
+  redact_pii: boolean;
+  access_log_retention_days: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface ProviderDoc {
+  _id: string;
+  account_id: string;
+  provider_id: string;
+  name: string;
+  upstream_url: string;
+  sealed_api_key: SealedSecret;
+  models: ProviderModel[];
+  extra_values: Record<string, string>;
+  identity_header_user_id: string;
+  identity_header_groups: string;
+  enabled: boolean;
+  skip_tls_verification: boolean;
+  metadata_disabled: boolean;
+  /** The last vendor check: `verified`, or why the record was stored unverified. */
+  verification: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface PolicyDoc {
+  _id: string;
+  account_id: string;
+  name: string;
+  description: string;
+  enabled: boolean;
+  source_groups: string[];
+  destination_provider_ids: string[];
+  guardrail_ids: string[];
+  limits?: Limits;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface GuardrailDoc {
+  _id: string;
+  account_id: string;
+  name: string;
+  description: string;
+  checks: GuardrailChecks;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface BudgetRuleDoc {
+  _id: string;
+  account_id: string;
+  name: string;
+  enabled: boolean;
+  target_groups: string[];
+  target_users: string[];
+  limits: Limits;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** A value sealed at first start; opening it at every start proves AGN_SEALING_KEY is the same key. */
+export interface SealingCanaryDoc {
+  _id: string;
+  sealed: SealedSecret;
+}
+
+const settingsSchema = new Schema<SettingsDoc>(
+  {
+    _id: String,
+    account_id: { type: String, required: true },
+    endpoint: { type: String, required: true },
+    proxy_address: { type: String, default: "" },
+    dedicated: Boolean,
+    enable_log_collection: Boolean,
+    enable_prompt_collection: Boolean,
+    redact_pii: Boolean,
+    access_log_retention_days: Number,
+  },
+  { timestamps },
+);
+// One record per account, and an endpoint held by one account at a time: both decided by the
+// index, so two concurrent POSTs cannot both win.
+settingsSchema.index({ account_id: 1 }, { unique: true });
+settingsSchema.index({ endpoint: 1 }, { unique: true });
+
+const mixed = { type: Schema.Types.Mixed };
+
+const providerSchema = new Schema<ProviderDoc>(
+  {
+    _id: String,
+    account_id: { type: String, required: true },
+    provider_id: String,
+    name: String,
+    upstream_url: String,
+    sealed_api_key: { ...mixed, required: true },
+    models: { ...mixed, default: [] },
+    extra_values: { ...mixed, default: {} },
+    identity_header_user_id: String,
+    identity_header_groups: String,
+    enabled: Boolean,
+    skip_tls_verification: Boolean,
+    metadata_disabled: Boolean,
+    verification: String,
+  },
+  { timestamps, minimize: false },
+);
+providerSchema.index({ account_id: 1, created_at: 1 });
+
+const policySchema = new Schema<PolicyDoc>(
+  {
+    _id: String,
+    account_id: { type: String, required: true },
+    name: String,
+    description: String,
+    enabled: Boolean,
+    source_groups: [String],
+    destination_provider_ids: [String],
+    guardrail_ids: [String],
+    limits: mixed,
+  },
+  { timestamps },
+);
+policySchema.index({ account_id: 1, created_at: 1 });
+
+const guardrailSchema = new Schema<GuardrailDoc>(
+  {
+    _id: String,
+    account_id: { type: String, required: true },
+    name: String,
+    description: String,
+    checks: mixed,
+  },
+  { timestamps },
+);
+guardrailSchema.index({ account_id: 1, created_at: 1 });
+
+const budgetRuleSchema = new Schema<BudgetRuleDoc>(
+  {
+    _id: String,
+    account_id: { type: String, required: true },
+    name: String,
+    enabled: Boolean,
+    target_groups: [String],
+    target_users: [String],
+    limits: mixed,
+  },
+  { timestamps },
+);
+budgetRuleSchema.index({ account_id: 1, created_at: 1 });
+
+const canarySchema = new Schema<SealingCanaryDoc>({ _id: String, sealed: mixed });
+
+export interface AgentModels {
+  Settings: Model<SettingsDoc>;
+  Provider: Model<ProviderDoc>;
+  Policy: Model<PolicyDoc>;
+  Guardrail: Model<GuardrailDoc>;
+  BudgetRule: Model<BudgetRuleDoc>;
+  SealingCanary: Model<SealingCanaryDoc>;
+}
+
+export async function createAgentModels(connection: Connection): Promise<AgentModels> {
+  const models: AgentModels = {
+    Settings: connection.model("Settings", settingsSchema, "agent_network_settings"),
+    Provider: connection.model("Provider", providerSchema, "providers"),
+    Policy: connection.model("Policy", policySchema, "policies"),
+    Guardrail: connection.model("Guardrail", guardrailSchema, "guardrails"),
+    BudgetRule: connection.model("BudgetRule", budgetRuleSchema, "budget_rules"),
+    SealingCanary: connection.model("SealingCanary", canarySchema, "sealing_canary"),
+  };
+  await Promise.all([
+    models.Settings.createIndexes(),
+    models.Provider.createIndexes(),
+    models.Policy.createIndexes(),
+    models.Guardrail.createIndexes(),
+    models.BudgetRule.createIndexes(),
+  ]);
+  return models;
+}

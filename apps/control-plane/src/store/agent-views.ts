@@ -1,0 +1,70 @@
+import type { BudgetRule, GatewayProvider, Guardrail, Policy, Provider, Settings } from "@agentnet/contracts";
+import type { BudgetRuleDoc, GuardrailDoc, PolicyDoc, ProviderDoc, SettingsDoc } from "./agent-models";
+
+const stamps = (doc: { created_at: Date; updated_at: Date }) => ({
+  created_at: doc.created_at.toISOString(),
+  updated_at: doc.updated_at.toISOString(),
+});
+
+export const toSettings = (doc: SettingsDoc): Settings => ({
+  endpoint: doc.endpoint,
+  proxy_address: doc.proxy_address,
+  dedicated: doc.dedicated,
+  enable_log_collection: doc.enable_log_collection,
+  enable_prompt_collection: doc.enable_prompt_collection,
+  redact_pii: doc.redact_pii,
+  access_log_retention_days: doc.access_log_retention_days,
+  ...stamps(doc),
+});
+
+/** The API view: every field but the credential, which is never returned. */
+export const toProvider = (doc: ProviderDoc): Provider => ({
+  id: doc._id,
+  provider_id: doc.provider_id,
+  name: doc.name,
+  upstream_url: doc.upstream_url,
+  models: doc.models,
+  extra_values: doc.extra_values,
+  identity_header_user_id: doc.identity_header_user_id,
+  identity_header_groups: doc.identity_header_groups,
+  enabled: doc.enabled,
+  skip_tls_verification: doc.skip_tls_verification,
+  metadata_disabled: doc.metadata_disabled,
+  ...stamps(doc),
+});
+
+/** The proxy's view: the credential stays sealed. */
+export const toGatewayProvider = (doc: ProviderDoc): GatewayProvider => ({
+  ...toProvider(doc),
+  sealed_api_key: doc.sealed_api_key,
+});
+
+export const toPolicy = (doc: PolicyDoc): Policy => ({
+  id: doc._id,
+  name: doc.name,
+  description: doc.description,
+  enabled: doc.enabled,
+  source_groups: doc.source_groups,
+  destination_provider_ids: doc.destination_provider_ids,
+  guardrail_ids: doc.guardrail_ids,
+  ...(doc.limits ? { limits: doc.limits } : {}),
+  ...stamps(doc),
+});
+
+export const toGuardrail = (doc: GuardrailDoc): Guardrail => ({
+  id: doc._id,
+  name: doc.name,
+  description: doc.description,
+  checks: doc.checks,
+  ...stamps(doc),
+});
+
+export const toBudgetRule = (doc: BudgetRuleDoc): BudgetRule => ({
+  id: doc._id,
+  name: doc.name,
+  enabled: doc.enabled,
+  target_groups: doc.target_groups,
+  target_users: doc.target_users,
+  limits: doc.limits,
+  ...stamps(doc),
+});

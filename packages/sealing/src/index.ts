@@ -1,0 +1,69 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
+import type { SealedSecret } from "@agentnet/contracts";
+
+export { SealedSecret } from "@agentnet/contracts";
+
+export interface SealingKey {
+  readonly kid: string;
+  readonly bytes: Buffer;
+}
+
+const KEY_BYTES = 32;
+
+/**
+ * Reads the sealing key: 32 bytes as base64 (or 64 hex characters). A missing or malformed key
+ * is a startup error, because every stored credential depends on it.
+ */
+export function parseSealingKey(text: string | undefined): SealingKey {
+  if (!text)
+    throw new Error(
+      "AGN_SEALING_KEY is not set: provide 32 random bytes, base64-encoded (openssl rand -base64 32)",
+    );
+  const trimmed = text.trim();
+  const bytes = /^[0-9a-fA-F]{64}$/.test(trimmed)
+    ? Buffer.from(trimmed, "hex")
+    : Buffer.from(trimmed, "base64");
+  if (bytes.length !== KEY_BYTES) {
+    throw new Error(
+      `AGN_SEALING_KEY must decode to ${KEY_BYTES} bytes (base64 or hex); it decodes to ${bytes.length}`,
+    );
+  }
+  return { bytes, kid: createHash("sha256").update(bytes).digest("hex").slice(0, 12) };
+}
+
+export const generateSealingKey = (): string => randomBytes(KEY_BYTES).toString("base64");
+
+/** `aad` binds the ciphertext to its owner (e.g. account and provider id): a sealed key moved to another record will not open. */
+export function seal(key: SealingKey, plaintext: string, aad: string): SealedSecret {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv("aes-256-gcm", key.bytes, iv);
+  cipher.setAAD(Buffer.from(aad));
+  const ct = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
+  return {
+    v: 1,
+    kid: key.kid,
+    iv: iv.toString("base64"),
+    tag: cipher.getAuthTag().toString("base64"),
+    ct: ct.toString("base64"),
+  };
+}
+
+export class SealingError extends Error {
+  override readonly name = "SealingError";
+}
+
+export function unseal(key: SealingKey, sealed: SealedSecret, aad: string): string {
+  if (sealed.kid !== key.kid) {
+    throw new SealingError(`secret was sealed with key ${sealed.kid}, but the configured key is ${key.kid}`);
+  }
+  try {
+    const decipher = createDecipheriv("aes-256-gcm", key.bytes, Buffer.from(sealed.iv, "base64"));
+    decipher.setAAD(Buffer.from(aad));
+    decipher.setAuthTag(Buffer.from(sealed.tag, "base64"));
+    return Buffer.concat([decipher.update(Buffer.from(sealed.ct, "base64")), decipher.final()]).toString(
+      "utf8",
+    );
+  } catch {
+    throw new SealingError("secret could not be unsealed: wrong key or tampered record");
+  }
+}
