@@ -1,3 +1,3 @@
-import { defineProject } from "vitest/config";
+import { packageProject } from "../../vitest.shared";
 
-export default defineProject({ test: { name: "@agentnet/api-gateway" } });
+export default packageProject("@agentnet/api-gateway");

@@ -1,3 +1,3 @@
-import { defineProject } from "vitest/config";
+import { packageProject } from "../../vitest.shared";
 
-export default defineProject({ test: { name: "@agentnet/control-plane" } });
+export default packageProject("@agentnet/control-plane");

@@ -1,3 +1,3 @@
-import { defineProject } from "vitest/config";
+import { packageProject } from "../../vitest.shared";
 
-export default defineProject({ test: { name: "@agentnet/clickhouse" } });
+export default packageProject("@agentnet/clickhouse");

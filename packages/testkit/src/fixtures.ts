@@ -3,12 +3,14 @@ import { connect, type NatsConnection } from "@nats-io/transport-node";
 import mongoose, { type Connection } from "mongoose";
 import { inject } from "vitest";
 import "./provided";
+import { isolatedNatsUrl } from "./isolated-nats";
 
 /** URLs of the backends the global setup made sure of. */
 export const testBackends = () => ({ natsUrl: inject("natsUrl"), mongoUrl: inject("mongoUrl") });
 
-export const connectTestBus = (name = "test"): Promise<NatsConnection> =>
-  connect({ servers: testBackends().natsUrl, name });
+/** A connection to this test file's own NATS server (see `isolatedNatsUrl`). */
+export const connectTestBus = async (name = "test"): Promise<NatsConnection> =>
+  connect({ servers: await isolatedNatsUrl(), name });
 
 export const connectTestMongo = (): Promise<Connection> =>
   mongoose.createConnection(testBackends().mongoUrl, { serverSelectionTimeoutMS: 10_000 }).asPromise();

@@ -1,2 +1,3 @@
 export * from "./containers";
 export * from "./fixtures";
+export * from "./isolated-nats";
