@@ -67,3 +67,7 @@ export function unseal(key: SealingKey, sealed: SealedSecret, aad: string): stri
     throw new SealingError("secret could not be unsealed: wrong key or tampered record");
   }
 }
+
+/** The owner a provider credential is sealed to: the control-plane seals with it, the proxy opens with it. */
+export const providerCredentialAad = (accountId: string, providerId: string): string =>
+  `provider:${accountId}:${providerId}`;

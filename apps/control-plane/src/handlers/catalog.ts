@@ -1,11 +1,10 @@
 import { request } from "@agentnet/bus";
 import { CATALOG, catalogPublicView } from "@agentnet/catalog";
 import { ControlPlane, unprocessable } from "@agentnet/contracts";
-import { unseal } from "@agentnet/sealing";
+import { providerCredentialAad, unseal } from "@agentnet/sealing";
 import { requireAccountWideGrant, requireWriter } from "../domain/access";
 import type { ProviderDoc } from "../store/agent-models";
 import { type HandlerContext, handle, loadOwned } from "./context";
-import { credentialOwner } from "./providers";
 
 export function registerCatalogHandlers(ctx: HandlerContext) {
   handle(ctx, ControlPlane.catalogList, ({ caller }) => {
@@ -25,7 +24,7 @@ export function registerCatalogHandlers(ctx: HandlerContext) {
     let skipTls = false;
     if (body.provider_id) {
       const stored = await loadOwned<ProviderDoc>(ctx.models.Provider, caller, body.provider_id, "provider");
-      apiKey = unseal(ctx.sealingKey, stored.sealed_api_key, credentialOwner(caller.account_id, stored._id));
+      apiKey = unseal(ctx.sealingKey, stored.sealed_api_key, providerCredentialAad(caller.account_id, stored._id));
       upstreamUrl ??= stored.upstream_url;
       skipTls = stored.skip_tls_verification;
     }

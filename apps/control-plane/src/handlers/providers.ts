@@ -1,6 +1,6 @@
 import { request } from "@agentnet/bus";
 import { type Caller, ControlPlane, conflict, type VerifyProviderReply } from "@agentnet/contracts";
-import { seal, unseal } from "@agentnet/sealing";
+import { providerCredentialAad, seal, unseal } from "@agentnet/sealing";
 import { newId } from "@agentnet/service-kit";
 import { requireAccountWideGrant, requireWriter } from "../domain/access";
 import {
@@ -14,7 +14,7 @@ import { toProvider } from "../store/agent-views";
 import { announceConfigChange, type HandlerContext, handle, loadOwned } from "./context";
 
 /** The credential is bound to its owner: a sealed key copied to another record will not open. */
-export const credentialOwner = (accountId: string, providerId: string) =>
+export const providerCredentialAad = (accountId: string, providerId: string) =>
   `provider:${accountId}:${providerId}`;
 
 export function registerProviderHandlers(ctx: HandlerContext) {
@@ -38,7 +38,7 @@ export function registerProviderHandlers(ctx: HandlerContext) {
     reply.outcome === "verified" ? "verified" : `unverified:${reply.reason}`;
 
   const openKey = (doc: ProviderDoc) =>
-    unseal(ctx.sealingKey, doc.sealed_api_key, credentialOwner(doc.account_id, doc._id));
+    unseal(ctx.sealingKey, doc.sealed_api_key, providerCredentialAad(doc.account_id, doc._id));
 
   const load = (caller: Caller, id: string) =>
     loadOwned<ProviderDoc>(models.Provider, caller, id, "provider");
@@ -63,7 +63,7 @@ export function registerProviderHandlers(ctx: HandlerContext) {
       _id: id,
       account_id: caller.account_id,
       ...fields,
-      sealed_api_key: seal(ctx.sealingKey, body.api_key, credentialOwner(caller.account_id, id)),
+      sealed_api_key: seal(ctx.sealingKey, body.api_key, providerCredentialAad(caller.account_id, id)),
       verification: describeVerification(verification),
     });
     ctx.logger.info(
@@ -88,7 +88,7 @@ export function registerProviderHandlers(ctx: HandlerContext) {
       update.sealed_api_key = seal(
         ctx.sealingKey,
         body.api_key,
-        credentialOwner(caller.account_id, stored._id),
+        providerCredentialAad(caller.account_id, stored._id),
       );
     }
     const updated = await models.Provider.findOneAndUpdate(
