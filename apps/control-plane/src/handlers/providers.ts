@@ -13,10 +13,6 @@ import type { ProviderDoc } from "../store/agent-models";
 import { toProvider } from "../store/agent-views";
 import { announceConfigChange, type HandlerContext, handle, loadOwned } from "./context";
 
-/** The credential is bound to its owner: a sealed key copied to another record will not open. */
-export const providerCredentialAad = (accountId: string, providerId: string) =>
-  `provider:${accountId}:${providerId}`;
-
 export function registerProviderHandlers(ctx: HandlerContext) {
   const { models } = ctx;
 
