@@ -1,0 +1,88 @@
+import type { CatalogEntry } from "@agentnet/catalog";
+import { AppError, renderAuthHeader } from "@agentnet/contracts";
+import { fetchListingPage, pinnedAgent } from "../dial/https";
+import { resolveOnce } from "../dial/resolve";
+import { type AddressClass, firstNonPublic } from "../domain/address";
+import { type ListingTarget, withQuery } from "../domain/listing";
+import { refusalForFailure, refusalForStatus } from "../domain/outcomes";
+import { type ListedModel, parseListing } from "../domain/parsers";
+import type { CheckContext } from "./context";
+
+export type DialTarget = Extract<ListingTarget, { kind: "dial" }>;
+
+export type ListingResult =
+  /** The upstream resolves to an address the verifier will not dial; nothing was sent. */
+  | { kind: "private"; host: string; address: string; cls: AddressClass }
+  | { kind: "listed"; models: ListedModel[] };
+
+/** A header value must not carry CR, LF or other control characters (no header smuggling). */
+const isHeaderSafe = (value: string): boolean =>
+  [...value].every((ch) => {
+    const code = ch.charCodeAt(0);
+    return code === 9 || (code >= 32 && code !== 127);
+  });
+
+/** The request headers of a listing call: the catalog's auth header and extra-header defaults. */
+export function listingHeaders(entry: CatalogEntry, apiKey: string): Record<string, string> {
+  if (!isHeaderSafe(apiKey)) {
+    throw new AppError(400, "bad_request", "the API key contains characters an HTTP header cannot carry");
+  }
+  const headers: Record<string, string> = {
+    accept: "application/json",
+    "user-agent": "agentnet-provider-verifier",
+  };
+  for (const extra of entry.extra_headers) {
+    if (extra.default_value !== undefined) headers[extra.name.toLowerCase()] = extra.default_value;
+  }
+  headers[entry.auth_header_name.toLowerCase()] = renderAuthHeader(entry.auth_header_template, apiKey);
+  return headers;
+}
+
+/**
+ * Resolves the upstream once, refuses to dial non-public addresses, then GETs the listing
+ * (following the vendor's pagination up to `pages` pages) through an agent pinned to the
+ * resolved address. Any refusal is thrown as the AppError the operator sees.
+ */
+export async function listModels(
+  ctx: CheckContext,
+  entry: CatalogEntry,
+  target: DialTarget,
+  apiKey: string,
+  pages: number,
+): Promise<ListingResult> {
+  const headers = listingHeaders(entry, apiKey);
+  const signal = AbortSignal.timeout(ctx.dial.timeoutMs);
+  const resolved = await resolveOnce(ctx.resolve, target.host, signal, ctx.dial.timeoutMs);
+  if (!resolved.ok) throw refusalForFailure(resolved.failure);
+  const blocked = firstNonPublic(resolved.addresses.map((a) => a.address));
+  if (blocked && !ctx.allowPrivateHosts.has(target.host))
+    return { kind: "private", host: target.host, ...blocked };
+
+  const [first] = resolved.addresses;
+  if (first === undefined)
+    throw refusalForFailure({ kind: "unresolvable", host: target.host, code: "ENODATA" });
+  const pinned = { host: target.host, port: target.port, resolved: first };
+  const agent = pinnedAgent(pinned, ctx.dial);
+  try {
+    const models: ListedModel[] = [];
+    let path = target.path;
+    for (let page = 1; page <= pages; page++) {
+      const fetched = await fetchListingPage(agent, pinned, path, headers, ctx.dial, signal);
+      if (!fetched.ok) throw refusalForFailure(fetched.failure);
+      const refusal = refusalForStatus(fetched.status, target.host);
+      if (refusal) throw refusal;
+      const parsed = parseListing(target.shape, fetched.body);
+      if (!parsed.ok) throw refusalForFailure({ kind: "bad_shape", host: target.host, why: parsed.why });
+      models.push(...parsed.page.models);
+      if (parsed.page.next === undefined) break;
+      if (page === pages && pages > 1) {
+        ctx.logger.warn({ host: target.host, pages }, "listing has more pages than the verifier reads");
+      }
+      path = withQuery(target.path, parsed.page.next);
+    }
+    return { kind: "listed", models };
+  } finally {
+    // Closing in the background: a slow vendor must not hold the reply back.
+    void agent.destroy().catch(() => undefined);
+  }
+}
