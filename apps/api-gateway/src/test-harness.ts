@@ -1,6 +1,6 @@
 import type { AddressInfo } from "node:net";
 import { request } from "@agentnet/bus";
-import { ControlPlane } from "@agentnet/contracts";
+import { ControlPlane, type Verifier } from "@agentnet/contracts";
 import { startControlPlane } from "@agentnet/control-plane/app";
 import { parseSealingKey } from "@agentnet/sealing";
 import { createHealth, createLogger } from "@agentnet/service-kit";
@@ -17,11 +17,14 @@ export interface ApiResponse<T = unknown> {
  * The control-plane and the api-gateway in this process, over the real NATS and MongoDB-wire
  * backends, with the gateway on a free port. Tests speak plain HTTP to it.
  */
-export async function startApiHarness() {
+export async function startApiHarness(options: { verifier?: typeof Verifier } = {}) {
   const logger = createLogger("test", "silent");
   const nc = await connectTestBus("api-harness");
   const connection = await connectTestMongo();
-  await startControlPlane({ nc, connection, logger, sealingKey: parseSealingKey(TEST_SEALING_KEY), verifyTimeoutMs: 5_000 });
+  await startControlPlane({ nc, connection, logger, sealingKey: parseSealingKey(TEST_SEALING_KEY),
+    verifyTimeoutMs: 5_000,
+    ...(options.verifier ? { verifier: options.verifier } : {}),
+  });
   const health = createHealth();
   health.setReady(true);
   const app = createApp({

@@ -101,3 +101,4 @@ export async function startHarness(
     },
   };
 }
+export { GOOD_KEY } from "./vendors";
