@@ -12,6 +12,8 @@ export const CliEnv = z.object({
   /** Where started backends and services keep data and logs; the repo's `.data/` by default. */
   AGN_DATA_DIR: z.string().optional(),
   LOG_LEVEL: LogLevel.default("info"),
+  /** Seals provider credentials; unset, the local stack keeps a generated one in `<data>/sealing.key`. */
+  AGN_SEALING_KEY: z.string().optional(),
 });
 export type CliEnv = z.infer<typeof CliEnv>;
 

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { promisify } from "node:util";
-import { testBackends } from "@agentnet/testkit";
+import { TEST_SEALING_KEY, testBackends } from "@agentnet/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const cli = join(import.meta.dirname, "..", "bin", "agentnet.mjs");
@@ -32,18 +32,21 @@ describe("agentnet up, end to end", () => {
       ...process.env,
       NATS_URL: natsUrl,
       MONGO_URL: mongoUrl,
+      AGN_SEALING_KEY: TEST_SEALING_KEY,
       AGN_API_PORT: String(port),
       AGN_DATA_DIR: mkdtempSync(join(tmpdir(), "agentnet-e2e-")),
     };
     apiUrl = `http://127.0.0.1:${port}`;
     stack = spawn(process.execPath, [cli, "up"], { env, stdio: ["ignore", "pipe", "pipe"] });
+    const errors: string[] = [];
+    stack.stderr?.on("data", (chunk: Buffer) => errors.push(chunk.toString()));
     await new Promise<void>((resolve, reject) => {
       createInterface({ input: stack.stdout ?? process.stdin }).on("line", (line) => {
         printed.push(line);
         if (line.startsWith("ready:")) resolve();
       });
       stack.once("exit", (code) =>
-        reject(new Error(`agentnet up exited with ${code}: ${printed.join("\n")}`)),
+        reject(new Error(`agentnet up exited with ${code}: ${[...printed, ...errors].join("\n")}`)),
       );
     });
   }, 120_000);
@@ -60,6 +63,7 @@ describe("agentnet up, end to end", () => {
     expect(printed.some((line) => /^nats\s+nats:\/\//.test(line))).toBe(true);
     expect(printed.some((line) => /^mongodb\s+mongodb:\/\//.test(line))).toBe(true);
     expect(printed.some((line) => /^control-plane\s/.test(line))).toBe(true);
+    expect(printed.some((line) => /^provider-verifier\s/.test(line))).toBe(true);
     expect(printed).toContain(`${"api-gateway".padEnd(16)}${apiUrl}`);
   });
 

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { type Backend, ensureMongo, ensureNats, findRepoRoot } from "@agentnet/local-backends";
 import type { CliEnv } from "../env";
+import { localSealingKey } from "../sealing-key";
 import { type RunningService, type ServiceSpec, startService, stopService } from "../services";
 
 const pad = (text: string) => text.padEnd(16);
@@ -36,14 +37,16 @@ export async function up(env: CliEnv, print: (line: string) => void): Promise<nu
       `${pad("mongodb")}${mongo.url} (${mongo.origin === "started" ? `started ${mongo.engine}` : "already running"})`,
     );
 
+    const sealingKey = localSealingKey(env.AGN_SEALING_KEY, join(dataDir, "sealing.key"));
     const common = { NATS_URL: nats.url, LOG_LEVEL: env.LOG_LEVEL };
     const specs: ServiceSpec[] = [
       {
         name: "control-plane",
         app: "control-plane",
-        env: { ...common, MONGO_URL: mongo.url },
+        env: { ...common, MONGO_URL: mongo.url, AGN_SEALING_KEY: sealingKey },
         address: `nats ${nats.url}`,
       },
+      { name: "provider-verifier", app: "provider-verifier", env: common, address: `nats ${nats.url}` },
       {
         name: "api-gateway",
         app: "api-gateway",
