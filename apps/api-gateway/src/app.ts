@@ -5,7 +5,10 @@ import express, { type Express } from "express";
 import { authenticate } from "./http/auth";
 import { errorMiddleware, notFoundRoute } from "./http/errors";
 import { jsonOnly } from "./http/negotiation";
+import { agentNetworkRoutes } from "./routes/agent-network";
+import { consumptionRoutes } from "./routes/consumption";
 import { identityRoutes } from "./routes/identity";
+import { telemetryRoutes } from "./routes/telemetry";
 
 export interface ApiGatewayOptions {
   nc: NatsConnection;
@@ -48,6 +51,9 @@ export function createApp(options: ApiGatewayOptions): Express {
   api.use(express.json({ limit: options.bodyLimitBytes, type: "application/json", strict: false }));
   api.use(authenticate(options.nc, options.authCacheTtlMs));
   api.use(identityRoutes(options.nc, options.requestTimeoutMs));
+  api.use(consumptionRoutes(options.nc, options.requestTimeoutMs));
+  api.use(telemetryRoutes(options.nc, options.requestTimeoutMs));
+  api.use(agentNetworkRoutes(options.nc, options.requestTimeoutMs));
   app.use("/api", api);
 
   app.use(notFoundRoute);

@@ -21,7 +21,11 @@ export async function startApiHarness(options: { verifier?: typeof Verifier } = 
   const logger = createLogger("test", "silent");
   const nc = await connectTestBus("api-harness");
   const connection = await connectTestMongo();
-  await startControlPlane({ nc, connection, logger, sealingKey: parseSealingKey(TEST_SEALING_KEY),
+  await startControlPlane({
+    nc,
+    connection,
+    logger,
+    sealingKey: parseSealingKey(TEST_SEALING_KEY),
     verifyTimeoutMs: 5_000,
     ...(options.verifier ? { verifier: options.verifier } : {}),
   });

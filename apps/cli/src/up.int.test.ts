@@ -64,7 +64,8 @@ describe("agentnet up, end to end", () => {
     expect(printed.some((line) => /^mongodb\s+mongodb:\/\//.test(line))).toBe(true);
     expect(printed.some((line) => /^control-plane\s/.test(line))).toBe(true);
     expect(printed.some((line) => /^provider-verifier\s/.test(line))).toBe(true);
-    expect(printed).toContain(`${"api-gateway".padEnd(16)}${apiUrl}`);
+    expect(printed.some((line) => /^telemetry\s+chdb /.test(line))).toBe(true);
+    expect(printed).toContain(`${"api-gateway".padEnd(20)}${apiUrl}`);
   });
 
   it("bootstraps an account whose token reads it, and refuses a call without a token", async () => {

@@ -125,6 +125,8 @@ export const ControlPlane = {
   agentConfig: endpoint("agn.ctl.agent_config", byCaller({}), AgentConfig),
   /** The proxy's view of one account (sealed credentials). */
   gatewaySnapshot: endpoint("agn.ctl.gateway.snapshot", z.object({ account_id: Id }), GatewaySnapshot),
+  /** Service-to-service: an account's settings whatever the caller's role (telemetry reads log collection). */
+  settingsOfAccount: endpoint("agn.ctl.settings.of_account", z.object({ account_id: Id }), Settings),
   /** Every account's access-log retention, for telemetry's sweep. */
   retentionList: endpoint(
     "agn.ctl.settings.retention",

@@ -1,10 +1,11 @@
-import type {
-  AgentConfig,
-  DiscoverModelsReply,
-  Group,
-  Guardrail,
-  Policy,
-  Provider,
+import {
+  type AgentConfig,
+  API_KEY_TOKEN,
+  type DiscoverModelsReply,
+  type Group,
+  type Guardrail,
+  type Policy,
+  type Provider,
 } from "@agentnet/contracts";
 import { GOOD_KEY, type Harness, startHarness } from "@agentnet/provider-verifier/test-support";
 import { connectTestMongo, uniqueId } from "@agentnet/testkit";
@@ -327,7 +328,7 @@ describe("catalog and model discovery", () => {
         "vertex_api",
       ].sort(),
     );
-    for (const entry of catalog.body) expect(entry.auth_header_template).toContain("${API_KEY}");
+    for (const entry of catalog.body) expect(entry.auth_header_template).toContain(API_KEY_TOKEN);
   });
 
   it("discovers models with an unsaved key or a stored provider, with pricing_known", async () => {

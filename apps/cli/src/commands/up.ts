@@ -4,7 +4,7 @@ import type { CliEnv } from "../env";
 import { localSealingKey } from "../sealing-key";
 import { type RunningService, type ServiceSpec, startService, stopService } from "../services";
 
-const pad = (text: string) => text.padEnd(16);
+const pad = (text: string) => text.padEnd(20);
 
 /**
  * `agentnet up`: the local backends it cannot reach, then every service as its own process.
@@ -47,6 +47,16 @@ export async function up(env: CliEnv, print: (line: string) => void): Promise<nu
         address: `nats ${nats.url}`,
       },
       { name: "provider-verifier", app: "provider-verifier", env: common, address: `nats ${nats.url}` },
+      {
+        name: "telemetry",
+        app: "telemetry",
+        env: {
+          ...common,
+          AGN_DATA_DIR: dataDir,
+          ...(env.CLICKHOUSE_URL ? { CLICKHOUSE_URL: env.CLICKHOUSE_URL } : {}),
+        },
+        address: env.CLICKHOUSE_URL ? `clickhouse ${env.CLICKHOUSE_URL}` : `chdb ${join(dataDir, "chdb")}`,
+      },
       {
         name: "api-gateway",
         app: "api-gateway",

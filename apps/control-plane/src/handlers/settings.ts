@@ -117,6 +117,11 @@ export function registerSettingsHandlers(ctx: HandlerContext) {
     return {};
   });
 
+  handle(ctx, ControlPlane.settingsOfAccount, async ({ account_id }) => {
+    const stored = await models.Settings.findOne({ account_id }).lean();
+    return stored ? toSettings(stored) : unconfiguredSettings();
+  });
+
   handle(ctx, ControlPlane.retentionList, async () => {
     const all = await models.Settings.find({}, { account_id: 1, access_log_retention_days: 1 }).lean();
     return all.map((s) => ({

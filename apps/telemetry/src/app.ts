@@ -1,0 +1,84 @@
+import { ensureRequestStream, type NatsConnection } from "@agentnet/bus";
+import { MIGRATIONS_DIR, runMigrations, type Warehouse } from "@agentnet/clickhouse";
+import { Events } from "@agentnet/contracts";
+import type { Logger } from "@agentnet/service-kit";
+import { registerAccountDeletion } from "./handlers/accounts";
+import type { TelemetryContext } from "./handlers/context";
+import { startIngest } from "./handlers/ingest";
+import { registerReadHandlers } from "./handlers/reads";
+import { scheduleRetention, sweepRetention } from "./handlers/retention";
+import { createSettingsReader } from "./handlers/settings";
+
+export interface TelemetryOptions {
+  /** Durable consumer name; every replica shares it ("telemetry"), tests use their own. */
+  durable: string;
+  /** Narrows the consumer to some accounts' subjects (tests); defaults to every account. */
+  filterSubject?: string;
+  deliver: "all" | "new";
+  inactiveThresholdMs?: number;
+  /** Unacked longer than this, a message is redelivered: well above a batch write's duration. */
+  ackWaitMs: number;
+  /** Unacked messages in flight; bounds memory together with the batch size. */
+  maxAckPending: number;
+  batchSize: number;
+  flushIntervalMs: number;
+  /** 0 disables the periodic sweep (tests call `sweepRetention` themselves). */
+  retentionIntervalMs: number;
+  settingsCacheMs: number;
+  requestTimeoutMs: number;
+}
+
+export const DEFAULT_TELEMETRY_OPTIONS: TelemetryOptions = {
+  durable: "telemetry",
+  deliver: "all",
+  ackWaitMs: 30_000,
+  maxAckPending: 20_000,
+  batchSize: 2_000,
+  flushIntervalMs: 250,
+  retentionIntervalMs: 3_600_000,
+  settingsCacheMs: 5_000,
+  requestTimeoutMs: 5_000,
+};
+
+/**
+ * Applies the ClickHouse migrations, serves the telemetry reads, follows account deletions and
+ * starts consuming request events. Everything a test needs runs in-process from here.
+ */
+export async function startTelemetry(deps: {
+  nc: NatsConnection;
+  warehouse: Warehouse;
+  logger: Logger;
+  options?: Partial<TelemetryOptions>;
+}) {
+  const options = { ...DEFAULT_TELEMETRY_OPTIONS, ...deps.options };
+  const ctx: TelemetryContext = {
+    nc: deps.nc,
+    warehouse: deps.warehouse,
+    logger: deps.logger,
+    requestTimeoutMs: options.requestTimeoutMs,
+  };
+  const applied = await runMigrations(deps.warehouse, MIGRATIONS_DIR);
+  if (applied.length > 0) ctx.logger.info({ migrations: applied.map((m) => m.name) }, "migrations applied");
+
+  registerReadHandlers(ctx, createSettingsReader(ctx, options.settingsCacheMs));
+  const deletions = registerAccountDeletion(ctx);
+  await ensureRequestStream(deps.nc, [Events.requestsAll]);
+  const ingest = await startIngest(ctx, options);
+  const stopRetention =
+    options.retentionIntervalMs > 0 ? scheduleRetention(ctx, options.retentionIntervalMs) : () => {};
+  // Every subscription is on the server before anyone is told telemetry is ready.
+  await deps.nc.flush();
+
+  return {
+    /** Writes what the ingest has buffered (rows become queryable once it resolves). */
+    flushIngest: ingest.flush,
+    sweepRetention: (now?: Date) => sweepRetention(ctx, now),
+    /** Stops consuming and flushes; the caller drains NATS and closes the warehouse. */
+    async stop() {
+      stopRetention();
+      deletions.unsubscribe();
+      await ingest.stop();
+    },
+  };
+}
+export type TelemetryService = Awaited<ReturnType<typeof startTelemetry>>;

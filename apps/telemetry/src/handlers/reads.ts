@@ -1,0 +1,77 @@
+import { type Handler, serve } from "@agentnet/bus";
+import { type AccessLogEntry, type Endpoint, QUEUE, Telemetry } from "@agentnet/contracts";
+import { pageOffset, toPage } from "../domain/pages";
+import { scopeToCaller } from "../domain/scope";
+import { sessionDecision, sessionSortColumn } from "../domain/sessions";
+import { accessLogCount, accessLogPage } from "../store/access-logs";
+import { sessionCount, sessionEntries, sessionPage } from "../store/sessions";
+import { usageOverview } from "../store/usage";
+import type { TelemetryContext } from "./context";
+import type { SettingsReader } from "./settings";
+
+/** The three spec reads (endpoints 1-3), each scoped to the caller before any query runs. */
+export function registerReadHandlers(ctx: TelemetryContext, settings: SettingsReader) {
+  const { warehouse } = ctx;
+  const handle = <E extends Endpoint>(endpoint: E, handler: Handler<E>) =>
+    serve(ctx.nc, endpoint, handler, {
+      queue: QUEUE.telemetry,
+      onUnexpectedError: (err, subject) => ctx.logger.error({ err, subject }, "read failed"),
+    });
+
+  // Spec: logs and sessions are "available only when the account has log collection enabled;
+  // otherwise entries are not retained". We answer an empty page (200), not an error: a
+  // dashboard shows "no entries" and the usage overview still has the numbers.
+  const logsAvailable = async (caller: Parameters<SettingsReader["get"]>[0]) =>
+    (await settings.get(caller)).enable_log_collection;
+
+  handle(Telemetry.accessLogs, async ({ caller, query }) => {
+    if (!(await logsAvailable(caller))) return toPage([], query.page, query.page_size, 0);
+    const filters = { ...scopeToCaller(caller, query), account_id: caller.account_id };
+    const [entries, counted] = await Promise.all([
+      accessLogPage.run(warehouse, {
+        ...filters,
+        limit: query.page_size,
+        offset: pageOffset(query.page, query.page_size),
+      }),
+      accessLogCount.run(warehouse, filters),
+    ]);
+    return toPage(entries, query.page, query.page_size, counted[0]?.total ?? 0);
+  });
+
+  handle(Telemetry.sessions, async ({ caller, query }) => {
+    if (!(await logsAvailable(caller))) return toPage([], query.page, query.page_size, 0);
+    const filters = { ...scopeToCaller(caller, query), account_id: caller.account_id };
+    const [sessions, counted] = await Promise.all([
+      sessionPage.run(warehouse, {
+        ...filters,
+        sort_column: sessionSortColumn(query.sort_by),
+        limit: query.page_size,
+        offset: pageOffset(query.page, query.page_size),
+      }),
+      sessionCount.run(warehouse, filters),
+    ]);
+    const entries = await sessionEntries.run(warehouse, {
+      ...filters,
+      session_ids: sessions.filter((s) => s.singleton_id === "").map((s) => s.session_id),
+      singleton_ids: sessions.filter((s) => s.singleton_id !== "").map((s) => s.singleton_id),
+    });
+    const keyOf = (s: { session_id: string; singleton_id: string }) =>
+      `${s.session_id}\u0000${s.singleton_id}`;
+    const bySession = new Map<string, AccessLogEntry[]>();
+    for (const { singleton_id, ...entry } of entries) {
+      const key = keyOf({ session_id: entry.session_id, singleton_id });
+      bySession.set(key, [...(bySession.get(key) ?? []), entry]);
+    }
+    const data = sessions.map(({ singleton_id, denied_entries, ...session }) => ({
+      ...session,
+      decision: sessionDecision(denied_entries),
+      entries: bySession.get(keyOf({ session_id: session.session_id, singleton_id })) ?? [],
+    }));
+    return toPage(data, query.page, query.page_size, counted[0]?.total ?? 0);
+  });
+
+  // Usage is kept whatever log collection says (spec), so the overview never asks for settings.
+  handle(Telemetry.usageOverview, async ({ caller, query }) =>
+    usageOverview.run(warehouse, { ...scopeToCaller(caller, query), account_id: caller.account_id }),
+  );
+}
