@@ -10,13 +10,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { connectBus, ensureRequestStream, type NatsConnection } from "@agentnet/bus";
+import { connectBus, deleteDurableConsumer, ensureRequestStream, type NatsConnection } from "@agentnet/bus";
 import { openWarehouse, type Warehouse } from "@agentnet/clickhouse";
 import { Events, type GatewayRequestEvent } from "@agentnet/contracts";
 import { defaultDataDir, ensureNats } from "@agentnet/local-backends";
 import { createLogger, newId } from "@agentnet/service-kit";
 import { startTelemetry } from "@agentnet/telemetry/app";
-import { deleteConsumer } from "@agentnet/telemetry/consumer";
 import {
   accessLogCount,
   accessLogPage,
@@ -151,7 +150,7 @@ const publishMs = await publishAll(nc, liveEvents);
 await waitStored(warehouse, live, N);
 const e2eMs = performance.now() - e2eStart;
 await telemetry.stop();
-await deleteConsumer(nc, liveDurable);
+await deleteDurableConsumer(nc, liveDurable);
 const memory = Math.round(process.memoryUsage().rss / 2 ** 20);
 console.log(`events                              ${N}`);
 console.log(`publish (acked, 1 publisher)        ${Math.round(N / (publishMs / 1000))} events/s`);
@@ -178,7 +177,7 @@ const drainer = await startTelemetry({
 await waitStored(warehouse, drained, N);
 const drainMs = performance.now() - drainStart;
 await drainer.stop();
-await deleteConsumer(nc, drainDurable);
+await deleteDurableConsumer(nc, drainDurable);
 console.log(
   `drain of a pre-filled stream        ${Math.round(N / (drainMs / 1000))} events/s (${(drainMs / 1000).toFixed(1)} s)`,
 );

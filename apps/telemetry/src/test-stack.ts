@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createApp } from "@agentnet/api-gateway/app";
-import { publishEvent, request } from "@agentnet/bus";
+import { deleteDurableConsumer, publishEvent, request } from "@agentnet/bus";
 import { openWarehouse } from "@agentnet/clickhouse";
 import {
   type Caller,
@@ -19,7 +19,6 @@ import { parseSealingKey } from "@agentnet/sealing";
 import { createHealth, createLogger } from "@agentnet/service-kit";
 import { connectTestBus, connectTestMongo, TEST_SEALING_KEY, uniqueId } from "@agentnet/testkit";
 import { startTelemetry } from "./app";
-import { deleteConsumer } from "./handlers/consumer";
 import { makeEvent } from "./test-events";
 
 /**
@@ -127,7 +126,7 @@ export async function startTelemetryStack() {
   const stop = async () => {
     await new Promise((done) => server.close(done));
     await telemetry.stop();
-    await deleteConsumer(nc, durable);
+    await deleteDurableConsumer(nc, durable);
     await nc.drain();
     await warehouse.close();
     await connection.close();

@@ -36,22 +36,45 @@ export async function ensureRequestStream(nc: NatsConnection, subjects = ["agn.r
   }
 }
 
-/** A durable pull consumer: each service has its own and resumes where it stopped. */
+export interface DurableConsumerOptions {
+  /** The consumer's durable name: each service has its own and resumes where it stopped. */
+  durable: string;
+  stream?: string;
+  /** Defaults to the whole stream; a narrower subject lets a test read only its own accounts. */
+  filterSubject?: string;
+  /** "all" replays the stream (a new production consumer catches up); "new" starts at creation. */
+  deliver?: "all" | "new";
+  ackWaitMs?: number;
+  maxAckPending?: number;
+  /** Removes the consumer after this long without a client: for throwaway (test, bench) consumers. */
+  inactiveThresholdMs?: number;
+}
+
+/** A durable pull consumer with explicit acks, created or updated to `options`. */
 export async function ensureDurableConsumer(
   nc: NatsConnection,
-  durable: string,
-  options: { stream?: string; ackWaitMs?: number; maxAckPending?: number } = {},
+  options: DurableConsumerOptions,
 ): Promise<Consumer> {
   const stream = options.stream ?? REQUESTS_STREAM;
   const jsm = await jetstreamManager(nc);
   await jsm.consumers.add(stream, {
-    durable_name: durable,
+    durable_name: options.durable,
     ack_policy: AckPolicy.Explicit,
-    deliver_policy: DeliverPolicy.All,
+    deliver_policy: options.deliver === "new" ? DeliverPolicy.New : DeliverPolicy.All,
     ack_wait: nanos(options.ackWaitMs ?? 30_000),
     max_ack_pending: options.maxAckPending ?? 20_000,
+    ...(options.filterSubject === undefined ? {} : { filter_subject: options.filterSubject }),
+    ...(options.inactiveThresholdMs === undefined
+      ? {}
+      : { inactive_threshold: nanos(options.inactiveThresholdMs) }),
   });
-  return (await jetstream(nc)).consumers.get(stream, durable);
+  return (await jetstream(nc)).consumers.get(stream, options.durable);
+}
+
+/** Deletes a durable consumer (tests and benchmarks clean up theirs). */
+export async function deleteDurableConsumer(nc: NatsConnection, durable: string, stream = REQUESTS_STREAM) {
+  const jsm = await jetstreamManager(nc);
+  await jsm.consumers.delete(stream, durable);
 }
 
 /** Publishes an event once: JetStream drops a second publish with the same id inside the window. */

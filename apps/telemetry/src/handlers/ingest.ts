@@ -1,11 +1,11 @@
+import { type DurableConsumerOptions, ensureDurableConsumer } from "@agentnet/bus";
 import { GatewayRequestEvent } from "@agentnet/contracts";
 import type { JsMsg } from "@nats-io/jetstream";
 import { BatchWriter } from "../store/batch-writer";
 import { insertEvents } from "../store/events";
-import { type ConsumerOptions, ensureTelemetryConsumer } from "./consumer";
 import type { TelemetryContext } from "./context";
 
-export interface IngestOptions extends ConsumerOptions {
+export interface IngestOptions extends DurableConsumerOptions {
   batchSize: number;
   flushIntervalMs: number;
 }
@@ -36,7 +36,7 @@ function decode(msg: JsMsg): GatewayRequestEvent | { error: string } {
  * rather than redelivered forever.
  */
 export async function startIngest(ctx: TelemetryContext, options: IngestOptions) {
-  const consumer = await ensureTelemetryConsumer(ctx.nc, options);
+  const consumer = await ensureDurableConsumer(ctx.nc, options);
   const writer = new BatchWriter<Pending>({
     maxItems: options.batchSize,
     maxDelayMs: options.flushIntervalMs,
