@@ -213,3 +213,29 @@ describe("settings roles", () => {
     expect((await api.call("GET", "/api/agent-network/agent-config", { token: user })).status).toBe(200);
   });
 });
+
+describe("config change announcements", () => {
+  it("publishes agn.config.changed.<account> on every configuration write", async () => {
+    const owner = await api.bootstrap();
+    const seen: string[] = [];
+    const sub = api.nc.subscribe(`agn.config.changed.${owner.account_id}`, {
+      callback: (_error, msg) => seen.push(msg.json<{ account_id: string }>().account_id),
+    });
+    await api.nc.flush();
+    await api.call("POST", path, { token: owner.token, body: { proxy_address: uniqueHost() } });
+    await api.call("POST", "/api/agent-network/guardrails", {
+      token: owner.token,
+      body: {
+        name: "g",
+        checks: {
+          model_allowlist: { enabled: false, models: [] },
+          prompt_capture: { enabled: false, redact_pii: false },
+        },
+      },
+    });
+    await api.nc.flush();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    sub.unsubscribe();
+    expect(seen).toEqual([owner.account_id, owner.account_id]);
+  });
+});
