@@ -3,3 +3,4 @@ export * from "./health";
 export * from "./ids";
 export * from "./lifecycle";
 export * from "./logger";
+export * from "./run";
