@@ -24,7 +24,11 @@ export function registerCatalogHandlers(ctx: HandlerContext) {
     let skipTls = false;
     if (body.provider_id) {
       const stored = await loadOwned<ProviderDoc>(ctx.models.Provider, caller, body.provider_id, "provider");
-      apiKey = unseal(ctx.sealingKey, stored.sealed_api_key, providerCredentialAad(caller.account_id, stored._id));
+      apiKey = unseal(
+        ctx.sealingKey,
+        stored.sealed_api_key,
+        providerCredentialAad(caller.account_id, stored._id),
+      );
       upstreamUrl ??= stored.upstream_url;
       skipTls = stored.skip_tls_verification;
     }
