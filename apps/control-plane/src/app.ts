@@ -1,4 +1,4 @@
-import type { NatsConnection } from "@agentnet/bus";
+import { ensureAccountEventsStream, type NatsConnection } from "@agentnet/bus";
 import { Verifier } from "@agentnet/contracts";
 import type { SealingKey } from "@agentnet/sealing";
 import type { Logger } from "@agentnet/service-kit";
@@ -38,6 +38,7 @@ export async function startControlPlane(deps: ControlPlaneDeps) {
     createAgentModels(deps.connection),
   ]);
   await verifySealingKey(agent, deps.sealingKey);
+  await ensureAccountEventsStream(deps.nc);
   const ctx: HandlerContext = {
     nc: deps.nc,
     logger: deps.logger,

@@ -2,7 +2,7 @@ import { ensureRequestStream, type NatsConnection } from "@agentnet/bus";
 import { MIGRATIONS_DIR, runMigrations, type Warehouse } from "@agentnet/clickhouse";
 import { Events } from "@agentnet/contracts";
 import type { Logger } from "@agentnet/service-kit";
-import { registerAccountDeletion } from "./handlers/accounts";
+import { followAccountDeletions } from "./handlers/accounts";
 import type { TelemetryContext } from "./handlers/context";
 import { startIngest } from "./handlers/ingest";
 import { registerReadHandlers } from "./handlers/reads";
@@ -61,7 +61,7 @@ export async function startTelemetry(deps: {
   if (applied.length > 0) ctx.logger.info({ migrations: applied.map((m) => m.name) }, "migrations applied");
 
   registerReadHandlers(ctx, createSettingsReader(ctx, options.settingsCacheMs));
-  const deletions = registerAccountDeletion(ctx);
+  const deletions = await followAccountDeletions(ctx, `${options.durable}-account-deletions`);
   await ensureRequestStream(deps.nc, [Events.requestsAll]);
   const ingest = await startIngest(ctx, options);
   const stopRetention =
@@ -76,7 +76,7 @@ export async function startTelemetry(deps: {
     /** Stops consuming and flushes; the caller drains NATS and closes the warehouse. */
     async stop() {
       stopRetention();
-      deletions.unsubscribe();
+      await deletions.stop();
       await ingest.stop();
     },
   };

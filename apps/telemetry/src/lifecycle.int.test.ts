@@ -1,6 +1,9 @@
 import type { AccountDeletedEvent } from "@agentnet/contracts";
 import { Events } from "@agentnet/contracts";
+import { createLogger } from "@agentnet/service-kit";
+import { uniqueId } from "@agentnet/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { followAccountDeletions } from "./handlers/accounts";
 import { makeEvent } from "./test-events";
 import { startTelemetryStack, type TelemetryStack } from "./test-stack";
 
@@ -83,5 +86,39 @@ describe("account deletion", () => {
     expect(await rows("access_logs", gone.accountId)).toBe(0);
     expect(await rows("usage_events", stays.accountId)).toBe(1);
     expect((await stack.accessLogs(stays.owner)).total_records).toBe(1);
+  });
+
+  it("deletes an account's rows even when telemetry was not following deletions at the time", async () => {
+    const gone = await stack.newAccount();
+    await stack.publish([makeEvent({ account_id: gone.accountId })]);
+    await stack.settle();
+    const event: AccountDeletedEvent = {
+      v: 1,
+      account_id: gone.accountId,
+      deleted_at: new Date().toISOString(),
+    };
+    stack.nc.publish(Events.accountDeleted, JSON.stringify(event));
+    await stack.nc.flush();
+
+    // A telemetry coming up later, with a durable consumer that never saw the event live.
+    const late = await followAccountDeletions(
+      {
+        nc: stack.nc,
+        warehouse: stack.warehouse,
+        logger: createLogger("late", "silent"),
+        requestTimeoutMs: 5_000,
+      },
+      uniqueId("late-telemetry"),
+    );
+    const count = async () =>
+      (
+        await stack.warehouse.query("SELECT id FROM usage_events WHERE account_id = {a:String}", {
+          a: gone.accountId,
+        })
+      ).length;
+    const deadline = Date.now() + 10_000;
+    while ((await count()) > 0 && Date.now() < deadline) await new Promise((done) => setTimeout(done, 100));
+    await late.stop();
+    expect(await count()).toBe(0);
   });
 });

@@ -1,4 +1,4 @@
-import { REQUESTS_STREAM } from "@agentnet/contracts";
+import { ACCOUNT_EVENTS_STREAM, REQUESTS_STREAM } from "@agentnet/contracts";
 import {
   AckPolicy,
   type Consumer,
@@ -13,28 +13,41 @@ import type { NatsConnection } from "@nats-io/transport-node";
 
 const nanos = (ms: number) => ms * 1_000_000;
 
-/**
- * The stream of gateway request events. File storage so nothing is lost when NATS restarts; a
- * duplicate window so a proxy's retried publish (same `Nats-Msg-Id`) is stored once; kept a week
- * so a consumer that was down catches up.
- */
-export async function ensureRequestStream(nc: NatsConnection, subjects = ["agn.requests.>"]) {
+interface StreamSpec {
+  name: string;
+  subjects: string[];
+  maxAgeMs: number;
+}
+
+/** Creates the stream, or brings an existing one to `spec`. File storage, so a NATS restart loses nothing. */
+async function ensureStream(nc: NatsConnection, spec: StreamSpec) {
   const jsm = await jetstreamManager(nc);
   const config = {
-    name: REQUESTS_STREAM,
-    subjects,
+    name: spec.name,
+    subjects: spec.subjects,
     retention: RetentionPolicy.Limits,
     storage: StorageType.File,
-    max_age: nanos(7 * 24 * 3600 * 1000),
+    max_age: nanos(spec.maxAgeMs),
+    // A retried publish with the same Nats-Msg-Id inside this window is stored once.
     duplicate_window: nanos(2 * 60 * 1000),
   };
   try {
-    await jsm.streams.info(REQUESTS_STREAM);
-    await jsm.streams.update(REQUESTS_STREAM, config);
+    await jsm.streams.info(spec.name);
+    await jsm.streams.update(spec.name, config);
   } catch {
     await jsm.streams.add(config);
   }
 }
+
+const DAY_MS = 24 * 3600 * 1000;
+
+/** Gateway request events, kept a week so a consumer that was down catches up. */
+export const ensureRequestStream = (nc: NatsConnection, subjects = ["agn.requests.>"]) =>
+  ensureStream(nc, { name: REQUESTS_STREAM, subjects, maxAgeMs: 7 * DAY_MS });
+
+/** Account lifecycle events, kept 30 days. */
+export const ensureAccountEventsStream = (nc: NatsConnection) =>
+  ensureStream(nc, { name: ACCOUNT_EVENTS_STREAM, subjects: ["agn.account.>"], maxAgeMs: 30 * DAY_MS });
 
 export interface DurableConsumerOptions {
   /** The consumer's durable name: each service has its own and resumes where it stopped. */

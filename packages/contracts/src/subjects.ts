@@ -151,3 +151,9 @@ export const AccountDeletedEvent = z.object({ v: z.literal(1), account_id: Id, d
 export type AccountDeletedEvent = z.infer<typeof AccountDeletedEvent>;
 
 export const REQUESTS_STREAM = "AGN_REQUESTS";
+
+/**
+ * Account lifecycle events (`agn.account.>`), kept in JetStream so a service that is down when an
+ * account is deleted still deletes that account's data when it comes back.
+ */
+export const ACCOUNT_EVENTS_STREAM = "AGN_ACCOUNT_EVENTS";

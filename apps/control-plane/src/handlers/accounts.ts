@@ -1,3 +1,4 @@
+import { publishEvent } from "@agentnet/bus";
 import {
   type AccountDeletedEvent,
   agentNetworkOnlyError,
@@ -73,7 +74,8 @@ export function registerAccountHandlers(ctx: HandlerContext) {
       account_id: account._id,
       deleted_at: new Date().toISOString(),
     };
-    ctx.nc.publish(Events.accountDeleted, JSON.stringify(event));
+    // Durable (JetStream): services that are down now still delete the account's data later.
+    await publishEvent(ctx.nc, Events.accountDeleted, event, `account-deleted:${account._id}`);
     announceConfigChange(ctx, account._id);
     ctx.logger.info({ account_id: account._id }, "account deleted");
     return {};

@@ -1,32 +1,52 @@
-import { AccountDeletedEvent, Events, QUEUE } from "@agentnet/contracts";
+import { consumeBatches, ensureAccountEventsStream, ensureDurableConsumer } from "@agentnet/bus";
+import { ACCOUNT_EVENTS_STREAM, AccountDeletedEvent, Events } from "@agentnet/contracts";
 import { deleteAccountRows } from "../store/events";
 import type { TelemetryContext } from "./context";
 
 /**
- * Account deletion removes the account's access logs and usage. The event is a core NATS publish
- * (at most once): a telemetry that is down when it fires keeps the rows until retention sweeps
- * the logs; usage rows would stay, so a durable account event would be better (see README).
+ * Account deletion removes the account's access logs and usage. The events are read from JetStream
+ * with a durable consumer, so a telemetry that was down when an account was deleted deletes its
+ * rows when it comes back; a delete that fails is retried.
  */
-export function registerAccountDeletion(ctx: TelemetryContext) {
-  return ctx.nc.subscribe(Events.accountDeleted, {
-    queue: QUEUE.telemetry,
-    callback: (error, msg) => {
-      if (error) {
-        ctx.logger.error({ err: error }, "account deletion subscription failed");
-        return;
-      }
-      let event: AccountDeletedEvent;
-      try {
-        event = AccountDeletedEvent.parse(msg.json());
-      } catch (err) {
-        ctx.logger.warn({ err }, "malformed account deletion event ignored");
-        return;
-      }
-      deleteAccountRows(ctx.warehouse, event.account_id).then(
-        () => ctx.logger.info({ account_id: event.account_id }, "account telemetry deleted"),
-        (err: unknown) =>
-          ctx.logger.error({ err, account_id: event.account_id }, "account telemetry delete failed"),
-      );
-    },
+export async function followAccountDeletions(ctx: TelemetryContext, durable: string) {
+  await ensureAccountEventsStream(ctx.nc);
+  const consumer = await ensureDurableConsumer(ctx.nc, {
+    durable,
+    stream: ACCOUNT_EVENTS_STREAM,
+    filterSubject: Events.accountDeleted,
   });
+  const stopping = new AbortController();
+  const running = consumeBatches(
+    consumer,
+    async (messages) => {
+      for (const message of messages) {
+        const parsed = AccountDeletedEvent.safeParse(parseJson(message.string()));
+        if (!parsed.success) {
+          ctx.logger.warn({ issues: parsed.error.issues }, "malformed account deletion event ignored");
+          continue;
+        }
+        await deleteAccountRows(ctx.warehouse, parsed.data.account_id);
+        ctx.logger.info({ account_id: parsed.data.account_id }, "account telemetry deleted");
+      }
+    },
+    {
+      maxMessages: 100,
+      signal: stopping.signal,
+      onError: (err) => ctx.logger.error({ err }, "account telemetry delete failed; will retry"),
+    },
+  );
+  return {
+    async stop() {
+      stopping.abort();
+      await running;
+    },
+  };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
