@@ -17,6 +17,8 @@ export interface ApiGatewayOptions {
   authCacheTtlMs: number;
   bodyLimitBytes: number;
   requestTimeoutMs: number;
+  /** Built dashboard (apps/dashboard/dist): served for GETs outside /api, with an SPA fallback. */
+  dashboardDir?: string;
 }
 
 export function createApp(options: ApiGatewayOptions): Express {
@@ -55,6 +57,12 @@ export function createApp(options: ApiGatewayOptions): Express {
   api.use(telemetryRoutes(options.nc, options.requestTimeoutMs));
   api.use(agentNetworkRoutes(options.nc, options.requestTimeoutMs));
   app.use("/api", api);
+
+  if (options.dashboardDir) {
+    const root = options.dashboardDir;
+    app.use(express.static(root, { index: "index.html", fallthrough: true }));
+    app.get(/^\/(?!api(?:\/|$)).*/, (_req, res) => res.sendFile("index.html", { root }));
+  }
 
   app.use(notFoundRoute);
   app.use(errorMiddleware(options.logger));

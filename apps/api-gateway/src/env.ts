@@ -10,6 +10,12 @@ export const ApiGatewayEnv = z.object({
   /** Largest accepted JSON body, in bytes. */
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1_024).default(1_048_576),
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
+  /** Built dashboard directory (apps/dashboard/dist) served at /; empty or unset serves none. */
+  AGN_DASHBOARD_DIR: z
+    .string()
+    .trim()
+    .transform((v) => (v === "" ? undefined : v))
+    .optional(),
 });
 export type ApiGatewayEnv = z.infer<typeof ApiGatewayEnv>;
 

@@ -19,6 +19,7 @@ const app = createApp({
   authCacheTtlMs: env.AUTH_CACHE_TTL_MS,
   bodyLimitBytes: env.BODY_LIMIT_BYTES,
   requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
+  ...(env.AGN_DASHBOARD_DIR ? { dashboardDir: env.AGN_DASHBOARD_DIR } : {}),
 });
 const server = app.listen(env.AGN_API_PORT, env.AGN_API_HOST);
 await new Promise<void>((resolve, reject) => server.once("listening", resolve).once("error", reject));

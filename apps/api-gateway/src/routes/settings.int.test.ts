@@ -219,7 +219,9 @@ describe("config change announcements", () => {
     const owner = await api.bootstrap();
     const seen: string[] = [];
     const sub = api.nc.subscribe(`agn.config.changed.${owner.account_id}`, {
-      callback: (_error, msg) => seen.push(msg.json<{ account_id: string }>().account_id),
+      callback: (_error, msg) => {
+        seen.push(msg.json<{ account_id: string }>().account_id);
+      },
     });
     await api.nc.flush();
     await api.call("POST", path, { token: owner.token, body: { proxy_address: uniqueHost() } });
