@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { promisify } from "node:util";
-import { TEST_SEALING_KEY, testBackends } from "@agentnet/testkit";
+import { isolatedNatsUrl, TEST_SEALING_KEY, testBackends } from "@agentnet/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const cli = join(import.meta.dirname, "..", "bin", "agentnet.mjs");
@@ -27,7 +27,9 @@ describe("agentnet up, end to end", () => {
 
   beforeAll(async () => {
     const port = await freePort();
-    const { natsUrl, mongoUrl } = testBackends();
+    const { mongoUrl } = testBackends();
+    // This file's own NATS: the stack's durable consumers must not meet a dev stack's on the shared server.
+    const natsUrl = await isolatedNatsUrl();
     env = {
       ...process.env,
       NATS_URL: natsUrl,

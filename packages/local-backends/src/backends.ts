@@ -49,11 +49,18 @@ export async function ensureNats({ url, dataDir }: BackendOptions): Promise<Back
 }
 
 /**
- * A MongoDB-wire server: the one at `url` when it answers, else `mongod` when installed, else
- * FerretDB v1 with its SQLite backend (built by infra/local/setup.sh into `.data/tools`).
+ * A MongoDB-wire server: the one at `url` when it answers, else one started here (see `startMongo`).
  */
-export async function ensureMongo({ url, dataDir, toolsDir }: BackendOptions): Promise<Backend> {
-  if (await mongoAnswers(url)) return externalBackend(url, "mongodb");
+export async function ensureMongo(options: BackendOptions): Promise<Backend> {
+  if (await mongoAnswers(options.url)) return externalBackend(options.url, "mongodb");
+  return startMongo(options);
+}
+
+/**
+ * Starts a MongoDB-wire server for `url`'s host and port with its data under `dataDir`: `mongod`
+ * when installed, else FerretDB v1 with its SQLite backend (built by infra/local/setup.sh).
+ */
+export async function startMongo({ url, dataDir, toolsDir }: BackendOptions): Promise<Backend> {
   const { host, port } = hostAndPort(url, 27017);
   const logDir = join(dataDir, "logs");
   let started: ReturnType<typeof startProcess>;

@@ -1,14 +1,23 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Backend, ensureMongo, ensureNats, findRepoRoot } from "@agentnet/local-backends";
+import {
+  type Backend,
+  ensureMongo,
+  ensureNats,
+  findRepoRoot,
+  freePort,
+  startMongo,
+} from "@agentnet/local-backends";
 import type { TestProject } from "vitest/node";
 import { dockerAnswers, startContainerBackends } from "./containers";
 import "./provided";
 
 /**
  * Makes sure the backends tests talk to answer, once per test run: `NATS_URL` / `MONGO_URL` when
- * set; else containers when a Docker engine answers; else the local ones (starting nats-server and
- * FerretDB or mongod under `.data/test` when nothing answers). A missing backend fails the run
- * loudly; no test is skipped for lack of one.
+ * set; else containers when a Docker engine answers; else local ones: the NATS at 127.0.0.1:4222
+ * (or nats-server started here) and a MongoDB-wire server of this run's own (FerretDB or mongod).
+ * A missing backend fails the run loudly; no test is skipped for lack of one.
  */
 export default async function setup(project: TestProject) {
   const env = process.env;
@@ -21,14 +30,22 @@ export default async function setup(project: TestProject) {
     mongoUrl ??= containers.mongoUrl;
     started.push(containers.backend);
   }
-  const dataDir = join(findRepoRoot(), ".data", "test");
-  const nats = await ensureNats({ url: natsUrl ?? "nats://127.0.0.1:4222", dataDir });
-  const mongo = await ensureMongo({ url: mongoUrl ?? "mongodb://127.0.0.1:27017/agentnet_test", dataDir });
+  const nats = await ensureNats({
+    url: natsUrl ?? "nats://127.0.0.1:4222",
+    dataDir: join(findRepoRoot(), ".data", "test"),
+  });
+  // Without MONGO_URL the run gets a server of its own, on a free port with a throwaway data dir:
+  // a server another run started (and will stop) must never be what this run depends on.
+  const privateDir = mongoUrl ? undefined : mkdtempSync(join(tmpdir(), "agn-test-mongo-"));
+  const mongo = privateDir
+    ? await startMongo({ url: `mongodb://127.0.0.1:${await freePort()}/agentnet_test`, dataDir: privateDir })
+    : await ensureMongo({ url: mongoUrl ?? "", dataDir: join(findRepoRoot(), ".data", "test") });
   started.push(nats, mongo);
   project.provide("natsUrl", nats.url);
   project.provide("mongoUrl", withDatabase(mongo.url, "agentnet_test"));
   return async () => {
     for (const backend of started.reverse()) await backend.stop();
+    if (privateDir) rmSync(privateDir, { recursive: true, force: true });
   };
 }
 

@@ -1,18 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { natsAnswers, startProcess, waitUntil } from "@agentnet/local-backends";
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
+import { freePort, natsAnswers, startProcess, waitUntil } from "@agentnet/local-backends";
 
 let serving: Promise<string> | undefined;
 
