@@ -116,8 +116,15 @@ export async function consumeBatches(
   const maxMessages = options.maxMessages ?? 1_000;
   while (!options.signal?.aborted) {
     const batch: JsMsg[] = [];
-    const iterator = await consumer.fetch({ max_messages: maxMessages, expires: options.expiresMs ?? 1_000 });
-    for await (const message of iterator) batch.push(message);
+    try {
+      const iterator = await consumer.fetch({ max_messages: maxMessages, expires: options.expiresMs ?? 1_000 });
+      for await (const message of iterator) batch.push(message);
+    } catch (error) {
+      // A pull can fail (missed heartbeats on a stalled event loop, a reconnect): report it and go
+      // on with what arrived; anything not acked is redelivered after ack_wait anyway.
+      options.onError?.(error);
+      if (batch.length === 0) await new Promise((resolve) => setTimeout(resolve, 500));
+    }
     if (batch.length === 0) continue;
     try {
       await handle(batch);
