@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything the stack and its tests need on a fresh machine, and does nothing
-# (quietly) when all of it is already there: pnpm, workspace dependencies, nats-server and
-# a MongoDB-wire server (mongod when on PATH, else FerretDB v1 built from the Go module proxy).
+# (quietly) when all of it is already there: pnpm, workspace dependencies, nats-server, Chromium
+# (browser tests) and a MongoDB-wire server (mongod when on PATH, else FerretDB v1 built from the
+# Go module proxy).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
@@ -33,6 +34,12 @@ fi
 if ! command -v nats-server >/dev/null 2>&1; then
   say "installing nats-server"
   apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nats-server >/dev/null
+fi
+
+# Debian's Chromium for the dashboard's browser tests (playwright-core drives it; no browser downloads).
+if ! [ -x /usr/bin/chromium ]; then
+  say "installing chromium"
+  apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
 fi
 
 # A MongoDB-wire server: mongod when the machine has one, else FerretDB v1 with its SQLite backend.

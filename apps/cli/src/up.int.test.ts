@@ -1,32 +1,27 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
-import { createServer } from "node:net";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { promisify } from "node:util";
+import { freePort } from "@agentnet/local-backends";
 import { isolatedNatsUrl, TEST_SEALING_KEY, testBackends } from "@agentnet/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const cli = join(import.meta.dirname, "..", "bin", "agentnet.mjs");
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
-
 describe("agentnet up, end to end", () => {
   let stack: ChildProcess;
   let env: NodeJS.ProcessEnv;
   let apiUrl: string;
+  let proxyPort: number;
   const printed: string[] = [];
 
   beforeAll(async () => {
     const port = await freePort();
+    proxyPort = await freePort();
     const { mongoUrl } = testBackends();
     // This file's own NATS: the stack's durable consumers must not meet a dev stack's on the shared server.
     const natsUrl = await isolatedNatsUrl();
@@ -36,6 +31,7 @@ describe("agentnet up, end to end", () => {
       MONGO_URL: mongoUrl,
       AGN_SEALING_KEY: TEST_SEALING_KEY,
       AGN_API_PORT: String(port),
+      AGN_PROXY_PORT: String(proxyPort),
       AGN_DATA_DIR: mkdtempSync(join(tmpdir(), "agentnet-e2e-")),
     };
     apiUrl = `http://127.0.0.1:${port}`;
@@ -67,6 +63,8 @@ describe("agentnet up, end to end", () => {
     expect(printed.some((line) => /^control-plane\s/.test(line))).toBe(true);
     expect(printed.some((line) => /^provider-verifier\s/.test(line))).toBe(true);
     expect(printed.some((line) => /^telemetry\s+chdb /.test(line))).toBe(true);
+    expect(printed.some((line) => /^consumption\s/.test(line))).toBe(true);
+    expect(printed).toContain(`${"gateway-proxy".padEnd(20)}http://127.0.0.1:${proxyPort}`);
     expect(printed).toContain(`${"api-gateway".padEnd(20)}${apiUrl}`);
   });
 
@@ -90,6 +88,77 @@ describe("agentnet up, end to end", () => {
     const without = await fetch(`${apiUrl}/api/accounts`);
     expect(without.status).toBe(401);
     expect(await without.json()).toMatchObject({ code: 401 });
+  });
+
+  it("carries a request through the gateway proxy and shows it in the access log", async () => {
+    // The outside world: an OpenAI-style upstream on loopback.
+    const upstream = createServer((req, res) => {
+      req.resume().on("end", () => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(
+          JSON.stringify({
+            id: "chatcmpl-1",
+            object: "chat.completion",
+            model: "gpt-4o",
+            choices: [{ index: 0, message: { role: "assistant", content: "hi" }, finish_reason: "stop" }],
+            usage: { prompt_tokens: 1_000, completion_tokens: 100, total_tokens: 1_100 },
+          }),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+    const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`;
+    try {
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        [cli, "bootstrap", "--email", "traffic@example.com", "--json"],
+        {
+          env,
+        },
+      );
+      const { token } = JSON.parse(stdout) as { token: string };
+      const api = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+        const response = await fetch(`${apiUrl}/api${path}`, {
+          method,
+          headers: { authorization: `Token ${token}`, "content-type": "application/json" },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+        expect(response.status, `${method} ${path}`).toBeLessThan(300);
+        return (await response.json()) as T;
+      };
+      await api("POST", "/agent-network/settings", { proxy_address: "gw.example.com" });
+      const provider = await api<{ id: string }>("POST", "/agent-network/providers", {
+        provider_id: "custom",
+        name: "Local",
+        upstream_url: upstreamUrl,
+        api_key: "sk-local",
+      });
+      const [all] = await api<{ id: string }[]>("GET", "/groups");
+      await api("POST", "/agent-network/policies", {
+        name: "all",
+        source_groups: [all?.id],
+        destination_provider_ids: [provider.id],
+      });
+
+      const completion = await fetch(`http://127.0.0.1:${proxyPort}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: "gpt-4o", messages: [{ role: "user", content: "hello" }] }),
+      });
+      expect(completion.status).toBe(200);
+
+      let logs = {
+        total_records: 0,
+        data: [] as { model: string; decision: string; total_tokens: number }[],
+      };
+      for (let attempt = 0; attempt < 100 && logs.total_records === 0; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        logs = await api("GET", "/agent-network/access-logs");
+      }
+      expect(logs.data[0]).toMatchObject({ model: "gpt-4o", decision: "allow", total_tokens: 1_100 });
+    } finally {
+      upstream.close();
+    }
   });
 
   it("stops every service on SIGTERM and exits 0", async () => {

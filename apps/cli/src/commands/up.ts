@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { type Backend, ensureMongo, ensureNats, findRepoRoot } from "@agentnet/local-backends";
 import type { CliEnv } from "../env";
@@ -37,6 +38,8 @@ export async function up(env: CliEnv, print: (line: string) => void): Promise<nu
       `${pad("mongodb")}${mongo.url} (${mongo.origin === "started" ? `started ${mongo.engine}` : "already running"})`,
     );
 
+    const builtDashboard = join(root, "apps", "dashboard", "dist");
+    const dashboardDir = existsSync(join(builtDashboard, "index.html")) ? builtDashboard : undefined;
     const sealingKey = localSealingKey(env.AGN_SEALING_KEY, join(dataDir, "sealing.key"));
     const common = { NATS_URL: nats.url, LOG_LEVEL: env.LOG_LEVEL };
     const specs: ServiceSpec[] = [
@@ -58,9 +61,31 @@ export async function up(env: CliEnv, print: (line: string) => void): Promise<nu
         address: env.CLICKHOUSE_URL ? `clickhouse ${env.CLICKHOUSE_URL}` : `chdb ${join(dataDir, "chdb")}`,
       },
       {
+        name: "consumption",
+        app: "consumption",
+        env: { ...common, MONGO_URL: mongo.url },
+        address: `nats ${nats.url}`,
+      },
+      {
+        name: "gateway-proxy",
+        app: "gateway-proxy",
+        env: {
+          ...common,
+          AGN_SEALING_KEY: sealingKey,
+          AGN_PROXY_HOST: env.AGN_API_HOST,
+          AGN_PROXY_PORT: String(env.AGN_PROXY_PORT),
+        },
+        address: `http://${env.AGN_API_HOST}:${env.AGN_PROXY_PORT}`,
+      },
+      {
         name: "api-gateway",
         app: "api-gateway",
-        env: { ...common, AGN_API_HOST: env.AGN_API_HOST, AGN_API_PORT: String(env.AGN_API_PORT) },
+        env: {
+          ...common,
+          AGN_API_HOST: env.AGN_API_HOST,
+          AGN_API_PORT: String(env.AGN_API_PORT),
+          AGN_DASHBOARD_DIR: dashboardDir ?? "",
+        },
         address: `http://${env.AGN_API_HOST}:${env.AGN_API_PORT}`,
       },
     ];
@@ -69,6 +94,11 @@ export async function up(env: CliEnv, print: (line: string) => void): Promise<nu
       await service.ready;
       print(`${pad(service.spec.name)}${service.spec.address}`);
     }
+    print(
+      dashboardDir
+        ? `${pad("dashboard")}http://${env.AGN_API_HOST}:${env.AGN_API_PORT}/`
+        : `${pad("dashboard")}not built: pnpm --filter @agentnet/dashboard build`,
+    );
     print(`${pad("logs")}${logDir}`);
     print(
       "ready: create an account with `pnpm agentnet bootstrap --email you@example.com`; Ctrl-C stops the stack",

@@ -1,0 +1,75 @@
+import { describe, expect, it } from "vitest";
+import { makeEvent, makeLimits, makeReserve, makeRule } from "../test-support";
+import { applicableLimits, denyReason } from "./limits";
+import { planReservation } from "./reservation";
+import { outcomeOfEvent } from "./settlement";
+import { retryAfterSeconds, windowStart } from "./windows";
+
+const tokens = (user_cap: number, group_cap: number, window_seconds = 3600) =>
+  makeLimits({ token_limit: { enabled: true, user_cap, group_cap, window_seconds } });
+
+describe("windowStart", () => {
+  it("aligns windows to the Unix epoch", () => {
+    expect(windowStart(3599, 3600)).toBe(0);
+    expect(windowStart(3600, 3600)).toBe(3600);
+    expect(windowStart(1_700_000_123, 86_400)).toBe(1_699_920_000);
+  });
+
+  it("says how long until the window starts over", () => {
+    expect(retryAfterSeconds(3_000_500, 0, 3600)).toBe(600);
+  });
+});
+
+describe("applicableLimits", () => {
+  it("charges group caps to the caller's groups among the policy's source groups", () => {
+    const base = makeReserve({ group_ids: ["all", "eng", "ops"] });
+    const request = { ...base, policy: { id: "p", source_groups: ["eng", "sales"], limits: tokens(10, 20) } };
+    const checks = applicableLimits(request);
+    expect(checks.map((c) => [c.dimension_kind, c.dimension_id, c.cap])).toEqual([
+      ["user", base.user_id, 10],
+      ["group", "eng", 20],
+    ]);
+  });
+
+  it("charges a group-targeted rule to the targeted groups the caller is in", () => {
+    const base = makeReserve({ group_ids: ["all", "eng"] });
+    const rule = makeRule({ target_groups: ["eng", "ops"], limits: tokens(0, 5) });
+    const checks = applicableLimits({ ...base, budget_rules: [rule] });
+    expect(checks.filter((c) => c.dimension_kind === "group").map((c) => c.dimension_id)).toEqual(["eng"]);
+  });
+
+  it("leaves disabled limits and disabled rules out entirely", () => {
+    const base = makeReserve();
+    const rules = [makeRule({ enabled: false, limits: tokens(1, 1) }), makeRule({ limits: makeLimits() })];
+    expect(applicableLimits({ ...base, budget_rules: rules })).toEqual([]);
+  });
+
+  it("merges checks on one counter and keeps the tightest non-zero cap", () => {
+    const base = makeReserve();
+    const request = {
+      ...base,
+      policy: { ...base.policy, limits: tokens(500, 0) },
+      budget_rules: [makeRule({ limits: tokens(200, 0) }), makeRule({ limits: tokens(0, 0) })],
+    };
+    const plans = planReservation(base.account_id, applicableLimits(request), 0);
+    const user = plans.find((plan) => plan.key.dimension_kind === "user");
+    expect(user?.capTokens).toBe(200);
+    expect(user?.checks).toHaveLength(3);
+    expect(plans.find((plan) => plan.key.dimension_kind === "group")?.capTokens).toBeUndefined();
+  });
+
+  it("names deny reasons after the source and the measure", () => {
+    expect(denyReason({ source: "llm_policy", measure: "cost" })).toBe("llm_policy.budget_cap_exceeded");
+    expect(denyReason({ source: "budget_rule", measure: "tokens" })).toBe("budget_rule.token_cap_exceeded");
+  });
+});
+
+describe("outcomeOfEvent", () => {
+  const event = (overrides: Parameters<typeof makeEvent>[2]) => makeEvent(makeReserve(), "r", overrides);
+  it("releases denied requests and failures without tokens, settles everything else", () => {
+    expect(outcomeOfEvent(event({ decision: "deny" }))).toBe("released");
+    expect(outcomeOfEvent(event({ status_code: 500, input_tokens: 0, output_tokens: 0 }))).toBe("released");
+    expect(outcomeOfEvent(event({ status_code: 500 }))).toBe("settled");
+    expect(outcomeOfEvent(event({}))).toBe("settled");
+  });
+});

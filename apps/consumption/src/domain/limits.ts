@@ -1,0 +1,100 @@
+import {
+  type BudgetRule,
+  type CapDenyReason,
+  type DimensionKind,
+  isAccountWide,
+  type Limits,
+  type ReserveRequest,
+} from "@agentnet/contracts";
+import { usdToNanos } from "@agentnet/pricing";
+
+export type LimitSource = "llm_policy" | "budget_rule";
+export type Measure = "tokens" | "cost";
+
+/** One cap in force for this request: a measure of one dimension over one window size. */
+export interface CapCheck {
+  source: LimitSource;
+  source_id: string;
+  measure: Measure;
+  dimension_kind: DimensionKind;
+  dimension_id: string;
+  window_seconds: number;
+  /** Tokens (input + output) or nano-USD; 0 means the dimension is counted but uncapped. */
+  cap: number;
+}
+
+/** A limits object with the groups its group caps apply to. */
+interface LimitsInForce {
+  source: LimitSource;
+  source_id: string;
+  limits: Limits;
+  groups: string[];
+}
+
+const intersect = (a: readonly string[], b: readonly string[]): string[] => {
+  const set = new Set(b);
+  return [...new Set(a.filter((id) => set.has(id)))];
+};
+
+/** The request's source groups: the caller's groups through which the policy authorised it. */
+export const sourceGroups = (request: ReserveRequest): string[] =>
+  intersect(request.group_ids, request.policy.source_groups);
+
+/**
+ * Whether an (enabled) budget rule targets this caller: one of its users, one of its groups, or the
+ * whole account. Group caps of a rule that targets groups count per targeted group the caller is in;
+ * of an account-wide or user-targeted rule per source group of the request (see README).
+ */
+const ruleInForce = (rule: BudgetRule, request: ReserveRequest): LimitsInForce | undefined => {
+  if (!rule.enabled) return undefined;
+  const targetedGroups = intersect(request.group_ids, rule.target_groups);
+  const applies =
+    isAccountWide(rule) || rule.target_users.includes(request.user_id) || targetedGroups.length > 0;
+  if (!applies) return undefined;
+  const groups = rule.target_groups.length > 0 ? targetedGroups : sourceGroups(request);
+  return { source: "budget_rule", source_id: rule.id, limits: rule.limits, groups };
+};
+
+const checksOf = ({ source, source_id, limits, groups }: LimitsInForce, userId: string): CapCheck[] => {
+  const checks: CapCheck[] = [];
+  const add = (measure: Measure, windowSeconds: number, userCap: number, groupCap: number) => {
+    const base = { source, source_id, measure, window_seconds: windowSeconds };
+    checks.push({ ...base, dimension_kind: "user", dimension_id: userId, cap: userCap });
+    for (const group of groups) {
+      checks.push({ ...base, dimension_kind: "group", dimension_id: group, cap: groupCap });
+    }
+  };
+  const { token_limit: tokens, budget_limit: budget } = limits;
+  // A disabled limit is inert: no cap and no window in force.
+  if (tokens.enabled) add("tokens", tokens.window_seconds, tokens.user_cap, tokens.group_cap);
+  if (budget.enabled) {
+    add("cost", budget.window_seconds, usdToNanos(budget.user_cap_usd), usdToNanos(budget.group_cap_usd));
+  }
+  return checks;
+};
+
+/**
+ * applicableLimits: the policy's limits and every enabled budget rule that targets the user, one of
+ * the user's groups, or the whole account, as one check per (measure, dimension, window). Checks
+ * with cap 0 are uncapped but still name a counter that counts this request.
+ */
+export function applicableLimits(request: ReserveRequest): CapCheck[] {
+  const inForce: LimitsInForce[] = [];
+  if (request.policy.limits) {
+    inForce.push({
+      source: "llm_policy",
+      source_id: request.policy.id,
+      limits: request.policy.limits,
+      groups: sourceGroups(request),
+    });
+  }
+  for (const rule of request.budget_rules) {
+    const rule_ = ruleInForce(rule, request);
+    if (rule_) inForce.push(rule_);
+  }
+  return inForce.flatMap((limits) => checksOf(limits, request.user_id));
+}
+
+/** denyReason: which reason code a firing check reports. */
+export const denyReason = (check: Pick<CapCheck, "source" | "measure">): CapDenyReason =>
+  `${check.source}.${check.measure === "tokens" ? "token" : "budget"}_cap_exceeded`;

@@ -1,0 +1,23 @@
+import { baseEnv, envPort, parseEnvWith } from "@agentnet/service-kit";
+import { z } from "zod";
+
+const seconds = z.coerce.number().int().min(0);
+
+export const ConsumptionEnv = z.object({
+  ...baseEnv,
+  MONGO_URL: z.string().default("mongodb://127.0.0.1:27017/agentnet"),
+  HEALTH_PORT: envPort.optional(),
+  /** How long a reservation holds its estimate without a settling event. */
+  RESERVATION_TTL_SECONDS: z.coerce.number().int().min(1).default(600),
+  /** How often expired reservations are freed. */
+  SWEEP_INTERVAL_SECONDS: seconds.default(15),
+  /** How often ended counters and superseded ledger entries are pruned; 0 disables. */
+  PRUNE_INTERVAL_SECONDS: seconds.default(3600),
+  /** Counters stay listed this many days after their window ended. */
+  COUNTER_RETENTION_DAYS: z.coerce.number().min(0).default(7),
+  /** Durable JetStream consumer name on AGN_REQUESTS, shared by every replica. */
+  CONSUMER_DURABLE: z.string().min(1).default("consumption"),
+});
+export type ConsumptionEnv = z.infer<typeof ConsumptionEnv>;
+
+export const parseEnv = (source: NodeJS.ProcessEnv): ConsumptionEnv => parseEnvWith(ConsumptionEnv, source);

@@ -1,0 +1,112 @@
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createApp } from "@agentnet/api-gateway/app";
+import { request } from "@agentnet/bus";
+import { type ConsumptionCounter, ControlPlane, type Group } from "@agentnet/contracts";
+import { startControlPlane } from "@agentnet/control-plane/app";
+import { parseSealingKey } from "@agentnet/sealing";
+import { createHealth, createLogger } from "@agentnet/service-kit";
+import { connectTestBus, connectTestMongo, TEST_SEALING_KEY, uniqueId } from "@agentnet/testkit";
+import type { Connection } from "mongoose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  eventually,
+  makeEvent,
+  makeLimits,
+  makeReserve,
+  publish,
+  type Replica,
+  reserve,
+  startReplica,
+  TestClock,
+} from "./test-support";
+
+// The api-gateway and control-plane in this process, in front of a consumption replica: the public
+// endpoint is exercised the way a client calls it, token and all.
+let consumption: Replica;
+let server: Server;
+let baseUrl: string;
+let cpConnection: Connection;
+let gatewayBus: Awaited<ReturnType<typeof connectTestBus>>;
+beforeAll(async () => {
+  const logger = createLogger("test", "silent");
+  gatewayBus = await connectTestBus("consumption-http");
+  cpConnection = await connectTestMongo();
+  await startControlPlane({
+    nc: gatewayBus,
+    connection: cpConnection,
+    logger,
+    sealingKey: parseSealingKey(TEST_SEALING_KEY),
+  });
+  consumption = await startReplica("agentnet_test_consumption_http", new TestClock(Date.now()), {
+    durable: uniqueId("consumption"),
+  });
+  const health = createHealth();
+  health.setReady(true);
+  const app = createApp({
+    nc: gatewayBus,
+    logger,
+    health,
+    authCacheTtlMs: 0,
+    bodyLimitBytes: 65_536,
+    requestTimeoutMs: 10_000,
+  });
+  server = app.listen(0, "127.0.0.1");
+  await new Promise<void>((resolve) => server.once("listening", resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await new Promise((resolve) => server?.close(resolve));
+  await consumption?.stop();
+  await gatewayBus?.drain();
+  await cpConnection?.close();
+});
+
+const get = async <T>(path: string, token?: string) => {
+  const headers: Record<string, string> = { accept: "application/json" };
+  if (token) headers.authorization = `Token ${token}`;
+  const response = await fetch(`${baseUrl}${path}`, { headers });
+  return { status: response.status, body: (await response.json()) as T };
+};
+
+describe("GET /api/agent-network/consumption", () => {
+  it("answers 401 without a token", async () => {
+    expect((await get("/api/agent-network/consumption")).status).toBe(401);
+  });
+
+  it("returns [] for a fresh account, then the counters of consumed requests", async () => {
+    const owner = await request(gatewayBus, ControlPlane.accountsBootstrap, {
+      email: `${uniqueId("owner")}@example.com`,
+    });
+    expect(await get("/api/agent-network/consumption", owner.token)).toEqual({ status: 200, body: [] });
+
+    const groups = await get<Group[]>("/api/groups", owner.token);
+    const all = groups.body.find((group) => group.name === "All");
+    if (!all) throw new Error("every account has an All group");
+    const base = makeReserve({ account_id: owner.account_id, user_id: owner.user_id, group_ids: [all.id] });
+    const limits = makeLimits({ token_limit: { enabled: true, user_cap: 0, group_cap: 100_000 } });
+    const body = { ...base, policy: { id: "pol", source_groups: [all.id], limits } };
+    const reply = await reserve(consumption.nc, body);
+    if (reply.decision !== "allow") throw new Error("expected an allow");
+    await publish(gatewayBus, makeEvent(body, reply.reservation_id));
+
+    await eventually(
+      async () => (await get<unknown[]>("/api/agent-network/consumption", owner.token)).body.length === 2,
+    );
+    const { status, body: counters } = await get<ConsumptionCounter[]>(
+      "/api/agent-network/consumption",
+      owner.token,
+    );
+    expect(status).toBe(200);
+    expect(counters.map((c) => [c.dimension_kind, c.dimension_id]).sort()).toEqual([
+      ["group", all.id],
+      ["user", owner.user_id],
+    ]);
+    expect(counters[0]).toMatchObject({
+      window_seconds: 3600,
+      tokens_input: 30,
+      tokens_output: 20,
+      cost_usd: 0.0005,
+    });
+  });
+});

@@ -1,0 +1,197 @@
+import { publishEvent, request } from "@agentnet/bus";
+import {
+  type AccountDeletedEvent,
+  Consumption,
+  type ConsumptionCounter,
+  Events,
+  type ReserveRequest,
+} from "@agentnet/contracts";
+import { uniqueId } from "@agentnet/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  callerOf,
+  eventually,
+  makeEvent,
+  makeLimits,
+  makeReserve,
+  publish,
+  type Replica,
+  reserve,
+  startReplica,
+  TestClock,
+} from "./test-support";
+
+const DB = "agentnet_test_consumption_settle";
+const clock = new TestClock();
+let one: Replica;
+let two: Replica;
+beforeAll(async () => {
+  const durable = uniqueId("consumption");
+  one = await startReplica(DB, clock, { durable });
+  two = await startReplica(DB, clock, { durable });
+});
+afterAll(async () => {
+  await one?.stop();
+  await two?.stop();
+});
+
+const capped = (user_cap: number, group_cap = 0) => {
+  const base = makeReserve();
+  return {
+    ...base,
+    policy: {
+      ...base.policy,
+      limits: makeLimits({ token_limit: { enabled: true, user_cap, group_cap, window_seconds: 3600 } }),
+    },
+  };
+};
+const list = (body: ReserveRequest, role: "owner" | "user" = "owner") =>
+  request(one.nc, Consumption.list, { caller: callerOf(body, role) });
+const userCounter = async (body: ReserveRequest): Promise<ConsumptionCounter | undefined> =>
+  (await list(body)).find((counter) => counter.dimension_kind === "user");
+const reserveId = async (body: ReserveRequest) => {
+  const reply = await reserve(one.nc, body);
+  if (reply.decision !== "allow" || !reply.reservation_id) throw new Error("expected a reservation");
+  return reply.reservation_id;
+};
+
+describe("settlement from JetStream events", () => {
+  it("lists [] before anything is consumed, then the real usage of user and group", async () => {
+    const body = capped(1000, 5000);
+    expect(await list(body)).toEqual([]);
+    const id = await reserveId(body);
+    await publish(one.nc, makeEvent(body, id));
+    await eventually(async () => (await list(body)).length === 2);
+    const counters = await list(body);
+    expect(counters.map((c) => c.dimension_kind).sort()).toEqual(["group", "user"]);
+    for (const counter of counters) {
+      expect(counter).toMatchObject({ tokens_input: 30, tokens_output: 20, cost_usd: 0.0005 });
+      expect(counter).toMatchObject({ window_seconds: 3600, window_start_utc: "2031-01-01T10:00:00.000Z" });
+    }
+  });
+
+  it("swaps the estimate for real usage: freed room admits more requests", async () => {
+    const body = capped(150); // estimate 100: one fits until the first settles at 50
+    const id = await reserveId({ ...body, request_id: uniqueId("r") });
+    expect((await reserve(one.nc, { ...body, request_id: uniqueId("r") })).decision).toBe("deny");
+    await publish(one.nc, makeEvent(body, id, { id: uniqueId("ev") }));
+    await eventually(async () => (await userCounter(body))?.tokens_input === 30);
+    expect((await reserve(one.nc, { ...body, request_id: uniqueId("r") })).decision).toBe("allow");
+  });
+
+  it("releases the reservation of a denied or failed request and counts nothing", async () => {
+    const body = capped(100);
+    const denied = await reserveId({ ...body, request_id: uniqueId("r") });
+    await publish(
+      one.nc,
+      makeEvent(body, denied, {
+        id: uniqueId("ev"),
+        decision: "deny",
+        input_tokens: 0,
+        output_tokens: 0,
+        cost_usd: 0,
+      }),
+    );
+    await eventually(
+      async () => (await reserve(one.nc, { ...body, request_id: uniqueId("probe") })).decision === "allow",
+    );
+    expect(await list(body)).toEqual([]);
+  });
+
+  it("releases on an upstream failure with zero tokens", async () => {
+    const body = capped(100);
+    const failed = await reserveId({ ...body, request_id: uniqueId("r") });
+    const event = makeEvent(body, failed, {
+      id: uniqueId("ev"),
+      status_code: 502,
+      input_tokens: 0,
+      output_tokens: 0,
+      cost_usd: 0,
+    });
+    await one.service.settleEvents([event]);
+    expect((await reserve(one.nc, { ...body, request_id: uniqueId("r") })).decision).toBe("allow");
+    expect(await list(body)).toEqual([]);
+  });
+
+  it("counts a redelivered event once (duplicate publish and a replay after a crash)", async () => {
+    const body = capped(10_000);
+    const id = await reserveId(body);
+    const event = makeEvent(body, id);
+    // Settled in process without an ack, as if the replica died before acking...
+    await one.service.settleEvents([event]);
+    // ...then delivered again through JetStream, twice (a different Nats-Msg-Id defeats dedup).
+    await publish(one.nc, event, uniqueId("msg"));
+    await publish(one.nc, event, uniqueId("msg"));
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(await userCounter(body)).toMatchObject({ tokens_input: 30, tokens_output: 20, cost_usd: 0.0005 });
+  });
+
+  it("counts every event exactly once with two replicas sharing the durable consumer", async () => {
+    const base = capped(0, 1_000_000);
+    const users = Array.from({ length: 40 }, () => ({
+      ...base,
+      user_id: uniqueId("u"),
+      request_id: uniqueId("r"),
+    }));
+    const ids = await Promise.all(users.map(reserveId));
+    await Promise.all(users.map((body, i) => publish(two.nc, makeEvent(body, ids[i]))));
+    const group = async () => (await list(base)).find((c) => c.dimension_kind === "group");
+    await eventually(async () => (await group())?.tokens_input === 40 * 30, 20_000);
+    expect(await group()).toMatchObject({ tokens_input: 1200, tokens_output: 800, cost_usd: 0.02 });
+  });
+
+  it("frees expired reservations in the sweep, and still counts a late event", async () => {
+    const body = capped(100);
+    const id = await reserveId({ ...body, request_id: uniqueId("r") });
+    clock.advance(11 * 60 * 1000);
+    expect(await one.service.sweepExpired()).toBeGreaterThanOrEqual(1);
+    const next = await reserve(one.nc, { ...body, request_id: uniqueId("r") });
+    expect(next.decision).toBe("allow");
+    await one.service.settleEvents([makeEvent(body, id)]);
+    await one.service.settleEvents([makeEvent(body, id)]);
+    expect(await userCounter(body)).toMatchObject({ tokens_input: 30, tokens_output: 20 });
+  });
+});
+
+describe("GET consumption order, scope and lifetime", () => {
+  it("lists newest window first and scopes callers without the account-wide grant", async () => {
+    const body = capped(10_000, 10_000);
+    const other = { ...body, user_id: uniqueId("other"), group_ids: [uniqueId("other-grp")] };
+    for (const who of [body, other, body]) {
+      const requestBody = { ...who, request_id: uniqueId("r") };
+      await one.service.settleEvents([makeEvent(requestBody, await reserveId(requestBody))]);
+      clock.advance(3600 * 1000);
+    }
+    const all = await list(body);
+    const starts = all.map((c) => c.window_start_utc);
+    expect(starts).toEqual([...starts].sort().reverse());
+    expect(all).toHaveLength(5); // body: user+group in two windows; other: its user only (not a source group)
+    const own = await list(body, "user");
+    expect(own).toHaveLength(4);
+    expect(own.every((c) => c.dimension_id === body.user_id || c.dimension_id === body.group_ids[0])).toBe(
+      true,
+    );
+  });
+
+  it("prunes counters some time after their window ended", async () => {
+    const body = capped(10_000);
+    await one.service.settleEvents([makeEvent(body, await reserveId(body))]);
+    expect(await list(body)).toHaveLength(2); // the user and its source group
+    clock.advance(8 * 24 * 3600 * 1000);
+    await one.service.prune();
+    expect(await list(body)).toEqual([]);
+  });
+
+  it("deletes the account's counters on agn.account.deleted", async () => {
+    const body = capped(10_000);
+    await one.service.settleEvents([makeEvent(body, await reserveId(body))]);
+    expect(await list(body)).toHaveLength(2); // the user and its source group
+    const event: AccountDeletedEvent = {
+      v: 1,
+      account_id: body.account_id,
+      deleted_at: new Date().toISOString(),
+    };
+    await publishEvent(one.nc, Events.accountDeleted, event, uniqueId("deleted"));
+    await eventually(async () => (await list(body)).length === 0);
+  });
+});

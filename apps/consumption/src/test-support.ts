@@ -1,0 +1,173 @@
+import { deleteDurableConsumer, type NatsConnection, publishEvent, request } from "@agentnet/bus";
+import {
+  ACCOUNT_EVENTS_STREAM,
+  type BudgetRule,
+  type Caller,
+  Consumption,
+  Events,
+  type GatewayRequestEvent,
+  type Limits,
+  type ReserveReply,
+  type ReserveRequest,
+} from "@agentnet/contracts";
+import { createLogger } from "@agentnet/service-kit";
+import { connectTestBus, connectTestMongo, uniqueId } from "@agentnet/testkit";
+import type { Connection } from "mongoose";
+import { type ConsumptionOptions, type ConsumptionService, startConsumption } from "./app";
+
+/** A clock tests move by hand; it starts on a round hour so window arithmetic is easy to read. */
+export class TestClock {
+  constructor(public now = Date.UTC(2031, 0, 1, 10, 0, 0)) {}
+  readonly read = () => this.now;
+  advance(ms: number) {
+    this.now += ms;
+  }
+}
+
+type LimitsOverrides = {
+  token_limit?: Partial<Limits["token_limit"]>;
+  budget_limit?: Partial<Limits["budget_limit"]>;
+};
+
+/** Limits with both parts disabled unless overridden: a test turns on only what it is about. */
+export const makeLimits = (overrides: LimitsOverrides = {}): Limits => ({
+  token_limit: { enabled: false, group_cap: 0, user_cap: 0, window_seconds: 3600, ...overrides.token_limit },
+  budget_limit: {
+    enabled: false,
+    group_cap_usd: 0,
+    user_cap_usd: 0,
+    window_seconds: 3600,
+    ...overrides.budget_limit,
+  },
+});
+
+export const makeRule = (overrides: Partial<BudgetRule> = {}): BudgetRule => ({
+  id: uniqueId("rule"),
+  name: "rule",
+  enabled: true,
+  target_groups: [],
+  target_users: [],
+  limits: makeLimits(),
+  created_at: "2031-01-01T00:00:00Z",
+  updated_at: "2031-01-01T00:00:00Z",
+  ...overrides,
+});
+
+/** A reserve request of a fresh account, user and group under a policy with no limits. */
+export const makeReserve = (overrides: Partial<ReserveRequest> = {}): ReserveRequest => {
+  const group = overrides.group_ids?.[0] ?? uniqueId("grp");
+  return {
+    account_id: uniqueId("acc"),
+    request_id: uniqueId("req"),
+    user_id: uniqueId("usr"),
+    group_ids: [group],
+    policy: { id: uniqueId("pol"), source_groups: [group] },
+    budget_rules: [],
+    estimate: { input_tokens: 60, output_tokens: 40, cost_usd: 0.001 },
+    ...overrides,
+  };
+};
+
+/** The event the proxy publishes for a request that reserved under `reserve`. */
+export const makeEvent = (
+  reserve: ReserveRequest,
+  reservationId: string | undefined,
+  overrides: Partial<GatewayRequestEvent> = {},
+): GatewayRequestEvent => ({
+  v: 1,
+  id: reserve.request_id,
+  account_id: reserve.account_id,
+  logged: false,
+  reservation_id: reservationId,
+  user_email: "u@example.com",
+  user_name: "u",
+  service_id: "svc",
+  timestamp: "2031-01-01T10:00:00Z",
+  status_code: 200,
+  duration_ms: 10,
+  user_id: reserve.user_id,
+  source_ip: "",
+  method: "POST",
+  host: "",
+  path: "",
+  provider: "openai",
+  model: "gpt-4o-mini",
+  session_id: "",
+  resolved_provider_id: "prv",
+  selected_policy_id: reserve.policy.id,
+  decision: "allow",
+  deny_reason: "",
+  input_tokens: 30,
+  output_tokens: 20,
+  total_tokens: 50,
+  cached_input_tokens: 0,
+  cache_creation_tokens: 0,
+  cost_usd: 0.0005,
+  input_cost_usd: 0.0003,
+  cached_input_cost_usd: 0,
+  cache_creation_cost_usd: 0,
+  output_cost_usd: 0.0002,
+  cache_cost_usd: 0,
+  stream: false,
+  group_ids: reserve.group_ids,
+  ...overrides,
+});
+
+export const callerOf = (reserve: ReserveRequest, role: Caller["role"] = "owner"): Caller => ({
+  account_id: reserve.account_id,
+  user_id: reserve.user_id,
+  role,
+  group_ids: reserve.group_ids,
+  email: "u@example.com",
+  name: "u",
+});
+
+/**
+ * One consumption replica on its own NATS connection, over a database of its own per test file
+ * (`database`): the expiry sweep works on every account, so files with different clocks must not
+ * share reservations. Timers are off; tests call `sweepExpired()` and `prune()`.
+ */
+export async function startReplica(database: string, clock: TestClock, options: Partial<ConsumptionOptions>) {
+  const nc = await connectTestBus("consumption-test");
+  const base = await connectTestMongo();
+  const connection: Connection = base.useDb(database, { useCache: false });
+  const service: ConsumptionService = await startConsumption({
+    nc,
+    connection,
+    logger: createLogger("consumption-test", "silent"),
+    options: { sweepIntervalMs: 0, pruneIntervalMs: 0, deliverNew: true, clock: clock.read, ...options },
+  });
+  return {
+    nc,
+    service,
+    connection,
+    async stop() {
+      await service.stop();
+      // Test durables are unique per file; leaving them would keep every test event in the stream.
+      const durable = options.durable ?? "consumption";
+      await deleteDurableConsumer(nc, durable).catch(() => undefined);
+      await deleteDurableConsumer(nc, `${durable}-accounts`, ACCOUNT_EVENTS_STREAM).catch(() => undefined);
+      await nc.drain();
+      await base.close();
+    },
+  };
+}
+
+export type Replica = Awaited<ReturnType<typeof startReplica>>;
+
+export const reserve = (nc: NatsConnection, body: ReserveRequest): Promise<ReserveReply> =>
+  // Generous: the machine running the suite may be busy, and a slow answer is not what is tested.
+  request(nc, Consumption.reserve, body, { timeoutMs: 25_000 });
+
+export const publish = (nc: NatsConnection, event: GatewayRequestEvent, msgId = event.id) =>
+  publishEvent(nc, Events.requests(event.account_id), event, msgId);
+
+/** Polls `probe` until it returns true (events settle asynchronously). */
+export async function eventually(probe: () => Promise<boolean>, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await probe()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error("condition not met in time");
+}

@@ -1,0 +1,80 @@
+import type {
+  AccessLogPage,
+  AccessLogSessionPage,
+  Account,
+  AgentConfig,
+  BudgetRule,
+  CatalogProvider,
+  ConsumptionCounter,
+  DiscoveredModel,
+  Group,
+  Guardrail,
+  Policy,
+  Provider,
+  Settings,
+  UsageBucket,
+  User,
+} from "@agentnet/contracts";
+import { apiFetch, type Query, toSearch } from "./client";
+
+const AN = "/api/agent-network";
+
+/** Bodies as the dashboard sends them (the API fills the defaults). */
+export type SettingsCreate = {
+  proxy_address?: string;
+  endpoint?: string;
+  enable_log_collection: boolean;
+  enable_prompt_collection: boolean;
+  redact_pii: boolean;
+  access_log_retention_days: number;
+};
+export type SettingsUpdate = Required<SettingsCreate>;
+export type ProviderBody = Omit<Provider, "id" | "created_at" | "updated_at"> & { api_key?: string };
+export type PolicyBody = Omit<Policy, "id" | "created_at" | "updated_at">;
+export type GuardrailBody = Omit<Guardrail, "id" | "created_at" | "updated_at">;
+export type BudgetRuleBody = Omit<BudgetRule, "id" | "created_at" | "updated_at">;
+export type DiscoverBody = {
+  catalog_provider_id: string;
+  upstream_url?: string;
+  api_key?: string;
+  provider_id?: string;
+};
+
+/** Typed calls of the public API for one signed-in token. */
+export function createApi(token: string) {
+  const get = <T>(path: string, query: Query = {}) => apiFetch<T>(token, "GET", `${path}${toSearch(query)}`);
+  const send = <T>(method: "POST" | "PUT" | "DELETE", path: string, body?: unknown) =>
+    apiFetch<T>(token, method, path, body);
+  const crud = <T, B>(collection: string) => ({
+    list: () => get<T[]>(`${AN}/${collection}`),
+    create: (body: B) => send<T>("POST", `${AN}/${collection}`, body),
+    update: (id: string, body: B) => send<T>("PUT", `${AN}/${collection}/${encodeURIComponent(id)}`, body),
+    remove: (id: string) => send<object>("DELETE", `${AN}/${collection}/${encodeURIComponent(id)}`),
+  });
+  return {
+    users: () => get<User[]>("/api/users"),
+    groups: () => get<Group[]>("/api/groups"),
+    createGroup: (name: string) => send<Group>("POST", "/api/groups", { name }),
+    accounts: () => get<Account[]>("/api/accounts"),
+    updateAccount: (id: string, body: { settings: Account["settings"] }) =>
+      send<Account>("PUT", `/api/accounts/${encodeURIComponent(id)}`, body),
+    accessLogs: (query: Query) => get<AccessLogPage>(`${AN}/access-logs`, query),
+    sessions: (query: Query) => get<AccessLogSessionPage>(`${AN}/access-log-sessions`, query),
+    usage: (query: Query) => get<UsageBucket[]>(`${AN}/usage/overview`, query),
+    consumption: () => get<ConsumptionCounter[]>(`${AN}/consumption`),
+    agentConfig: () => get<AgentConfig>(`${AN}/agent-config`),
+    settings: () => get<Settings>(`${AN}/settings`),
+    createSettings: (body: SettingsCreate) => send<Settings>("POST", `${AN}/settings`, body),
+    updateSettings: (body: SettingsUpdate) => send<Settings>("PUT", `${AN}/settings`, body),
+    deleteSettings: () => send<object>("DELETE", `${AN}/settings`),
+    catalog: () => get<CatalogProvider[]>(`${AN}/catalog/providers`),
+    discoverModels: (body: DiscoverBody) =>
+      send<{ models: DiscoveredModel[] }>("POST", `${AN}/catalog/providers/models`, body),
+    providers: crud<Provider, ProviderBody>("providers"),
+    policies: crud<Policy, PolicyBody>("policies"),
+    guardrails: crud<Guardrail, GuardrailBody>("guardrails"),
+    budgetRules: crud<BudgetRule, BudgetRuleBody>("budget-rules"),
+  };
+}
+
+export type Api = ReturnType<typeof createApi>;

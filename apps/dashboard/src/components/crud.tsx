@@ -1,0 +1,108 @@
+import { type ReactNode, useState } from "react";
+import type { Loaded } from "../hooks";
+import { useSubmit } from "../hooks";
+import { useSession } from "../session";
+import { EmptyState, FormError, LoadState } from "./ui";
+
+/**
+ * A configuration list with its editor: the table, an empty state that says what to do, and a
+ * form for a new or an existing item. Writers only see the buttons.
+ */
+export function CrudPage<T extends { id: string; name: string }>(props: {
+  title: string;
+  lede: string;
+  noun: string;
+  empty: string;
+  loaded: Loaded<T[]>;
+  columns: { label: string; cell: (item: T) => ReactNode }[];
+  remove: (id: string) => Promise<unknown>;
+  form: (existing: T | undefined, done: () => void, cancel: () => void) => ReactNode;
+}) {
+  const { canWrite } = useSession();
+  const [editing, setEditing] = useState<{ item: T | undefined } | undefined>();
+  const removal = useSubmit();
+  const items = props.loaded.data;
+  const done = () => {
+    setEditing(undefined);
+    props.loaded.reload();
+  };
+  const slug = props.title.toLowerCase().replaceAll(" ", "-");
+  return (
+    <section aria-labelledby={`${slug}-title`}>
+      <h1 id={`${slug}-title`}>{props.title}</h1>
+      <p className="lede">{props.lede}</p>
+      <LoadState
+        loading={props.loaded.loading && !items}
+        error={props.loaded.error}
+        what={props.title.toLowerCase()}
+      />
+      {editing ? props.form(editing.item, done, () => setEditing(undefined)) : null}
+      {items && !editing ? (
+        <>
+          {canWrite ? (
+            <button type="button" onClick={() => setEditing({ item: undefined })}>
+              New {props.noun}
+            </button>
+          ) : null}
+          <FormError error={removal.error} />
+          {items.length === 0 ? (
+            <EmptyState title={`No ${props.noun}s yet`}>
+              {canWrite ? props.empty : `An owner or admin adds ${props.noun}s.`}
+            </EmptyState>
+          ) : (
+            <table className="table">
+              <thead>
+                <tr>
+                  {props.columns.map((c) => (
+                    <th key={c.label} scope="col">
+                      {c.label}
+                    </th>
+                  ))}
+                  <th scope="col">
+                    <span className="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {items.map((item) => (
+                  <tr key={item.id}>
+                    {props.columns.map((c) => (
+                      <td key={c.label}>{c.cell(item)}</td>
+                    ))}
+                    <td className="row-actions">
+                      {canWrite ? (
+                        <>
+                          <button
+                            type="button"
+                            className="ghost"
+                            onClick={() => setEditing({ item })}
+                            aria-label={`Edit ${item.name}`}
+                          >
+                            Edit
+                          </button>
+                          <button
+                            type="button"
+                            className="ghost danger"
+                            aria-label={`Delete ${item.name}`}
+                            onClick={() =>
+                              void removal.run(async () => {
+                                await props.remove(item.id);
+                                props.loaded.reload();
+                              })
+                            }
+                          >
+                            Delete
+                          </button>
+                        </>
+                      ) : null}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </>
+      ) : null}
+    </section>
+  );
+}

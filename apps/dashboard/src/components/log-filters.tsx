@@ -1,0 +1,198 @@
+import type { Group, Provider } from "@agentnet/contracts";
+import { type FormEvent, useEffect, useState } from "react";
+import {
+  DEFAULT_FILTERS,
+  isoToLocalInput,
+  type LogFilters,
+  localInputToIso,
+  splitList,
+} from "../domain/filters";
+import { useLoad } from "../hooks";
+import { useSession } from "../session";
+import { Field } from "./ui";
+
+const selected = (select: HTMLSelectElement) => [...select.selectedOptions].map((o) => o.value);
+
+/**
+ * Every filter of the spec's log reads. Edits are a draft until "Apply", so typing does not reload
+ * the table; applying writes them to the URL. User and group filters only show for callers with
+ * the account-wide grant (the API overrides them for everyone else).
+ */
+export function LogFilterBar(props: { filters: LogFilters; onApply: (filters: LogFilters) => void }) {
+  const { api, accountWide, users } = useSession();
+  const [draft, setDraft] = useState(props.filters);
+  const [models, setModels] = useState(props.filters.model.join(", "));
+  useEffect(() => {
+    setDraft(props.filters);
+    setModels(props.filters.model.join(", "));
+  }, [props.filters]);
+  const lists = useLoad(
+    async () =>
+      accountWide
+        ? {
+            groups: await api.groups().catch((): Group[] => []),
+            providers: await api.providers.list().catch((): Provider[] => []),
+          }
+        : { groups: [] as Group[], providers: [] as Provider[] },
+    [accountWide],
+  );
+  const put = <K extends keyof LogFilters>(key: K, value: LogFilters[K]) =>
+    setDraft((d) => ({ ...d, [key]: value }));
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    props.onApply({ ...draft, model: splitList(models), page: 1 });
+  };
+  const clear = () => props.onApply({ ...DEFAULT_FILTERS, page_size: props.filters.page_size });
+  return (
+    <form className="filters card" onSubmit={submit} aria-label="Filters">
+      <Field label="Search" hint="Log id, host, path, model, user email or name">
+        {(c) => (
+          <input {...c} type="search" value={draft.search} onChange={(e) => put("search", e.target.value)} />
+        )}
+      </Field>
+      {accountWide ? (
+        <Field label="User">
+          {(c) => (
+            <select {...c} value={draft.user_id} onChange={(e) => put("user_id", e.target.value)}>
+              <option value="">Anyone</option>
+              {users.map((u) => (
+                <option key={u.id} value={u.id}>
+                  {u.name || u.email}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+      ) : null}
+      <Field label="Session id">
+        {(c) => <input {...c} value={draft.session_id} onChange={(e) => put("session_id", e.target.value)} />}
+      </Field>
+      {accountWide ? (
+        <Field label="Groups" hint="Matches any selected">
+          {(c) => (
+            <select
+              {...c}
+              multiple
+              size={3}
+              value={draft.group_id}
+              onChange={(e) => put("group_id", selected(e.target))}
+            >
+              {(lists.data?.groups ?? []).map((g) => (
+                <option key={g.id} value={g.id}>
+                  {g.name}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+      ) : null}
+      {accountWide ? (
+        <Field label="Providers" hint="Matches any selected">
+          {(c) => (
+            <select
+              {...c}
+              multiple
+              size={3}
+              value={draft.provider_id}
+              onChange={(e) => put("provider_id", selected(e.target))}
+            >
+              {(lists.data?.providers ?? []).map((p) => (
+                <option key={p.id} value={p.id}>
+                  {p.name}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+      ) : null}
+      <Field label="Models" hint="Comma-separated, matches any">
+        {(c) => <input {...c} value={models} onChange={(e) => setModels(e.target.value)} />}
+      </Field>
+      <Field label="Decision">
+        {(c) => (
+          <select {...c} value={draft.decision} onChange={(e) => put("decision", e.target.value)}>
+            <option value="">Any</option>
+            <option value="allow">Allowed</option>
+            <option value="deny">Denied</option>
+          </select>
+        )}
+      </Field>
+      <Field label="Path prefix">
+        {(c) => (
+          <input {...c} placeholder="/v1/" value={draft.path} onChange={(e) => put("path", e.target.value)} />
+        )}
+      </Field>
+      <Field label="From">
+        {(c) => (
+          <input
+            {...c}
+            type="datetime-local"
+            value={isoToLocalInput(draft.start_date)}
+            onChange={(e) => put("start_date", localInputToIso(e.target.value))}
+          />
+        )}
+      </Field>
+      <Field label="To">
+        {(c) => (
+          <input
+            {...c}
+            type="datetime-local"
+            value={isoToLocalInput(draft.end_date)}
+            onChange={(e) => put("end_date", localInputToIso(e.target.value))}
+          />
+        )}
+      </Field>
+      <div className="filter-actions">
+        <button type="submit">Apply filters</button>
+        <button type="button" className="ghost" onClick={clear}>
+          Clear
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** Previous/next paging with the page size. */
+export function Pager(props: {
+  page: number;
+  totalPages: number;
+  totalRecords: number;
+  unit: string;
+  pageSize: number;
+  onPage: (page: number) => void;
+  onPageSize: (size: number) => void;
+}) {
+  return (
+    <nav className="pager" aria-label="Pages">
+      <button
+        type="button"
+        className="ghost"
+        disabled={props.page <= 1}
+        onClick={() => props.onPage(props.page - 1)}
+      >
+        Previous
+      </button>
+      <span aria-live="polite">
+        Page {props.page} of {Math.max(1, props.totalPages)} · {props.totalRecords} {props.unit}
+      </span>
+      <button
+        type="button"
+        className="ghost"
+        disabled={props.page >= props.totalPages}
+        onClick={() => props.onPage(props.page + 1)}
+      >
+        Next
+      </button>
+      <label>
+        Per page{" "}
+        <select value={props.pageSize} onChange={(e) => props.onPageSize(Number(e.target.value))}>
+          {[10, 25, 50, 100].map((n) => (
+            <option key={n} value={n}>
+              {n}
+            </option>
+          ))}
+        </select>
+      </label>
+    </nav>
+  );
+}

@@ -1,0 +1,198 @@
+import { type ReactNode, useId, useState } from "react";
+import type { ApiError } from "../api/client";
+
+export interface ControlProps {
+  id: string;
+  "aria-invalid": boolean | undefined;
+  "aria-describedby": string | undefined;
+}
+
+/** A labelled control with its hint and the error that concerns it (from the form or the API). */
+export function Field(props: {
+  label: string;
+  error?: string | undefined;
+  hint?: ReactNode;
+  children: (control: ControlProps) => ReactNode;
+}) {
+  const id = useId();
+  const describedBy = [props.hint ? `${id}-hint` : "", props.error ? `${id}-error` : ""]
+    .filter(Boolean)
+    .join(" ");
+  return (
+    <div className={`field${props.error ? " field-invalid" : ""}`}>
+      <label htmlFor={id}>{props.label}</label>
+      {props.children({
+        id,
+        "aria-invalid": props.error ? true : undefined,
+        "aria-describedby": describedBy || undefined,
+      })}
+      {props.hint ? (
+        <p className="hint" id={`${id}-hint`}>
+          {props.hint}
+        </p>
+      ) : null}
+      {props.error ? (
+        <p className="field-error" id={`${id}-error`}>
+          {props.error}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+/** A checkbox with its label on the right. */
+export function Check(props: {
+  label: string;
+  checked: boolean;
+  onChange: (checked: boolean) => void;
+  disabled?: boolean;
+  hint?: string;
+}) {
+  const id = useId();
+  return (
+    <div className="check">
+      <input
+        id={id}
+        type="checkbox"
+        checked={props.checked}
+        disabled={props.disabled}
+        onChange={(e) => props.onChange(e.target.checked)}
+      />
+      <label htmlFor={id}>{props.label}</label>
+      {props.hint ? <span className="hint"> — {props.hint}</span> : null}
+    </div>
+  );
+}
+
+/** A group of checkboxes picking ids (groups, providers, guardrails); says what to do when empty. */
+export function MultiCheck(props: {
+  legend: string;
+  options: { id: string; label: string }[];
+  selected: readonly string[];
+  onChange: (ids: string[]) => void;
+  empty: string;
+  error?: string | undefined;
+  disabled?: boolean;
+}) {
+  const toggle = (id: string, on: boolean) =>
+    props.onChange(on ? [...props.selected, id] : props.selected.filter((s) => s !== id));
+  return (
+    <fieldset className={`multi${props.error ? " field-invalid" : ""}`}>
+      <legend>{props.legend}</legend>
+      {props.options.length === 0 ? <p className="hint">{props.empty}</p> : null}
+      {props.options.map((option) => (
+        <Check
+          key={option.id}
+          label={option.label}
+          checked={props.selected.includes(option.id)}
+          onChange={(on) => toggle(option.id, on)}
+          disabled={props.disabled}
+        />
+      ))}
+      {props.error ? <p className="field-error">{props.error}</p> : null}
+    </fieldset>
+  );
+}
+
+/** The API's message for a form (the field-level ones sit next to their fields). */
+export function FormError(props: { error: ApiError | undefined; extra?: string | undefined }) {
+  if (!props.error && !props.extra) return null;
+  return (
+    <div className="alert" role="alert">
+      {props.error ? (
+        <>
+          <strong>{props.error.status ? `Error ${props.error.status}: ` : ""}</strong>
+          {props.error.message}
+        </>
+      ) : (
+        props.extra
+      )}
+    </div>
+  );
+}
+
+/** A list with nothing in it: what it would hold and what to do next. */
+export function EmptyState(props: { title: string; children: ReactNode }) {
+  return (
+    <div className="empty" role="status">
+      <h3>{props.title}</h3>
+      <div>{props.children}</div>
+    </div>
+  );
+}
+
+/** An operation under way (loading, verifying with a vendor, discovering models). */
+export function Progress(props: { label: string }) {
+  return (
+    <p className="progress" role="status" aria-live="polite">
+      <span className="spinner" aria-hidden="true" />
+      {props.label}
+    </p>
+  );
+}
+
+/** Loading, then the error or the content. */
+export function LoadState(props: { loading: boolean; error: ApiError | undefined; what: string }) {
+  if (props.error) return <FormError error={props.error} />;
+  if (props.loading) return <Progress label={`Loading ${props.what}…`} />;
+  return null;
+}
+
+export function Meter(props: { label: string; share: number; text: string }) {
+  const pct = Math.round(props.share * 100);
+  const tone = pct >= 100 ? "full" : pct >= 80 ? "high" : "ok";
+  return (
+    <div className="meter">
+      <div className="meter-head">
+        <span>{props.label}</span>
+        <span>{props.text}</span>
+      </div>
+      <div
+        className={`bar bar-${tone}`}
+        role="progressbar"
+        aria-label={props.label}
+        aria-valuemin={0}
+        aria-valuemax={100}
+        aria-valuenow={pct}
+      >
+        <span style={{ width: `${pct}%` }} />
+      </div>
+    </div>
+  );
+}
+
+/** A code block with a copy button. */
+export function CopyBlock(props: { label: string; code: string }) {
+  const [copied, setCopied] = useState(false);
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(props.code);
+    } catch {
+      const area = document.createElement("textarea");
+      area.value = props.code;
+      document.body.append(area);
+      area.select();
+      document.execCommand("copy");
+      area.remove();
+    }
+    setCopied(true);
+    setTimeout(() => setCopied(false), 1500);
+  };
+  return (
+    <figure className="code">
+      <figcaption>
+        <span>{props.label}</span>
+        <button type="button" className="ghost" onClick={copy} aria-label={`Copy ${props.label}`}>
+          {copied ? "Copied" : "Copy"}
+        </button>
+      </figcaption>
+      <pre>
+        <code>{props.code}</code>
+      </pre>
+    </figure>
+  );
+}
+
+export function Badge(props: { tone: "ok" | "bad" | "muted" | "info"; children: ReactNode }) {
+  return <span className={`badge badge-${props.tone}`}>{props.children}</span>;
+}

@@ -1,0 +1,243 @@
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium, newPage, screenshot } from "./test/browser";
+import { type DashboardStack, startDashboardStack } from "./test/stack";
+
+interface LogPage {
+  total_records: number;
+  data: { user_id: string; decision: string }[];
+}
+
+let stack: DashboardStack;
+let browser: Browser;
+let page: Page;
+let owner: { token: string; account_id: string; user_id: string };
+let member: { id: string; token: string };
+
+const go = async (p: Page, hash: string) => {
+  await p.goto(`${stack.baseUrl}/#${hash}`);
+};
+const heading = (p: Page, name: string) => p.getByRole("heading", { level: 1, name });
+
+beforeAll(async () => {
+  // Chromium first: a missing browser fails here, naming what to install, before anything else starts.
+  browser = await launchChromium();
+  stack = await startDashboardStack();
+  const boot = await stack.bootstrap();
+  owner = { token: boot.token, account_id: boot.account_id, user_id: boot.user_id };
+  page = await newPage(browser);
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+});
+
+describe("the dashboard against the real stack", { timeout: 60_000 }, () => {
+  it("signs the owner in with an API token and refuses a bad one", async () => {
+    await page.goto(stack.baseUrl);
+    await expect.poll(() => page.getByLabel("API token").isVisible(), { timeout: 15_000 }).toBe(true);
+    await screenshot(page, "01-sign-in");
+    await page.getByLabel("API token").fill("agn_not_a_real_token");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByText("That token was not accepted").waitFor();
+    await page.getByLabel("API token").fill(owner.token);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await heading(page, "Overview").waitFor();
+    expect(
+      await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Providers" }).count(),
+    ).toBe(1);
+  });
+
+  it("creates the gateway settings through the UI", async () => {
+    await go(page, "/config/settings");
+    await page.getByLabel("Proxy address").fill("proxy.example.com");
+    await page.getByRole("button", { name: "Create settings" }).click();
+    await page.getByTestId("endpoint").waitFor();
+    expect(await page.getByTestId("endpoint").textContent()).toMatch(/proxy\.example\.com$/);
+    await screenshot(page, "05-settings");
+  });
+
+  it("adds a provider from the catalog; discovery's 422 is shown; the key is write-only", async () => {
+    await go(page, "/config/providers");
+    await page.getByText("No providers yet").waitFor();
+    await page.getByRole("button", { name: "Add provider" }).click();
+    await screenshot(page, "06-provider-catalog");
+    await page
+      .getByRole("button", { name: /^OpenAI/ })
+      .first()
+      .click();
+    await page.getByLabel("Upstream URL").fill(`${stack.upstreamUrl}/v1`);
+    await page.getByLabel("API key").fill("sk-test-upstream");
+    await page.getByRole("button", { name: "Discover models" }).click();
+    // A loopback upstream is never dialled by the verifier: discovery answers 422 and says why.
+    await page.getByText(/Error 422/).waitFor();
+    await screenshot(page, "07-provider-form");
+    await page.getByRole("button", { name: "Add provider" }).click();
+    await page.getByRole("cell", { name: "all catalog models", exact: true }).waitFor();
+    const providers = await stack.api<{ name: string }[]>("GET", "/api/agent-network/providers", owner.token);
+    expect(providers.map((p) => p.name)).toEqual(["OpenAI"]);
+    expect(JSON.stringify(providers)).not.toContain("sk-test-upstream");
+    await screenshot(page, "08-providers");
+  });
+
+  it("creates a policy; the limits editor refuses a short window before submitting", async () => {
+    await go(page, "/config/policies");
+    await page.getByRole("button", { name: "New policy" }).click();
+    await page.getByLabel("Name").fill("Everyone may use OpenAI");
+    await page.getByRole("group", { name: "Source groups" }).getByLabel("All").check();
+    await page.getByRole("group", { name: "Providers" }).getByLabel("OpenAI").check();
+    await page.getByLabel("Set caps on this policy").check();
+    await page.getByLabel("Enforce a token cap").check();
+    await page.getByRole("group", { name: "Token limit" }).getByLabel("Window (seconds)").fill("30");
+    await page.getByRole("button", { name: "Create policy" }).click();
+    await page.getByText("must be at least 60 seconds when the limit is enabled").waitFor();
+    await screenshot(page, "09-policy-limits-error");
+    await page.getByLabel("Set caps on this policy").uncheck();
+    await page.getByRole("button", { name: "Create policy" }).click();
+    await page.getByRole("cell", { name: "Everyone may use OpenAI", exact: true }).waitFor();
+  });
+
+  it("creates a budget rule capping each user at 2,000 tokens an hour", async () => {
+    await go(page, "/config/budget-rules");
+    await page.getByText("No budget rules yet").waitFor();
+    await page.getByRole("button", { name: "New budget rule" }).click();
+    await page.getByLabel("Name").fill("Hourly tokens");
+    await page.getByLabel("Enforce a token cap").check();
+    await page.getByLabel("Tokens per user").fill("2000");
+    await page.getByRole("group", { name: "Token limit" }).getByLabel("Window (seconds)").fill("3600");
+    await page.getByRole("button", { name: "Create budget rule" }).click();
+    await page.getByRole("cell", { name: "Hourly tokens", exact: true }).waitFor();
+    await screenshot(page, "10-budget-rules");
+  });
+
+  it("sends traffic through the gateway proxy: allowed, in sessions, and one denied by the cap", async () => {
+    member = await stack.addMember(owner.token, "Mia Member");
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i += 1) statuses.push(await stack.chat(owner.token, { session: "release-notes" }));
+    statuses.push(await stack.chat(owner.token));
+    for (let i = 0; i < 2; i += 1) statuses.push(await stack.chat(member.token, { session: "mia-refactor" }));
+    // max_tokens beyond the 2,000-token budget: the reservation is refused before the upstream.
+    statuses.push(await stack.chat(member.token, { session: "mia-refactor", maxTokens: 5_000 }));
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 429]);
+    await stack.waitFor(
+      () => stack.api<LogPage>("GET", "/api/agent-network/access-logs?page_size=100", owner.token),
+      (logs) => logs.total_records >= 7,
+      "7 access-log rows",
+    );
+    await stack.waitFor(
+      () => stack.api<unknown[]>("GET", "/api/agent-network/consumption", owner.token),
+      (counters) => counters.length > 0,
+      "consumption counters",
+    );
+  });
+
+  it("shows the traffic in Overview with totals and the split by model and provider", async () => {
+    await go(page, "/");
+    await page.getByRole("table", { name: "By model" }).waitFor();
+    expect(await page.getByTestId("total-tokens").textContent()).toBe("900");
+    await page.getByRole("button", { name: "hour" }).click();
+    await expect.poll(() => page.url(), { timeout: 15_000 }).toContain("granularity=hour");
+    await page.getByRole("table", { name: "By provider" }).getByText("OpenAI").waitFor();
+    await screenshot(page, "02-overview");
+  });
+
+  it("lists access logs with deny reasons in words, a drawer, and filters in the URL", async () => {
+    await go(page, "/logs");
+    const rows = page.getByRole("table", { name: "Access log entries" }).locator("tbody tr");
+    await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(7);
+    await page.getByText("A budget rule's token cap for this window was reached").waitFor();
+    await screenshot(page, "03-access-logs");
+    await page.getByLabel("Decision").selectOption("deny");
+    await page.getByRole("button", { name: "Apply filters" }).click();
+    await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(1);
+    expect(page.url()).toContain("decision=deny");
+    await rows.first().focus();
+    await page.keyboard.press("Enter");
+    await page.getByRole("dialog").getByText("budget_rule.token_cap_exceeded").waitFor();
+    await screenshot(page, "04-access-log-drawer");
+    await page.keyboard.press("Escape");
+    await expect.poll(() => page.getByRole("dialog").count(), { timeout: 15_000 }).toBe(0);
+    // The URL alone restores the view (a shared link).
+    const shared = await newPage(browser);
+    await shared
+      .context()
+      .addInitScript((token) => sessionStorage.setItem("agentnet.token", token), owner.token);
+    await shared.goto(page.url());
+    await shared.getByRole("table", { name: "Access log entries" }).waitFor();
+    expect(await shared.getByRole("table", { name: "Access log entries" }).locator("tbody tr").count()).toBe(
+      1,
+    );
+    await shared.close();
+  });
+
+  it("groups requests into sessions and shows one session as a timeline", async () => {
+    await go(page, "/sessions");
+    await page.getByRole("link", { name: "release-notes" }).waitFor();
+    await screenshot(page, "11-sessions");
+    await page.getByRole("link", { name: "release-notes" }).click();
+    await heading(page, "Session release-notes").waitFor();
+    await expect
+      .poll(() => page.getByRole("list", { name: "Requests in order" }).locator("li").count(), {
+        timeout: 15_000,
+      })
+      .toBe(3);
+    await screenshot(page, "12-session-timeline");
+  });
+
+  it("shows consumption against the budget rule's cap with the reset time", async () => {
+    await go(page, "/consumption");
+    await page
+      .getByText(/of 2,000 \(budget rule "Hourly tokens"\)/)
+      .first()
+      .waitFor();
+    expect(await page.getByRole("progressbar").count()).toBeGreaterThan(0);
+    await screenshot(page, "13-consumption");
+  });
+
+  it("gives copyable SDK snippets on the agent config page", async () => {
+    await go(page, "/agent");
+    await page.getByText("OpenAI SDK (TypeScript)").waitFor();
+    expect(await page.locator("pre").first().textContent()).toContain(owner.token);
+    await screenshot(page, "14-agent-config");
+  });
+
+  it("lets a regular member see only their own rows and no configuration", async () => {
+    const memberPage = await newPage(browser);
+    await memberPage.goto(stack.baseUrl);
+    await memberPage.getByLabel("API token").fill(member.token);
+    await memberPage.getByRole("button", { name: "Sign in" }).click();
+    await heading(memberPage, "Overview").waitFor();
+    const nav = memberPage.getByRole("navigation", { name: "Main" });
+    expect(await nav.getByRole("link", { name: "Providers" }).count()).toBe(0);
+    await memberPage.getByRole("table", { name: "By model" }).waitFor();
+    expect(await memberPage.getByTestId("total-tokens").textContent()).toBe("300");
+    await go(memberPage, "/logs");
+    const rows = memberPage.getByRole("table", { name: "Access log entries" }).locator("tbody tr");
+    await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(3);
+    expect(await memberPage.getByRole("columnheader", { name: "User" }).count()).toBe(0);
+    await screenshot(memberPage, "15-member-access-logs");
+    await memberPage.getByRole("button", { name: "Sign out" }).click();
+    await memberPage.getByLabel("API token").waitFor();
+    expect(await memberPage.evaluate(() => sessionStorage.getItem("agentnet.token"))).toBeNull();
+    await memberPage.close();
+  });
+
+  it("turns on agent-network-only in account settings, which hides the other sections", async () => {
+    await go(page, "/account");
+    const nav = page.getByRole("navigation", { name: "Main" });
+    expect(await nav.getByRole("link", { name: "Team" }).count()).toBe(1);
+    await page.getByLabel("Agent network only").check();
+    await page.getByRole("button", { name: "Save account settings" }).click();
+    await page.getByText("Saved.").waitFor();
+    await expect.poll(() => nav.getByRole("link", { name: "Team" }).count(), { timeout: 15_000 }).toBe(0);
+    await screenshot(page, "16-account-settings");
+  });
+
+  it("refuses to delete the settings while a provider exists and shows the 412 reason", async () => {
+    await go(page, "/config/settings");
+    await page.getByRole("button", { name: "Delete settings…" }).click();
+    await page.getByRole("button", { name: "Yes, delete the settings" }).click();
+    await page.getByText(/Error 412/).waitFor();
+  });
+});

@@ -1,0 +1,35 @@
+const integer = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
+
+export const formatTokens = (n: number): string => integer.format(n);
+
+/** USD with enough digits to show sub-cent request costs. */
+export function formatUsd(n: number): string {
+  const digits = n !== 0 && Math.abs(n) < 0.01 ? 6 : 2;
+  return `$${n.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: digits })}`;
+}
+
+/** A timestamp in the reader's locale, with seconds (UTC offset is the browser's). */
+export const formatDateTime = (iso: string): string => {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString("en-GB", { hour12: false });
+};
+
+export const formatDuration = (ms: number): string =>
+  ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(2)} s`;
+
+/** "in 12 min", "in 3 h 5 min", "now" — how long until a window resets. */
+export function formatIn(ms: number): string {
+  if (ms <= 0) return "now";
+  const minutes = Math.ceil(ms / 60_000);
+  if (minutes < 60) return `in ${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `in ${hours} h ${minutes % 60} min`;
+  return `in ${Math.floor(hours / 24)} d ${hours % 24} h`;
+}
+
+export const formatWindow = (seconds: number): string => {
+  if (seconds % 86_400 === 0) return `${seconds / 86_400} d`;
+  if (seconds % 3600 === 0) return `${seconds / 3600} h`;
+  if (seconds % 60 === 0) return `${seconds / 60} min`;
+  return `${seconds} s`;
+};

@@ -1,0 +1,89 @@
+import { CopyBlock, EmptyState, LoadState } from "../components/ui";
+import { agentSnippets } from "../domain/snippets";
+import { useLoad } from "../hooks";
+import { useSession } from "../session";
+
+/** How to point an SDK at the gateway: endpoint, reachable providers and copyable snippets. */
+export function AgentConfigPage() {
+  const { api, token } = useSession();
+  const config = useLoad(() => api.agentConfig(), []);
+  const data = config.data;
+  const firstModel = data?.providers.flatMap((p) => p.models)[0];
+  const snippets = agentSnippets(data?.endpoint ?? "", token, firstModel);
+  return (
+    <section aria-labelledby="agent-title">
+      <h1 id="agent-title">Agent config</h1>
+      <p className="lede">
+        Point the OpenAI or Anthropic SDK at the gateway, with your own API token as the key.
+      </p>
+      <LoadState loading={config.loading} error={config.error} what="the agent config" />
+      {data && !data.configured ? (
+        <EmptyState title="The agent network is not set up yet">
+          An owner or admin creates the gateway settings and a provider under Configuration first.
+        </EmptyState>
+      ) : null}
+      {data?.configured ? (
+        <>
+          <dl className="fields card">
+            <div>
+              <dt>Endpoint</dt>
+              <dd>
+                <code>{data.endpoint}</code>
+              </dd>
+            </div>
+            <div>
+              <dt>OpenAI base URL</dt>
+              <dd>
+                <code>{snippets.openaiBaseUrl}</code>
+              </dd>
+            </div>
+            <div>
+              <dt>Anthropic base URL</dt>
+              <dd>
+                <code>{snippets.anthropicBaseUrl}</code>
+              </dd>
+            </div>
+            <div>
+              <dt>API key</dt>
+              <dd>your agentnet token (the one you signed in with)</dd>
+            </div>
+          </dl>
+          <h2>Providers you can reach</h2>
+          {data.providers.length === 0 ? (
+            <EmptyState title="No provider is open to you">
+              No policy covers your groups yet. Ask an admin to add you to a policy.
+            </EmptyState>
+          ) : (
+            <table className="table">
+              <thead>
+                <tr>
+                  <th scope="col">Provider</th>
+                  <th scope="col">API</th>
+                  <th scope="col">Models</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.providers.map((p) => (
+                  <tr key={p.name}>
+                    <td>{p.name}</td>
+                    <td>{p.api_flavor}</td>
+                    <td>
+                      {p.all_models_allowed
+                        ? `all models${p.models.length ? ` (e.g. ${p.models.slice(0, 4).join(", ")})` : ""}`
+                        : p.models.join(", ")}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+          <div className="grid-2">
+            <CopyBlock label="OpenAI SDK (TypeScript)" code={snippets.openai} />
+            <CopyBlock label="Anthropic SDK (TypeScript)" code={snippets.anthropic} />
+          </div>
+          <CopyBlock label="Environment variables" code={snippets.env} />
+        </>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,158 @@
+import type { Group, Guardrail, Policy, Provider } from "@agentnet/contracts";
+import { type FormEvent, useState } from "react";
+import { CrudPage } from "../../components/crud";
+import { LimitsEditor, limitsSummary } from "../../components/limits-editor";
+import { Badge, Check, Field, FormError, MultiCheck, Progress } from "../../components/ui";
+import { fieldError } from "../../domain/form-errors";
+import { emptyLimits, validateLimits } from "../../domain/limits";
+import { useLoad, useSubmit } from "../../hooks";
+import { useSession } from "../../session";
+
+interface Choices {
+  groups: Group[];
+  providers: Provider[];
+  guardrails: Guardrail[];
+}
+
+export function PoliciesPage() {
+  const { api } = useSession();
+  const loaded = useLoad(() => api.policies.list(), []);
+  const choices = useLoad(async (): Promise<Choices> => {
+    const [groups, providers, guardrails] = await Promise.all([
+      api.groups(),
+      api.providers.list(),
+      api.guardrails.list(),
+    ]);
+    return { groups, providers, guardrails };
+  }, []);
+  const c = choices.data ?? { groups: [], providers: [], guardrails: [] };
+  const names = (ids: string[], items: { id: string; name: string }[]) =>
+    ids.map((id) => items.find((i) => i.id === id)?.name ?? id).join(", ");
+  return (
+    <CrudPage
+      title="Policies"
+      lede="Which groups may use which providers, with optional guardrails and caps."
+      noun="policy"
+      empty="Add one so members can reach a provider: pick their groups and the providers they may use."
+      loaded={loaded}
+      remove={(id) => api.policies.remove(id)}
+      columns={[
+        { label: "Name", cell: (p) => p.name },
+        { label: "Groups", cell: (p) => names(p.source_groups, c.groups) },
+        { label: "Providers", cell: (p) => names(p.destination_provider_ids, c.providers) },
+        { label: "Guardrails", cell: (p) => names(p.guardrail_ids, c.guardrails) || "—" },
+        { label: "Limits", cell: (p) => limitsSummary(p.limits) },
+        {
+          label: "State",
+          cell: (p) => (p.enabled ? <Badge tone="ok">enabled</Badge> : <Badge tone="muted">disabled</Badge>),
+        },
+      ]}
+      form={(existing, done, cancel) => (
+        <PolicyForm existing={existing} choices={c} onDone={done} onCancel={cancel} />
+      )}
+    />
+  );
+}
+
+function PolicyForm(props: {
+  existing: Policy | undefined;
+  choices: Choices;
+  onDone: () => void;
+  onCancel: () => void;
+}) {
+  const { api } = useSession();
+  const e = props.existing;
+  const [name, setName] = useState(e?.name ?? "");
+  const [description, setDescription] = useState(e?.description ?? "");
+  const [enabled, setEnabled] = useState(e?.enabled ?? true);
+  const [groups, setGroups] = useState(e?.source_groups ?? []);
+  const [providers, setProviders] = useState(e?.destination_provider_ids ?? []);
+  const [guardrails, setGuardrails] = useState(e?.guardrail_ids ?? []);
+  const [capped, setCapped] = useState(e?.limits !== undefined);
+  const [limits, setLimits] = useState(e?.limits ?? emptyLimits());
+  const [local, setLocal] = useState<Record<string, string>>({});
+  const submit = useSubmit();
+  const err = (path: string) => fieldError(local, submit.error, path);
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    const errors = capped ? validateLimits(limits, "limits.") : {};
+    if (name.trim() === "") errors.name = "enter a name";
+    if (groups.length === 0) errors.source_groups = "pick at least one source group";
+    if (providers.length === 0) errors.destination_provider_ids = "pick at least one provider";
+    setLocal(errors);
+    if (Object.keys(errors).length > 0) return;
+    const body = {
+      name,
+      description,
+      enabled,
+      source_groups: groups,
+      destination_provider_ids: providers,
+      guardrail_ids: guardrails,
+      ...(capped ? { limits } : {}),
+    };
+    void submit.run(async () => {
+      if (e) await api.policies.update(e.id, body);
+      else await api.policies.create(body);
+      props.onDone();
+    });
+  };
+  const opts = (items: { id: string; name: string }[]) => items.map((i) => ({ id: i.id, label: i.name }));
+  return (
+    <form
+      className="card form"
+      onSubmit={onSubmit}
+      aria-label={e ? `Edit policy ${e.name}` : "New policy"}
+      noValidate
+    >
+      <h2>{e ? `Edit ${e.name}` : "New policy"}</h2>
+      <FormError
+        error={submit.error}
+        extra={Object.keys(local).length ? "Fix the highlighted fields." : undefined}
+      />
+      <Field label="Name" error={err("name")}>
+        {(c) => <input {...c} value={name} onChange={(ev) => setName(ev.target.value)} />}
+      </Field>
+      <Field label="Description" error={err("description")}>
+        {(c) => <input {...c} value={description} onChange={(ev) => setDescription(ev.target.value)} />}
+      </Field>
+      <Check label="Enabled" checked={enabled} onChange={setEnabled} />
+      <div className="grid-3">
+        <MultiCheck
+          legend="Source groups"
+          options={opts(props.choices.groups)}
+          selected={groups}
+          onChange={setGroups}
+          empty="No groups yet: create one under Team."
+          error={err("source_groups")}
+        />
+        <MultiCheck
+          legend="Providers"
+          options={opts(props.choices.providers)}
+          selected={providers}
+          onChange={setProviders}
+          empty="No providers yet: add one under Providers."
+          error={err("destination_provider_ids")}
+        />
+        <MultiCheck
+          legend="Guardrails"
+          options={opts(props.choices.guardrails)}
+          selected={guardrails}
+          onChange={setGuardrails}
+          empty="No guardrails (optional)."
+          error={err("guardrail_ids")}
+        />
+      </div>
+      <Check label="Set caps on this policy" checked={capped} onChange={setCapped} />
+      {capped ? <LimitsEditor value={limits} onChange={setLimits} error={err} /> : null}
+      {submit.busy ? <Progress label="Saving…" /> : null}
+      <div className="actions">
+        <button type="submit" disabled={submit.busy}>
+          {e ? "Save policy" : "Create policy"}
+        </button>
+        <button type="button" className="ghost" onClick={props.onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

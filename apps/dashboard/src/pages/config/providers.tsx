@@ -1,0 +1,163 @@
+import type { CatalogProvider, Provider } from "@agentnet/contracts";
+import { useState } from "react";
+import { Badge, EmptyState, FormError, LoadState } from "../../components/ui";
+import { useLoad, useSubmit } from "../../hooks";
+import { useSession } from "../../session";
+import { ProviderForm } from "./provider-form";
+
+type Mode =
+  | { kind: "list" }
+  | { kind: "pick" }
+  | { kind: "form"; entry: CatalogProvider; existing?: Provider };
+
+/** The catalog as a grid of vendor buttons in their brand colours. */
+function CatalogPicker(props: {
+  catalog: CatalogProvider[];
+  onPick: (entry: CatalogProvider) => void;
+  onCancel: () => void;
+}) {
+  return (
+    <div className="card">
+      <h2>Pick a provider</h2>
+      <ul className="catalog" aria-label="Provider catalog">
+        {props.catalog.map((entry) => (
+          <li key={entry.id}>
+            <button
+              type="button"
+              className="catalog-item"
+              style={{ borderLeftColor: entry.brand_color }}
+              onClick={() => props.onPick(entry)}
+            >
+              <span className="swatch" style={{ background: entry.brand_color }} aria-hidden="true" />
+              <strong>{entry.name}</strong>
+              <span className="hint">{entry.description}</span>
+            </button>
+          </li>
+        ))}
+      </ul>
+      <button type="button" className="ghost" onClick={props.onCancel}>
+        Cancel
+      </button>
+    </div>
+  );
+}
+
+export function ProvidersPage() {
+  const { api, canWrite } = useSession();
+  const loaded = useLoad(
+    async () => ({ providers: await api.providers.list(), catalog: await api.catalog() }),
+    [],
+  );
+  const [mode, setMode] = useState<Mode>({ kind: "list" });
+  const remove = useSubmit();
+  const data = loaded.data;
+  const entryOf = (p: Provider) => data?.catalog.find((c) => c.id === p.provider_id);
+  const done = () => {
+    setMode({ kind: "list" });
+    loaded.reload();
+  };
+  return (
+    <section aria-labelledby="providers-title">
+      <h1 id="providers-title">Providers</h1>
+      <p className="lede">Upstream AI providers: an upstream URL, a sealed key and model prices.</p>
+      <LoadState loading={loaded.loading && !data} error={loaded.error} what="providers" />
+      {data && mode.kind === "pick" ? (
+        <CatalogPicker
+          catalog={data.catalog}
+          onPick={(entry) => setMode({ kind: "form", entry })}
+          onCancel={() => setMode({ kind: "list" })}
+        />
+      ) : null}
+      {mode.kind === "form" ? (
+        <ProviderForm
+          entry={mode.entry}
+          existing={mode.existing}
+          onDone={done}
+          onCancel={() => setMode({ kind: "list" })}
+        />
+      ) : null}
+      {data && mode.kind === "list" ? (
+        <>
+          {canWrite ? (
+            <button type="button" onClick={() => setMode({ kind: "pick" })}>
+              Add provider
+            </button>
+          ) : null}
+          <FormError error={remove.error} />
+          {data.providers.length === 0 ? (
+            <EmptyState title="No providers yet">
+              {canWrite
+                ? "Add one: pick a vendor from the catalog and paste its API key."
+                : "An owner or admin adds providers."}
+            </EmptyState>
+          ) : (
+            <table className="table">
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Catalog</th>
+                  <th scope="col">Upstream</th>
+                  <th scope="col">Models</th>
+                  <th scope="col">State</th>
+                  <th scope="col">
+                    <span className="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.providers.map((p) => {
+                  const entry = entryOf(p);
+                  return (
+                    <tr key={p.id}>
+                      <td>
+                        <span
+                          className="swatch"
+                          style={{ background: entry?.brand_color ?? "#888" }}
+                          aria-hidden="true"
+                        />{" "}
+                        {p.name}
+                      </td>
+                      <td>{entry?.name ?? p.provider_id}</td>
+                      <td>
+                        <code>{p.upstream_url}</code>
+                      </td>
+                      <td>{p.models.length ? p.models.map((m) => m.id).join(", ") : "all catalog models"}</td>
+                      <td>
+                        {p.enabled ? <Badge tone="ok">enabled</Badge> : <Badge tone="muted">disabled</Badge>}
+                      </td>
+                      <td className="row-actions">
+                        {canWrite && entry ? (
+                          <button
+                            type="button"
+                            className="ghost"
+                            onClick={() => setMode({ kind: "form", entry, existing: p })}
+                          >
+                            Edit
+                          </button>
+                        ) : null}
+                        {canWrite ? (
+                          <button
+                            type="button"
+                            className="ghost danger"
+                            onClick={() =>
+                              void remove.run(async () => {
+                                await api.providers.remove(p.id);
+                                loaded.reload();
+                              })
+                            }
+                          >
+                            Delete
+                          </button>
+                        ) : null}
+                      </td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          )}
+        </>
+      ) : null}
+    </section>
+  );
+}

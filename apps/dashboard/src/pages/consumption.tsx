@@ -1,0 +1,92 @@
+import type { BudgetRule, Group, Policy } from "@agentnet/contracts";
+import { EmptyState, LoadState, Meter } from "../components/ui";
+import { capsForCounter, usedShare, windowResetAt } from "../domain/caps";
+import { formatDateTime, formatIn, formatTokens, formatUsd, formatWindow } from "../domain/format";
+import { useLoad } from "../hooks";
+import { Link } from "../router";
+import { userLabel, useSession } from "../session";
+
+/** Each consumption counter against the cap that applies to it, with when its window resets. */
+export function ConsumptionPage() {
+  const { api, users, accountWide } = useSession();
+  const loaded = useLoad(async () => {
+    const [counters, rules, policies, groups] = await Promise.all([
+      api.consumption(),
+      accountWide ? api.budgetRules.list() : Promise.resolve<BudgetRule[]>([]),
+      accountWide ? api.policies.list() : Promise.resolve<Policy[]>([]),
+      accountWide ? api.groups() : Promise.resolve<Group[]>([]),
+    ]);
+    return { counters, rules, policies, groups };
+  }, [accountWide]);
+  const data = loaded.data;
+  const allGroup = data?.groups.find((g) => g.name === "All")?.id;
+  const groupsOfUser = (id: string) => [
+    ...(users.find((u) => u.id === id)?.auto_groups ?? []),
+    ...(allGroup ? [allGroup] : []),
+  ];
+  const dimension = (kind: string, id: string) =>
+    kind === "user"
+      ? `User ${userLabel(users, id)}`
+      : `Group ${data?.groups.find((g) => g.id === id)?.name ?? id}`;
+  const now = Date.now();
+  return (
+    <section aria-labelledby="consumption-title">
+      <h1 id="consumption-title">Consumption</h1>
+      <p className="lede">
+        What each user and group has used in the current windows, against the tightest cap of the budget rules
+        and policies that count it.
+        {accountWide ? "" : " Caps are shown to admins; yours still apply."}
+      </p>
+      <LoadState loading={loaded.loading} error={loaded.error} what="consumption counters" />
+      {data && data.counters.length === 0 ? (
+        <EmptyState title="Nothing consumed yet">
+          Counters appear once a request goes through a policy or budget rule with limits.{" "}
+          {accountWide ? (
+            <Link to="/config/budget-rules">Add a budget rule</Link>
+          ) : (
+            "Send a request through the gateway."
+          )}
+        </EmptyState>
+      ) : null}
+      {data && data.counters.length > 0 ? (
+        <ul className="counters">
+          {data.counters.map((c) => {
+            const caps = capsForCounter(c, { rules: data.rules, policies: data.policies, groupsOfUser });
+            const tokens = c.tokens_input + c.tokens_output;
+            const reset = windowResetAt(c);
+            return (
+              <li
+                key={`${c.dimension_kind}:${c.dimension_id}:${c.window_seconds}:${c.window_start_utc}`}
+                className="card counter"
+              >
+                <h2>{dimension(c.dimension_kind, c.dimension_id)}</h2>
+                <p className="hint">
+                  {formatWindow(c.window_seconds)} window from {formatDateTime(c.window_start_utc)} · resets{" "}
+                  {formatDateTime(reset.toISOString())} ({formatIn(reset.getTime() - now)})
+                </p>
+                <Meter
+                  label="Tokens"
+                  share={caps.tokens ? usedShare(tokens, caps.tokens.cap) : 0}
+                  text={
+                    caps.tokens
+                      ? `${formatTokens(tokens)} of ${formatTokens(caps.tokens.cap)} (${caps.tokens.source})`
+                      : `${formatTokens(tokens)} · no token cap`
+                  }
+                />
+                <Meter
+                  label="Spend"
+                  share={caps.cost ? usedShare(c.cost_usd, caps.cost.cap) : 0}
+                  text={
+                    caps.cost
+                      ? `${formatUsd(c.cost_usd)} of ${formatUsd(caps.cost.cap)} (${caps.cost.source})`
+                      : `${formatUsd(c.cost_usd)} · no spending cap`
+                  }
+                />
+              </li>
+            );
+          })}
+        </ul>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,189 @@
+import { type ReactNode, useEffect } from "react";
+import { AccessLogsPage } from "./pages/access-logs";
+import { AccountPage } from "./pages/account";
+import { AgentConfigPage } from "./pages/agent-config";
+import { BudgetRulesPage } from "./pages/config/budget-rules";
+import { GuardrailsPage } from "./pages/config/guardrails";
+import { PoliciesPage } from "./pages/config/policies";
+import { ProvidersPage } from "./pages/config/providers";
+import { SettingsPage } from "./pages/config/settings";
+import { ConsumptionPage } from "./pages/consumption";
+import { OverviewPage } from "./pages/overview";
+import { SessionPage, SessionsPage } from "./pages/sessions";
+import { TeamPage } from "./pages/team";
+import { Link, type Location, useLocation } from "./router";
+import { roleLabel, type Session, useSession } from "./session";
+
+interface Page {
+  path: string;
+  label: string;
+  section: "Usage" | "Configuration" | "Account";
+  visible: (s: Session) => boolean;
+  render: (location: Location) => ReactNode;
+}
+
+const agentNetwork = (s: Session) => s.agentNetworkVisible;
+const configReader = (s: Session) => s.agentNetworkVisible && s.accountWide;
+
+/** Every page, in menu order, with who sees it. */
+const PAGES: Page[] = [
+  {
+    path: "/",
+    label: "Overview",
+    section: "Usage",
+    visible: agentNetwork,
+    render: (l) => <OverviewPage location={l} />,
+  },
+  {
+    path: "/logs",
+    label: "Access logs",
+    section: "Usage",
+    visible: agentNetwork,
+    render: (l) => <AccessLogsPage location={l} />,
+  },
+  {
+    path: "/sessions",
+    label: "Sessions",
+    section: "Usage",
+    visible: agentNetwork,
+    render: (l) => <SessionsPage location={l} />,
+  },
+  {
+    path: "/consumption",
+    label: "Consumption",
+    section: "Usage",
+    visible: agentNetwork,
+    render: () => <ConsumptionPage />,
+  },
+  {
+    path: "/agent",
+    label: "Agent config",
+    section: "Usage",
+    visible: agentNetwork,
+    render: () => <AgentConfigPage />,
+  },
+  {
+    path: "/config/settings",
+    label: "Gateway settings",
+    section: "Configuration",
+    visible: configReader,
+    render: () => <SettingsPage />,
+  },
+  {
+    path: "/config/providers",
+    label: "Providers",
+    section: "Configuration",
+    visible: configReader,
+    render: () => <ProvidersPage />,
+  },
+  {
+    path: "/config/policies",
+    label: "Policies",
+    section: "Configuration",
+    visible: configReader,
+    render: () => <PoliciesPage />,
+  },
+  {
+    path: "/config/guardrails",
+    label: "Guardrails",
+    section: "Configuration",
+    visible: configReader,
+    render: () => <GuardrailsPage />,
+  },
+  {
+    path: "/config/budget-rules",
+    label: "Budget rules",
+    section: "Configuration",
+    visible: configReader,
+    render: () => <BudgetRulesPage />,
+  },
+  {
+    path: "/team",
+    label: "Team",
+    section: "Account",
+    visible: (s) => s.accountWide && !s.agentNetworkOnly,
+    render: () => <TeamPage />,
+  },
+  {
+    path: "/account",
+    label: "Account settings",
+    section: "Account",
+    visible: (s) => s.accountWide,
+    render: () => <AccountPage />,
+  },
+];
+
+function route(location: Location, pages: Page[]): ReactNode {
+  const sessionMatch = /^\/sessions\/(.+)$/.exec(location.path);
+  if (sessionMatch?.[1] && pages.some((p) => p.path === "/sessions"))
+    return <SessionPage sessionId={decodeURIComponent(sessionMatch[1])} />;
+  const page = pages.find((p) => p.path === location.path);
+  if (page) return page.render(location);
+  const first = pages[0];
+  return (
+    <section>
+      <h1>Page not found</h1>
+      <p>
+        Nothing lives at <code>{location.path}</code> for your role.{" "}
+        {first ? <Link to={first.path}>Go to {first.label}</Link> : null}
+      </p>
+    </section>
+  );
+}
+
+export function Shell() {
+  const session = useSession();
+  const location = useLocation();
+  const { refreshAccount } = session;
+  // Users and account flags change while the dashboard is open: re-read them on each page change.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: only a page change should re-read.
+  useEffect(() => {
+    void refreshAccount().catch(() => undefined);
+  }, [location.path]);
+  const pages = PAGES.filter((p) => p.visible(session));
+  const sections = ["Usage", "Configuration", "Account"] as const;
+  const active = (path: string) =>
+    path === "/" ? location.path === "/" : location.path === path || location.path.startsWith(`${path}/`);
+  return (
+    <div className="layout">
+      <button type="button" className="skip" onClick={() => document.getElementById("main")?.focus()}>
+        Skip to content
+      </button>
+      <nav className="sidebar" aria-label="Main">
+        <div className="brand">agentnet</div>
+        {sections.map((section) => {
+          const items = pages.filter((p) => p.section === section);
+          if (items.length === 0) return null;
+          return (
+            <div key={section} className="nav-section">
+              <h2>{section}</h2>
+              <ul>
+                {items.map((p) => (
+                  <li key={p.path}>
+                    <Link to={p.path} current={active(p.path)} className="nav-link">
+                      {p.label}
+                    </Link>
+                  </li>
+                ))}
+              </ul>
+            </div>
+          );
+        })}
+        <div className="whoami">
+          <span className="whoami-name">{session.me.name || session.me.email}</span>
+          <span className="whoami-role">{roleLabel(session.me.role)}</span>
+          <button type="button" className="ghost" onClick={session.signOut}>
+            Sign out
+          </button>
+        </div>
+      </nav>
+      <main id="main" tabIndex={-1} className="content">
+        {pages.length === 0 ? (
+          <p>The agent network section is turned off for this account. Ask an owner to turn it on.</p>
+        ) : (
+          route(location, pages)
+        )}
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,191 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { ensureRequestStream, type NatsConnection, publishEvent, request } from "@agentnet/bus";
+import { AppError, ConfigChangedEvent, ControlPlane, Events } from "@agentnet/contracts";
+import type { SealingKey } from "@agentnet/sealing";
+import { createHealth, type Health, type Logger, newId } from "@agentnet/service-kit";
+import type { ProxyContext } from "./context";
+import { heartbeat, ServedEndpoints } from "./events/heartbeat";
+import { BufferedPublisher, type PublishFn } from "./events/publisher";
+import { createRequestHandler } from "./http/router";
+import { SnapshotCache } from "./snapshot/cache";
+import { CallerCache } from "./snapshot/callers";
+import { UpstreamPools } from "./upstream/pools";
+
+export interface GatewayProxyOptions {
+  host: string;
+  /** 0 picks a free port (tests). */
+  port: number;
+  /** Endpoints always announced in the heartbeat. */
+  endpoints: string[];
+  trustProxy: boolean;
+  bodyLimitBytes: number;
+  headersTimeoutMs: number;
+  bodyTimeoutMs: number;
+  eventBufferMax: number;
+  authCacheMs: number;
+  snapshotMaxAgeMs: number;
+  reserveTimeoutMs: number;
+  heartbeatMs: number;
+  /** How long a clean shutdown waits for buffered events to reach JetStream. */
+  shutdownFlushMs: number;
+  /** Tests replace how events are published (e.g. to exercise the buffer). */
+  publish?: PublishFn;
+}
+
+export const DEFAULT_OPTIONS: GatewayProxyOptions = {
+  host: "127.0.0.1",
+  port: 8090,
+  endpoints: [],
+  trustProxy: false,
+  bodyLimitBytes: 10 * 1024 * 1024,
+  headersTimeoutMs: 300_000,
+  bodyTimeoutMs: 300_000,
+  eventBufferMax: 50_000,
+  authCacheMs: 5_000,
+  snapshotMaxAgeMs: 60_000,
+  reserveTimeoutMs: 2_000,
+  heartbeatMs: 10_000,
+  shutdownFlushMs: 10_000,
+};
+
+/**
+ * Starts the data plane on a bus connection: HTTP listener, snapshot and token caches kept fresh
+ * by config events, the buffered event publisher and the heartbeat. `stop()` stops accepting,
+ * lets requests in flight finish, flushes events; the caller drains NATS afterwards.
+ */
+export async function startGatewayProxy(deps: {
+  nc: NatsConnection;
+  logger: Logger;
+  sealingKey: SealingKey;
+  health?: Health;
+  options?: Partial<GatewayProxyOptions>;
+}) {
+  const options = { ...DEFAULT_OPTIONS, ...deps.options };
+  const { nc, logger } = deps;
+  const health = deps.health ?? createHealth();
+  const proxyId = newId();
+
+  const snapshots = new SnapshotCache(
+    (accountId) => request(nc, ControlPlane.gatewaySnapshot, { account_id: accountId }),
+    options.snapshotMaxAgeMs,
+  );
+  const callers = new CallerCache(async (token) => {
+    try {
+      return await request(nc, ControlPlane.authResolve, { token });
+    } catch (error) {
+      if (error instanceof AppError && error.status === 401) return undefined;
+      throw error;
+    }
+  }, options.authCacheMs);
+  const publisher = new BufferedPublisher({
+    publish: options.publish ?? ((subject, event, msgId) => publishEvent(nc, subject, event, msgId)),
+    logger,
+    maxBuffered: options.eventBufferMax,
+  });
+  const ctx: ProxyContext = {
+    nc,
+    logger,
+    sealingKey: deps.sealingKey,
+    callers,
+    snapshots,
+    pools: new UpstreamPools({
+      headersTimeoutMs: options.headersTimeoutMs,
+      bodyTimeoutMs: options.bodyTimeoutMs,
+    }),
+    publisher,
+    served: new ServedEndpoints(),
+    options: {
+      trustProxy: options.trustProxy,
+      bodyLimitBytes: options.bodyLimitBytes,
+      reserveTimeoutMs: options.reserveTimeoutMs,
+    },
+  };
+
+  // The stream must exist for JetStream to ack events; whoever starts first creates it.
+  await ensureRequestStream(nc, [Events.requestsAll]).catch((err: unknown) =>
+    logger.warn({ err }, "cannot make sure the request stream exists; events stay buffered until it does"),
+  );
+  const configEvents = nc.subscribe(Events.configChangedAll, {
+    callback: (error, msg) => {
+      if (error) return;
+      const accountId = msg.subject.slice(Events.configChanged("").length);
+      const parsed = ConfigChangedEvent.safeParse(safeJson(msg.string()));
+      snapshots.invalidate(parsed.success ? parsed.data.account_id : accountId);
+    },
+  });
+  const deletions = nc.subscribe(Events.accountDeleted, {
+    callback: (error, msg) => {
+      const accountId = error
+        ? undefined
+        : (safeJson(msg.string()) as { account_id?: unknown } | undefined)?.account_id;
+      if (typeof accountId === "string") snapshots.invalidate(accountId);
+    },
+  });
+  watchReconnects(nc, publisher, snapshots);
+
+  const beat = () => {
+    const message = heartbeat(proxyId, options.endpoints, ctx.served, Date.now());
+    if (!nc.isClosed()) nc.publish(Events.proxyHeartbeat, JSON.stringify(message));
+  };
+  beat();
+  const heartbeatTimer = setInterval(beat, options.heartbeatMs);
+  heartbeatTimer.unref();
+
+  const server: Server = createServer(
+    { keepAliveTimeout: 65_000, requestTimeout: 0 },
+    createRequestHandler(ctx, health),
+  );
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  await nc.flush();
+  const address = server.address() as AddressInfo;
+  const url = `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`;
+  health.setReady(true);
+
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      health.setReady(false);
+      clearInterval(heartbeatTimer);
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      configEvents.unsubscribe();
+      deletions.unsubscribe();
+      const flushed = await publisher.flush(options.shutdownFlushMs);
+      if (!flushed)
+        logger.warn({ pending: publisher.pending }, "request events still unpublished at shutdown");
+      publisher.stop();
+      await ctx.pools.close();
+    })();
+    return stopping;
+  };
+
+  return { url, port: address.port, server, proxyId, publisher, snapshots, stop };
+}
+
+export type GatewayProxy = Awaited<ReturnType<typeof startGatewayProxy>>;
+
+/** On reconnect: publish buffered events now, and forget snapshots (config events may have been missed). */
+function watchReconnects(nc: NatsConnection, publisher: BufferedPublisher, snapshots: SnapshotCache) {
+  void (async () => {
+    for await (const status of nc.status()) {
+      if (status.type === "reconnect") {
+        publisher.resume();
+        snapshots.clear();
+      }
+    }
+  })().catch(() => undefined);
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

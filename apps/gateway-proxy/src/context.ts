@@ -1,0 +1,42 @@
+import type { NatsConnection } from "@agentnet/bus";
+import type { GatewayProvider } from "@agentnet/contracts";
+import { providerCredentialAad, type SealingKey, unseal } from "@agentnet/sealing";
+import type { Logger } from "@agentnet/service-kit";
+import type { ServedEndpoints } from "./events/heartbeat";
+import type { BufferedPublisher } from "./events/publisher";
+import type { AccountView, SnapshotCache } from "./snapshot/cache";
+import type { CallerCache } from "./snapshot/callers";
+import type { UpstreamPools } from "./upstream/pools";
+
+export interface ProxyOptions {
+  trustProxy: boolean;
+  bodyLimitBytes: number;
+  reserveTimeoutMs: number;
+}
+
+/** What request handling needs, built once by `startGatewayProxy`. */
+export interface ProxyContext {
+  nc: NatsConnection;
+  logger: Logger;
+  sealingKey: SealingKey;
+  callers: CallerCache;
+  snapshots: SnapshotCache;
+  pools: UpstreamPools;
+  publisher: BufferedPublisher;
+  served: ServedEndpoints;
+  options: ProxyOptions;
+}
+
+/** The provider's credential, unsealed once per snapshot (a changed key arrives as a new snapshot). */
+export function apiKeyOf(ctx: ProxyContext, view: AccountView, provider: GatewayProvider): string {
+  let key = view.keys.get(provider.id);
+  if (key === undefined) {
+    key = unseal(
+      ctx.sealingKey,
+      provider.sealed_api_key,
+      providerCredentialAad(view.snapshot.account_id, provider.id),
+    );
+    view.keys.set(provider.id, key);
+  }
+  return key;
+}

@@ -1,0 +1,123 @@
+import type { GatewayProvider, Guardrail, Policy } from "@agentnet/contracts";
+import { describe, expect, it } from "vitest";
+import { makeGuardrail, makePolicy, makeProvider } from "../test-support/factories";
+import { type DecisionInput, decide, splitExplicitProvider } from "./decision";
+
+const openai = makeProvider();
+const anthropic = makeProvider({
+  id: "prov_anthropic",
+  provider_id: "anthropic_api",
+  name: "Claude",
+  upstream_url: "https://api.anthropic.com",
+});
+const local = makeProvider({
+  id: "prov_local",
+  provider_id: "custom",
+  name: "Local",
+  models: [{ id: "llama-3", input_per_1k: 0.001, output_per_1k: 0.002 }],
+});
+
+const input = (overrides: {
+  providers?: GatewayProvider[];
+  policies?: Policy[];
+  guardrails?: Guardrail[];
+  model?: string;
+  wire?: "openai" | "anthropic";
+}): DecisionInput => ({
+  providers: overrides.providers ?? [openai, anthropic, local],
+  policies: overrides.policies ?? [
+    makePolicy({ destination_provider_ids: ["prov_local", "prov_openai", "prov_anthropic"] }),
+  ],
+  guardrails: new Map((overrides.guardrails ?? []).map((g) => [g.id, g])),
+  groupIds: ["grp_all", "grp_eng"],
+  requestedModel: overrides.model ?? "gpt-4o",
+  wire: overrides.wire ?? "openai",
+});
+
+const allowlist = (id: string, models: string[]) =>
+  makeGuardrail({
+    id,
+    checks: {
+      model_allowlist: { enabled: true, models },
+      prompt_capture: { enabled: false, redact_pii: false },
+    },
+  });
+
+describe("decide", () => {
+  it("picks the first reachable provider that knows the model", () => {
+    const decision = decide(input({ model: "gpt-4o" }));
+    expect(decision).toMatchObject({ decision: "allow", model: "gpt-4o" });
+    expect(decision.decision === "allow" && decision.provider.id).toBe("prov_openai");
+    const llama = decide(input({ model: "llama-3" }));
+    expect(llama.decision === "allow" && llama.provider.id).toBe("prov_local");
+  });
+
+  it("routes /v1/messages only to anthropic-flavored providers", () => {
+    const decision = decide(input({ model: "claude-sonnet-4-5", wire: "anthropic" }));
+    expect(decision.decision === "allow" && decision.provider.id).toBe("prov_anthropic");
+  });
+
+  it("falls back to the first fitting provider for a model nobody lists", () => {
+    const decision = decide(input({ model: "brand-new-model", providers: [anthropic, openai] }));
+    expect(decision.decision === "allow" && decision.provider.id).toBe("prov_openai");
+  });
+
+  it("honours provider-name/model, case-insensitively", () => {
+    const decision = decide(input({ model: "openai/gpt-4o-mini" }));
+    expect(decision).toMatchObject({ decision: "allow", model: "gpt-4o-mini" });
+    expect(decision.decision === "allow" && decision.provider.id).toBe("prov_openai");
+    expect(splitExplicitProvider([local], "meta-llama/Llama-3")).toBeUndefined();
+  });
+
+  it("denies without a covering policy", () => {
+    const decision = decide(input({ policies: [makePolicy({ source_groups: ["grp_ops"] })] }));
+    expect(decision).toMatchObject({ decision: "deny", reason: "llm_policy.no_matching_policy" });
+  });
+
+  it("says provider.disabled when the only matching provider is disabled", () => {
+    const decision = decide(input({ providers: [{ ...openai, enabled: false }], policies: [makePolicy()] }));
+    expect(decision).toMatchObject({ decision: "deny", reason: "provider.disabled" });
+  });
+
+  it("denies a model outside the allowlist, and accepts a dated alias of an allowed one", () => {
+    const policies = [makePolicy({ guardrail_ids: ["g"] })];
+    const guardrails = [allowlist("g", ["gpt-4o"])];
+    expect(decide(input({ providers: [openai], policies, guardrails, model: "o3" }))).toMatchObject({
+      decision: "deny",
+      reason: "guardrail.model_not_allowed",
+      policy: { id: "pol_1" },
+    });
+    expect(
+      decide(input({ providers: [openai], policies, guardrails, model: "gpt-4o-2024-08-06" })),
+    ).toMatchObject({ decision: "allow" });
+  });
+
+  it("denies a model the provider does not declare", () => {
+    const decision = decide(
+      input({
+        providers: [local],
+        policies: [makePolicy({ destination_provider_ids: ["prov_local"] })],
+        model: "local/gpt-x",
+      }),
+    );
+    expect(decision).toMatchObject({ decision: "deny", reason: "guardrail.model_not_allowed" });
+  });
+
+  it("the authorising policy is the first granting one that lets the model through", () => {
+    const policies = [
+      makePolicy({ id: "strict", guardrail_ids: ["g"] }),
+      makePolicy({ id: "open", source_groups: ["grp_all"] }),
+    ];
+    const decision = decide(
+      input({ providers: [openai], policies, guardrails: [allowlist("g", ["gpt-4o"])], model: "o3" }),
+    );
+    expect(decision.decision === "allow" && decision.policy.id).toBe("open");
+  });
+
+  it("refuses an explicit provider of the wrong flavor for the route", () => {
+    expect(decide(input({ model: "claude/claude-sonnet-4-5" }))).toMatchObject({
+      decision: "deny",
+      reason: "gateway.flavor_mismatch",
+    });
+  });
+});

@@ -1,0 +1,152 @@
+import { findCatalogProvider } from "@agentnet/catalog";
+import { describe, expect, it } from "vitest";
+import {
+  makeCaller,
+  makeGuardrail,
+  makeLimits,
+  makePolicy,
+  makeProvider,
+  makeRule,
+  makeSettings,
+} from "../test-support/factories";
+import { captured, capturePlan } from "./capture";
+import { DEFAULT_OUTPUT_TOKENS, estimateTokens, ratesFor, reservationEstimate } from "./estimate";
+import { checkHost, hostWithoutPort } from "./host";
+import { identityHeaders, injectMetadata } from "./identity";
+import type { JsonObject } from "./json";
+import { limitsApply } from "./limits";
+import { sessionIdFrom } from "./session";
+
+describe("sessionIdFrom", () => {
+  it("prefers x-session-id, then Claude Code's, then Codex's headers", () => {
+    expect(sessionIdFrom({ "x-session-id": "a", "x-claude-code-session-id": "b" })).toBe("a");
+    expect(sessionIdFrom({ "x-claude-code-session-id": "b", session_id: "c" })).toBe("b");
+    expect(sessionIdFrom({ session_id: "c", conversation_id: "d" })).toBe("c");
+    expect(sessionIdFrom({ conversation_id: "d" })).toBe("d");
+    expect(sessionIdFrom({})).toBe("");
+  });
+});
+
+describe("checkHost", () => {
+  it("accepts the account's endpoint and loopback names, with or without a port", () => {
+    expect(checkHost("acme.gw.example.com", "ACME.gw.example.com:8090").ok).toBe(true);
+    expect(checkHost("acme.gw.example.com", "127.0.0.1:8090").ok).toBe(true);
+    expect(checkHost("acme.gw.example.com", "[::1]:8090").ok).toBe(true);
+    expect(checkHost("acme.gw.example.com", "localhost").ok).toBe(true);
+    expect(checkHost("acme.gw.example.com", "other.gw.example.com")).toEqual({
+      ok: false,
+      reason: "gateway.endpoint_mismatch",
+    });
+    expect(hostWithoutPort("[::1]:80")).toBe("::1");
+  });
+});
+
+describe("estimates", () => {
+  it("counts prompt characters / 4 and the output cap", () => {
+    const body = { messages: [{ role: "user", content: "x".repeat(100) }], max_tokens: 50 };
+    const chars = JSON.stringify(body.messages).length;
+    expect(estimateTokens(body, "chat")).toEqual({ input_tokens: Math.ceil(chars / 4), output_tokens: 50 });
+    expect(estimateTokens({ input: "abcd", max_output_tokens: 7 }, "responses").output_tokens).toBe(7);
+    expect(estimateTokens({ input: "abcd" }, "chat").output_tokens).toBe(DEFAULT_OUTPUT_TOKENS);
+    expect(estimateTokens({ input: "abcd" }, "embeddings")).toEqual({ input_tokens: 1, output_tokens: 0 });
+  });
+
+  it("prices the estimate with the provider's row over the catalog", () => {
+    const provider = makeProvider({ models: [{ id: "gpt-4o", input_per_1k: 1, output_per_1k: 2 }] });
+    const catalog = findCatalogProvider("openai_api");
+    if (!catalog) throw new Error("catalog");
+    const pricing = ratesFor(provider, catalog, "gpt-4o");
+    expect(pricing.shape).toBe("openai");
+    const estimate = reservationEstimate({ input: "a".repeat(4000), max_tokens: 1000 }, "chat", pricing);
+    expect(estimate).toEqual({ input_tokens: 1000, output_tokens: 1000, cost_usd: 3 });
+  });
+});
+
+describe("limitsApply", () => {
+  const caller = makeCaller();
+  const on = makeLimits({ token_limit: { enabled: true, group_cap: 0, user_cap: 10, window_seconds: 60 } });
+  it("needs an enabled policy limit or an enabled rule with a limit that targets the caller", () => {
+    expect(limitsApply(makePolicy(), [], caller)).toBe(false);
+    expect(limitsApply(makePolicy({ limits: on }), [], caller)).toBe(true);
+    expect(limitsApply(makePolicy(), [makeRule({ limits: on })], caller)).toBe(true);
+    expect(limitsApply(makePolicy(), [makeRule({ limits: on, enabled: false })], caller)).toBe(false);
+    expect(limitsApply(makePolicy(), [makeRule({ limits: on, target_users: ["other"] })], caller)).toBe(
+      false,
+    );
+    expect(limitsApply(makePolicy(), [makeRule({ limits: on, target_groups: ["grp_eng"] })], caller)).toBe(
+      true,
+    );
+  });
+});
+
+describe("capturePlan", () => {
+  const capture = (redact: boolean) =>
+    makeGuardrail({
+      id: "cap",
+      checks: {
+        model_allowlist: { enabled: false, models: [] },
+        prompt_capture: { enabled: true, redact_pii: redact },
+      },
+    });
+  const policy = makePolicy({ guardrail_ids: ["cap"] });
+  it("captures only with prompt collection, log collection and a capturing guardrail", () => {
+    const guardrails = new Map([["cap", capture(false)]]);
+    expect(capturePlan(makeSettings(), policy, guardrails)).toEqual({ capture: false });
+    expect(capturePlan(makeSettings({ enable_prompt_collection: true }), policy, guardrails)).toEqual({
+      capture: true,
+      redact: false,
+    });
+    expect(
+      capturePlan(
+        makeSettings({ enable_prompt_collection: true, enable_log_collection: false }),
+        policy,
+        guardrails,
+      ),
+    ).toEqual({ capture: false });
+    expect(capturePlan(makeSettings({ enable_prompt_collection: true }), makePolicy(), guardrails)).toEqual({
+      capture: false,
+    });
+  });
+  it("redacts when the settings or the guardrail ask", () => {
+    const settings = makeSettings({ enable_prompt_collection: true });
+    expect(capturePlan(settings, policy, new Map([["cap", capture(true)]]))).toEqual({
+      capture: true,
+      redact: true,
+    });
+    expect(
+      capturePlan({ ...settings, redact_pii: true }, policy, new Map([["cap", capture(false)]])),
+    ).toEqual({ capture: true, redact: true });
+    expect(captured("mail me at a@b.io", { capture: true, redact: true })).toBe("mail me at [EMAIL]");
+    expect(captured("x", { capture: false })).toBeUndefined();
+  });
+});
+
+describe("identity", () => {
+  const caller = makeCaller();
+  it("stamps the configured headers with the display identity and group ids", () => {
+    const provider = makeProvider({ identity_header_user_id: "X-User", identity_header_groups: "X-Groups" });
+    expect(identityHeaders(provider, caller)).toEqual({
+      "x-user": "dev@example.com",
+      "x-groups": "grp_all,grp_eng",
+    });
+    expect(identityHeaders(makeProvider(), caller)).toEqual({});
+  });
+  it("injects the opaque user id where the vendor takes it", () => {
+    const openaiBody: JsonObject = { user: "spoofed" };
+    injectMetadata(openaiBody, findCatalogProvider("openai_api")?.identity_injection.json_metadata, caller);
+    expect(openaiBody.user).toBe("usr_1");
+    const anthropicBody: JsonObject = { metadata: { other: 1 } };
+    injectMetadata(
+      anthropicBody,
+      findCatalogProvider("anthropic_api")?.identity_injection.json_metadata,
+      caller,
+    );
+    expect(anthropicBody.metadata).toEqual({ other: 1, user_id: "usr_1" });
+    const headers = injectMetadata(
+      {},
+      findCatalogProvider("cloudflare_api")?.identity_injection.json_metadata,
+      caller,
+    );
+    expect(Object.keys(headers)).toEqual(["cf-aig-metadata"]);
+  });
+});

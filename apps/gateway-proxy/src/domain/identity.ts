@@ -1,0 +1,61 @@
+import type { IdentityJsonMetadata } from "@agentnet/catalog";
+import type { Caller, GatewayProvider } from "@agentnet/contracts";
+import { isJsonObject, type JsonObject } from "./json";
+
+/** How a person shows up upstream in headers: email, else name, else the user id. */
+export const displayIdentity = (caller: Caller): string => caller.email || caller.name || caller.user_id;
+
+/**
+ * Identity headers the provider asked for: the caller's display identity, and their group ids
+ * comma-separated (ids, not names: the snapshot carries no group names, and ids never change).
+ */
+export function identityHeaders(provider: GatewayProvider, caller: Caller): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (provider.identity_header_user_id) {
+    headers[provider.identity_header_user_id.toLowerCase()] = displayIdentity(caller);
+  }
+  if (provider.identity_header_groups) {
+    headers[provider.identity_header_groups.toLowerCase()] = caller.group_ids.join(",");
+  }
+  return headers;
+}
+
+/** Sets `a.b.c` in an object, creating (or replacing non-object) intermediate objects. */
+function setPath(target: JsonObject, path: string, value: unknown): void {
+  const keys = path.split(".");
+  let node = target;
+  for (const key of keys.slice(0, -1)) {
+    const next = node[key];
+    if (isJsonObject(next)) node = next;
+    else {
+      const created: JsonObject = {};
+      node[key] = created;
+      node = created;
+    }
+  }
+  const last = keys[keys.length - 1];
+  if (last) node[last] = value;
+}
+
+/**
+ * The vendor's own end-user metadata (OpenAI's body `user`, Anthropic's `metadata.user_id`,
+ * Cloudflare's `cf-aig-metadata` header). It carries the opaque user id, not the email: vendors
+ * ask for an identifier without personal data there. Returns a header to add, if the catalog
+ * names one; otherwise edits the body in place. The caller's own value is replaced.
+ */
+export function injectMetadata(
+  body: JsonObject,
+  metadata: IdentityJsonMetadata | undefined,
+  caller: Caller,
+): Record<string, string> {
+  if (!metadata || metadata.user_key === "") return {};
+  const groups = caller.group_ids.join(",");
+  if (metadata.header !== "") {
+    const value: JsonObject = { [metadata.user_key]: caller.user_id };
+    if (metadata.groups_key !== "") value[metadata.groups_key] = groups;
+    return { [metadata.header.toLowerCase()]: JSON.stringify(value) };
+  }
+  setPath(body, metadata.user_key, caller.user_id);
+  if (metadata.groups_key !== "") setPath(body, metadata.groups_key, groups);
+  return {};
+}

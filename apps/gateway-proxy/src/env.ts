@@ -1,0 +1,41 @@
+import { baseEnv, envBoolean, envPort, parseEnvWith } from "@agentnet/service-kit";
+import { z } from "zod";
+
+const commaList = z
+  .string()
+  .default("")
+  .transform((text) =>
+    text
+      .split(",")
+      .map((item) => item.trim().toLowerCase())
+      .filter((item) => item !== ""),
+  );
+
+export const GatewayProxyEnv = z.object({
+  ...baseEnv,
+  AGN_PROXY_HOST: z.string().default("127.0.0.1"),
+  AGN_PROXY_PORT: envPort.default(8090),
+  /** 32 random bytes, base64: opens the provider credentials the control-plane sealed. */
+  AGN_SEALING_KEY: z.string({ error: "AGN_SEALING_KEY is required (openssl rand -base64 32)" }).min(1),
+  /** Endpoints this proxy always announces in its heartbeat, on top of the ones it served lately. */
+  AGN_PROXY_ENDPOINTS: commaList,
+  /** Take the client address from X-Forwarded-For (only behind a load balancer you trust). */
+  AGN_TRUST_PROXY: envBoolean.default(false),
+  AGN_PROXY_BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(10 * 1024 * 1024),
+  /** Waiting for the upstream's response headers (a slow first token counts here). */
+  AGN_UPSTREAM_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).default(300_000),
+  /** Longest silence between two body chunks of the upstream's response. */
+  AGN_UPSTREAM_BODY_TIMEOUT_MS: z.coerce.number().int().min(100).default(300_000),
+  /** Events kept in memory while NATS is unavailable; beyond it the oldest are dropped. */
+  AGN_EVENT_BUFFER_MAX: z.coerce.number().int().min(1).default(50_000),
+  AGN_AUTH_CACHE_MS: z.coerce.number().int().min(0).default(5_000),
+  AGN_SNAPSHOT_MAX_AGE_MS: z.coerce.number().int().min(0).default(60_000),
+  AGN_RESERVE_TIMEOUT_MS: z.coerce.number().int().min(50).default(2_000),
+});
+export type GatewayProxyEnv = z.infer<typeof GatewayProxyEnv>;
+
+export const parseEnv = (source: NodeJS.ProcessEnv): GatewayProxyEnv => parseEnvWith(GatewayProxyEnv, source);

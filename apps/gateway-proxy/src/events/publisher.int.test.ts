@@ -1,0 +1,97 @@
+import { ensureRequestStream, type NatsConnection, publishEvent } from "@agentnet/bus";
+import { createLogger } from "@agentnet/service-kit";
+import { connectTestBus, uniqueId } from "@agentnet/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BufferedPublisher } from "./publisher";
+
+const logger = createLogger("publisher-test", "silent");
+let observer: NatsConnection;
+
+beforeAll(async () => {
+  observer = await connectTestBus("observer");
+  await ensureRequestStream(observer);
+});
+afterAll(async () => {
+  await observer?.drain();
+});
+
+/** Collects what reaches a subject: what JetStream stored is also delivered to core subscribers. */
+function received(subject: string) {
+  const ids: string[] = [];
+  observer.subscribe(subject, {
+    callback: (_error, msg) => {
+      ids.push(msg.json<{ id: string }>().id);
+    },
+  });
+  return ids;
+}
+
+const waitFor = async (check: () => boolean, timeoutMs = 10_000) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error("timed out");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+};
+
+describe("BufferedPublisher", () => {
+  it("buffers while its connection is gone and flushes everything once one is back", async () => {
+    const subject = `agn.requests.${uniqueId("acc")}`;
+    const seen = received(subject);
+    await observer.flush();
+    let connection = await connectTestBus("proxy-1");
+    const publisher = new BufferedPublisher({
+      publish: (s, event, msgId) => publishEvent(connection, s, event, msgId),
+      logger,
+      maxBuffered: 100,
+      retryMs: 60_000,
+    });
+    publisher.enqueue(subject, { id: "e1" }, "e1");
+    await waitFor(() => seen.length === 1);
+
+    await connection.close();
+    for (const id of ["e2", "e3", "e4"]) publisher.enqueue(subject, { id }, id);
+    await waitFor(() => publisher.pending === 3);
+    expect(seen).toEqual(["e1"]);
+
+    connection = await connectTestBus("proxy-2");
+    expect(await publisher.flush(5_000)).toBe(true);
+    await waitFor(() => seen.length === 4);
+    expect([...seen].sort()).toEqual(["e1", "e2", "e3", "e4"]);
+    publisher.stop();
+    await connection.close();
+  });
+
+  it("drops the oldest beyond its bound and counts them", async () => {
+    const subject = `agn.requests.${uniqueId("acc")}`;
+    const seen = received(subject);
+    await observer.flush();
+    let connection = await connectTestBus("proxy-3");
+    await connection.close();
+    const publisher = new BufferedPublisher({
+      publish: (s, event, msgId) => publishEvent(connection, s, event, msgId),
+      logger,
+      maxBuffered: 3,
+      retryMs: 60_000,
+    });
+    for (let i = 1; i <= 5; i++) publisher.enqueue(subject, { id: `e${i}` }, `e${i}`);
+    await waitFor(() => publisher.pending === 3);
+    expect(publisher.dropped).toBe(2);
+    connection = await connectTestBus("proxy-4");
+    expect(await publisher.flush(5_000)).toBe(true);
+    await waitFor(() => seen.length === 3);
+    expect([...seen].sort()).toEqual(["e3", "e4", "e5"]);
+    publisher.stop();
+    await connection.close();
+  });
+
+  it("a duplicate publish after a lost ack is stored once (Nats-Msg-Id)", async () => {
+    const subject = `agn.requests.${uniqueId("acc")}`;
+    const connection = await connectTestBus("proxy-5");
+    const first = await publishEvent(connection, subject, { id: "same" }, "same-id");
+    const again = await publishEvent(connection, subject, { id: "same" }, "same-id");
+    expect(again.duplicate).toBe(true);
+    expect(again.seq).toBe(first.seq);
+    await connection.close();
+  });
+});

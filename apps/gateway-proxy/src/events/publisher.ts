@@ -1,0 +1,151 @@
+import type { Logger } from "@agentnet/service-kit";
+
+/** Publishes one message with a dedup id; rejects when the bus cannot take it now. */
+export type PublishFn = (subject: string, event: unknown, msgId: string) => Promise<unknown>;
+
+interface Pending {
+  subject: string;
+  event: unknown;
+  msgId: string;
+}
+
+export interface BufferedPublisherOptions {
+  publish: PublishFn;
+  logger: Logger;
+  /** Events held while the bus is unavailable; beyond it the oldest are dropped (and counted). */
+  maxBuffered: number;
+  /** Publishes awaiting their JetStream ack at once: bounds memory and server load. */
+  maxInFlight?: number;
+  /** Wait before retrying after a failed publish. */
+  retryMs?: number;
+}
+
+/**
+ * Request events leave through here, never blocking the request that produced them. A failed
+ * publish (NATS down, JetStream not acking) puts the event back and pauses; publishing resumes on
+ * `resume()` (the bus reconnected) or after `retryMs`. Every event carries its request id as
+ * Nats-Msg-Id, so one retried after an ack was lost is stored once.
+ */
+export class BufferedPublisher {
+  private queue: Pending[] = [];
+  private head = 0;
+  /** Events whose publish failed, oldest first: they go out again before anything newer. */
+  private retries: Pending[] = [];
+  private inFlight = 0;
+  private paused = false;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private idleWaiters: (() => void)[] = [];
+  /** Events dropped because the buffer was full. */
+  dropped = 0;
+  private readonly maxInFlight: number;
+  private readonly retryMs: number;
+
+  constructor(private readonly options: BufferedPublisherOptions) {
+    this.maxInFlight = options.maxInFlight ?? 256;
+    this.retryMs = options.retryMs ?? 1_000;
+  }
+
+  /** Events waiting (buffered or in flight). */
+  get pending(): number {
+    return this.buffered + this.inFlight;
+  }
+
+  private get buffered(): number {
+    return this.retries.length + this.queue.length - this.head;
+  }
+
+  enqueue(subject: string, event: unknown, msgId: string): void {
+    this.queue.push({ subject, event, msgId });
+    this.trim();
+    this.pump();
+  }
+
+  /** Keeps the buffer within its bound by dropping the oldest events, counted and logged. */
+  private trim(): void {
+    while (this.buffered > this.options.maxBuffered) {
+      if (this.retries.length > 0) this.retries.shift();
+      else this.head++;
+      this.dropped++;
+      // One line per thousand drops: an outage must be visible without flooding the log.
+      if (this.dropped % 1_000 === 1) {
+        this.options.logger.warn(
+          { dropped: this.dropped, bound: this.options.maxBuffered },
+          "event buffer full: dropping the oldest request events",
+        );
+      }
+    }
+  }
+
+  /** The bus is back: publish what is buffered now rather than at the next retry. */
+  resume(): void {
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    this.paused = false;
+    this.pump();
+  }
+
+  /** Resolves once everything buffered is published, or after `timeoutMs` (clean shutdown). */
+  async flush(timeoutMs: number): Promise<boolean> {
+    this.resume();
+    if (this.pending === 0) return true;
+    let timer: NodeJS.Timeout | undefined;
+    const idle = new Promise<boolean>((resolve) => this.idleWaiters.push(() => resolve(true)));
+    const late = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), timeoutMs);
+    });
+    const done = await Promise.race([idle, late]);
+    clearTimeout(timer);
+    return done;
+  }
+
+  stop(): void {
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+  }
+
+  private take(): Pending | undefined {
+    const retry = this.retries.shift();
+    if (retry) return retry;
+    if (this.head >= this.queue.length) return undefined;
+    const next = this.queue[this.head];
+    this.head++;
+    // Compact now and then so the array does not grow forever.
+    if (this.head > 1_024 && this.head * 2 > this.queue.length) {
+      this.queue = this.queue.slice(this.head);
+      this.head = 0;
+    }
+    return next;
+  }
+
+  private pump(): void {
+    while (!this.paused && this.inFlight < this.maxInFlight) {
+      const next = this.take();
+      if (!next) break;
+      this.inFlight++;
+      this.options.publish(next.subject, next.event, next.msgId).then(
+        () => this.settled(),
+        (err: unknown) => this.failed(next, err),
+      );
+    }
+    if (this.pending === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+  }
+
+  private settled(): void {
+    this.inFlight--;
+    this.pump();
+  }
+
+  private failed(item: Pending, err: unknown): void {
+    this.inFlight--;
+    this.retries.push(item);
+    this.trim();
+    if (!this.paused) this.options.logger.warn({ err }, "publishing a request event failed; buffering");
+    this.paused = true;
+    this.retryTimer ??= setTimeout(() => {
+      this.retryTimer = undefined;
+      this.paused = false;
+      this.pump();
+    }, this.retryMs);
+    this.retryTimer.unref();
+  }
+}

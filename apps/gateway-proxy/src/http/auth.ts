@@ -1,0 +1,59 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Caller } from "@agentnet/contracts";
+import type { ProxyContext } from "../context";
+import type { Wire } from "../domain/wire";
+import type { AccountView } from "../snapshot/cache";
+import { callerToken } from "./body";
+import { sendError } from "./errors";
+
+/** The caller of a request, or undefined after answering 401 (or 503 when nobody can tell). */
+export async function authenticate(
+  ctx: ProxyContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  wire: Wire,
+): Promise<Caller | undefined> {
+  const token = callerToken(req);
+  if (!token) {
+    sendError(
+      res,
+      wire,
+      401,
+      "auth.missing_token",
+      "send your agentnet token as Authorization: Bearer or x-api-key",
+    );
+    return undefined;
+  }
+  let caller: Caller | undefined;
+  try {
+    caller = await ctx.callers.get(token);
+  } catch (error) {
+    ctx.logger.warn({ err: error }, "resolving a token failed");
+    sendError(res, wire, 503, "auth.unavailable", "the token cannot be checked right now; try again");
+    return undefined;
+  }
+  if (!caller) sendError(res, wire, 401, "auth.invalid_token", "invalid or expired token");
+  return caller;
+}
+
+/** The caller's account snapshot, or undefined after answering 503 (the control-plane is away). */
+export async function accountView(
+  ctx: ProxyContext,
+  res: ServerResponse,
+  wire: Wire,
+  accountId: string,
+): Promise<AccountView | undefined> {
+  try {
+    return await ctx.snapshots.get(accountId);
+  } catch (error) {
+    ctx.logger.warn({ err: error, account_id: accountId }, "loading the account snapshot failed");
+    sendError(
+      res,
+      wire,
+      503,
+      "gateway.config_unavailable",
+      "the gateway configuration cannot be loaded; try again",
+    );
+    return undefined;
+  }
+}

@@ -1,0 +1,43 @@
+import type { IncomingMessage } from "node:http";
+
+export class BodyTooLarge extends Error {
+  override readonly name = "BodyTooLarge";
+}
+
+/** Reads the request body, refusing (before buffering it all) one larger than `limit` bytes. */
+export async function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  const declared = Number(req.headers["content-length"] ?? 0);
+  if (declared > limit) throw new BodyTooLarge();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buffer = chunk as Buffer;
+    size += buffer.length;
+    if (size > limit) throw new BodyTooLarge();
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** The agn_ token from `Authorization: Bearer <token>` or `x-api-key: <token>`. */
+export function callerToken(req: IncomingMessage): string | undefined {
+  const authorization = req.headers.authorization;
+  if (authorization) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (match?.[1]) return match[1];
+  }
+  const apiKey = req.headers["x-api-key"];
+  const key = Array.isArray(apiKey) ? apiKey[0] : apiKey;
+  return key?.trim() || undefined;
+}
+
+/** The client's address: the socket's, or the first X-Forwarded-For hop when the proxy is trusted. */
+export function sourceIp(req: IncomingMessage, trustProxy: boolean): string {
+  if (trustProxy) {
+    const forwarded = req.headers["x-forwarded-for"];
+    const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(",")[0]?.trim();
+    if (first) return first;
+  }
+  const address = req.socket.remoteAddress ?? "";
+  return address.startsWith("::ffff:") ? address.slice(7) : address;
+}

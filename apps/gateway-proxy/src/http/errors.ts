@@ -1,0 +1,52 @@
+import type { ServerResponse } from "node:http";
+import type { Wire } from "../domain/wire";
+
+/** Error types both vendors use, by status, so SDKs raise their usual error classes. */
+function errorType(status: number): string {
+  if (status === 400 || status === 413) return "invalid_request_error";
+  if (status === 401) return "authentication_error";
+  if (status === 403) return "permission_error";
+  if (status === 404) return "not_found_error";
+  if (status === 429) return "rate_limit_error";
+  return "api_error";
+}
+
+/**
+ * An error in the vendor's own shape: OpenAI `{"error":{"message","type","code"}}`, Anthropic
+ * `{"type":"error","error":{"type","message"}}`. The reason code is in `code` (OpenAI), in the
+ * message, and in the `x-agentnet-reason` header, so any client can tell why.
+ */
+export function sendError(
+  res: ServerResponse,
+  wire: Wire,
+  status: number,
+  reason: string,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  const text = `${message} (${reason})`;
+  const body =
+    wire === "anthropic"
+      ? { type: "error", error: { type: errorType(status), message: text } }
+      : { error: { message: text, type: errorType(status), code: reason, param: null } };
+  sendJson(res, status, body, { "x-agentnet-reason": reason, ...headers });
+}
+
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const payload = JSON.stringify(body);
+  res.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(payload),
+    ...headers,
+  });
+  res.end(payload);
+}

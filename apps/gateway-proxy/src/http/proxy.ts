@@ -1,0 +1,250 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { Events, renderAuthHeader } from "@agentnet/contracts";
+import { computeCost } from "@agentnet/pricing";
+import { newId } from "@agentnet/service-kit";
+import { apiKeyOf, type ProxyContext } from "../context";
+import { type CapturePlan, captured, capturePlan } from "../domain/capture";
+import { decide } from "../domain/decision";
+import { promptText, ratesFor, reservationEstimate } from "../domain/estimate";
+import { checkHost } from "../domain/host";
+import { identityHeaders, injectMetadata } from "../domain/identity";
+import { isJsonObject, type JsonObject } from "../domain/json";
+import { limitsApply } from "../domain/limits";
+import { sessionIdFrom } from "../domain/session";
+import { type Operation, wireOf } from "../domain/wire";
+import { buildEvent, type RequestRecord } from "../events/build";
+import { forward, upstreamHeaders } from "../upstream/forward";
+import { upstreamTarget } from "../upstream/pools";
+import { accountView, authenticate } from "./auth";
+import { BodyTooLarge, readBody, sourceIp } from "./body";
+import { sendError } from "./errors";
+import { reserve } from "./reserve";
+
+/** Publishes the request's event; it never delays or fails the answer already sent. */
+function publish(ctx: ProxyContext, record: RequestRecord): void {
+  const event = buildEvent({ ...record, endedAt: Date.now() });
+  ctx.publisher.enqueue(Events.requests(event.account_id), event, event.id);
+}
+
+/** Extra headers the catalog declares: the provider's value, else the caller's, else the default. */
+function catalogHeaders(
+  extra: readonly { name: string; default_value?: string }[],
+  values: Readonly<Record<string, string>>,
+  incoming: IncomingMessage["headers"],
+): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const header of extra) {
+    const name = header.name.toLowerCase();
+    const configured = Object.entries(values).find(([key]) => key.toLowerCase() === name)?.[1];
+    const sent = incoming[name];
+    const value = configured ?? (Array.isArray(sent) ? sent[0] : sent) ?? header.default_value;
+    if (value !== undefined && value !== "") headers[name] = value;
+  }
+  return headers;
+}
+
+/**
+ * One inference request: caller → account snapshot → host check → decision → reservation →
+ * upstream → event. Every request of a known, configured account ends in exactly one event.
+ */
+export async function handleInference(
+  ctx: ProxyContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  operation: Operation,
+  path: string,
+  query: string,
+): Promise<void> {
+  const wire = wireOf(operation);
+  const caller = await authenticate(ctx, req, res, wire);
+  if (!caller) return;
+  let raw: string;
+  try {
+    raw = await readBody(req, ctx.options.bodyLimitBytes);
+  } catch (error) {
+    if (error instanceof BodyTooLarge)
+      return sendError(res, wire, 413, "request.too_large", "request body too large");
+    throw error;
+  }
+  let body: JsonObject;
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    if (!isJsonObject(parsed)) throw new Error("not an object");
+    body = parsed;
+  } catch {
+    return sendError(res, wire, 400, "request.invalid_json", "the request body must be a JSON object");
+  }
+  if (typeof body.model !== "string" || body.model === "") {
+    return sendError(res, wire, 400, "request.model_missing", "the request body must name a model");
+  }
+
+  const view = await accountView(ctx, res, wire, caller.account_id);
+  if (!view) return;
+  const settings = view.snapshot.settings;
+  if (!settings) {
+    return sendError(
+      res,
+      wire,
+      403,
+      "gateway.not_configured",
+      "this account has no agent network configured",
+    );
+  }
+  ctx.served.record(settings.endpoint, Date.now());
+  const record: RequestRecord = {
+    id: newId(),
+    startedAt: Date.now(),
+    endedAt: 0,
+    caller,
+    logged: settings.enable_log_collection,
+    wire,
+    sourceIp: sourceIp(req, ctx.options.trustProxy),
+    method: req.method ?? "POST",
+    host: "",
+    path,
+    providerName: "",
+    providerId: "",
+    policyId: "",
+    model: body.model,
+    sessionId: sessionIdFrom(req.headers),
+    decision: "deny",
+    denyReason: "",
+    status: 0,
+    stream: body.stream === true,
+  };
+  const deny = (status: number, reason: string, message: string, headers: Record<string, string> = {}) => {
+    sendError(res, wire, status, reason, message, headers);
+    publish(ctx, { ...record, status, denyReason: reason });
+  };
+
+  const host = checkHost(settings.endpoint, req.headers.host);
+  if (!host.ok) return deny(403, host.reason, "this token's account is served at another endpoint");
+
+  const decision = decide({
+    providers: view.snapshot.providers,
+    policies: view.snapshot.policies,
+    guardrails: view.guardrails,
+    groupIds: caller.group_ids,
+    requestedModel: body.model,
+    wire,
+  });
+  record.model = decision.model;
+  record.providerName = decision.provider?.name ?? "";
+  record.providerId = decision.provider?.id ?? "";
+  record.policyId = decision.policy?.id ?? "";
+  if (decision.decision === "deny") {
+    const status = decision.reason === "gateway.flavor_mismatch" ? 400 : 403;
+    return deny(status, decision.reason, denyMessage(decision.reason, decision.model));
+  }
+  const { provider, catalog, policy } = decision;
+  const pricing = ratesFor(provider, catalog, decision.model);
+
+  if (limitsApply(policy, view.snapshot.budget_rules, caller)) {
+    const reserved = await reserve(
+      ctx,
+      caller,
+      view,
+      record.id,
+      policy,
+      reservationEstimate(body, operation, pricing),
+    );
+    if (reserved.kind === "unavailable") {
+      return deny(503, "consumption.unavailable", "usage limits cannot be checked right now; try again");
+    }
+    if (reserved.kind === "deny") {
+      return deny(429, reserved.reason, "usage cap reached for this window", {
+        "retry-after": String(reserved.retryAfter),
+      });
+    }
+    if (reserved.reservationId) record.reservationId = reserved.reservationId;
+  }
+
+  record.decision = "allow";
+  const plan = capturePlan(settings, policy, view.guardrails);
+  const target = upstreamTarget(provider.upstream_url, path, query);
+  record.host = target.host;
+  record.path = target.path;
+  const prompt = plan.capture ? promptText(body) : "";
+
+  let apiKey: string;
+  try {
+    apiKey = apiKeyOf(ctx, view, provider);
+  } catch (error) {
+    ctx.logger.error({ err: error, provider_id: provider.id }, "provider credential cannot be unsealed");
+    sendError(
+      res,
+      wire,
+      502,
+      "provider.credential_unavailable",
+      "the provider's credential cannot be opened",
+    );
+    return publish(ctx, { ...record, status: 502 });
+  }
+  const own: Record<string, string> = {
+    ...catalogHeaders(catalog.extra_headers, provider.extra_values, req.headers),
+    ...identityHeaders(provider, caller),
+    ...(provider.metadata_disabled
+      ? {}
+      : injectMetadata(body, catalog.identity_injection.json_metadata, caller)),
+    "content-type": "application/json",
+    [catalog.auth_header_name.toLowerCase()]: renderAuthHeader(catalog.auth_header_template, apiKey),
+  };
+  // Usage of a streamed chat completion only comes when asked for.
+  if (operation === "chat" && body.stream === true) {
+    body.stream_options = {
+      ...(isJsonObject(body.stream_options) ? body.stream_options : {}),
+      include_usage: true,
+    };
+  }
+  if (decision.model !== body.model) body.model = decision.model;
+
+  const result = await forward(
+    {
+      pool: ctx.pools.get(target.origin, provider.skip_tls_verification),
+      method: "POST",
+      path: target.pathWithQuery,
+      headers: upstreamHeaders(req.headers, own),
+      body: JSON.stringify(body),
+      wire,
+      captureLimit: plan.capture ? 32_768 : 0,
+    },
+    res,
+  );
+  if (result.outcome === "unreachable") {
+    ctx.logger.warn({ err: result.error, provider_id: provider.id }, "upstream unreachable");
+    sendError(
+      res,
+      wire,
+      502,
+      "provider.unreachable",
+      `the upstream provider ${provider.name} did not answer`,
+    );
+    return publish(ctx, { ...record, status: 502 });
+  }
+  publish(ctx, {
+    ...record,
+    status: result.status,
+    stream: result.stream || record.stream,
+    usage: result.usage,
+    cost: computeCost(result.usage, pricing.rates, pricing.shape),
+    ...captureFields(plan, prompt, result.completion),
+  });
+}
+
+function captureFields(plan: CapturePlan, prompt: string, completion: string) {
+  if (!plan.capture) return {};
+  return { prompt: captured(prompt, plan), completion: captured(completion, plan) };
+}
+
+function denyMessage(reason: string, model: string): string {
+  switch (reason) {
+    case "llm_policy.no_matching_policy":
+      return "no policy lets you use a provider for this request";
+    case "guardrail.model_not_allowed":
+      return `model ${model} is not allowed for you`;
+    case "provider.disabled":
+      return "the provider for this request is disabled";
+    default:
+      return "this provider speaks another API; use its endpoint";
+  }
+}

@@ -1,0 +1,54 @@
+import { request } from "@agentnet/bus";
+import {
+  AppError,
+  type Caller,
+  Consumption,
+  type Policy,
+  type ReservationEstimate,
+} from "@agentnet/contracts";
+import type { ProxyContext } from "../context";
+import { enabledBudgetRules } from "../domain/limits";
+import type { AccountView } from "../snapshot/cache";
+
+export type Reserved =
+  | { kind: "allow"; reservationId?: string }
+  | { kind: "deny"; reason: string; retryAfter: number }
+  | { kind: "unavailable" };
+
+/** Holds the request's worst case; no answer from consumption fails closed (the caller asked for limits). */
+export async function reserve(
+  ctx: ProxyContext,
+  caller: Caller,
+  view: AccountView,
+  requestId: string,
+  policy: Pick<Policy, "id" | "source_groups" | "limits">,
+  estimate: ReservationEstimate,
+): Promise<Reserved> {
+  try {
+    const reply = await request(
+      ctx.nc,
+      Consumption.reserve,
+      {
+        account_id: caller.account_id,
+        request_id: requestId,
+        user_id: caller.user_id,
+        group_ids: caller.group_ids,
+        policy: {
+          id: policy.id,
+          source_groups: policy.source_groups,
+          ...(policy.limits ? { limits: policy.limits } : {}),
+        },
+        budget_rules: enabledBudgetRules(view.snapshot.budget_rules),
+        estimate,
+      },
+      { timeoutMs: ctx.options.reserveTimeoutMs },
+    );
+    if (reply.decision === "deny") {
+      return { kind: "deny", reason: reply.reason, retryAfter: Math.max(1, reply.retry_after_seconds) };
+    }
+    return reply.reservation_id ? { kind: "allow", reservationId: reply.reservation_id } : { kind: "allow" };
+  } catch (error) {
+    if (!(error instanceof AppError)) ctx.logger.error({ err: error }, "reserving failed");
+    return { kind: "unavailable" };
+  }
+}

@@ -1,0 +1,56 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { type Health, healthResponse } from "@agentnet/service-kit";
+import type { ProxyContext } from "../context";
+import type { Operation, Wire } from "../domain/wire";
+import { sendError } from "./errors";
+import { handleModels } from "./models";
+import { handleInference } from "./proxy";
+
+const INFERENCE: Record<string, Operation> = {
+  "/v1/chat/completions": "chat",
+  "/v1/responses": "responses",
+  "/v1/embeddings": "embeddings",
+  "/v1/messages": "messages",
+};
+
+/** The proxy's routes; a small table rather than a framework: this is the hot path. */
+export function createRequestHandler(ctx: ProxyContext, health: Health) {
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    const url = req.url ?? "/";
+    const mark = url.indexOf("?");
+    const path = mark === -1 ? url : url.slice(0, mark);
+    const query = mark === -1 ? "" : url.slice(mark + 1);
+    const wire: Wire = path === "/v1/messages" || req.headers["anthropic-version"] ? "anthropic" : "openai";
+    const done = (error: unknown) => {
+      // A client that hangs up while its body is read is not a proxy failure.
+      if (req.destroyed && (error as { code?: string } | undefined)?.code === "ECONNRESET") return;
+      ctx.logger.error({ err: error, path }, "request failed");
+      if (!res.headersSent) sendError(res, wire, 500, "gateway.internal", "internal error");
+      else res.destroy();
+    };
+
+    const operation = INFERENCE[path];
+    if (operation && req.method === "POST") {
+      handleInference(ctx, req, res, operation, path, query).catch(done);
+      return;
+    }
+    if (path === "/v1/models" && req.method === "GET") {
+      handleModels(ctx, req, res).catch(done);
+      return;
+    }
+    const answer = req.method === "GET" ? healthResponse(health, path) : undefined;
+    if (answer) {
+      res.writeHead(answer.status, { "content-type": "application/json" });
+      res.end(answer.body);
+      return;
+    }
+    sendError(
+      res,
+      wire,
+      operation ? 405 : 404,
+      "gateway.not_found",
+      `${req.method} ${path} is not served here`,
+    );
+    req.resume();
+  };
+}

@@ -1,0 +1,58 @@
+import Anthropic from "@anthropic-ai/sdk";
+import OpenAI from "openai";
+import type { ProxyStack } from "./stack";
+
+export type Account = Awaited<ReturnType<ProxyStack["newAccount"]>>;
+
+/** Configuration through the public API, as an operator would do it. */
+export function configure(stack: ProxyStack, account: Account) {
+  const allGroup = account.owner.group_ids[0] ?? "";
+  return {
+    allGroup,
+    policy: (providerIds: string[], extra: Record<string, unknown> = {}) =>
+      account.must(
+        stack.api<{ id: string }>("POST", "/agent-network/policies", account.token, {
+          name: "everyone",
+          source_groups: [allGroup],
+          destination_provider_ids: providerIds,
+          ...extra,
+        }),
+      ),
+    guardrail: (checks: Record<string, unknown>) =>
+      account.must(
+        stack.api<{ id: string }>("POST", "/agent-network/guardrails", account.token, {
+          name: "g",
+          checks: {
+            model_allowlist: { enabled: false, models: [] },
+            prompt_capture: { enabled: false, redact_pii: false },
+            ...checks,
+          },
+        }),
+      ),
+    budgetRule: (limits: Record<string, unknown>) =>
+      account.must(
+        stack.api<{ id: string }>("POST", "/agent-network/budget-rules", account.token, {
+          name: "cap",
+          limits: {
+            token_limit: { enabled: false, group_cap: 0, user_cap: 0, window_seconds: 3600 },
+            budget_limit: { enabled: false, group_cap_usd: 0, user_cap_usd: 0, window_seconds: 3600 },
+            ...limits,
+          },
+        }),
+      ),
+  };
+}
+
+export const openaiClient = (stack: ProxyStack, token: string) =>
+  new OpenAI({ apiKey: token, baseURL: `${stack.proxy.url}/v1`, maxRetries: 0 });
+
+export const anthropicClient = (stack: ProxyStack, token: string) =>
+  new Anthropic({ apiKey: token, baseURL: stack.proxy.url, maxRetries: 0 });
+
+export const waitUntil = async (check: () => boolean | Promise<boolean>, timeoutMs = 10_000) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+};

@@ -1,0 +1,182 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createApp } from "@agentnet/api-gateway/app";
+import { type NatsConnection, request } from "@agentnet/bus";
+import { openWarehouse } from "@agentnet/clickhouse";
+import { startConsumption } from "@agentnet/consumption/app";
+import { type Caller, ControlPlane, Events, type GatewayRequestEvent } from "@agentnet/contracts";
+import { startControlPlane } from "@agentnet/control-plane/app";
+import { startVerifier } from "@agentnet/provider-verifier/app";
+import { parseSealingKey } from "@agentnet/sealing";
+import { createHealth, createLogger } from "@agentnet/service-kit";
+import { startTelemetry } from "@agentnet/telemetry/app";
+import { connectTestBus, connectTestMongo, TEST_SEALING_KEY, uniqueId } from "@agentnet/testkit";
+import { type GatewayProxyOptions, startGatewayProxy } from "../app";
+import { FakeUpstream } from "./upstream";
+
+export type Api = <T = unknown>(
+  method: string,
+  path: string,
+  token: string,
+  body?: unknown,
+) => Promise<{ status: number; body: T }>;
+
+/**
+ * The real control-plane, provider-verifier, consumption, api-gateway and the gateway proxy in
+ * this process over this file's own NATS and the MongoDB-wire test backend, plus fake OpenAI and
+ * Anthropic upstreams. Accounts are fresh per test.
+ */
+export async function startProxyStack(
+  options: Partial<GatewayProxyOptions> = {},
+  extras: { telemetry?: boolean } = {},
+) {
+  const logger = createLogger("gateway-proxy-test", "silent");
+  const nc = await connectTestBus("gateway-proxy-test");
+  const connection = await connectTestMongo();
+  const sealingKey = parseSealingKey(TEST_SEALING_KEY);
+  await startControlPlane({ nc, connection, logger, sealingKey, verifyTimeoutMs: 5_000 });
+  const verifier = await startVerifier({ nc, logger, options: { timeoutMs: 2_000 } });
+  const consumption = await startConsumption({
+    nc,
+    connection,
+    logger,
+    options: { durable: uniqueId("consumption"), deliverNew: true, sweepIntervalMs: 0, pruneIntervalMs: 0 },
+  });
+  // Telemetry (chDB in a temp dir) only where a test reads logs, sessions or usage back.
+  const warehouseDir = extras.telemetry ? mkdtempSync(join(tmpdir(), "agn-proxy-e2e-")) : undefined;
+  const warehouse = warehouseDir
+    ? await openWarehouse({ dataDir: warehouseDir, database: "agentnet" })
+    : undefined;
+  const telemetry = warehouse
+    ? await startTelemetry({
+        nc,
+        warehouse,
+        logger,
+        options: {
+          durable: uniqueId("telemetry"),
+          deliver: "new",
+          flushIntervalMs: 50,
+          retentionIntervalMs: 0,
+          settingsCacheMs: 0,
+        },
+      })
+    : undefined;
+  const health = createHealth();
+  health.setReady(true);
+  const app = createApp({
+    nc,
+    logger,
+    health,
+    authCacheTtlMs: 0,
+    bodyLimitBytes: 1_000_000,
+    requestTimeoutMs: 10_000,
+  });
+  const apiServer = app.listen(0, "127.0.0.1");
+  await new Promise<void>((resolve) => apiServer.once("listening", resolve));
+  const apiUrl = `http://127.0.0.1:${(apiServer.address() as AddressInfo).port}`;
+  const proxy = await startGatewayProxy({
+    nc,
+    logger,
+    sealingKey,
+    options: { port: 0, authCacheMs: 0, ...options },
+  });
+  const openai = new FakeUpstream();
+  const anthropic = new FakeUpstream();
+  const openaiUrl = await openai.start();
+  const anthropicUrl = await anthropic.start();
+
+  const api: Api = async (method, path, token, body) => {
+    const response = await fetch(`${apiUrl}/api${path}`, {
+      method,
+      headers: {
+        authorization: `Token ${token}`,
+        "content-type": "application/json",
+        accept: "application/json",
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    return { status: response.status, body: (text ? JSON.parse(text) : undefined) as never };
+  };
+
+  /** A fresh account configured through the API: settings, one OpenAI and one Anthropic provider. */
+  const newAccount = async (settings: Record<string, unknown> = {}) => {
+    const boot = await request(nc, ControlPlane.accountsBootstrap, {
+      email: `${uniqueId("owner")}@example.com`,
+    });
+    const owner: Caller = await request(nc, ControlPlane.authResolve, { token: boot.token });
+    const token = boot.token;
+    const must = async <T>(call: Promise<{ status: number; body: T }>): Promise<T> => {
+      const result = await call;
+      if (result.status >= 300)
+        throw new Error(`setup call failed: ${result.status} ${JSON.stringify(result.body)}`);
+      return result.body;
+    };
+    const created = await must(
+      api<{ endpoint: string }>("POST", "/agent-network/settings", token, {
+        proxy_address: "gw.example.com",
+        ...settings,
+      }),
+    );
+    const openaiProvider = await must(
+      api<{ id: string }>("POST", "/agent-network/providers", token, {
+        provider_id: "openai_api",
+        name: "OpenAI",
+        upstream_url: `${openaiUrl}/v1`,
+        api_key: "sk-upstream-openai",
+        identity_header_user_id: "X-Caller",
+        identity_header_groups: "X-Caller-Groups",
+      }),
+    );
+    const anthropicProvider = await must(
+      api<{ id: string }>("POST", "/agent-network/providers", token, {
+        provider_id: "anthropic_api",
+        name: "Claude",
+        upstream_url: anthropicUrl,
+        api_key: "sk-ant-upstream",
+      }),
+    );
+    const events = collectEvents(nc, owner.account_id);
+    return { owner, token, endpoint: created.endpoint, openaiProvider, anthropicProvider, events, must };
+  };
+
+  const stop = async () => {
+    await proxy.stop();
+    await telemetry?.stop();
+    await warehouse?.close();
+    if (warehouseDir) rmSync(warehouseDir, { recursive: true, force: true });
+    await consumption.stop();
+    await verifier.stop();
+    await new Promise((resolve) => apiServer.close(resolve));
+    await openai.stop();
+    await anthropic.stop();
+    await nc.drain();
+    await connection.close();
+  };
+
+  return { nc, api, proxy, openai, anthropic, consumption, telemetry, newAccount, stop };
+}
+
+export type ProxyStack = Awaited<ReturnType<typeof startProxyStack>>;
+
+/** Every request event of one account as the proxy publishes it (a core subscription sees JetStream subjects too). */
+export function collectEvents(nc: NatsConnection, accountId: string) {
+  const events: GatewayRequestEvent[] = [];
+  nc.subscribe(Events.requests(accountId), {
+    callback: (error, msg) => {
+      if (!error) events.push(msg.json<GatewayRequestEvent>());
+    },
+  });
+  /** Waits until `count` events arrived (they are published after the answer, asynchronously). */
+  const waitFor = async (count: number, timeoutMs = 10_000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (events.length < count) {
+      if (Date.now() > deadline) throw new Error(`expected ${count} events, got ${events.length}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return events;
+  };
+  return { events, waitFor };
+}

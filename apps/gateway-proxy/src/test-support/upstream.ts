@@ -1,0 +1,254 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** What a fake vendor reports as usage: OpenAI-shape and Anthropic-shape fields in one place. */
+export interface FakeUsage {
+  input: number;
+  output: number;
+  /** OpenAI: cached subset of input. Anthropic: cache reads (additive). */
+  cached: number;
+  /** Anthropic only: cache writes (additive). */
+  creation: number;
+}
+
+export interface SeenRequest {
+  method: string;
+  path: string;
+  headers: IncomingMessage["headers"];
+  body: Record<string, unknown>;
+}
+
+/**
+ * A local server speaking the OpenAI (chat, responses, embeddings) and Anthropic (messages) wire
+ * formats, streaming and not, with cache token fields. `holdStream` makes a stream send its first
+ * event and wait for `release()`, so a test can see chunks arrive before the upstream finished
+ * and can abort mid-stream.
+ */
+export class FakeUpstream {
+  usage: FakeUsage = { input: 100, output: 20, cached: 0, creation: 0 };
+  reply = "Hello from upstream";
+  holdStream = false;
+  seen: SeenRequest[] = [];
+  /** Requests whose client went away before the answer was complete. */
+  aborted = 0;
+  private releases: (() => void)[] = [];
+  private server: Server | undefined;
+
+  async start(): Promise<string> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((resolve) => this.server?.listen(0, "127.0.0.1", resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  release(): void {
+    for (const release of this.releases.splice(0)) release();
+  }
+
+  get last(): SeenRequest | undefined {
+    return this.seen[this.seen.length - 1];
+  }
+
+  async stop(): Promise<void> {
+    this.release();
+    this.server?.closeAllConnections();
+    await new Promise((resolve) => this.server?.close(resolve));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString("utf8");
+    const body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+    const path = (req.url ?? "").split("?")[0] ?? "";
+    this.seen.push({ method: req.method ?? "", path, headers: req.headers, body });
+    res.on("close", () => {
+      if (!res.writableFinished) this.aborted++;
+    });
+    if (path.endsWith("/v1/messages"))
+      return body.stream ? this.anthropicStream(res, body) : this.anthropic(res, body);
+    if (path.endsWith("/v1/chat/completions"))
+      return body.stream ? this.chatStream(res, body) : this.chat(res, body);
+    if (path.endsWith("/v1/responses")) return this.responses(res, body);
+    if (path.endsWith("/v1/embeddings")) return this.embeddings(res, body);
+    res.writeHead(404, { "content-type": "application/json" });
+    res.end(JSON.stringify({ error: { message: "not found", type: "invalid_request_error" } }));
+  }
+
+  private json(res: ServerResponse, body: unknown) {
+    const payload = JSON.stringify(body);
+    res.writeHead(200, { "content-type": "application/json", "x-request-id": "req_upstream" });
+    res.end(payload);
+  }
+
+  private async sse(res: ServerResponse, events: { event?: string; data: unknown }[]) {
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    const [first, ...rest] = events;
+    const write = (e: { event?: string; data: unknown }) =>
+      res.write(
+        `${e.event ? `event: ${e.event}\n` : ""}data: ${typeof e.data === "string" ? e.data : JSON.stringify(e.data)}\n\n`,
+      );
+    if (first) write(first);
+    if (this.holdStream) await new Promise<void>((resolve) => this.releases.push(resolve));
+    if (res.destroyed) return;
+    for (const e of rest) write(e);
+    res.end();
+  }
+
+  private openaiUsage() {
+    const u = this.usage;
+    return {
+      prompt_tokens: u.input,
+      completion_tokens: u.output,
+      total_tokens: u.input + u.output,
+      prompt_tokens_details: { cached_tokens: u.cached },
+    };
+  }
+
+  private chat(res: ServerResponse, body: Record<string, unknown>) {
+    this.json(res, {
+      id: "chatcmpl-1",
+      object: "chat.completion",
+      created: 1_700_000_000,
+      model: body.model,
+      choices: [{ index: 0, message: { role: "assistant", content: this.reply }, finish_reason: "stop" }],
+      usage: this.openaiUsage(),
+    });
+  }
+
+  private chatStream(res: ServerResponse, body: Record<string, unknown>) {
+    const wantsUsage =
+      (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
+    const chunk = (delta: Record<string, unknown>, finish: string | null) => ({
+      id: "chatcmpl-1",
+      object: "chat.completion.chunk",
+      created: 1_700_000_000,
+      model: body.model,
+      choices: [{ index: 0, delta, finish_reason: finish }],
+      ...(wantsUsage ? { usage: null } : {}),
+    });
+    const words = this.reply.split(" ");
+    return this.sse(res, [
+      { data: chunk({ role: "assistant", content: "" }, null) },
+      ...words.map((word, i) => ({ data: chunk({ content: i === 0 ? word : ` ${word}` }, null) })),
+      { data: chunk({}, "stop") },
+      ...(wantsUsage
+        ? [
+            {
+              data: {
+                id: "chatcmpl-1",
+                object: "chat.completion.chunk",
+                created: 1_700_000_000,
+                model: body.model,
+                choices: [],
+                usage: this.openaiUsage(),
+              },
+            },
+          ]
+        : []),
+      { data: "[DONE]" },
+    ]);
+  }
+
+  private responses(res: ServerResponse, body: Record<string, unknown>) {
+    const u = this.usage;
+    this.json(res, {
+      id: "resp_1",
+      object: "response",
+      created_at: 1_700_000_000,
+      status: "completed",
+      model: body.model,
+      output: [
+        {
+          type: "message",
+          id: "msg_1",
+          status: "completed",
+          role: "assistant",
+          content: [{ type: "output_text", text: this.reply, annotations: [] }],
+        },
+      ],
+      usage: {
+        input_tokens: u.input,
+        input_tokens_details: { cached_tokens: u.cached },
+        output_tokens: u.output,
+        output_tokens_details: { reasoning_tokens: 0 },
+        total_tokens: u.input + u.output,
+      },
+    });
+  }
+
+  private embeddings(res: ServerResponse, body: Record<string, unknown>) {
+    const vector = [0.5, 0.25, 0.125];
+    const base64 = Buffer.from(new Float32Array(vector).buffer).toString("base64");
+    this.json(res, {
+      object: "list",
+      // The openai SDK asks for base64 (little-endian float32) by default.
+      data: [
+        { object: "embedding", index: 0, embedding: body.encoding_format === "base64" ? base64 : vector },
+      ],
+      model: body.model,
+      usage: { prompt_tokens: this.usage.input, total_tokens: this.usage.input },
+    });
+  }
+
+  private anthropicUsage() {
+    const u = this.usage;
+    return {
+      input_tokens: u.input,
+      output_tokens: u.output,
+      cache_read_input_tokens: u.cached,
+      cache_creation_input_tokens: u.creation,
+    };
+  }
+
+  private anthropic(res: ServerResponse, body: Record<string, unknown>) {
+    this.json(res, {
+      id: "msg_1",
+      type: "message",
+      role: "assistant",
+      model: body.model,
+      content: [{ type: "text", text: this.reply }],
+      stop_reason: "end_turn",
+      stop_sequence: null,
+      usage: this.anthropicUsage(),
+    });
+  }
+
+  private anthropicStream(res: ServerResponse, body: Record<string, unknown>) {
+    const usage = this.anthropicUsage();
+    const message = {
+      id: "msg_1",
+      type: "message",
+      role: "assistant",
+      model: body.model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { ...usage, output_tokens: 1 },
+    };
+    return this.sse(res, [
+      { event: "message_start", data: { type: "message_start", message } },
+      {
+        event: "content_block_start",
+        data: { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
+      },
+      ...this.reply.split(" ").map((word, i) => ({
+        event: "content_block_delta",
+        data: {
+          type: "content_block_delta",
+          index: 0,
+          delta: { type: "text_delta", text: i === 0 ? word : ` ${word}` },
+        },
+      })),
+      { event: "content_block_stop", data: { type: "content_block_stop", index: 0 } },
+      {
+        event: "message_delta",
+        data: {
+          type: "message_delta",
+          delta: { stop_reason: "end_turn", stop_sequence: null },
+          usage: { output_tokens: usage.output_tokens },
+        },
+      },
+      { event: "message_stop", data: { type: "message_stop" } },
+    ]);
+  }
+}

@@ -1,0 +1,87 @@
+import { describe, expect, it } from "vitest";
+import { SseWatcher } from "./sse";
+import { completionText, readUsage, totalTokens } from "./usage";
+
+const encode = (text: string) => new TextEncoder().encode(text);
+
+describe("readUsage", () => {
+  it("reads chat, responses and anthropic usage with cache fields", () => {
+    expect(
+      readUsage(
+        { prompt_tokens: 10, completion_tokens: 5, prompt_tokens_details: { cached_tokens: 4 } },
+        "openai",
+      ),
+    ).toEqual({ input_tokens: 10, output_tokens: 5, cached_input_tokens: 4, cache_creation_tokens: 0 });
+    expect(
+      readUsage({ input_tokens: 8, output_tokens: 2, input_tokens_details: { cached_tokens: 3 } }, "openai"),
+    ).toEqual({ input_tokens: 8, output_tokens: 2, cached_input_tokens: 3, cache_creation_tokens: 0 });
+    const anthropic = readUsage(
+      { input_tokens: 7, output_tokens: 9, cache_read_input_tokens: 100, cache_creation_input_tokens: 20 },
+      "anthropic",
+    );
+    expect(anthropic).toEqual({
+      input_tokens: 7,
+      output_tokens: 9,
+      cached_input_tokens: 100,
+      cache_creation_tokens: 20,
+    });
+    expect(totalTokens(anthropic, "anthropic")).toBe(136);
+  });
+
+  it("extracts completion text", () => {
+    expect(completionText({ choices: [{ message: { content: "hi" } }] })).toBe("hi");
+    expect(completionText({ content: [{ type: "text", text: "yo" }] })).toBe("yo");
+    expect(completionText({ output: [{ content: [{ type: "output_text", text: "ok" }] }] })).toBe("ok");
+  });
+});
+
+describe("SseWatcher", () => {
+  it("reads OpenAI's final usage chunk across split chunks", () => {
+    const watcher = new SseWatcher("openai", 1000);
+    const stream =
+      'data: {"choices":[{"delta":{"content":"Hel"}}],"usage":null}\n\n' +
+      'data: {"choices":[{"delta":{"content":"lo"}}],"usage":null}\n\n' +
+      'data: {"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":2,"prompt_tokens_details":{"cached_tokens":6}}}\n\n' +
+      "data: [DONE]\n\n";
+    for (let i = 0; i < stream.length; i += 7) watcher.push(encode(stream.slice(i, i + 7)));
+    watcher.end();
+    expect(watcher.usage).toEqual({
+      input_tokens: 12,
+      output_tokens: 2,
+      cached_input_tokens: 6,
+      cache_creation_tokens: 0,
+    });
+    expect(watcher.completion()).toBe("Hello");
+  });
+
+  it("merges Anthropic's message_start and message_delta", () => {
+    const watcher = new SseWatcher("anthropic", 0);
+    watcher.push(
+      encode(
+        'event: message_start\ndata: {"type":"message_start","message":{"usage":{"input_tokens":5,"cache_read_input_tokens":50,"cache_creation_input_tokens":10,"output_tokens":1}}}\n\n' +
+          'event: content_block_delta\ndata: {"type":"content_block_delta","delta":{"type":"text_delta","text":"x"}}\n\n' +
+          'event: message_delta\ndata: {"type":"message_delta","usage":{"output_tokens":30}}\n\n',
+      ),
+    );
+    watcher.end();
+    expect(watcher.usage).toEqual({
+      input_tokens: 5,
+      output_tokens: 30,
+      cached_input_tokens: 50,
+      cache_creation_tokens: 10,
+    });
+    expect(watcher.completion()).toBe("");
+  });
+
+  it("reads the Responses API's response.completed usage", () => {
+    const watcher = new SseWatcher("openai", 100);
+    watcher.push(
+      encode(
+        'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"ok"}\n\n' +
+          'event: response.completed\ndata: {"type":"response.completed","response":{"usage":{"input_tokens":3,"output_tokens":1}}}\n\n',
+      ),
+    );
+    expect(watcher.usage.input_tokens).toBe(3);
+    expect(watcher.completion()).toBe("ok");
+  });
+});

@@ -1,0 +1,342 @@
+/**
+ * Gateway proxy benchmark: one local mock upstream (OpenAI wire format, a separate process), hit
+ * directly, through agentnet (policy decision, token auth, one JetStream event per request), through
+ * agentnet with a cap in force (plus a consumption reservation per request), and through Portkey's
+ * open-source gateway (`@portkey-ai/gateway`, a child process) — non-streaming and streaming.
+ * Latency: sequential requests on one keep-alive connection (added = p50/p99 minus direct).
+ * Throughput: autocannon, 64 connections, fixed duration. Everything on loopback.
+ *
+ *   pnpm --filter @agentnet/bench bench:proxy
+ *   BENCH_SECONDS=10 BENCH_LATENCY_REQUESTS=2000 pnpm --filter @agentnet/bench bench:proxy
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { connectBus, request } from "@agentnet/bus";
+import { startConsumption } from "@agentnet/consumption/app";
+import { type Caller, ControlPlane } from "@agentnet/contracts";
+import { startControlPlane } from "@agentnet/control-plane/app";
+import { ensureMongo, ensureNats, findRepoRoot } from "@agentnet/local-backends";
+import { startVerifier } from "@agentnet/provider-verifier/app";
+import { generateSealingKey, parseSealingKey } from "@agentnet/sealing";
+import { createLogger } from "@agentnet/service-kit";
+import autocannon from "autocannon";
+import mongoose from "mongoose";
+import { Pool } from "undici";
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const LATENCY_REQUESTS = Number(process.env.BENCH_LATENCY_REQUESTS ?? 1500);
+const CONNECTIONS = 64;
+const ROOT = findRepoRoot();
+
+// ---- mock upstream (runs in its own process: `tsx gateway-proxy.ts upstream`) ----
+function serveUpstream() {
+  const usage = {
+    prompt_tokens: 12,
+    completion_tokens: 6,
+    total_tokens: 18,
+    prompt_tokens_details: { cached_tokens: 0 },
+  };
+  const completion = JSON.stringify({
+    id: "chatcmpl-bench",
+    object: "chat.completion",
+    created: 1_700_000_000,
+    model: "gpt-4o-mini",
+    choices: [
+      { index: 0, message: { role: "assistant", content: "Hello there, friend!" }, finish_reason: "stop" },
+    ],
+    usage,
+  });
+  const chunk = (content: string) =>
+    `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "gpt-4o-mini", choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
+  const stream = `${["Hello", " there", ",", " friend", "!"].map(chunk).join("")}data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "gpt-4o-mini", choices: [], usage })}\n\ndata: [DONE]\n\n`;
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (data: Buffer) => {
+      body += data.toString();
+    });
+    req.on("end", () => {
+      if (body.includes('"stream":true')) {
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        res.end(stream);
+      } else {
+        res.writeHead(200, {
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(completion),
+        });
+        res.end(completion);
+      }
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  server.listen(Number(process.env.PORT ?? 0), "127.0.0.1", () => {
+    process.stdout.write(
+      `${JSON.stringify({ ready: true, port: (server.address() as AddressInfo).port })}\n`,
+    );
+  });
+}
+
+// ---- child processes ----
+function startChild(
+  name: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  readyText: string,
+): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(args[0] ?? "node", args.slice(1), {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    const timer = setTimeout(
+      () => reject(new Error(`${name} did not start: ${output.slice(-2000)}`)),
+      60_000,
+    );
+    const onData = (data: Buffer) => {
+      output += data.toString();
+      if (output.includes(readyText)) {
+        clearTimeout(timer);
+        resolve(child);
+      }
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", onData);
+    child.once("exit", (code) => reject(new Error(`${name} exited with ${code}: ${output.slice(-2000)}`)));
+  });
+}
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+
+// ---- measurement ----
+interface Target {
+  name: string;
+  url: string;
+  headers: Record<string, string>;
+}
+
+const body = (stream: boolean) =>
+  JSON.stringify({
+    model: "gpt-4o-mini",
+    messages: [{ role: "user", content: "Say hello" }],
+    max_tokens: 16,
+    ...(stream ? { stream: true } : {}),
+  });
+
+async function latency(target: Target, stream: boolean) {
+  const url = new URL(target.url);
+  const pool = new Pool(url.origin, { connections: 1 });
+  const send = async () => {
+    const response = await pool.request({
+      method: "POST",
+      path: url.pathname,
+      headers: { "content-type": "application/json", ...target.headers },
+      body: body(stream),
+    });
+    const text = await response.body.text();
+    if (response.statusCode !== 200 && failures++ === 0) {
+      process.stderr.write(`${target.name}: status ${response.statusCode}: ${text.slice(0, 300)}\n`);
+    }
+  };
+  let failures = 0;
+  for (let i = 0; i < 200; i++) await send();
+  failures = 0;
+  const samples: number[] = [];
+  for (let i = 0; i < LATENCY_REQUESTS; i++) {
+    const start = process.hrtime.bigint();
+    await send();
+    samples.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  await pool.close();
+  samples.sort((a, b) => a - b);
+  const at = (q: number) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))] ?? 0;
+  return { p50: at(0.5), p99: at(0.99), failures };
+}
+
+async function throughput(target: Target, stream: boolean) {
+  const result = await autocannon({
+    url: target.url,
+    method: "POST",
+    headers: { "content-type": "application/json", ...target.headers },
+    body: body(stream),
+    connections: CONNECTIONS,
+    duration: SECONDS,
+  });
+  return { rps: result.requests.average, non2xx: result.non2xx, errors: result.errors };
+}
+
+// ---- the run ----
+async function main() {
+  const logger = createLogger("bench", "warn");
+  const dataDir = join(ROOT, ".data", "bench");
+  const nats = await ensureNats({ url: process.env.BENCH_NATS_URL ?? "nats://127.0.0.1:4455", dataDir });
+  const mongo = await ensureMongo({
+    url: process.env.BENCH_MONGO_URL ?? "mongodb://127.0.0.1:27455/agentnet_bench",
+    dataDir,
+  });
+  const children: ChildProcess[] = [];
+  const nc = await connectBus({ url: nats.url, name: "bench" });
+  // A database per run: its credentials are sealed with this run's key.
+  const database = new URL(mongo.url);
+  database.pathname = `/agentnet_bench_${Date.now()}`;
+  const connection = await mongoose.createConnection(database.toString()).asPromise();
+  const sealingText = generateSealingKey();
+  const sealingKey = parseSealingKey(sealingText);
+  try {
+    const tsx = join(ROOT, "node_modules", ".bin", "tsx");
+    const upstreamPort = await freePort();
+    children.push(
+      await startChild(
+        "upstream",
+        [tsx, join(ROOT, "bench", "gateway-proxy.ts"), "upstream"],
+        { PORT: String(upstreamPort) },
+        '"ready":true',
+      ),
+    );
+    await startControlPlane({ nc, connection, logger, sealingKey });
+    await startVerifier({ nc, logger });
+    const consumption = await startConsumption({ nc, connection, logger, options: { deliverNew: true } });
+
+    const proxyPort = await freePort();
+    children.push(
+      await startChild(
+        "agentnet",
+        [tsx, join(ROOT, "apps", "gateway-proxy", "src", "main.ts")],
+        {
+          NATS_URL: nats.url,
+          AGN_SEALING_KEY: sealingText,
+          AGN_PROXY_PORT: String(proxyPort),
+          LOG_LEVEL: "info",
+        },
+        '"ready":true',
+      ),
+    );
+    const portkeyPort = await freePort();
+    const portkeyMain = join(
+      ROOT,
+      "bench",
+      "node_modules",
+      "@portkey-ai",
+      "gateway",
+      "build",
+      "start-server.js",
+    );
+    children.push(
+      await startChild(
+        "portkey",
+        ["node", portkeyMain, `--port=${portkeyPort}`, "--headless"],
+        { NODE_ENV: "production" },
+        "Ready for connections",
+      ),
+    );
+
+    const upstream = `http://127.0.0.1:${upstreamPort}`;
+    const account = async (capped: boolean) => {
+      const boot = await request(nc, ControlPlane.accountsBootstrap, {
+        email: `bench-${Date.now()}-${capped}@example.com`,
+      });
+      const caller: Caller = await request(nc, ControlPlane.authResolve, { token: boot.token });
+      await request(nc, ControlPlane.settingsCreate, { caller, body: { proxy_address: "gw.bench.local" } });
+      const provider = await request(nc, ControlPlane.providersCreate, {
+        caller,
+        body: {
+          provider_id: "openai_api",
+          name: "OpenAI",
+          upstream_url: `${upstream}/v1`,
+          api_key: "sk-bench",
+        },
+      });
+      const big = 1_000_000_000_000;
+      await request(nc, ControlPlane.policiesCreate, {
+        caller,
+        body: {
+          name: "all",
+          source_groups: caller.group_ids,
+          destination_provider_ids: [provider.id],
+          ...(capped
+            ? {
+                limits: {
+                  token_limit: { enabled: true, group_cap: big, user_cap: big, window_seconds: 3600 },
+                  budget_limit: { enabled: false, group_cap_usd: 0, user_cap_usd: 0, window_seconds: 3600 },
+                },
+              }
+            : {}),
+        },
+      });
+      return boot.token;
+    };
+    const plain = await account(false);
+    const capped = await account(true);
+    const targets: Target[] = [
+      {
+        name: "direct",
+        url: `${upstream}/v1/chat/completions`,
+        headers: { authorization: "Bearer sk-bench" },
+      },
+      {
+        name: "agentnet",
+        url: `http://127.0.0.1:${proxyPort}/v1/chat/completions`,
+        headers: { authorization: `Bearer ${plain}` },
+      },
+      {
+        name: "agentnet + cap",
+        url: `http://127.0.0.1:${proxyPort}/v1/chat/completions`,
+        headers: { authorization: `Bearer ${capped}` },
+      },
+      {
+        name: "portkey",
+        url: `http://127.0.0.1:${portkeyPort}/v1/chat/completions`,
+        headers: {
+          authorization: "Bearer sk-bench",
+          "x-portkey-provider": "openai",
+          "x-portkey-custom-host": `${upstream}/v1`,
+        },
+      },
+    ];
+    const rows: string[] = [];
+    for (const stream of [false, true]) {
+      let direct = { p50: 0, p99: 0, failures: 0 };
+      for (const target of targets) {
+        const lat = await latency(target, stream);
+        if (target.name === "direct") direct = lat;
+        const load = await throughput(target, stream);
+        const added =
+          target.name === "direct"
+            ? "—"
+            : `${(lat.p50 - direct.p50).toFixed(2)} / ${(lat.p99 - direct.p99).toFixed(2)}`;
+        rows.push(
+          `| ${stream ? "streaming" : "non-streaming"} | ${target.name} | ${lat.p50.toFixed(2)} / ${lat.p99.toFixed(2)} | ${added} | ${Math.round(load.rps)} | ${load.non2xx + load.errors} |`,
+        );
+        process.stdout.write(`${rows[rows.length - 1]}\n`);
+      }
+    }
+    process.stdout.write(
+      `\n| mode | target | latency p50 / p99 (ms) | added p50 / p99 (ms) | req/s (${CONNECTIONS} conns, ${SECONDS} s) | non-2xx + errors |\n|---|---|---|---|---|---|\n${rows.join("\n")}\n`,
+    );
+    await consumption.stop();
+  } finally {
+    for (const child of children) child.kill("SIGTERM");
+    await nc.drain();
+    await connection.close();
+    await mongo.stop();
+    await nats.stop();
+  }
+}
+
+if (process.argv[2] === "upstream") serveUpstream();
+else
+  main().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
