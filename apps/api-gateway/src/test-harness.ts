@@ -1,11 +1,10 @@
-import type { AddressInfo } from "node:net";
 import { request } from "@agentnet/bus";
 import { ControlPlane, type Verifier } from "@agentnet/contracts";
 import { startControlPlane } from "@agentnet/control-plane/app";
 import { parseSealingKey } from "@agentnet/sealing";
-import { createHealth, createLogger } from "@agentnet/service-kit";
+import { createLogger } from "@agentnet/service-kit";
 import { connectTestBus, connectTestMongo, TEST_SEALING_KEY, uniqueId } from "@agentnet/testkit";
-import { createApp } from "./app";
+import { startTestApi } from "./testing";
 
 export interface ApiResponse<T = unknown> {
   status: number;
@@ -29,19 +28,8 @@ export async function startApiHarness(options: { verifier?: typeof Verifier } = 
     verifyTimeoutMs: 5_000,
     ...(options.verifier ? { verifier: options.verifier } : {}),
   });
-  const health = createHealth();
-  health.setReady(true);
-  const app = createApp({
-    nc,
-    logger,
-    health,
-    authCacheTtlMs: 0,
-    bodyLimitBytes: 65_536,
-    requestTimeoutMs: 5_000,
-  });
-  const server = app.listen(0, "127.0.0.1");
-  await new Promise<void>((resolve) => server.once("listening", resolve));
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const api = await startTestApi({ nc, logger, bodyLimitBytes: 65_536, requestTimeoutMs: 5_000 });
+  const baseUrl = api.url;
 
   const call = async <T = unknown>(
     method: string,
@@ -71,7 +59,7 @@ export async function startApiHarness(options: { verifier?: typeof Verifier } = 
     request(nc, ControlPlane.accountsBootstrap, { email });
 
   const stop = async () => {
-    await new Promise((resolve) => server.close(resolve));
+    await api.stop();
     await nc.drain();
     await connection.close();
   };

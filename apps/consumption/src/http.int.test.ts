@@ -1,11 +1,9 @@
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { createApp } from "@agentnet/api-gateway/app";
+import { startTestApi } from "@agentnet/api-gateway/testing";
 import { request } from "@agentnet/bus";
 import { type ConsumptionCounter, ControlPlane, type Group } from "@agentnet/contracts";
 import { startControlPlane } from "@agentnet/control-plane/app";
 import { parseSealingKey } from "@agentnet/sealing";
-import { createHealth, createLogger } from "@agentnet/service-kit";
+import { createLogger } from "@agentnet/service-kit";
 import { connectTestBus, connectTestMongo, TEST_SEALING_KEY, uniqueId } from "@agentnet/testkit";
 import type { Connection } from "mongoose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -24,7 +22,7 @@ import {
 // The api-gateway and control-plane in this process, in front of a consumption replica: the public
 // endpoint is exercised the way a client calls it, token and all.
 let consumption: Replica;
-let server: Server;
+let api: Awaited<ReturnType<typeof startTestApi>> | undefined;
 let baseUrl: string;
 let cpConnection: Connection;
 let gatewayBus: Awaited<ReturnType<typeof connectTestBus>>;
@@ -41,22 +39,11 @@ beforeAll(async () => {
   consumption = await startReplica("agentnet_test_consumption_http", new TestClock(Date.now()), {
     durable: uniqueId("consumption"),
   });
-  const health = createHealth();
-  health.setReady(true);
-  const app = createApp({
-    nc: gatewayBus,
-    logger,
-    health,
-    authCacheTtlMs: 0,
-    bodyLimitBytes: 65_536,
-    requestTimeoutMs: 10_000,
-  });
-  server = app.listen(0, "127.0.0.1");
-  await new Promise<void>((resolve) => server.once("listening", resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  api = await startTestApi({ nc: gatewayBus, logger, bodyLimitBytes: 65_536 });
+  baseUrl = api.url;
 });
 afterAll(async () => {
-  await new Promise((resolve) => server?.close(resolve));
+  await api?.stop();
   await consumption?.stop();
   await gatewayBus?.drain();
   await cpConnection?.close();

@@ -1,36 +1,37 @@
 import { connectBus } from "@agentnet/bus";
 import { parseSealingKey } from "@agentnet/sealing";
-import { createHealth, createLogger, Lifecycle } from "@agentnet/service-kit";
+import { runService } from "@agentnet/service-kit";
 import { startGatewayProxy } from "./app";
 import { parseEnv } from "./env";
 
 const env = parseEnv(process.env);
-const sealingKey = parseSealingKey(env.AGN_SEALING_KEY);
-const logger = createLogger("gateway-proxy", env.LOG_LEVEL);
-const lifecycle = new Lifecycle(logger);
-const health = createHealth();
-lifecycle.listen();
 
-const nc = await connectBus({ url: env.NATS_URL, name: "gateway-proxy" });
-lifecycle.onStop("nats", () => nc.drain());
-const proxy = await startGatewayProxy({
-  nc,
-  logger,
-  sealingKey,
-  health,
-  options: {
-    host: env.AGN_PROXY_HOST,
-    port: env.AGN_PROXY_PORT,
-    endpoints: env.AGN_PROXY_ENDPOINTS,
-    trustProxy: env.AGN_TRUST_PROXY,
-    bodyLimitBytes: env.AGN_PROXY_BODY_LIMIT_BYTES,
-    headersTimeoutMs: env.AGN_UPSTREAM_HEADERS_TIMEOUT_MS,
-    bodyTimeoutMs: env.AGN_UPSTREAM_BODY_TIMEOUT_MS,
-    eventBufferMax: env.AGN_EVENT_BUFFER_MAX,
-    authCacheMs: env.AGN_AUTH_CACHE_MS,
-    snapshotMaxAgeMs: env.AGN_SNAPSHOT_MAX_AGE_MS,
-    reserveTimeoutMs: env.AGN_RESERVE_TIMEOUT_MS,
+await runService(
+  { name: "gateway-proxy", logLevel: env.LOG_LEVEL },
+  async ({ logger, lifecycle, health }) => {
+    const sealingKey = parseSealingKey(env.AGN_SEALING_KEY);
+    const nc = await connectBus({ url: env.NATS_URL, name: "gateway-proxy" });
+    lifecycle.onStop("nats", () => nc.drain());
+    const proxy = await startGatewayProxy({
+      nc,
+      logger,
+      sealingKey,
+      health,
+      options: {
+        host: env.AGN_PROXY_HOST,
+        port: env.AGN_PROXY_PORT,
+        endpoints: env.AGN_PROXY_ENDPOINTS,
+        trustProxy: env.AGN_TRUST_PROXY,
+        bodyLimitBytes: env.AGN_PROXY_BODY_LIMIT_BYTES,
+        headersTimeoutMs: env.AGN_UPSTREAM_HEADERS_TIMEOUT_MS,
+        bodyTimeoutMs: env.AGN_UPSTREAM_BODY_TIMEOUT_MS,
+        eventBufferMax: env.AGN_EVENT_BUFFER_MAX,
+        authCacheMs: env.AGN_AUTH_CACHE_MS,
+        snapshotMaxAgeMs: env.AGN_SNAPSHOT_MAX_AGE_MS,
+        reserveTimeoutMs: env.AGN_RESERVE_TIMEOUT_MS,
+      },
+    });
+    lifecycle.onStop("proxy", () => proxy.stop());
+    return { url: proxy.url, nats: env.NATS_URL };
   },
-});
-lifecycle.onStop("proxy", () => proxy.stop());
-logger.info({ ready: true, url: proxy.url, nats: env.NATS_URL }, "gateway-proxy ready");
+);

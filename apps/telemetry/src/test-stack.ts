@@ -1,8 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createApp } from "@agentnet/api-gateway/app";
+import { startTestApi } from "@agentnet/api-gateway/testing";
 import { deleteDurableConsumer, publishEvent, request } from "@agentnet/bus";
 import { openWarehouse } from "@agentnet/clickhouse";
 import {
@@ -16,7 +15,7 @@ import {
 } from "@agentnet/contracts";
 import { startControlPlane } from "@agentnet/control-plane/app";
 import { parseSealingKey } from "@agentnet/sealing";
-import { createHealth, createLogger } from "@agentnet/service-kit";
+import { createLogger } from "@agentnet/service-kit";
 import { connectTestBus, connectTestMongo, TEST_SEALING_KEY, uniqueId } from "@agentnet/testkit";
 import { startTelemetry } from "./app";
 import { makeEvent } from "./test-events";
@@ -40,19 +39,8 @@ export async function startTelemetryStack() {
     // "new": the shared stream holds other suites' events; this suite reads from its start on.
     options: { durable, deliver: "new", flushIntervalMs: 50, retentionIntervalMs: 0, settingsCacheMs: 0 },
   });
-  const health = createHealth();
-  health.setReady(true);
-  const app = createApp({
-    nc,
-    logger,
-    health,
-    authCacheTtlMs: 0,
-    bodyLimitBytes: 65_536,
-    requestTimeoutMs: 5_000,
-  });
-  const server = app.listen(0, "127.0.0.1");
-  await new Promise<void>((resolve) => server.once("listening", resolve));
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const api = await startTestApi({ nc, logger, bodyLimitBytes: 65_536, requestTimeoutMs: 5_000 });
+  const baseUrl = api.url;
 
   const resolve = (token: string) => request(nc, ControlPlane.authResolve, { token });
 
@@ -124,7 +112,7 @@ export async function startTelemetryStack() {
   };
 
   const stop = async () => {
-    await new Promise((done) => server.close(done));
+    await api.stop();
     await telemetry.stop();
     await deleteDurableConsumer(nc, durable);
     await nc.drain();

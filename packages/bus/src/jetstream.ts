@@ -117,7 +117,10 @@ export async function consumeBatches(
   while (!options.signal?.aborted) {
     const batch: JsMsg[] = [];
     try {
-      const iterator = await consumer.fetch({ max_messages: maxMessages, expires: options.expiresMs ?? 1_000 });
+      const iterator = await consumer.fetch({
+        max_messages: maxMessages,
+        expires: options.expiresMs ?? 1_000,
+      });
       for await (const message of iterator) batch.push(message);
     } catch (error) {
       // A pull can fail (missed heartbeats on a stalled event loop, a reconnect): report it and go

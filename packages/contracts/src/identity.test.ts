@@ -91,7 +91,8 @@ describe("account update body", () => {
   });
 
   it("agent_network_only needs dashboard_features.agent_network in the same request", () => {
-    const parse = (extra: Record<string, unknown>) => UpdateAccountBody.parse({ settings: makeSettings(extra) }).settings;
+    const parse = (extra: Record<string, unknown>) =>
+      UpdateAccountBody.parse({ settings: makeSettings(extra) }).settings;
     expect(agentNetworkOnlyError(parse({ agent_network_only: true }))).toMatch(/dashboard_features/);
     expect(
       agentNetworkOnlyError(

@@ -1,8 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { createApp } from "@agentnet/api-gateway/app";
+import { startTestApi } from "@agentnet/api-gateway/testing";
 import { request } from "@agentnet/bus";
 import { openWarehouse } from "@agentnet/clickhouse";
 import { startConsumption } from "@agentnet/consumption/app";
@@ -11,7 +10,7 @@ import { startControlPlane } from "@agentnet/control-plane/app";
 import { startGatewayProxy } from "@agentnet/gateway-proxy/app";
 import { startVerifier } from "@agentnet/provider-verifier/app";
 import { parseSealingKey } from "@agentnet/sealing";
-import { createHealth, createLogger } from "@agentnet/service-kit";
+import { createLogger } from "@agentnet/service-kit";
 import { startTelemetry } from "@agentnet/telemetry/app";
 import { connectTestBus, connectTestMongo, TEST_SEALING_KEY, uniqueId } from "@agentnet/testkit";
 import { build } from "vite";
@@ -73,20 +72,8 @@ export async function startDashboardStack() {
   const upstream = new FakeOpenAI();
   const upstreamUrl = await upstream.start();
 
-  const health = createHealth();
-  health.setReady(true);
-  const app = createApp({
-    nc,
-    logger,
-    health,
-    authCacheTtlMs: 0,
-    bodyLimitBytes: 1_000_000,
-    requestTimeoutMs: 10_000,
-    dashboardDir,
-  });
-  const server = app.listen(0, "127.0.0.1");
-  await new Promise<void>((done) => server.once("listening", done));
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const server = await startTestApi({ nc, logger, bodyLimitBytes: 1_000_000, dashboardDir });
+  const baseUrl = server.url;
 
   const api = async <T>(method: string, path: string, token: string, body?: unknown): Promise<T> => {
     const response = await fetch(`${baseUrl}${path}`, {
@@ -164,7 +151,7 @@ export async function startDashboardStack() {
   };
 
   const stop = async () => {
-    await new Promise((done) => server.close(done));
+    await server.stop();
     await proxy.stop();
     await consumption.stop();
     await telemetry.stop();

@@ -1,8 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createApp } from "@agentnet/api-gateway/app";
+import { startTestApi } from "@agentnet/api-gateway/testing";
 import { type NatsConnection, request } from "@agentnet/bus";
 import { openWarehouse } from "@agentnet/clickhouse";
 import { startConsumption } from "@agentnet/consumption/app";
@@ -10,7 +9,7 @@ import { type Caller, ControlPlane, Events, type GatewayRequestEvent } from "@ag
 import { startControlPlane } from "@agentnet/control-plane/app";
 import { startVerifier } from "@agentnet/provider-verifier/app";
 import { parseSealingKey } from "@agentnet/sealing";
-import { createHealth, createLogger } from "@agentnet/service-kit";
+import { createLogger } from "@agentnet/service-kit";
 import { startTelemetry } from "@agentnet/telemetry/app";
 import { connectTestBus, connectTestMongo, TEST_SEALING_KEY, uniqueId } from "@agentnet/testkit";
 import { type GatewayProxyOptions, startGatewayProxy } from "../app";
@@ -63,19 +62,8 @@ export async function startProxyStack(
         },
       })
     : undefined;
-  const health = createHealth();
-  health.setReady(true);
-  const app = createApp({
-    nc,
-    logger,
-    health,
-    authCacheTtlMs: 0,
-    bodyLimitBytes: 1_000_000,
-    requestTimeoutMs: 10_000,
-  });
-  const apiServer = app.listen(0, "127.0.0.1");
-  await new Promise<void>((resolve) => apiServer.once("listening", resolve));
-  const apiUrl = `http://127.0.0.1:${(apiServer.address() as AddressInfo).port}`;
+  const apiServer = await startTestApi({ nc, logger, bodyLimitBytes: 1_000_000 });
+  const apiUrl = apiServer.url;
   const proxy = await startGatewayProxy({
     nc,
     logger,
@@ -149,7 +137,7 @@ export async function startProxyStack(
     if (warehouseDir) rmSync(warehouseDir, { recursive: true, force: true });
     await consumption.stop();
     await verifier.stop();
-    await new Promise((resolve) => apiServer.close(resolve));
+    await apiServer.stop();
     await openai.stop();
     await anthropic.stop();
     await nc.drain();
