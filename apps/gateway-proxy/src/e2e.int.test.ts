@@ -118,8 +118,12 @@ describe("configure through the API, call through the SDKs, read everything back
     });
     expect(sessions.data[0]?.entries.map((entry) => entry.model)).toEqual(["gpt-4o", "gpt-4o-mini"]);
 
-    const usage = await account.must(
-      stack.api<UsageBucket[]>("GET", "/agent-network/usage/overview?granularity=day", account.token),
+    const usage = await eventually(
+      () =>
+        account.must(
+          stack.api<UsageBucket[]>("GET", "/agent-network/usage/overview?granularity=day", account.token),
+        ),
+      (buckets) => buckets[0]?.input_tokens === 220_000,
     );
     expect(usage).toHaveLength(1);
     expect(usage[0]).toMatchObject({
