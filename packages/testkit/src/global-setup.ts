@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -41,9 +41,12 @@ export default async function setup(project: TestProject) {
     ? await startMongo({ url: `mongodb://127.0.0.1:${await freePort()}/agentnet_test`, dataDir: privateDir })
     : await ensureMongo({ url: mongoUrl ?? "", dataDir: join(findRepoRoot(), ".data", "test") });
   started.push(nats, mongo);
+  const runDir = mkdtempSync(join(tmpdir(), "agn-test-run-"));
+  project.provide("runDir", runDir);
   project.provide("natsUrl", nats.url);
   project.provide("mongoUrl", withDatabase(mongo.url, "agentnet_test"));
   return async () => {
+    stopFileServers(runDir);
     for (const backend of started.reverse()) await backend.stop();
     if (privateDir) rmSync(privateDir, { recursive: true, force: true });
   };
@@ -54,4 +57,20 @@ function withDatabase(url: string, database: string): string {
   const parsed = new URL(url);
   if (parsed.pathname === "" || parsed.pathname === "/") parsed.pathname = `/${database}`;
   return parsed.toString();
+}
+
+/** Stops every per-file nats-server of the run, including those whose worker died without cleaning up. */
+function stopFileServers(runDir: string) {
+  for (const entry of readdirSync(runDir)) {
+    const pidFile = join(runDir, entry, "pid");
+    const pid = existsSync(pidFile) ? Number(readFileSync(pidFile, "utf8")) : 0;
+    if (pid > 0) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // Already gone: its worker stopped it.
+      }
+    }
+  }
+  rmSync(runDir, { recursive: true, force: true });
 }

@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { freePort, natsAnswers, startProcess, waitUntil } from "@agentnet/local-backends";
+import { inject } from "vitest";
+import "./provided";
 
 let serving: Promise<string> | undefined;
 
@@ -14,7 +15,9 @@ let serving: Promise<string> | undefined;
 export function isolatedNatsUrl(): Promise<string> {
   serving ??= (async () => {
     const port = await freePort();
-    const storeDir = mkdtempSync(join(tmpdir(), "agn-test-nats-"));
+    // Inside the run's directory, so the global teardown finds and stops it even when the worker
+    // was killed before its exit handler ran.
+    const storeDir = mkdtempSync(join(inject("runDir"), "nats-"));
     const url = `nats://127.0.0.1:${port}`;
     const server = startProcess(
       "nats-server",
@@ -22,6 +25,7 @@ export function isolatedNatsUrl(): Promise<string> {
       ["-js", "-a", "127.0.0.1", "-p", String(port), "-sd", storeDir],
       join(storeDir, "logs"),
     );
+    writeFileSync(join(storeDir, "pid"), String(server.child.pid ?? ""));
     process.once("exit", () => {
       server.child.kill("SIGKILL");
       rmSync(storeDir, { recursive: true, force: true });

@@ -5,5 +5,7 @@ declare module "vitest" {
   export interface ProvidedContext {
     natsUrl: string;
     mongoUrl: string;
+    /** A directory of this test run: per-file servers keep their data and pid files here. */
+    runDir: string;
   }
 }
