@@ -61,6 +61,17 @@ describe("verifyProvider: the vendor answers", () => {
     expect(h.resolvedNames.filter((name) => name === "ok.vendor.test")).toHaveLength(1);
   });
 
+  it("sends the provider's values for the catalog's extra headers, and nothing undeclared", async () => {
+    const before = h.vendors.seenBy("ok.vendor.test").length;
+    await verify({
+      upstream_url: h.upstream("ok.vendor.test"),
+      extra_values: { "OpenAI-Organization": "org-42", "X-Not-Declared": "nope" },
+    });
+    const seen = h.vendors.seenBy("ok.vendor.test")[before];
+    expect(seen?.headers["openai-organization"]).toBe("org-42");
+    expect(seen?.headers["x-not-declared"]).toBeUndefined();
+  });
+
   it("verifies an Anthropic credential with its x-api-key and default anthropic-version header", async () => {
     await expect(
       verify({ catalog_provider_id: "anthropic_api", upstream_url: h.upstream("anthropic.vendor.test") }),

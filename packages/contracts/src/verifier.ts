@@ -39,6 +39,11 @@ export const VerifyProviderRequest = z.object({
   upstream_url: z.string(),
   api_key: z.string().min(1),
   skip_tls_verification: z.boolean(),
+  /**
+   * Values for the catalog's extra headers (e.g. OpenAI-Organization), sent with the listing call.
+   * Optional: requests from callers that predate the field carry none.
+   */
+  extra_values: z.record(z.string(), z.string()).optional(),
 });
 export type VerifyProviderRequest = z.infer<typeof VerifyProviderRequest>;
 
@@ -53,6 +58,8 @@ export const DiscoverRequest = z.object({
   upstream_url: z.string(),
   api_key: z.string().min(1),
   skip_tls_verification: z.boolean().default(false),
+  /** As in VerifyProviderRequest. */
+  extra_values: z.record(z.string(), z.string()).optional(),
 });
 export type DiscoverRequest = z.infer<typeof DiscoverRequest>;
 

@@ -22,6 +22,7 @@ export function registerCatalogHandlers(ctx: HandlerContext) {
     let apiKey = body.api_key;
     let upstreamUrl = body.upstream_url;
     let skipTls = false;
+    let extraValues: Record<string, string> = {};
     if (body.provider_id) {
       const stored = await loadOwned<ProviderDoc>(ctx.models.Provider, caller, body.provider_id, "provider");
       apiKey = unseal(
@@ -31,6 +32,7 @@ export function registerCatalogHandlers(ctx: HandlerContext) {
       );
       upstreamUrl ??= stored.upstream_url;
       skipTls = stored.skip_tls_verification;
+      extraValues = stored.extra_values;
     }
     if (!apiKey || !upstreamUrl)
       throw unprocessable("catalog.discovery_input", "send api_key with upstream_url, or provider_id");
@@ -42,6 +44,7 @@ export function registerCatalogHandlers(ctx: HandlerContext) {
         upstream_url: upstreamUrl,
         api_key: apiKey,
         skip_tls_verification: skipTls,
+        extra_values: extraValues,
       },
       { timeoutMs: ctx.verifyTimeoutMs },
     );

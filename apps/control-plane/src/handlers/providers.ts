@@ -26,6 +26,7 @@ export function registerProviderHandlers(ctx: HandlerContext) {
         upstream_url: fields.upstream_url,
         api_key: apiKey,
         skip_tls_verification: fields.skip_tls_verification,
+        extra_values: fields.extra_values,
       },
       { timeoutMs: ctx.verifyTimeoutMs },
     );

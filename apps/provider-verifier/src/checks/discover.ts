@@ -39,7 +39,7 @@ export async function discoverModels(ctx: CheckContext, req: DiscoverRequest): P
       "TLS verification is skipped for this upstream and the verifier only dials with certificates checked; declare its models by hand",
     );
   }
-  const listing = await listModels(ctx, entry, target, req.api_key, ctx.maxPages);
+  const listing = await listModels(ctx, entry, target, req.api_key, ctx.maxPages, req.extra_values);
   if (listing.kind === "private") throw privateAddressRefusal(listing.host, listing.address, listing.cls);
   return { models: toDiscoveredModels(entry.id, listing.models) };
 }

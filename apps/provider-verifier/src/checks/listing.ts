@@ -22,8 +22,15 @@ const isHeaderSafe = (value: string): boolean =>
     return code === 9 || (code >= 32 && code !== 127);
   });
 
-/** The request headers of a listing call: the catalog's auth header and extra-header defaults. */
-export function listingHeaders(entry: CatalogEntry, apiKey: string): Record<string, string> {
+/**
+ * The request headers of a listing call: the catalog's auth header and its extra headers, each with
+ * the provider's value or else the catalog default. Only headers the catalog declares are sent.
+ */
+export function listingHeaders(
+  entry: CatalogEntry,
+  apiKey: string,
+  extraValues: Readonly<Record<string, string>> = {},
+): Record<string, string> {
   if (!isHeaderSafe(apiKey)) {
     throw new AppError(400, "bad_request", "the API key contains characters an HTTP header cannot carry");
   }
@@ -32,7 +39,16 @@ export function listingHeaders(entry: CatalogEntry, apiKey: string): Record<stri
     "user-agent": "agentnet-provider-verifier",
   };
   for (const extra of entry.extra_headers) {
-    if (extra.default_value !== undefined) headers[extra.name.toLowerCase()] = extra.default_value;
+    const value = extraValues[extra.name] ?? extra.default_value;
+    if (value === undefined) continue;
+    if (!isHeaderSafe(value)) {
+      throw new AppError(
+        400,
+        "bad_request",
+        `the value of ${extra.name} contains characters an HTTP header cannot carry`,
+      );
+    }
+    headers[extra.name.toLowerCase()] = value;
   }
   headers[entry.auth_header_name.toLowerCase()] = renderAuthHeader(entry.auth_header_template, apiKey);
   return headers;
@@ -49,8 +65,9 @@ export async function listModels(
   target: DialTarget,
   apiKey: string,
   pages: number,
+  extraValues: Readonly<Record<string, string>> = {},
 ): Promise<ListingResult> {
-  const headers = listingHeaders(entry, apiKey);
+  const headers = listingHeaders(entry, apiKey, extraValues);
   const signal = AbortSignal.timeout(ctx.dial.timeoutMs);
   const resolved = await resolveOnce(ctx.resolve, target.host, signal, ctx.dial.timeoutMs);
   if (!resolved.ok) throw refusalForFailure(resolved.failure);

@@ -32,7 +32,7 @@ export async function verifyProvider(
     return { outcome: "unverified", reason: "listing_host_resolved_only" };
   }
 
-  const listing = await listModels(ctx, entry, target, req.api_key, 1);
+  const listing = await listModels(ctx, entry, target, req.api_key, 1, req.extra_values);
   if (listing.kind === "private") {
     ctx.logger.info(
       { host: listing.host, address: listing.address, cls: listing.cls },
