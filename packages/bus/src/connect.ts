@@ -13,5 +13,8 @@ export function connectBus(options: BusOptions): Promise<NatsConnection> {
     name: options.name,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
+    // Async stack traces cost an Error per request/publish (~5 % of the proxy's CPU under load);
+    // our errors carry the subject, which is what a trace would have told.
+    noAsyncTraces: true,
   });
 }

@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Events, renderAuthHeader } from "@agentnet/contracts";
 import { computeCost } from "@agentnet/pricing";
-import { newId } from "@agentnet/service-kit";
 import { apiKeyOf, type ProxyContext } from "../context";
 import { type CapturePlan, captured, capturePlan } from "../domain/capture";
 import { decide } from "../domain/decision";
@@ -18,6 +17,7 @@ import { upstreamTarget } from "../upstream/pools";
 import { accountView, authenticate } from "./auth";
 import { BodyTooLarge, readBody, sourceIp } from "./body";
 import { sendError } from "./errors";
+import { requestId } from "./request-id";
 import { reserve } from "./reserve";
 
 /** Publishes the request's event; it never delays or fails the answer already sent. */
@@ -92,7 +92,7 @@ export async function handleInference(
   }
   ctx.served.record(settings.endpoint, Date.now());
   const record: RequestRecord = {
-    id: newId(),
+    id: requestId(),
     startedAt: Date.now(),
     endedAt: 0,
     caller,

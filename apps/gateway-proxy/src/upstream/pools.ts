@@ -48,12 +48,31 @@ export class UpstreamPools {
  * strings of both are kept (Azure's api-version lives there).
  */
 export function upstreamTarget(upstreamUrl: string, requestPath: string, requestQuery: string) {
-  const url = new URL(upstreamUrl);
-  const prefix = url.pathname.replace(/\/+$/, "");
+  const base = parsedUpstream(upstreamUrl);
   const path =
-    prefix.endsWith("/v1") && (requestPath === "/v1" || requestPath.startsWith("/v1/"))
-      ? prefix + requestPath.slice(3)
-      : prefix + requestPath;
-  const query = [url.search.slice(1), requestQuery].filter((part) => part !== "").join("&");
-  return { origin: url.origin, host: url.host, path, pathWithQuery: query ? `${path}?${query}` : path };
+    base.prefix.endsWith("/v1") && (requestPath === "/v1" || requestPath.startsWith("/v1/"))
+      ? base.prefix + requestPath.slice(3)
+      : base.prefix + requestPath;
+  const query = [base.query, requestQuery].filter((part) => part !== "").join("&");
+  return { origin: base.origin, host: base.host, path, pathWithQuery: query ? `${path}?${query}` : path };
+}
+
+/** Upstream URLs parsed once: `new URL` per request showed in the profile, and providers are few. */
+const parsedUpstreams = new Map<string, { origin: string; host: string; prefix: string; query: string }>();
+const MAX_PARSED_UPSTREAMS = 1_000;
+
+function parsedUpstream(upstreamUrl: string) {
+  let parsed = parsedUpstreams.get(upstreamUrl);
+  if (!parsed) {
+    const url = new URL(upstreamUrl);
+    parsed = {
+      origin: url.origin,
+      host: url.host,
+      prefix: url.pathname.replace(/\/+$/, ""),
+      query: url.search.slice(1),
+    };
+    if (parsedUpstreams.size >= MAX_PARSED_UPSTREAMS) parsedUpstreams.clear();
+    parsedUpstreams.set(upstreamUrl, parsed);
+  }
+  return parsed;
 }
