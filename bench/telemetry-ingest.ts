@@ -1,122 +1,89 @@
 /**
- * Telemetry ingest and read benchmark on chDB. Publishes N realistic gateway request events
- * (50 users, 30 days, sessions, 10 % unlogged) to JetStream while telemetry consumes them and
- * measures events/s until every row is queryable; then drains a pre-filled stream with a fresh
- * consumer; then times the service's own queries (p50/p95 of 20 runs) over those rows.
+ * Telemetry ingest benchmark on chDB, through JetStream.
  *
- *   pnpm --filter @agentnet/bench bench:telemetry          # N=50000
- *   BENCH_EVENTS=200000 pnpm --filter @agentnet/bench bench:telemetry
+ * 1. Drain: BENCH_EVENTS (1,000,000) events are published to the stream first; then telemetry
+ *    starts with a fresh durable consumer and we time until every row is stored.
+ * 2. End to end: one Node publisher with acks publishes BENCH_E2E_EVENTS (200,000) as fast as it
+ *    can while telemetry consumes; ingest keeps up when "until stored" matches the publish rate.
+ * Both check zero loss and zero duplicates in the stored rows and sample RSS (peak) as they run.
+ *
+ *   pnpm --filter @agentnet/bench bench:telemetry     # this, then telemetry-reads.ts
  */
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { connectBus, deleteDurableConsumer, ensureRequestStream, type NatsConnection } from "@agentnet/bus";
 import { openWarehouse, type Warehouse } from "@agentnet/clickhouse";
-import { Events, type GatewayRequestEvent } from "@agentnet/contracts";
+import { Events } from "@agentnet/contracts";
 import { defaultDataDir, ensureNats } from "@agentnet/local-backends";
 import { createLogger, newId } from "@agentnet/service-kit";
 import { startTelemetry } from "@agentnet/telemetry/app";
-import {
-  accessLogCount,
-  accessLogPage,
-  sessionCount,
-  sessionPage,
-  usageOverview,
-} from "@agentnet/telemetry/store";
 import { jetstream } from "@nats-io/jetstream";
+import { makeEvent } from "./telemetry-events";
 
-const N = Number(process.env.BENCH_EVENTS ?? 50_000);
-const DAY = 86_400_000;
-const MODELS = ["gpt-4o", "gpt-4o-mini", "claude-sonnet-4", "claude-haiku", "mistral-large"];
+const N = Number(process.env.BENCH_EVENTS ?? 1_000_000);
+const E2E = Number(process.env.BENCH_E2E_EVENTS ?? 200_000);
 
-function makeEvents(accountId: string, count: number, now: number): GatewayRequestEvent[] {
-  const events: GatewayRequestEvent[] = [];
-  for (let i = 0; i < count; i++) {
-    const user = i % 50;
-    const model = MODELS[i % MODELS.length] ?? "gpt-4o";
-    const input = 200 + (i % 900);
-    const output = 50 + (i % 300);
-    const denied = i % 97 === 0;
-    const logged = i % 10 !== 0;
-    events.push({
-      v: 1,
-      id: `${accountId}-${i}`,
-      account_id: accountId,
-      service_id: "svc_agent_network",
-      timestamp: new Date(now - Math.floor((i / count) * 30 * DAY)).toISOString(),
-      status_code: denied ? 429 : 200,
-      duration_ms: 300 + (i % 2000),
-      user_id: `user_${user}`,
-      user_email: `user${user}@corp.example`,
-      user_name: `User ${user}`,
-      source_ip: logged ? `10.0.${user}.7` : "",
-      method: "POST",
-      host: logged ? "api.openai.com" : "",
-      path: logged ? "/v1/chat/completions" : "",
-      provider: model.startsWith("claude") ? "anthropic" : "openai",
-      model,
-      session_id: i % 4 === 0 ? "" : `sess_${user}_${Math.floor(i / 40)}`,
-      resolved_provider_id: `prov_${i % 3}`,
-      selected_policy_id: "pol_default",
-      decision: denied ? "deny" : "allow",
-      deny_reason: denied ? "llm_policy.token_cap_exceeded" : "",
-      input_tokens: denied ? 0 : input,
-      output_tokens: denied ? 0 : output,
-      total_tokens: denied ? 0 : input + output,
-      cached_input_tokens: 0,
-      cache_creation_tokens: 0,
-      cost_usd: denied ? 0 : (input * 2500 + output * 10000) / 1e9,
-      input_cost_usd: denied ? 0 : (input * 2500) / 1e9,
-      cached_input_cost_usd: 0,
-      cache_creation_cost_usd: 0,
-      output_cost_usd: denied ? 0 : (output * 10000) / 1e9,
-      cache_cost_usd: 0,
-      stream: i % 2 === 0,
-      group_ids: [`grp_${user % 5}`, "grp_all"],
-      ...(i % 20 === 0 ? { request_prompt: "Refactor this function to ".repeat(8) } : {}),
-      logged,
-    });
-  }
-  return events;
-}
-
-/** Publishes with acks, keeping a window of publishes in flight (one Node publisher). */
-async function publishAll(nc: NatsConnection, events: GatewayRequestEvent[]): Promise<number> {
+/** Publishes events 0..count-1 with acks, `window` in flight; returns ms taken. */
+async function publish(nc: NatsConnection, accountId: string, count: number, window: number) {
   const js = jetstream(nc);
+  const now = Date.now();
   const started = performance.now();
-  const window = 512;
-  for (let i = 0; i < events.length; i += window) {
-    await Promise.all(
-      events
-        .slice(i, i + window)
-        .map((e) => js.publish(Events.requests(e.account_id), JSON.stringify(e), { msgID: e.id })),
-    );
+  for (let i = 0; i < count; i += window) {
+    const acks = [];
+    for (let j = i; j < Math.min(count, i + window); j++) {
+      const event = makeEvent(accountId, j, count, now);
+      acks.push(js.publish(Events.requests(accountId), JSON.stringify(event), { msgID: event.id }));
+    }
+    await Promise.all(acks);
   }
   return performance.now() - started;
 }
 
-async function stored(warehouse: Warehouse, accountId: string): Promise<number> {
-  const [row] = await warehouse.query<{ n: string }>(
-    "SELECT uniqExact(id) AS n FROM usage_events WHERE account_id = {a:String}",
+/** Stored rows as written (no FINAL): with nothing redelivered, any duplicate is a bug. */
+async function storedCounts(warehouse: Warehouse, accountId: string) {
+  const [row] = await warehouse.query<{ usage: string; ids: string; logs: string }>(
+    `SELECT
+       (SELECT count() FROM usage_events WHERE account_id = {a:String}) AS usage,
+       (SELECT uniqExact(id) FROM usage_events WHERE account_id = {a:String}) AS ids,
+       (SELECT count() FROM access_logs WHERE account_id = {a:String}) AS logs`,
     { a: accountId },
   );
-  return Number(row?.n ?? 0);
+  return { usage: Number(row?.usage), ids: Number(row?.ids), logs: Number(row?.logs) };
 }
 
 async function waitStored(warehouse: Warehouse, accountId: string, count: number) {
-  while ((await stored(warehouse, accountId)) < count) await new Promise((r) => setTimeout(r, 50));
+  for (;;) {
+    const [row] = await warehouse.query<{ n: string }>(
+      "SELECT count() AS n FROM usage_events WHERE account_id = {a:String}",
+      { a: accountId },
+    );
+    if (Number(row?.n) >= count) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
-async function timeQuery(label: string, run: () => Promise<unknown>) {
-  const times: number[] = [];
-  for (let i = 0; i < 20; i++) {
-    const started = performance.now();
-    await run();
-    times.push(performance.now() - started);
+/** Peak RSS while `run` runs, sampled every 100 ms. */
+async function withPeakRss<T>(run: () => Promise<T>): Promise<{ result: T; peakMiB: number }> {
+  let peak = process.memoryUsage().rss;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 100);
+  try {
+    const result = await run();
+    return { result, peakMiB: Math.round(Math.max(peak, process.memoryUsage().rss) / 2 ** 20) };
+  } finally {
+    clearInterval(timer);
   }
-  times.sort((a, b) => a - b);
-  const at = (q: number) => (times[Math.min(times.length - 1, Math.floor(q * times.length))] ?? 0).toFixed(1);
-  console.log(`${label.padEnd(34)} p50 ${at(0.5)} ms  p95 ${at(0.95)} ms`);
+}
+
+function report(label: string, count: number, stored: Awaited<ReturnType<typeof storedCounts>>) {
+  const logged = Array.from({ length: count }, (_, i) => i % 10 !== 0).filter(Boolean).length;
+  const ok = stored.usage === count && stored.ids === count && stored.logs === logged;
+  console.log(
+    `${label.padEnd(36)} usage rows ${stored.usage}, distinct ids ${stored.ids}, access-log rows ${stored.logs} ` +
+      `(expected ${count}/${count}/${logged}) ${ok ? "OK: no loss, no duplicates" : "MISMATCH"}`,
+  );
 }
 
 const logger = createLogger("bench", "warn");
@@ -128,9 +95,43 @@ const nc = await connectBus({ url: nats.url, name: "bench-telemetry" });
 await ensureRequestStream(nc, [Events.requestsAll]);
 const dataDir = mkdtempSync(join(tmpdir(), "agn-bench-telemetry-"));
 const warehouse = await openWarehouse({ dataDir, database: "agentnet" });
-const now = Date.now();
+console.log(
+  `load average before: ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(", ")}`,
+);
 
-// 1. End to end: telemetry consumes while the publisher publishes.
+// 1. Drain a pre-filled stream (the pre-fill uses a wide publish window; its rate is not the point).
+const drained = `bench_${newId()}`;
+const prefillMs = await publish(nc, drained, N, 4096);
+console.log(`pre-filled ${N} events in ${(prefillMs / 1000).toFixed(1)} s`);
+const drainDurable = `bench-${newId()}`;
+const drain = await withPeakRss(async () => {
+  const started = performance.now();
+  const telemetry = await startTelemetry({
+    nc,
+    warehouse,
+    logger,
+    options: {
+      durable: drainDurable,
+      filterSubject: Events.requests(drained),
+      deliver: "all",
+      retentionIntervalMs: 0,
+    },
+  });
+  await waitStored(warehouse, drained, N);
+  const ms = performance.now() - started;
+  await telemetry.stop();
+  return ms;
+});
+await deleteDurableConsumer(nc, drainDurable);
+console.log(
+  `drain of a pre-filled stream         ${Math.round(N / (drain.result / 1000))} events/s ` +
+    `(${N} in ${(drain.result / 1000).toFixed(1)} s), peak RSS ${drain.peakMiB} MiB`,
+);
+report("  stored", N, await storedCounts(warehouse, drained));
+
+// 2. End to end: telemetry consumes while one publisher publishes at its own maximum rate.
 const live = `bench_${newId()}`;
 const liveDurable = `bench-${newId()}`;
 const telemetry = await startTelemetry({
@@ -144,79 +145,27 @@ const telemetry = await startTelemetry({
     retentionIntervalMs: 0,
   },
 });
-const liveEvents = makeEvents(live, N, now);
-const e2eStart = performance.now();
-const publishMs = await publishAll(nc, liveEvents);
-await waitStored(warehouse, live, N);
-const e2eMs = performance.now() - e2eStart;
+const e2e = await withPeakRss(async () => {
+  const started = performance.now();
+  const publishMs = await publish(nc, live, E2E, 512);
+  const publishedAt = performance.now();
+  await waitStored(warehouse, live, E2E);
+  return { publishMs, totalMs: performance.now() - started, lagMs: performance.now() - publishedAt };
+});
 await telemetry.stop();
 await deleteDurableConsumer(nc, liveDurable);
-const memory = Math.round(process.memoryUsage().rss / 2 ** 20);
-console.log(`events                              ${N}`);
-console.log(`publish (acked, 1 publisher)        ${Math.round(N / (publishMs / 1000))} events/s`);
 console.log(
-  `end to end until queryable          ${Math.round(N / (e2eMs / 1000))} events/s (${(e2eMs / 1000).toFixed(1)} s)`,
+  `publish, 1 publisher with acks       ${Math.round(E2E / (e2e.result.publishMs / 1000))} events/s`,
 );
-
-// 2. Drain: the stream already holds N events of another account; a fresh consumer reads them.
-const drained = `bench_${newId()}`;
-await publishAll(nc, makeEvents(drained, N, now));
-const drainDurable = `bench-${newId()}`;
-const drainStart = performance.now();
-const drainer = await startTelemetry({
-  nc,
-  warehouse,
-  logger,
-  options: {
-    durable: drainDurable,
-    filterSubject: Events.requests(drained),
-    deliver: "all",
-    retentionIntervalMs: 0,
-  },
-});
-await waitStored(warehouse, drained, N);
-const drainMs = performance.now() - drainStart;
-await drainer.stop();
-await deleteDurableConsumer(nc, drainDurable);
 console.log(
-  `drain of a pre-filled stream        ${Math.round(N / (drainMs / 1000))} events/s (${(drainMs / 1000).toFixed(1)} s)`,
+  `end to end until stored              ${Math.round(E2E / (e2e.result.totalMs / 1000))} events/s ` +
+    `(stored ${e2e.result.lagMs.toFixed(0)} ms after the last publish), peak RSS ${e2e.peakMiB} MiB`,
 );
-console.log(`rss after ingest                    ${memory} MiB`);
-
-// 3. Reads over one account's N events (the service's own query factories).
-const filters = { account_id: live };
-const page = { sort_by: "timestamp" as const, sort_order: "descending" as const, limit: 50, offset: 0 };
-const month = { start_date: new Date(now - 30 * DAY).toISOString(), end_date: new Date(now).toISOString() };
-await timeQuery("access-logs page 1 (+count)", () =>
-  Promise.all([
-    accessLogPage.run(warehouse, { ...filters, ...page }),
-    accessLogCount.run(warehouse, filters),
-  ]),
-);
-const filtered = { ...filters, model: ["claude-sonnet-4"], user_id: "user_7", search: "corp" };
-await timeQuery("access-logs page 1, filtered+search", () =>
-  Promise.all([
-    accessLogPage.run(warehouse, { ...filtered, ...page }),
-    accessLogCount.run(warehouse, filtered),
-  ]),
-);
-await timeQuery("sessions page 1 (+count)", () =>
-  Promise.all([
-    sessionPage.run(warehouse, {
-      ...filters,
-      sort_column: "ended_at",
-      sort_order: "descending",
-      limit: 50,
-      offset: 0,
-    }),
-    sessionCount.run(warehouse, filters),
-  ]),
-);
-await timeQuery("usage overview, 30 days by day", () =>
-  usageOverview.run(warehouse, { ...filters, ...month, granularity: "day" }),
-);
-await timeQuery("usage overview, 30 days by hour", () =>
-  usageOverview.run(warehouse, { ...filters, ...month, granularity: "hour" }),
+report("  stored", E2E, await storedCounts(warehouse, live));
+console.log(
+  `load average after: ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(", ")}`,
 );
 
 await nc.drain();

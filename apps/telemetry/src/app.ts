@@ -32,8 +32,9 @@ export const DEFAULT_TELEMETRY_OPTIONS: TelemetryOptions = {
   durable: "telemetry",
   deliver: "all",
   ackWaitMs: 30_000,
-  maxAckPending: 20_000,
-  batchSize: 2_000,
+  // Two batches in flight (one writing, one filling) plus the pull buffer; ~2 KiB an event.
+  maxAckPending: 30_000,
+  batchSize: 10_000,
   flushIntervalMs: 250,
   retentionIntervalMs: 3_600_000,
   settingsCacheMs: 5_000,

@@ -19,7 +19,8 @@ export const TelemetryEnv = z
     /** Root of local data; chDB goes to <AGN_DATA_DIR>/chdb unless CHDB_DATA_DIR says otherwise. */
     AGN_DATA_DIR: z.string().min(1).optional(),
     CHDB_DATA_DIR: z.string().min(1).optional(),
-    TELEMETRY_BATCH_SIZE: positiveInt.default(2_000),
+    /** Larger batches mean fewer, larger parts and far less per-insert overhead in the engine. */
+    TELEMETRY_BATCH_SIZE: positiveInt.default(10_000),
     TELEMETRY_FLUSH_INTERVAL_MS: positiveInt.default(250),
     /** How often access-log retention is swept. */
     TELEMETRY_RETENTION_INTERVAL_MS: positiveInt.default(3_600_000),

@@ -1,3 +1,5 @@
+import { Readable } from "node:stream";
+import { finished } from "node:stream/promises";
 import { createClient } from "@clickhouse/client";
 import { bindParams, toJSONRow } from "./params.js";
 import { assertTableName, INSERT_SETTINGS, SHARED_SETTINGS } from "./settings.js";
@@ -59,6 +61,21 @@ export async function openServerWarehouse(options: ServerOptions): Promise<Wareh
             ? { ...INSERT_SETTINGS }
             : { ...INSERT_SETTINGS, insert_deduplication_token: token },
       });
+    },
+    async insertJSONLines(table, lines, options) {
+      if (lines.length === 0) return;
+      const token = options?.dedupToken;
+      // The client only streams raw text for TSV/CSV-like formats; exec sends these bytes as the body.
+      const result = await client.exec({
+        query: `INSERT INTO ${assertTableName(table)} FORMAT JSONEachRow`,
+        values: Readable.from([`${lines.join("\n")}\n`]),
+        clickhouse_settings:
+          token === undefined
+            ? { ...INSERT_SETTINGS }
+            : { ...INSERT_SETTINGS, insert_deduplication_token: token },
+      });
+      result.stream.resume();
+      await finished(result.stream);
     },
     async close() {
       await client.close();

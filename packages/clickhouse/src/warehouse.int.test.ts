@@ -122,6 +122,21 @@ describe(`Warehouse on ${enginesTitle}`, () => {
       ).toEqual([{ s: nasty, a: [nasty] }]);
     });
 
+    it("inserts pre-serialised JSONEachRow lines, with exact decimal text", async () => {
+      const table = tableName("lines");
+      await wh.command(
+        `CREATE TABLE ${table} (id String, at DateTime64(3, 'UTC'), cost Decimal(38, 9)) ENGINE = MergeTree ORDER BY id`,
+      );
+      const lines = Array.from({ length: 1000 }, (_, i) =>
+        JSON.stringify({ id: `l${i}`, at: 1704067200100, cost: "0.000000001" }),
+      );
+      await wh.insertJSONLines(table, lines);
+      await wh.insertJSONLines(table, []);
+      expect(
+        await wh.query(`SELECT count() AS n, toString(sum(cost)) AS cost, min(at) AS at FROM ${table}`),
+      ).toEqual([{ n: "1000", cost: "0.000001", at: "2024-01-01 00:00:00.100" }]);
+    });
+
     it("returns 64-bit integers and decimals as exact strings, 32-bit integers as numbers", async () => {
       const rows = await wh.query(
         `SELECT count() AS n, sum(tokens) AS tokens, max(big) AS big, sum(cost) AS cost, any(toUInt32(1)) AS one

@@ -27,6 +27,12 @@ export interface Warehouse {
     rows: readonly Record<string, unknown>[],
     options?: { dedupToken?: string },
   ): Promise<void>;
+  /**
+   * Inserts rows the caller already serialised, one JSON object text per element (JSONEachRow),
+   * with the same settings and resolution as `insert`. For hot paths: the caller can build each
+   * line with a plain `JSON.stringify` of a fixed-shape object, and nothing is serialised twice.
+   */
+  insertJSONLines(table: string, lines: readonly string[], options?: { dedupToken?: string }): Promise<void>;
   /** Releases this handle; idempotent. */
   close(): Promise<void>;
 }

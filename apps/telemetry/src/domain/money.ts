@@ -12,3 +12,15 @@ export function usdToDecimal(usd: number): string {
   const digits = String(Math.abs(nanos)).padStart(10, "0");
   return `${sign}${digits.slice(0, -9)}.${digits.slice(-9)}`;
 }
+
+/**
+ * The same exact amount as `usdToDecimal`, cheaper on the ingest path: a number whose shortest
+ * text already has at most 9 decimals and no exponent (what the proxy's nano-USD amounts are) is
+ * that decimal, and ClickHouse parses decimal text exactly; anything else takes the rounding path.
+ */
+export function usdToDecimalText(usd: number): string {
+  const text = String(usd);
+  if (text.includes("e")) return usdToDecimal(usd);
+  const dot = text.indexOf(".");
+  return dot < 0 || text.length - dot - 1 <= 9 ? text : usdToDecimal(usd);
+}

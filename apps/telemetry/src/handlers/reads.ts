@@ -3,8 +3,9 @@ import { type AccessLogEntry, type Endpoint, QUEUE, Telemetry } from "@agentnet/
 import { pageOffset, toPage } from "../domain/pages";
 import { scopeToCaller } from "../domain/scope";
 import { sessionDecision, sessionSortColumn } from "../domain/sessions";
-import { accessLogCount, accessLogPage } from "../store/access-logs";
-import { sessionCount, sessionEntries, sessionPage } from "../store/sessions";
+import { accessLogCount, readAccessLogPage } from "../store/access-logs";
+import { keyOf, readSessionPage } from "../store/session-page";
+import { sessionCount, sessionEntries } from "../store/sessions";
 import { usageOverview } from "../store/usage";
 import type { TelemetryContext } from "./context";
 import type { SettingsReader } from "./settings";
@@ -27,24 +28,23 @@ export function registerReadHandlers(ctx: TelemetryContext, settings: SettingsRe
   handle(Telemetry.accessLogs, async ({ caller, query }) => {
     if (!(await logsAvailable(caller))) return toPage([], query.page, query.page_size, 0);
     const filters = { ...scopeToCaller(caller, query), account_id: caller.account_id };
-    const [entries, counted] = await Promise.all([
-      accessLogPage.run(warehouse, {
-        ...filters,
-        limit: query.page_size,
-        offset: pageOffset(query.page, query.page_size),
-      }),
-      accessLogCount.run(warehouse, filters),
-    ]);
-    return toPage(entries, query.page, query.page_size, counted[0]?.total ?? 0);
+    const total = accessLogCount.run(warehouse, filters).then((rows) => rows[0]?.total ?? 0);
+    const entries = await readAccessLogPage(
+      warehouse,
+      { ...filters, limit: query.page_size, offset: pageOffset(query.page, query.page_size) },
+      total,
+    );
+    return toPage(entries, query.page, query.page_size, await total);
   });
 
   handle(Telemetry.sessions, async ({ caller, query }) => {
     if (!(await logsAvailable(caller))) return toPage([], query.page, query.page_size, 0);
     const filters = { ...scopeToCaller(caller, query), account_id: caller.account_id };
-    const [sessions, counted] = await Promise.all([
-      sessionPage.run(warehouse, {
+    const [{ sessions, since }, counted] = await Promise.all([
+      readSessionPage(warehouse, {
         ...filters,
         sort_column: sessionSortColumn(query.sort_by),
+        sort_order: query.sort_order,
         limit: query.page_size,
         offset: pageOffset(query.page, query.page_size),
       }),
@@ -52,11 +52,10 @@ export function registerReadHandlers(ctx: TelemetryContext, settings: SettingsRe
     ]);
     const entries = await sessionEntries.run(warehouse, {
       ...filters,
+      since,
       session_ids: sessions.filter((s) => s.singleton_id === "").map((s) => s.session_id),
       singleton_ids: sessions.filter((s) => s.singleton_id !== "").map((s) => s.singleton_id),
     });
-    const keyOf = (s: { session_id: string; singleton_id: string }) =>
-      `${s.session_id}\u0000${s.singleton_id}`;
     const bySession = new Map<string, AccessLogEntry[]>();
     for (const { singleton_id, ...entry } of entries) {
       const key = keyOf({ session_id: entry.session_id, singleton_id });

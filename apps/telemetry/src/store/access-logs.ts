@@ -1,7 +1,8 @@
-import { AccessLogSortField } from "@agentnet/contracts";
+import type { Warehouse } from "@agentnet/clickhouse";
+import { type AccessLogEntry, AccessLogSortField } from "@agentnet/contracts";
 import { z } from "zod";
 import { ENTRY_COLUMNS, EntryRow } from "./entries";
-import { bindLogFilters, LOG_WHERE, LogFilterParams } from "./filters";
+import { bindLogFilters, EARLIEST, LOG_WHERE, LogFilterParams, newestFirstWindows } from "./filters";
 import { ChNumber, defineQuery } from "./query";
 
 const PageParams = LogFilterParams.extend({
@@ -9,43 +10,93 @@ const PageParams = LogFilterParams.extend({
   sort_order: z.enum(["ascending", "descending"]),
   limit: z.number().int().min(1),
   offset: z.number().int().min(0),
+  /** Rows of the sorted, not yet deduplicated stream the page is taken from (see below). */
+  prefix: z.number().int().min(1),
+  /** Only entries at or after this (the newest-first window); EARLIEST for any other order. */
+  since: z.date(),
 });
 
 const direction = (order: "ascending" | "descending") => (order === "ascending" ? "ASC" : "DESC");
 
 /**
- * One page of entries. Rows are collapsed by id before paging (`LIMIT 1 BY id`): a redelivered
- * event may still sit in an unmerged part, and a page must not show it twice. The inner query
- * sorts only the sort column and id to find the page's ids; the outer one reads full rows for
- * those ids alone. id breaks ties so pages are stable.
+ * One page of entries, taken from the first `prefix` rows of the sorted stream with each id kept
+ * once. A redelivered event that still sits in an unmerged part is the same row again (same sort
+ * value, same id), so it is adjacent to its original in ORDER BY (sort, id): deduplicating a
+ * prefix gives exactly the first distinct entries. The inner query is a plain top-k that reads in
+ * primary-key order for the default timestamp sort and stops early (no FINAL, no LIMIT BY over the
+ * whole range, both of which read everything). `readAccessLogPage` widens the prefix when
+ * duplicates made it too short.
  */
 export const accessLogPage = defineQuery({
   name: "access_log_page",
   params: PageParams,
-  row: EntryRow,
-  sql: ({ sort_order }) => `
-    SELECT ${ENTRY_COLUMNS} FROM access_logs
-    WHERE ${LOG_WHERE} AND id IN (
-      SELECT id FROM access_logs WHERE ${LOG_WHERE}
-      ORDER BY {sort:Identifier} ${direction(sort_order)}, id ${direction(sort_order)}
-      LIMIT 1 BY id
-      LIMIT {limit:UInt32} OFFSET {offset:UInt64}
+  row: z.object({ prefix_rows: ChNumber }).and(EntryRow),
+  sql: ({ sort_order }) => {
+    const order = `{sort:Identifier} ${direction(sort_order)}, id ${direction(sort_order)}`;
+    return `
+    SELECT *, count() OVER () AS prefix_rows FROM (
+      SELECT ${ENTRY_COLUMNS} FROM access_logs WHERE ${LOG_WHERE} AND timestamp >= {since:DateTime64(3)}
+      ORDER BY ${order}
+      LIMIT {prefix:UInt64}
     )
-    ORDER BY {sort:Identifier} ${direction(sort_order)}, id ${direction(sort_order)}
-    LIMIT 1 BY id`,
+    ORDER BY ${order}
+    LIMIT 1 BY id
+    LIMIT {limit:UInt32} OFFSET {offset:UInt64}`;
+  },
   bind: (params) => ({
     ...bindLogFilters(params),
     sort: params.sort_by,
     limit: params.limit,
     offset: params.offset,
+    prefix: params.prefix,
+    since: params.since,
   }),
 });
 
-/** Matching entries, each request id counted once. */
+/** Matching entries; FINAL collapses redelivered copies, so each request counts once. */
 export const accessLogCount = defineQuery({
   name: "access_log_count",
   params: LogFilterParams,
   row: z.object({ total: ChNumber }),
-  sql: () => `SELECT uniqExact(id) AS total FROM access_logs WHERE ${LOG_WHERE}`,
+  sql: () => `SELECT count() AS total FROM access_logs FINAL WHERE ${LOG_WHERE}`,
   bind: bindLogFilters,
 });
+
+/** Duplicates are rare (a redelivery before the merge), so twice the rows a page needs is slack. */
+const PREFIX_FACTOR = 2;
+/** Each retry reads this many times more; past the cap a short page is what there is. */
+const PREFIX_GROWTH = 4;
+const MAX_PREFIX = 2 ** 32;
+
+type PageInput = Omit<z.input<typeof PageParams>, "prefix" | "since">;
+
+/**
+ * The page. Newest first (the default), it is read from time windows that grow until the page
+ * is whole (`newestFirstWindows`); other orders read the whole range. Within a window, a short
+ * result whose prefix was full means duplicates crowded it, so the prefix is widened until the
+ * page is whole, the prefix holds every matching row, or the page is past `total` (awaited only
+ * then, so the count runs alongside the first try).
+ */
+export async function readAccessLogPage(
+  warehouse: Warehouse,
+  params: PageInput,
+  total: Promise<number>,
+): Promise<AccessLogEntry[]> {
+  const newestFirst = params.sort_by === "timestamp" && params.sort_order === "descending";
+  const windows = newestFirst ? newestFirstWindows(params) : [{ since: EARLIEST, last: true }];
+  let prefix = (params.offset + params.limit) * PREFIX_FACTOR;
+  let entries: AccessLogEntry[] = [];
+  for (const { since, last } of windows) {
+    for (;;) {
+      const rows = await accessLogPage.run(warehouse, { ...params, prefix, since });
+      entries = rows.map(({ prefix_rows: _rows, ...entry }) => entry);
+      if (rows.length >= params.limit || prefix >= MAX_PREFIX) return entries;
+      const prefixFull =
+        rows.length > 0 ? rows[0]?.prefix_rows === prefix : last && params.offset < (await total);
+      if (!prefixFull) break;
+      prefix *= PREFIX_GROWTH;
+    }
+    if (last) return entries;
+  }
+  return entries;
+}

@@ -1,6 +1,6 @@
 import type { Warehouse } from "@agentnet/clickhouse";
 import type { GatewayRequestEvent } from "@agentnet/contracts";
-import { toAccessLogRow, toUsageRow } from "../domain/rows";
+import { toAccessLogLine, toUsageLine } from "../domain/rows";
 
 export const ACCESS_LOGS = "access_logs";
 export const USAGE_EVENTS = "usage_events";
@@ -9,16 +9,23 @@ export const USAGE_EVENTS = "usage_events";
  * Writes one batch of events: a usage row for each, an access-log row for the logged ones. No
  * dedup token: a redelivered batch is composed differently from the original, so a block token
  * would not match; both tables are ReplacingMergeTrees keyed by request id instead, and reads
- * count each id once. Resolves when both inserts are in parts, i.e. when acking is safe.
+ * count each id once. The two inserts run concurrently (the engine parses and writes them on its
+ * own threads); resolves when both are in parts, i.e. when acking is safe.
  */
 export async function insertEvents(warehouse: Warehouse, events: readonly GatewayRequestEvent[]) {
-  const accessLogs: Record<string, unknown>[] = [];
-  for (const event of events) {
-    const row = toAccessLogRow(event);
-    if (row !== undefined) accessLogs.push(row);
+  const usage = new Array<string>(events.length);
+  const accessLogs: string[] = [];
+  for (let i = 0; i < events.length; i++) {
+    const event = events[i];
+    if (event === undefined) continue;
+    usage[i] = toUsageLine(event);
+    const line = toAccessLogLine(event);
+    if (line !== undefined) accessLogs.push(line);
   }
-  await warehouse.insert(USAGE_EVENTS, events.map(toUsageRow));
-  await warehouse.insert(ACCESS_LOGS, accessLogs);
+  await Promise.all([
+    warehouse.insertJSONLines(USAGE_EVENTS, usage),
+    warehouse.insertJSONLines(ACCESS_LOGS, accessLogs),
+  ]);
 }
 
 /** Account deletion: the account's access logs and its usage go (spec: all its resources). */

@@ -1,8 +1,8 @@
 import { z } from "zod";
 
 /** Absent bounds: the whole range a DateTime64(3) column can hold, so the SQL text never varies. */
-const EARLIEST = new Date(0);
-const LATEST = new Date(Date.UTC(2299, 11, 31));
+export const EARLIEST = new Date(0);
+export const LATEST = new Date(Date.UTC(2299, 11, 31));
 
 /** The filters every read shares (spec: usage filters), after caller scoping. */
 export const UsageFilterParams = z.object({
@@ -28,7 +28,8 @@ export type LogFilterParams = z.infer<typeof LogFilterParams>;
 /**
  * One fixed WHERE clause: an absent filter binds a neutral value ('' or an empty array) that the
  * clause treats as "any", so every combination of filters runs the same SQL text. Repeatable
- * filters match any of their values.
+ * filters match any of their values. Every such term is spelled `(absent OR test)` so that the
+ * engine folds it to true and never reads the column when the filter is absent.
  */
 export const USAGE_WHERE = `account_id = {account:String}
   AND timestamp >= {from:DateTime64(3)} AND timestamp <= {to:DateTime64(3)}
@@ -41,7 +42,7 @@ export const USAGE_WHERE = `account_id = {account:String}
 /** Search matches the log id, host, path, model, user email or name, case-insensitively. */
 export const LOG_WHERE = `${USAGE_WHERE}
   AND ({decision:String} = '' OR decision = {decision:String})
-  AND startsWith(path, {path:String})
+  AND ({path:String} = '' OR startsWith(path, {path:String}))
   AND ({search:String} = ''
     OR positionCaseInsensitiveUTF8(id, {search:String}) > 0
     OR positionCaseInsensitiveUTF8(host, {search:String}) > 0
@@ -51,7 +52,7 @@ export const LOG_WHERE = `${USAGE_WHERE}
     OR positionCaseInsensitiveUTF8(user_name, {search:String}) > 0)`;
 
 // A bound before 1970 cannot be spelled for DateTime64; nothing is stored before then anyway.
-const bound = (value: string | undefined, absent: Date): Date => {
+export const bound = (value: string | undefined, absent: Date): Date => {
   if (value === undefined) return absent;
   const at = new Date(value);
   return at.getTime() < 0 ? EARLIEST : at;
@@ -77,4 +78,23 @@ export function bindLogFilters(filters: LogFilterParams): Record<string, unknown
     decision: filters.decision ?? "",
     path: filters.path ?? "",
   };
+}
+
+/** The first window a newest-first read looks at; it grows 4× until it holds the page. */
+export const FIRST_WINDOW_MS = 3_600_000;
+
+/**
+ * Newest-first reads (the default order of both lists) look at [since, end] windows that grow 4×
+ * from an hour before now (or before end_date) back to start_date: partition and primary-key
+ * pruning then read a few parts near the page instead of a granule of every part of the account.
+ * Anything after the anchor (clock skew) is inside every window, so windows only ever grow.
+ */
+export function* newestFirstWindows(filters: UsageFilterParams): Generator<{ since: Date; last: boolean }> {
+  const from = bound(filters.start_date, EARLIEST).getTime();
+  const anchor = Math.min(Date.now(), bound(filters.end_date, LATEST).getTime());
+  for (let span = FIRST_WINDOW_MS; ; span *= 4) {
+    const since = Math.max(from, anchor - span);
+    yield { since: new Date(since), last: since <= from };
+    if (since <= from) return;
+  }
 }

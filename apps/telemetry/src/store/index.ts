@@ -1,4 +1,6 @@
-// The named queries, for the benchmark (bench/) to time the same SQL the service runs.
-export { accessLogCount, accessLogPage } from "./access-logs";
+// The named queries and page readers, for the benchmark (bench/) to time what the service runs.
+export { accessLogCount, accessLogPage, readAccessLogPage } from "./access-logs";
+export { insertEvents } from "./events";
+export { readSessionPage } from "./session-page";
 export { sessionCount, sessionEntries, sessionPage } from "./sessions";
 export { usageOverview } from "./usage";

@@ -4,13 +4,25 @@ import { bindLogFilters, LOG_WHERE, LogFilterParams } from "./filters";
 import { ChNumber, ChTimestamp, defineQuery } from "./query";
 
 /**
- * Matching entries with each request id once (a redelivered event may sit in an unmerged part),
- * plus the session key: a request without a session id is its own singleton session, keyed by
- * its request id (`singleton_id`); a real session has an empty singleton_id.
+ * Matching entries with each request id once (FINAL collapses a redelivered event that still sits
+ * in an unmerged part), plus the session key: a request without a session id is its own singleton
+ * session, keyed by its request id (`singleton_id`); a real session has an empty singleton_id.
  */
 const MATCHING_ENTRIES = `matching AS (
-  SELECT *, if(session_id = '', id, '') AS singleton_id
-  FROM (SELECT * FROM access_logs WHERE ${LOG_WHERE} LIMIT 1 BY id)
+  SELECT *, if(session_id = '', id, '') AS singleton_id FROM access_logs FINAL WHERE ${LOG_WHERE}
+)`;
+
+/**
+ * The matching entries of some sessions only: real sessions by id (the session_id bloom filter
+ * reads just the granules holding them, over the whole filter range) and singletons by request
+ * id, which are active at or after {since} (a singleton's one entry is its last activity).
+ */
+const KEYED_ENTRIES = `matching AS (
+  SELECT *, '' AS singleton_id FROM access_logs FINAL
+  WHERE ${LOG_WHERE} AND session_id != '' AND has({sessions:Array(String)}, session_id)
+  UNION ALL
+  SELECT *, id AS singleton_id FROM access_logs FINAL
+  WHERE ${LOG_WHERE} AND session_id = '' AND timestamp >= {since:DateTime64(3)} AND has({singletons:Array(String)}, id)
 )`;
 
 /** Session sums carry the contract's names, so the sort column can name them. */
@@ -28,6 +40,19 @@ const SESSION_AGGREGATES = `
   groupUniqArray(provider) AS providers,
   groupUniqArray(model) AS models,
   countIf(decision = 'deny') AS denied_entries`;
+
+/** Some sessions by key; singletons were active at or after `since` (see KEYED_ENTRIES). */
+export const SessionKeyParams = LogFilterParams.extend({
+  session_ids: z.array(z.string()),
+  singleton_ids: z.array(z.string()),
+  since: z.date(),
+});
+const bindSessionKeys = (params: z.output<typeof SessionKeyParams>) => ({
+  ...bindLogFilters(params),
+  sessions: params.session_ids,
+  singletons: params.singleton_ids,
+  since: params.since,
+});
 
 const PageParams = LogFilterParams.extend({
   sort_column: z.string().regex(/^[a-z_]+$/),
@@ -82,7 +107,9 @@ export const sessionCount = defineQuery({
   name: "session_count",
   params: LogFilterParams,
   row: z.object({ total: ChNumber }),
-  sql: () => `WITH ${MATCHING_ENTRIES} SELECT uniqExact(session_id, singleton_id) AS total FROM matching`,
+  // Singletons are rows (FINAL made them unique); only real sessions need a distinct count.
+  sql: () => `WITH ${MATCHING_ENTRIES}
+    SELECT countIf(singleton_id != '') + uniqExactIf(session_id, singleton_id = '') AS total FROM matching`,
   bind: bindLogFilters,
 });
 
@@ -95,18 +122,23 @@ export const MAX_ENTRIES_PER_SESSION = 100;
 /** The matching entries of the given sessions, oldest first, each request once. */
 export const sessionEntries = defineQuery({
   name: "session_entries",
-  params: LogFilterParams.extend({ session_ids: z.array(z.string()), singleton_ids: z.array(z.string()) }),
+  params: SessionKeyParams,
   row: z.object({ singleton_id: z.string() }).and(EntryRow),
-  sql: () => `WITH ${MATCHING_ENTRIES}
+  sql: () => `WITH ${KEYED_ENTRIES}
     SELECT singleton_id, ${ENTRY_COLUMNS}
     FROM matching
-    WHERE (singleton_id = '' AND has({sessions:Array(String)}, session_id))
-       OR (singleton_id != '' AND has({singletons:Array(String)}, singleton_id))
     ORDER BY timestamp ASC, id ASC
     LIMIT ${MAX_ENTRIES_PER_SESSION} BY session_id, singleton_id`,
-  bind: (params) => ({
-    ...bindLogFilters(params),
-    sessions: params.session_ids,
-    singletons: params.singleton_ids,
-  }),
+  bind: bindSessionKeys,
+});
+
+/** Whole-range aggregates of the given sessions (the recent-activity page fills its rows here). */
+export const sessionsByKey = defineQuery({
+  name: "sessions_by_key",
+  params: SessionKeyParams,
+  row: SessionRow,
+  sql: () => `WITH ${KEYED_ENTRIES}
+    SELECT session_id, singleton_id, ${SESSION_AGGREGATES}
+    FROM matching GROUP BY session_id, singleton_id`,
+  bind: bindSessionKeys,
 });

@@ -23,9 +23,9 @@ export const UsageBucketRow = z.object({
 });
 
 /**
- * Token and cost sums per bucket, oldest first; buckets without usage are absent. Each request id
- * is counted once (`LIMIT 1 BY id`) before summing, so a redelivered event that still sits in an
- * unmerged part never counts twice.
+ * Token and cost sums per bucket, oldest first; buckets without usage are absent. FINAL counts each
+ * request id once, so a redelivered event that still sits in an unmerged part never counts twice;
+ * it merges only overlapping parts within a partition, where `LIMIT 1 BY id` hashed every id.
  */
 export const usageOverview = defineQuery({
   name: "usage_overview",
@@ -40,7 +40,7 @@ export const usageOverview = defineQuery({
       sum(cached_input_cost_usd) AS cached_input_cost_usd,
       sum(cache_creation_cost_usd) AS cache_creation_cost_usd,
       sum(output_cost_usd) AS output_cost_usd, sum(cache_cost_usd) AS cache_cost_usd
-    FROM (SELECT * FROM usage_events WHERE ${USAGE_WHERE} LIMIT 1 BY id)
+    FROM usage_events FINAL WHERE ${USAGE_WHERE}
     GROUP BY period_start
     ORDER BY period_start`,
   bind: bindUsageFilters,

@@ -1,0 +1,77 @@
+import type { Warehouse } from "@agentnet/clickhouse";
+import { z } from "zod";
+import { bindLogFilters, EARLIEST, LOG_WHERE, LogFilterParams, newestFirstWindows } from "./filters";
+import { ChNumber, defineQuery } from "./query";
+import { type SessionRow, sessionPage, sessionsByKey } from "./sessions";
+
+/**
+ * Sessions with activity at or after {since}, newest last activity first, and how many there are.
+ * Every row at or after {since} belongs to one of them and their last activity lies inside the
+ * window, so ended_at is exact; duplicates change neither a max nor the set of keys (no FINAL).
+ */
+const recentSessions = defineQuery({
+  name: "session_recent_keys",
+  params: LogFilterParams.extend({
+    since: z.date(),
+    limit: z.number().int().min(1),
+    offset: z.number().int().min(0),
+  }),
+  row: z.object({ session_id: z.string(), singleton_id: z.string(), active_sessions: ChNumber }),
+  sql: () => `
+    SELECT session_id, singleton_id, max(timestamp) AS ended_at, count() OVER () AS active_sessions
+    FROM (
+      SELECT session_id, if(session_id = '', id, '') AS singleton_id, timestamp
+      FROM access_logs WHERE ${LOG_WHERE} AND timestamp >= {since:DateTime64(3)}
+    )
+    GROUP BY session_id, singleton_id
+    ORDER BY ended_at DESC, session_id DESC, singleton_id DESC
+    LIMIT {limit:UInt32} OFFSET {offset:UInt64}`,
+  bind: (params) => ({
+    ...bindLogFilters(params),
+    since: params.since,
+    limit: params.limit,
+    offset: params.offset,
+  }),
+});
+
+export interface SessionPageParams extends LogFilterParams {
+  sort_column: string;
+  sort_order: "ascending" | "descending";
+  limit: number;
+  offset: number;
+}
+
+/**
+ * A page of sessions and the `since` bound their singleton entries lie after. The default order,
+ * last activity newest first, is answered from a time window that grows (`newestFirstWindows`)
+ * until it holds `offset + limit` sessions (any session outside it ended earlier than all inside):
+ * the work follows the page, not the account's history. The page's sessions are then aggregated
+ * over the whole filter range. Any other order groups every matching entry.
+ */
+export async function readSessionPage(
+  warehouse: Warehouse,
+  params: SessionPageParams,
+): Promise<{ sessions: SessionRow[]; since: Date }> {
+  if (params.sort_column !== "ended_at" || params.sort_order !== "descending") {
+    return { sessions: await sessionPage.run(warehouse, params), since: EARLIEST };
+  }
+  for (const { since, last } of newestFirstWindows(params)) {
+    const keys = await recentSessions.run(warehouse, { ...params, since });
+    const active = keys[0]?.active_sessions ?? 0;
+    if (active < params.offset + params.limit && !last) continue;
+    if (keys.length === 0) return { sessions: [], since };
+    const byKey = new Map<string, SessionRow>();
+    const keyed = await sessionsByKey.run(warehouse, {
+      ...params,
+      since,
+      session_ids: keys.filter((k) => k.singleton_id === "").map((k) => k.session_id),
+      singleton_ids: keys.filter((k) => k.singleton_id !== "").map((k) => k.singleton_id),
+    });
+    for (const row of keyed) byKey.set(keyOf(row), row);
+    return { sessions: keys.flatMap((k) => byKey.get(keyOf(k)) ?? []), since };
+  }
+  return { sessions: [], since: EARLIEST };
+}
+
+export const keyOf = (s: { session_id: string; singleton_id: string }) =>
+  `${s.session_id}\u0000${s.singleton_id}`;

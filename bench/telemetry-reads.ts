@@ -1,0 +1,118 @@
+/**
+ * Telemetry read benchmark on chDB: BENCH_READ_ROWS (5,000,000) events of one account (50 users,
+ * 30 days, see telemetry-events.ts) are written through the service's own insert path
+ * (`insertEvents`, in batches of 50,000; no JetStream, which telemetry-ingest.ts measures), then
+ * the reads the API runs are timed, BENCH_RUNS (20) times each, p50/p95 reported.
+ *
+ *   pnpm --filter @agentnet/bench bench:telemetry-reads
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { MIGRATIONS_DIR, openWarehouse, runMigrations } from "@agentnet/clickhouse";
+import type { GatewayRequestEvent } from "@agentnet/contracts";
+import { newId } from "@agentnet/service-kit";
+import {
+  accessLogCount,
+  insertEvents,
+  readAccessLogPage,
+  readSessionPage,
+  sessionCount,
+  sessionEntries,
+  usageOverview,
+} from "@agentnet/telemetry/store";
+import { DAY, makeEvent, percentiles } from "./telemetry-events";
+
+const ROWS = Number(process.env.BENCH_READ_ROWS ?? 5_000_000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 20);
+const BATCH = 50_000;
+
+const dataDir = mkdtempSync(join(tmpdir(), "agn-bench-reads-"));
+const warehouse = await openWarehouse({ dataDir, database: "agentnet" });
+await runMigrations(warehouse, MIGRATIONS_DIR);
+const account = `bench_${newId()}`;
+const now = Date.now();
+console.log(
+  `load average before: ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(", ")}`,
+);
+
+// Oldest first, as a live gateway would have written them.
+const fillStart = performance.now();
+for (let end = ROWS; end > 0; end -= BATCH) {
+  const batch: GatewayRequestEvent[] = [];
+  for (let i = end - 1; i >= Math.max(0, end - BATCH); i--) batch.push(makeEvent(account, i, ROWS, now));
+  await insertEvents(warehouse, batch);
+}
+const [stored] = await warehouse.query<{ logs: string; usage: string; parts: string }>(
+  `SELECT (SELECT count() FROM access_logs) AS logs, (SELECT count() FROM usage_events) AS usage,
+     (SELECT count() FROM system.parts WHERE database = currentDatabase() AND active) AS parts`,
+);
+console.log(
+  `wrote ${ROWS} events in ${((performance.now() - fillStart) / 1000).toFixed(1)} s: ` +
+    `${stored?.logs} access-log rows, ${stored?.usage} usage rows, ${stored?.parts} active parts`,
+);
+
+async function time(label: string, run: () => Promise<unknown>) {
+  await run(); // warm-up: marks and caches, as on a serving process
+  const times: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const started = performance.now();
+    await run();
+    times.push(performance.now() - started);
+  }
+  const { p50, p95 } = percentiles(times);
+  const verdict = p95 < 150 ? "ok" : "MISSES 150 ms";
+  console.log(
+    `${label.padEnd(46)} p50 ${p50.toFixed(0).padStart(4)} ms  p95 ${p95.toFixed(0).padStart(4)} ms  ${verdict}`,
+  );
+}
+
+/** What the access-logs handler does: count alongside the page. */
+const logsPage = (filters: Parameters<typeof accessLogCount.run>[1]) => {
+  const total = accessLogCount.run(warehouse, filters).then((rows) => rows[0]?.total ?? 0);
+  const page = { sort_by: "timestamp" as const, sort_order: "descending" as const, limit: 50, offset: 0 };
+  return Promise.all([readAccessLogPage(warehouse, { ...filters, ...page }, total), total]);
+};
+
+/** What the sessions handler does: page and count together, then the page's entries. */
+const sessionsPage = async (filters: Parameters<typeof sessionCount.run>[1]) => {
+  const [{ sessions, since }] = await Promise.all([
+    readSessionPage(warehouse, {
+      ...filters,
+      sort_column: "ended_at",
+      sort_order: "descending",
+      limit: 50,
+      offset: 0,
+    }),
+    sessionCount.run(warehouse, filters),
+  ]);
+  await sessionEntries.run(warehouse, {
+    ...filters,
+    since,
+    session_ids: sessions.filter((s) => s.singleton_id === "").map((s) => s.session_id),
+    singleton_ids: sessions.filter((s) => s.singleton_id !== "").map((s) => s.singleton_id),
+  });
+};
+
+const all = { account_id: account };
+const filtered = { ...all, user_id: "user_7", model: ["claude-sonnet-4"], search: "corp" };
+const month = { start_date: new Date(now - 30 * DAY).toISOString(), end_date: new Date(now).toISOString() };
+await time("access-logs page 1 + count", () => logsPage(all));
+await time("access-logs page 1 + count, user+model+search", () => logsPage(filtered));
+await time("sessions page 1 + count + entries", () => sessionsPage(all));
+await time("usage overview, 30 days by day", () =>
+  usageOverview.run(warehouse, { ...all, ...month, granularity: "day" }),
+);
+await time("usage overview, 30 days by hour", () =>
+  usageOverview.run(warehouse, { ...all, ...month, granularity: "hour" }),
+);
+console.log(
+  `load average after: ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(", ")}`,
+);
+
+await warehouse.close();
+rmSync(dataDir, { recursive: true, force: true });
