@@ -1,10 +1,9 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { ensureRequestStream, type NatsConnection, request } from "@agentnet/bus";
+import { ensureRequestStream, type NatsConnection, publishEvent, request } from "@agentnet/bus";
 import { AppError, ConfigChangedEvent, ControlPlane, Events } from "@agentnet/contracts";
 import type { SealingKey } from "@agentnet/sealing";
 import { createHealth, type Health, type Logger, newId } from "@agentnet/service-kit";
-import { jetstream } from "@nats-io/jetstream";
 import type { ProxyContext } from "./context";
 import { heartbeat, ServedEndpoints } from "./events/heartbeat";
 import { BufferedPublisher, type PublishFn } from "./events/publisher";
@@ -79,13 +78,9 @@ export async function startGatewayProxy(deps: {
       throw error;
     }
   }, options.authCacheMs);
-  // One JetStream client for every event (bus's `publishEvent` builds one per call, which showed in
-  // the profile); the publish is the same: the request id as Nats-Msg-Id, resolved on the ack.
-  const js = jetstream(nc);
+  // The request id is the Nats-Msg-Id, so a retried publish is stored once.
   const publisher = new BufferedPublisher({
-    publish:
-      options.publish ??
-      ((subject, event, msgId) => js.publish(subject, JSON.stringify(event), { msgID: msgId })),
+    publish: options.publish ?? ((subject, event, msgId) => publishEvent(nc, subject, event, msgId)),
     logger,
     maxBuffered: options.eventBufferMax,
   });

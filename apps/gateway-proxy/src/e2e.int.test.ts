@@ -81,7 +81,7 @@ describe("configure through the API, call through the SDKs, read everything back
         account.must(
           stack.api<AccessLogPage>("GET", "/agent-network/access-logs?sort_order=ascending", account.token),
         ),
-      (page) => page.data.length === 3,
+      (page) => page.data.length === 3 && page.total_records === 3,
     );
     expect(logs.total_records).toBe(3);
     expect(logs.data.map((entry) => [entry.model, entry.provider, entry.decision, entry.session_id])).toEqual(

@@ -3,6 +3,7 @@ import {
   AckPolicy,
   type Consumer,
   DeliverPolicy,
+  type JetStreamClient,
   type JsMsg,
   jetstream,
   jetstreamManager,
@@ -92,8 +93,19 @@ export async function deleteDurableConsumer(nc: NatsConnection, durable: string,
 
 /** Publishes an event once: JetStream drops a second publish with the same id inside the window. */
 export async function publishEvent(nc: NatsConnection, subject: string, event: unknown, msgId: string) {
-  const js = jetstream(nc);
-  return js.publish(subject, JSON.stringify(event), { msgID: msgId });
+  return jetStreamOf(nc).publish(subject, JSON.stringify(event), { msgID: msgId });
+}
+
+const clients = new WeakMap<NatsConnection, JetStreamClient>();
+
+/** One JetStream client per connection: building one per publish showed up in the proxy's profile. */
+export function jetStreamOf(nc: NatsConnection): JetStreamClient {
+  let js = clients.get(nc);
+  if (!js) {
+    js = jetstream(nc);
+    clients.set(nc, js);
+  }
+  return js;
 }
 
 export type BatchHandler = (messages: JsMsg[]) => Promise<void>;
