@@ -2,6 +2,7 @@ import { type Handler, type NatsConnection, serve } from "@agentnet/bus";
 import {
   type Caller,
   type ConfigChangedEvent,
+  conflict,
   type Endpoint,
   Events,
   notFound,
@@ -63,4 +64,29 @@ export async function missingIds(
   const found = await model.find({ account_id: accountId, _id: { $in: unique } }, { _id: 1 }).lean();
   const have = new Set(found.map((doc) => doc._id));
   return unique.filter((id) => !have.has(id));
+}
+
+/**
+ * Refuses deleting something a policy of the account names (409 listing those policies): the
+ * reference must be removed first, so no policy ever points at nothing.
+ */
+export async function refuseIfPoliciesUse(
+  ctx: HandlerContext,
+  accountId: string,
+  reference: {
+    field: "destination_provider_ids" | "guardrail_ids";
+    id: string;
+    what: "provider" | "guardrail";
+  },
+): Promise<void> {
+  const users = await ctx.models.Policy.find(
+    { account_id: accountId, [reference.field]: reference.id },
+    { name: 1 },
+  ).lean();
+  if (users.length > 0) {
+    throw conflict(
+      `${reference.what}.in_use`,
+      `the ${reference.what} is used by policies: ${users.map((p) => p.name).join(", ")}; remove it from them first`,
+    );
+  }
 }

@@ -1,9 +1,9 @@
-import { ControlPlane, conflict, type GuardrailBody } from "@agentnet/contracts";
+import { ControlPlane, type GuardrailBody } from "@agentnet/contracts";
 import { newId } from "@agentnet/service-kit";
 import { requireAccountWideGrant, requireWriter } from "../domain/access";
 import type { GuardrailDoc } from "../store/agent-models";
 import { toGuardrail } from "../store/agent-views";
-import { announceConfigChange, type HandlerContext, handle, loadOwned } from "./context";
+import { announceConfigChange, type HandlerContext, handle, loadOwned, refuseIfPoliciesUse } from "./context";
 
 export function registerGuardrailHandlers(ctx: HandlerContext) {
   const { models } = ctx;
@@ -52,16 +52,11 @@ export function registerGuardrailHandlers(ctx: HandlerContext) {
   handle(ctx, ControlPlane.guardrailsDelete, async ({ caller, guardrail_id }) => {
     requireWriter(caller);
     const stored = await loadOwned<GuardrailDoc>(models.Guardrail, caller, guardrail_id, "guardrail");
-    const users = await models.Policy.find(
-      { account_id: caller.account_id, guardrail_ids: stored._id },
-      { name: 1 },
-    ).lean();
-    if (users.length > 0) {
-      throw conflict(
-        "guardrail.in_use",
-        `the guardrail is used by policies: ${users.map((p) => p.name).join(", ")}; remove it from them first`,
-      );
-    }
+    await refuseIfPoliciesUse(ctx, caller.account_id, {
+      field: "guardrail_ids",
+      id: stored._id,
+      what: "guardrail",
+    });
     await models.Guardrail.deleteOne({ _id: stored._id, account_id: caller.account_id });
     announceConfigChange(ctx, caller.account_id);
     return {};

@@ -1,5 +1,5 @@
 import { request } from "@agentnet/bus";
-import { type Caller, ControlPlane, conflict, type VerifyProviderReply } from "@agentnet/contracts";
+import { type Caller, ControlPlane, type VerifyProviderReply } from "@agentnet/contracts";
 import { providerCredentialAad, seal, unseal } from "@agentnet/sealing";
 import { newId } from "@agentnet/service-kit";
 import { requireAccountWideGrant, requireWriter } from "../domain/access";
@@ -11,7 +11,7 @@ import {
 } from "../domain/providers";
 import type { ProviderDoc } from "../store/agent-models";
 import { toProvider } from "../store/agent-views";
-import { announceConfigChange, type HandlerContext, handle, loadOwned } from "./context";
+import { announceConfigChange, type HandlerContext, handle, loadOwned, refuseIfPoliciesUse } from "./context";
 
 export function registerProviderHandlers(ctx: HandlerContext) {
   const { models } = ctx;
@@ -101,16 +101,11 @@ export function registerProviderHandlers(ctx: HandlerContext) {
   handle(ctx, ControlPlane.providersDelete, async ({ caller, provider_id }) => {
     requireWriter(caller);
     const stored = await load(caller, provider_id);
-    const users = await models.Policy.find(
-      { account_id: caller.account_id, destination_provider_ids: stored._id },
-      { name: 1 },
-    ).lean();
-    if (users.length > 0) {
-      throw conflict(
-        "provider.in_use",
-        `the provider is used by policies: ${users.map((p) => p.name).join(", ")}; remove it from them first`,
-      );
-    }
+    await refuseIfPoliciesUse(ctx, caller.account_id, {
+      field: "destination_provider_ids",
+      id: stored._id,
+      what: "provider",
+    });
     await models.Provider.deleteOne({ _id: stored._id, account_id: caller.account_id });
     announceConfigChange(ctx, caller.account_id);
     return {};
