@@ -196,3 +196,20 @@ export function CopyBlock(props: { label: string; code: string }) {
 export function Badge(props: { tone: "ok" | "bad" | "muted" | "info"; children: ReactNode }) {
   return <span className={`badge badge-${props.tone}`}>{props.children}</span>;
 }
+
+/** The foot of a create/edit form: progress while saving, the submit button and Cancel. */
+export function FormActions(props: { busy: boolean; noun: string; editing: boolean; onCancel: () => void }) {
+  return (
+    <>
+      {props.busy ? <Progress label="Saving…" /> : null}
+      <div className="actions">
+        <button type="submit" disabled={props.busy}>
+          {props.editing ? `Save ${props.noun}` : `Create ${props.noun}`}
+        </button>
+        <button type="button" className="ghost" onClick={props.onCancel}>
+          Cancel
+        </button>
+      </div>
+    </>
+  );
+}

@@ -2,7 +2,7 @@ import type { BudgetRule, Group } from "@agentnet/contracts";
 import { type FormEvent, useState } from "react";
 import { CrudPage } from "../../components/crud";
 import { LimitsEditor, limitsSummary } from "../../components/limits-editor";
-import { Badge, Check, Field, FormError, MultiCheck, Progress } from "../../components/ui";
+import { Badge, Check, Field, FormActions, FormError, MultiCheck } from "../../components/ui";
 import { fieldError } from "../../domain/form-errors";
 import { emptyLimits, validateLimits } from "../../domain/limits";
 import { useLoad, useSubmit } from "../../hooks";
@@ -109,15 +109,12 @@ function BudgetRuleForm(props: {
         />
       </div>
       <LimitsEditor value={limits} onChange={setLimits} error={err} />
-      {submit.busy ? <Progress label="Saving…" /> : null}
-      <div className="actions">
-        <button type="submit" disabled={submit.busy}>
-          {e ? "Save budget rule" : "Create budget rule"}
-        </button>
-        <button type="button" className="ghost" onClick={props.onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormActions
+        busy={submit.busy}
+        noun="budget rule"
+        editing={e !== undefined}
+        onCancel={props.onCancel}
+      />
     </form>
   );
 }

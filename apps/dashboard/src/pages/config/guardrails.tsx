@@ -1,7 +1,7 @@
 import type { Guardrail } from "@agentnet/contracts";
 import { type FormEvent, useState } from "react";
 import { CrudPage } from "../../components/crud";
-import { Check, Field, FormError, Progress } from "../../components/ui";
+import { Check, Field, FormActions, FormError } from "../../components/ui";
 import { splitList } from "../../domain/filters";
 import { fieldError } from "../../domain/form-errors";
 import { useLoad, useSubmit } from "../../hooks";
@@ -97,15 +97,7 @@ function GuardrailForm(props: { existing: Guardrail | undefined; onDone: () => v
         <Check label="Capture prompts and completions" checked={captureOn} onChange={setCaptureOn} />
         <Check label="Redact PII in what is captured" checked={redact} onChange={setRedact} />
       </fieldset>
-      {submit.busy ? <Progress label="Saving…" /> : null}
-      <div className="actions">
-        <button type="submit" disabled={submit.busy}>
-          {e ? "Save guardrail" : "Create guardrail"}
-        </button>
-        <button type="button" className="ghost" onClick={props.onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormActions busy={submit.busy} noun="guardrail" editing={e !== undefined} onCancel={props.onCancel} />
     </form>
   );
 }

@@ -2,7 +2,7 @@ import type { Group, Guardrail, Policy, Provider } from "@agentnet/contracts";
 import { type FormEvent, useState } from "react";
 import { CrudPage } from "../../components/crud";
 import { LimitsEditor, limitsSummary } from "../../components/limits-editor";
-import { Badge, Check, Field, FormError, MultiCheck, Progress } from "../../components/ui";
+import { Badge, Check, Field, FormActions, FormError, MultiCheck } from "../../components/ui";
 import { fieldError } from "../../domain/form-errors";
 import { emptyLimits, validateLimits } from "../../domain/limits";
 import { useLoad, useSubmit } from "../../hooks";
@@ -144,15 +144,7 @@ function PolicyForm(props: {
       </div>
       <Check label="Set caps on this policy" checked={capped} onChange={setCapped} />
       {capped ? <LimitsEditor value={limits} onChange={setLimits} error={err} /> : null}
-      {submit.busy ? <Progress label="Saving…" /> : null}
-      <div className="actions">
-        <button type="submit" disabled={submit.busy}>
-          {e ? "Save policy" : "Create policy"}
-        </button>
-        <button type="button" className="ghost" onClick={props.onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormActions busy={submit.busy} noun="policy" editing={e !== undefined} onCancel={props.onCancel} />
     </form>
   );
 }
