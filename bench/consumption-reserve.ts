@@ -1,25 +1,42 @@
 /**
  * Consumption reservation benchmark on the local MongoDB-wire server (FerretDB unless MONGO_URL
- * says otherwise). Runs the consumption service in this process and calls `agn.consumption.reserve`
- * over NATS from a separate connection, as the gateway proxy would: first one caller in a loop, then
- * 50 concurrent callers (50 users of one source group, so the group counter is shared and hot).
- * Each request is capped by a policy (user + group token caps, far from binding) and one
- * account-wide budget rule (USD caps), i.e. 2 counters touched per reservation. Then it publishes one
- * settling event per admitted reservation and times how fast they are all counted.
+ * says otherwise). Runs the consumption service in its own process (bench/consumption-service.ts) and calls `agn.consumption.reserve`
+ * over NATS from a separate connection, as the gateway proxy would: one caller in a loop, then an
+ * open-loop run at a fixed rate (BENCH_RATE, 2,000/s by default: requests are sent on schedule
+ * whether or not earlier ones were answered), then 50 concurrent callers as fast as they go (50
+ * users of one source group, so the group counter is shared and hot). Each request is capped by a
+ * policy (user + group token caps, far from binding) and one account-wide budget rule (USD caps):
+ * 2 counters held per reservation. Then it publishes one settling event per admitted reservation
+ * and times how fast they are all counted.
  *
- *   pnpm --filter @agentnet/bench bench:consumption           # 300 sequential, 1,000 concurrent
- *   BENCH_RESERVATIONS=3000 pnpm --filter @agentnet/bench bench:consumption
+ *   pnpm --filter @agentnet/bench bench:consumption
+ *   BENCH_RATE=3000 BENCH_SECONDS=20 pnpm --filter @agentnet/bench bench:consumption
  */
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { loadavg } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { connectBus, deleteDurableConsumer, publishEvent, request } from "@agentnet/bus";
-import { startConsumption } from "@agentnet/consumption/app";
-import { Consumption, Events, type GatewayRequestEvent, type ReserveRequest } from "@agentnet/contracts";
+import {
+  ACCOUNT_EVENTS_STREAM,
+  Consumption,
+  Events,
+  type GatewayRequestEvent,
+  type ReserveReply,
+  type ReserveRequest,
+} from "@agentnet/contracts";
 import { defaultDataDir, ensureMongo, ensureNats } from "@agentnet/local-backends";
-import { createLogger, newId } from "@agentnet/service-kit";
+import { newId } from "@agentnet/service-kit";
 import mongoose from "mongoose";
 
+type Reservation = Extract<ReserveReply, { decision: "allow" }>;
+
 const CONCURRENT = 50;
-const TOTAL = Number(process.env.BENCH_RESERVATIONS ?? 1_000);
-const SEQUENTIAL = Math.max(100, Math.floor(TOTAL * 0.3));
+const SEQUENTIAL = 2_000;
+const RATE = Number(process.env.BENCH_RATE ?? 2_000);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONCURRENT_TOTAL = 20_000;
 
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
@@ -55,6 +72,34 @@ function makeRequest(accountId: string, user: number): ReserveRequest {
   };
 }
 
+const DATABASE = "agentnet_bench_consumption";
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+
+/** The MongoDB URL with its database replaced by `database`. */
+const databaseUrl = (url: string, database: string) => {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+};
+
+function startService(env: Record<string, string>): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      join(ROOT, "node_modules", ".bin", "tsx"),
+      // BENCH_SERVICE_NODE_ARGS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, profiles the service.
+      [
+        ...(process.env.BENCH_SERVICE_NODE_ARGS?.split(" ") ?? []),
+        join(ROOT, "bench", "consumption-service.ts"),
+      ],
+      { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] },
+    );
+    child.stdout?.on("data", (data: Buffer) => {
+      if (data.toString().includes("consumption ready")) resolve(child);
+    });
+    child.once("exit", (code) => reject(new Error(`the consumption service exited with ${code}`)));
+  });
+}
+
 async function run() {
   const dataDir = defaultDataDir();
   const nats = await ensureNats({ url: process.env.NATS_URL ?? "nats://127.0.0.1:4222", dataDir });
@@ -63,27 +108,25 @@ async function run() {
     dataDir,
   });
   const connection = await mongoose.createConnection(mongo.url).asPromise();
-  const db = connection.useDb("agentnet_bench_consumption", { useCache: false });
+  const db = connection.useDb(DATABASE, { useCache: false });
   // Start empty: an interrupted earlier run would otherwise leave its documents behind.
   await db.dropDatabase();
-  const serviceBus = await connectBus({ url: nats.url, name: "bench-consumption" });
   const clientBus = await connectBus({ url: nats.url, name: "bench-proxy" });
   const durable = `bench-${newId()}`;
-  const service = await startConsumption({
-    nc: serviceBus,
-    connection: db,
-    logger: createLogger("bench", "warn"),
-    options: { durable, deliverNew: true, sweepIntervalMs: 0, pruneIntervalMs: 0 },
+  const service = await startService({
+    BENCH_MONGO_URL: databaseUrl(mongo.url, DATABASE),
+    BENCH_NATS_URL: nats.url,
+    BENCH_DURABLE: durable,
   });
   const accountId = `bench-${newId()}`;
-  const admitted: { body: ReserveRequest; reservationId: string }[] = [];
+  const admitted: { body: ReserveRequest; reservation: Reservation }[] = [];
 
   const timedReserve = async (body: ReserveRequest, latencies: number[]) => {
     const started = performance.now();
     const reply = await request(clientBus, Consumption.reserve, body, { timeoutMs: 60_000 });
     latencies.push(performance.now() - started);
     if (reply.decision !== "allow" || !reply.reservation_id) throw new Error("a reservation was refused");
-    admitted.push({ body, reservationId: reply.reservation_id });
+    admitted.push({ body, reservation: reply });
   };
   const report = (label: string, latencies: number[], ms: number) => {
     const sorted = [...latencies].sort((a, b) => a - b);
@@ -94,6 +137,11 @@ async function run() {
     );
   };
 
+  const load = () =>
+    loadavg()
+      .map((n) => n.toFixed(2))
+      .join(" ");
+  console.log(`load average before: ${load()}`);
   console.log(`backends: nats ${nats.url} (${nats.engine}), mongo ${mongo.url} (${mongo.engine})`);
   // Warm-up: connections, indexes, JIT.
   for (let i = 0; i < 20; i++) await timedReserve(makeRequest(accountId, i % 50), []);
@@ -103,12 +151,31 @@ async function run() {
   for (let i = 0; i < SEQUENTIAL; i++) await timedReserve(makeRequest(accountId, i % 50), sequential);
   report("1 caller", sequential, performance.now() - started);
 
+  // Open loop: each tick sends whatever the schedule says is due, answered or not.
+  const paced: number[] = [];
+  const pending: Promise<void>[] = [];
+  const total = RATE * SECONDS;
+  started = performance.now();
+  await new Promise<void>((resolve) => {
+    let sent = 0;
+    const tick = setInterval(() => {
+      const due = Math.min(total, Math.floor(((performance.now() - started) / 1000) * RATE));
+      for (; sent < due; sent++) pending.push(timedReserve(makeRequest(accountId, sent % 50), paced));
+      if (sent >= total) {
+        clearInterval(tick);
+        resolve();
+      }
+    }, 1);
+  });
+  await Promise.all(pending);
+  report(`open loop at ${RATE}/s`, paced, performance.now() - started);
+
   const concurrent: number[] = [];
   let next = 0;
   started = performance.now();
   await Promise.all(
     Array.from({ length: CONCURRENT }, async (_, caller) => {
-      while (next < TOTAL) {
+      while (next < CONCURRENT_TOTAL) {
         next++;
         await timedReserve(makeRequest(accountId, caller), concurrent);
       }
@@ -118,47 +185,56 @@ async function run() {
 
   // Settlement: one event per admitted reservation, counted when the group counter has them all.
   started = performance.now();
+  const eventOf = ({ body, reservation }: (typeof admitted)[number]): GatewayRequestEvent => {
+    return {
+      v: 1,
+      id: body.request_id,
+      account_id: accountId,
+      logged: false,
+      reservation_id: reservation.reservation_id,
+      reserved_counters: reservation.counters,
+      user_email: "",
+      user_name: "",
+      service_id: "bench",
+      timestamp: new Date().toISOString(),
+      status_code: 200,
+      duration_ms: 100,
+      user_id: body.user_id,
+      source_ip: "",
+      method: "POST",
+      host: "",
+      path: "",
+      provider: "openai",
+      model: "gpt-4o-mini",
+      session_id: "",
+      resolved_provider_id: "p",
+      selected_policy_id: "policy",
+      decision: "allow",
+      deny_reason: "",
+      input_tokens: 700,
+      output_tokens: 300,
+      total_tokens: 1000,
+      cached_input_tokens: 0,
+      cache_creation_tokens: 0,
+      cost_usd: 0.01,
+      input_cost_usd: 0.007,
+      cached_input_cost_usd: 0,
+      cache_creation_cost_usd: 0,
+      output_cost_usd: 0.003,
+      cache_cost_usd: 0,
+      stream: false,
+      group_ids: body.group_ids,
+    };
+  };
+  // A window of acks in flight, as the proxy's publisher keeps: 40,000 at once would stall this process.
+  let published = 0;
   await Promise.all(
-    admitted.map(({ body, reservationId }) => {
-      const event: GatewayRequestEvent = {
-        v: 1,
-        id: body.request_id,
-        account_id: accountId,
-        logged: false,
-        reservation_id: reservationId,
-        user_email: "",
-        user_name: "",
-        service_id: "bench",
-        timestamp: new Date().toISOString(),
-        status_code: 200,
-        duration_ms: 100,
-        user_id: body.user_id,
-        source_ip: "",
-        method: "POST",
-        host: "",
-        path: "",
-        provider: "openai",
-        model: "gpt-4o-mini",
-        session_id: "",
-        resolved_provider_id: "p",
-        selected_policy_id: "policy",
-        decision: "allow",
-        deny_reason: "",
-        input_tokens: 700,
-        output_tokens: 300,
-        total_tokens: 1000,
-        cached_input_tokens: 0,
-        cache_creation_tokens: 0,
-        cost_usd: 0.01,
-        input_cost_usd: 0.007,
-        cached_input_cost_usd: 0,
-        cache_creation_cost_usd: 0,
-        output_cost_usd: 0.003,
-        cache_cost_usd: 0,
-        stream: false,
-        group_ids: body.group_ids,
-      };
-      return publishEvent(clientBus, Events.requests(accountId), event, body.request_id);
+    Array.from({ length: 256 }, async () => {
+      while (published < admitted.length) {
+        const entry = admitted[published++];
+        if (entry)
+          await publishEvent(clientBus, Events.requests(accountId), eventOf(entry), entry.body.request_id);
+      }
     }),
   );
   const caller = {
@@ -173,7 +249,7 @@ async function run() {
     const counters = await request(clientBus, Consumption.list, { caller }, { timeoutMs: 300_000 });
     const group = counters.find((counter) => counter.dimension_kind === "group");
     if (group && group.tokens_input === admitted.length * 700) break;
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
   const settleMs = performance.now() - started;
   console.log(
@@ -181,10 +257,12 @@ async function run() {
       `${Math.round((admitted.length * 1000) / settleMs)} events/s`,
   );
 
-  await service.stop();
-  await deleteDurableConsumer(serviceBus, durable);
+  console.log(`load average after: ${load()}`);
+  service.kill("SIGTERM");
+  await once(service, "exit");
+  await deleteDurableConsumer(clientBus, durable);
+  await deleteDurableConsumer(clientBus, `${durable}-accounts`, ACCOUNT_EVENTS_STREAM);
   await db.dropDatabase();
-  await serviceBus.drain();
   await clientBus.drain();
   await connection.close();
   await mongo.stop();

@@ -1,27 +1,39 @@
-import { ensureRequestStream, type NatsConnection } from "@agentnet/bus";
-import type { Logger } from "@agentnet/service-kit";
+import { hostname } from "node:os";
+import {
+  contendForLeadership,
+  DEFAULT_LEASE_TTL_MS,
+  ensureRequestStream,
+  type Leadership,
+  type NatsConnection,
+} from "@agentnet/bus";
+import type { GatewayRequestEvent } from "@agentnet/contracts";
+import { type Logger, newId } from "@agentnet/service-kit";
 import type { Connection } from "mongoose";
 import { followAccountDeletions } from "./handlers/accounts";
 import type { HandlerContext } from "./handlers/context";
 import { registerListHandler } from "./handlers/list";
 import { registerReserveHandler } from "./handlers/reserve";
-import { settleEvents, startSettlement } from "./handlers/settlement";
-import { Ledger } from "./store/ledger";
-import { prune, type RetentionOptions } from "./store/maintenance";
-import { createModels } from "./store/models";
-import { Reservations } from "./store/reservations";
+import { startSettlement } from "./handlers/settlement";
+import { UsageKeeper } from "./keeper";
+import { JournalFencedError, UsageStore } from "./store/usage-store";
 
-export interface ConsumptionOptions extends RetentionOptions {
+export interface ConsumptionOptions {
   /** How long a reservation holds its estimate when no event settles it. */
   reservationTtlMs: number;
   /** How often expired reservations are freed; 0 leaves it to `sweepExpired()` (tests). */
   sweepIntervalMs: number;
-  /** How often ended counters, old ledger entries and ended reservations are pruned; 0 disables. */
+  /** How often changed counters are snapshotted and the journal trimmed; 0 leaves it to `stop()`. */
+  snapshotIntervalMs: number;
+  /** How often counters of long-ended windows are pruned; 0 disables. */
   pruneIntervalMs: number;
-  /** Durable consumer name on the request stream (and `<name>-accounts` on account events); every replica uses the same. */
+  /** Counters stay listed this long after their window ended. */
+  counterRetentionMs: number;
+  /** Durable consumer name on the request stream (and `<name>-accounts`), and the lease key; every replica uses the same. */
   durable: string;
   deliverNew: boolean;
   ackWaitMs: number;
+  /** How long a failed leader's lease outlives it before a standby takes over. */
+  leaseTtlMs: number;
   /** Milliseconds since the epoch; injectable so tests roll windows over without waiting. */
   clock: () => number;
 }
@@ -31,17 +43,23 @@ const DAY_MS = 24 * 3600 * 1000;
 export const defaultOptions: ConsumptionOptions = {
   reservationTtlMs: 10 * 60 * 1000,
   sweepIntervalMs: 15_000,
+  snapshotIntervalMs: 5_000,
   pruneIntervalMs: 3600 * 1000,
   counterRetentionMs: 7 * DAY_MS,
-  ledgerCompactionMs: 3600 * 1000,
-  reservationRetentionMs: DAY_MS,
   durable: "consumption",
   deliverNew: false,
   ackWaitMs: 30_000,
+  leaseTtlMs: DEFAULT_LEASE_TTL_MS,
   clock: Date.now,
 };
 
-/** Wires the consumption endpoints, the settlement consumer and the sweeps onto NATS and MongoDB. */
+/**
+ * Wires consumption onto NATS and MongoDB. Replicas contend for one lease; the leader loads the
+ * counters into memory, answers reserve and list, settles events and runs the sweeps; the others
+ * stand by and take over when it stops or its lease runs out. One decider is what makes
+ * reservations atomic across replicas without a database round trip per check (see
+ * docs/ARCHITECTURE.md, "Consumption").
+ */
 export async function startConsumption(deps: {
   nc: NatsConnection;
   connection: Connection;
@@ -49,50 +67,103 @@ export async function startConsumption(deps: {
   options?: Partial<ConsumptionOptions>;
 }) {
   const options = { ...defaultOptions, ...deps.options };
-  const models = await createModels(deps.connection);
-  const ledger = new Ledger(models, options.clock);
-  const reservations = new Reservations(models, ledger, options.clock, options.reservationTtlMs);
-  const ctx: HandlerContext = { ...deps, models, ledger, reservations, clock: options.clock };
-
-  registerReserveHandler(ctx);
-  registerListHandler(ctx);
-
+  const store = await UsageStore.open(deps.connection);
   await ensureRequestStream(deps.nc);
+  let term: Term | undefined;
+  let leadership: Leadership | undefined;
+
+  leadership = await contendForLeadership(deps.nc, {
+    key: options.durable,
+    holder: `${hostname()}-${process.pid}-${newId()}`,
+    ttlMs: options.leaseTtlMs,
+    onElected: async () => {
+      term = await lead(deps, store, options, () => void leadership?.stepDown());
+      deps.logger.info("leading consumption");
+    },
+    onDeposed: async (reason) => {
+      const ending = term;
+      term = undefined;
+      await ending?.stop(reason === "released");
+      deps.logger.info({ reason }, "no longer leading consumption");
+    },
+    onError: (err) => deps.logger.warn({ err }, "consumption lease"),
+  });
+
+  const leading = (): Term => {
+    if (!term) throw new Error("this consumption replica is not leading");
+    return term;
+  };
+  return {
+    isLeader: () => term !== undefined,
+    sweepExpired: () => leading().keeper.sweepExpired(),
+    snapshot: () => leading().keeper.snapshot(),
+    prune: () => leading().keeper.prune(),
+    settleEvents: (events: GatewayRequestEvent[]) => leading().keeper.settle(events),
+    /** Hands the lease over (after saving a snapshot) and stops; the caller drains NATS. */
+    stop: () => leadership?.release(),
+  };
+}
+
+export type ConsumptionService = Awaited<ReturnType<typeof startConsumption>>;
+
+interface Term {
+  keeper: UsageKeeper;
+  /** Stops serving; `save` writes a last snapshot (a graceful hand-over, not a lost lease). */
+  stop(save: boolean): Promise<void>;
+}
+
+/** One leadership term: load, subscribe, consume, sweep; `stop` undoes it all. */
+async function lead(
+  deps: { nc: NatsConnection; logger: Logger },
+  store: UsageStore,
+  options: ConsumptionOptions,
+  stepDown: () => void,
+): Promise<Term> {
+  const keeper = await UsageKeeper.load(store, {
+    reservationTtlMs: options.reservationTtlMs,
+    counterRetentionMs: options.counterRetentionMs,
+    // JetStream redelivers an unacked event after ack_wait; a few of those cover a slow hand-over.
+    redeliveryHorizonMs: 4 * options.ackWaitMs,
+    clock: options.clock,
+  });
+  const ctx: HandlerContext = { ...deps, keeper };
   const abort = new AbortController();
+  const onError = (err: unknown) => {
+    if (err instanceof JournalFencedError) {
+      deps.logger.error({ err }, "another replica is writing the journal; stepping down");
+      stepDown();
+    } else {
+      deps.logger.error({ err }, "settling a batch failed; it will be redelivered");
+    }
+  };
   const loops = [
-    (await startSettlement(ctx, options, abort.signal)).loop,
-    (await followAccountDeletions(ctx, options, abort.signal)).loop,
+    (await startSettlement(ctx, { ...options, onError }, abort.signal)).loop,
+    followAccountDeletions(ctx, options, abort.signal),
   ].map((loop) =>
     loop.catch((err: unknown) => {
       if (!abort.signal.aborted) deps.logger.error({ err }, "a JetStream consumer stopped");
     }),
   );
-
-  const sweepExpired = () => reservations.sweepExpired();
-  const pruneNow = () => prune(models, ledger, options.clock(), options);
   const timers = [
-    every(options.sweepIntervalMs, sweepExpired, deps.logger, "expiry sweep"),
-    every(options.pruneIntervalMs, pruneNow, deps.logger, "prune"),
+    every(options.sweepIntervalMs, async () => keeper.sweepExpired(), deps.logger, "expiry sweep"),
+    every(options.snapshotIntervalMs, () => keeper.snapshot(), deps.logger, "snapshot"),
+    every(options.pruneIntervalMs, () => keeper.prune(), deps.logger, "prune"),
   ];
+  const subscriptions = [registerReserveHandler(ctx), registerListHandler(ctx)];
   // A flush makes sure the server has every subscription before anyone sends a request.
   await deps.nc.flush();
-
   return {
-    models,
-    reservations,
-    sweepExpired,
-    prune: pruneNow,
-    settleEvents: (events: Parameters<typeof settleEvents>[1]) => settleEvents(ctx, events),
-    /** Stops timers and the consumer loop (after its batch in hand); the caller drains NATS. */
-    async stop() {
+    keeper,
+    async stop(save) {
+      for (const subscription of subscriptions) subscription.unsubscribe();
       for (const timer of timers) if (timer) clearInterval(timer);
       abort.abort();
       await Promise.all(loops);
+      if (save)
+        await keeper.snapshot().catch((err: unknown) => deps.logger.error({ err }, "last snapshot failed"));
     },
   };
 }
-
-export type ConsumptionService = Awaited<ReturnType<typeof startConsumption>>;
 
 /** Runs `task` every `ms` (never two at once); 0 means not at all. */
 function every(ms: number, task: () => Promise<unknown>, logger: Logger, name: string) {

@@ -11,8 +11,12 @@ export const ConsumptionEnv = z.object({
   RESERVATION_TTL_SECONDS: z.coerce.number().int().min(1).default(600),
   /** How often expired reservations are freed. */
   SWEEP_INTERVAL_SECONDS: seconds.default(15),
-  /** How often ended counters and superseded ledger entries are pruned; 0 disables. */
+  /** How often changed counters are snapshotted and the settlement journal trimmed. */
+  SNAPSHOT_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(5),
+  /** How often counters of long-ended windows are pruned; 0 disables. */
   PRUNE_INTERVAL_SECONDS: seconds.default(3600),
+  /** How long a failed leader's lease outlives it before a standby replica takes over. */
+  LEASE_TTL_SECONDS: z.coerce.number().min(1).default(6),
   /** Counters stay listed this many days after their window ended. */
   COUNTER_RETENTION_DAYS: z.coerce.number().min(0).default(7),
   /** Durable JetStream consumer name on AGN_REQUESTS, shared by every replica. */

@@ -75,7 +75,7 @@ describe("GET /api/agent-network/consumption", () => {
     const body = { ...base, policy: { id: "pol", source_groups: [all.id], limits } };
     const reply = await reserve(consumption.nc, body);
     if (reply.decision !== "allow") throw new Error("expected an allow");
-    await publish(gatewayBus, makeEvent(body, reply.reservation_id));
+    await publish(gatewayBus, makeEvent(body, reply));
 
     await eventually(
       async () => (await get<unknown[]>("/api/agent-network/consumption", owner.token)).body.length === 2,

@@ -22,7 +22,9 @@ await runService(
       options: {
         reservationTtlMs: env.RESERVATION_TTL_SECONDS * 1000,
         sweepIntervalMs: env.SWEEP_INTERVAL_SECONDS * 1000,
+        snapshotIntervalMs: env.SNAPSHOT_INTERVAL_SECONDS * 1000,
         pruneIntervalMs: env.PRUNE_INTERVAL_SECONDS * 1000,
+        leaseTtlMs: env.LEASE_TTL_SECONDS * 1000,
         counterRetentionMs: env.COUNTER_RETENTION_DAYS * 24 * 3600 * 1000,
         durable: env.CONSUMER_DURABLE,
       },

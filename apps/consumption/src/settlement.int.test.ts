@@ -16,6 +16,7 @@ import {
   makeReserve,
   publish,
   type Replica,
+  type Reservation,
   reserve,
   startReplica,
   TestClock,
@@ -49,18 +50,18 @@ const list = (body: ReserveRequest, role: "owner" | "user" = "owner") =>
   request(one.nc, Consumption.list, { caller: callerOf(body, role) });
 const userCounter = async (body: ReserveRequest): Promise<ConsumptionCounter | undefined> =>
   (await list(body)).find((counter) => counter.dimension_kind === "user");
-const reserveId = async (body: ReserveRequest) => {
+const reserved = async (body: ReserveRequest): Promise<Reservation> => {
   const reply = await reserve(one.nc, body);
   if (reply.decision !== "allow" || !reply.reservation_id) throw new Error("expected a reservation");
-  return reply.reservation_id;
+  return reply;
 };
 
 describe("settlement from JetStream events", () => {
   it("lists [] before anything is consumed, then the real usage of user and group", async () => {
     const body = capped(1000, 5000);
     expect(await list(body)).toEqual([]);
-    const id = await reserveId(body);
-    await publish(one.nc, makeEvent(body, id));
+    const reservation = await reserved(body);
+    await publish(one.nc, makeEvent(body, reservation));
     await eventually(async () => (await list(body)).length === 2);
     const counters = await list(body);
     expect(counters.map((c) => c.dimension_kind).sort()).toEqual(["group", "user"]);
@@ -72,16 +73,16 @@ describe("settlement from JetStream events", () => {
 
   it("swaps the estimate for real usage: freed room admits more requests", async () => {
     const body = capped(150); // estimate 100: one fits until the first settles at 50
-    const id = await reserveId({ ...body, request_id: uniqueId("r") });
+    const reservation = await reserved({ ...body, request_id: uniqueId("r") });
     expect((await reserve(one.nc, { ...body, request_id: uniqueId("r") })).decision).toBe("deny");
-    await publish(one.nc, makeEvent(body, id, { id: uniqueId("ev") }));
+    await publish(one.nc, makeEvent(body, reservation, { id: uniqueId("ev") }));
     await eventually(async () => (await userCounter(body))?.tokens_input === 30);
     expect((await reserve(one.nc, { ...body, request_id: uniqueId("r") })).decision).toBe("allow");
   });
 
   it("releases the reservation of a denied or failed request and counts nothing", async () => {
     const body = capped(100);
-    const denied = await reserveId({ ...body, request_id: uniqueId("r") });
+    const denied = await reserved({ ...body, request_id: uniqueId("r") });
     await publish(
       one.nc,
       makeEvent(body, denied, {
@@ -100,7 +101,7 @@ describe("settlement from JetStream events", () => {
 
   it("releases on an upstream failure with zero tokens", async () => {
     const body = capped(100);
-    const failed = await reserveId({ ...body, request_id: uniqueId("r") });
+    const failed = await reserved({ ...body, request_id: uniqueId("r") });
     const event = makeEvent(body, failed, {
       id: uniqueId("ev"),
       status_code: 502,
@@ -115,8 +116,8 @@ describe("settlement from JetStream events", () => {
 
   it("counts a redelivered event once (duplicate publish and a replay after a crash)", async () => {
     const body = capped(10_000);
-    const id = await reserveId(body);
-    const event = makeEvent(body, id);
+    const reservation = await reserved(body);
+    const event = makeEvent(body, reservation);
     // Settled in process without an ack, as if the replica died before acking...
     await one.service.settleEvents([event]);
     // ...then delivered again through JetStream, twice (a different Nats-Msg-Id defeats dedup).
@@ -126,15 +127,15 @@ describe("settlement from JetStream events", () => {
     expect(await userCounter(body)).toMatchObject({ tokens_input: 30, tokens_output: 20, cost_usd: 0.0005 });
   });
 
-  it("counts every event exactly once with two replicas sharing the durable consumer", async () => {
+  it("counts every event exactly once with two replicas, one leading and one standing by", async () => {
     const base = capped(0, 1_000_000);
     const users = Array.from({ length: 40 }, () => ({
       ...base,
       user_id: uniqueId("u"),
       request_id: uniqueId("r"),
     }));
-    const ids = await Promise.all(users.map(reserveId));
-    await Promise.all(users.map((body, i) => publish(two.nc, makeEvent(body, ids[i]))));
+    const reservations = await Promise.all(users.map(reserved));
+    await Promise.all(users.map((body, i) => publish(two.nc, makeEvent(body, reservations[i] ?? {}))));
     const group = async () => (await list(base)).find((c) => c.dimension_kind === "group");
     await eventually(async () => (await group())?.tokens_input === 40 * 30, 20_000);
     expect(await group()).toMatchObject({ tokens_input: 1200, tokens_output: 800, cost_usd: 0.02 });
@@ -142,13 +143,13 @@ describe("settlement from JetStream events", () => {
 
   it("frees expired reservations in the sweep, and still counts a late event", async () => {
     const body = capped(100);
-    const id = await reserveId({ ...body, request_id: uniqueId("r") });
+    const reservation = await reserved({ ...body, request_id: uniqueId("r") });
     clock.advance(11 * 60 * 1000);
     expect(await one.service.sweepExpired()).toBeGreaterThanOrEqual(1);
     const next = await reserve(one.nc, { ...body, request_id: uniqueId("r") });
     expect(next.decision).toBe("allow");
-    await one.service.settleEvents([makeEvent(body, id)]);
-    await one.service.settleEvents([makeEvent(body, id)]);
+    await one.service.settleEvents([makeEvent(body, reservation)]);
+    await one.service.settleEvents([makeEvent(body, reservation)]);
     expect(await userCounter(body)).toMatchObject({ tokens_input: 30, tokens_output: 20 });
   });
 });
@@ -159,7 +160,7 @@ describe("GET consumption order, scope and lifetime", () => {
     const other = { ...body, user_id: uniqueId("other"), group_ids: [uniqueId("other-grp")] };
     for (const who of [body, other, body]) {
       const requestBody = { ...who, request_id: uniqueId("r") };
-      await one.service.settleEvents([makeEvent(requestBody, await reserveId(requestBody))]);
+      await one.service.settleEvents([makeEvent(requestBody, await reserved(requestBody))]);
       clock.advance(3600 * 1000);
     }
     const all = await list(body);
@@ -175,7 +176,7 @@ describe("GET consumption order, scope and lifetime", () => {
 
   it("prunes counters some time after their window ended", async () => {
     const body = capped(10_000);
-    await one.service.settleEvents([makeEvent(body, await reserveId(body))]);
+    await one.service.settleEvents([makeEvent(body, await reserved(body))]);
     expect(await list(body)).toHaveLength(2); // the user and its source group
     clock.advance(8 * 24 * 3600 * 1000);
     await one.service.prune();
@@ -184,7 +185,7 @@ describe("GET consumption order, scope and lifetime", () => {
 
   it("deletes the account's counters on agn.account.deleted", async () => {
     const body = capped(10_000);
-    await one.service.settleEvents([makeEvent(body, await reserveId(body))]);
+    await one.service.settleEvents([makeEvent(body, await reserved(body))]);
     expect(await list(body)).toHaveLength(2); // the user and its source group
     const event: AccountDeletedEvent = {
       v: 1,

@@ -68,17 +68,21 @@ export const makeReserve = (overrides: Partial<ReserveRequest> = {}): ReserveReq
   };
 };
 
+/** What an allowed reserve reply gives the proxy to put in the request's event. */
+export type Reservation = Pick<Extract<ReserveReply, { decision: "allow" }>, "reservation_id" | "counters">;
+
 /** The event the proxy publishes for a request that reserved under `reserve`. */
 export const makeEvent = (
   reserve: ReserveRequest,
-  reservationId: string | undefined,
+  reservation: Reservation,
   overrides: Partial<GatewayRequestEvent> = {},
 ): GatewayRequestEvent => ({
   v: 1,
   id: reserve.request_id,
   account_id: reserve.account_id,
   logged: false,
-  reservation_id: reservationId,
+  reservation_id: reservation.reservation_id,
+  reserved_counters: reservation.counters,
   user_email: "u@example.com",
   user_name: "u",
   service_id: "svc",
@@ -143,13 +147,17 @@ export async function startReplica(database: string, clock: TestClock, options: 
     connection,
     async stop() {
       await service.stop();
-      // Test durables are unique per file; leaving them would keep every test event in the stream.
-      const durable = options.durable ?? "consumption";
-      await deleteDurableConsumer(nc, durable).catch(() => undefined);
-      await deleteDurableConsumer(nc, `${durable}-accounts`, ACCOUNT_EVENTS_STREAM).catch(() => undefined);
-      await nc.drain();
+      if (!nc.isClosed()) {
+        // Test durables are unique per file; leaving them would keep every test event in the stream.
+        const durable = options.durable ?? "consumption";
+        await deleteDurableConsumer(nc, durable).catch(() => undefined);
+        await deleteDurableConsumer(nc, `${durable}-accounts`, ACCOUNT_EVENTS_STREAM).catch(() => undefined);
+        await nc.drain();
+      }
       await base.close();
     },
+    /** Dies without a word: no snapshot, no lease hand-over, unacked events stay unacked. */
+    crash: () => nc.close(),
   };
 }
 

@@ -2,4 +2,5 @@ export type { Msg, NatsConnection, Subscription } from "@nats-io/transport-node"
 export * from "./account-deletions";
 export * from "./connect";
 export * from "./jetstream";
+export * from "./leadership";
 export * from "./rpc";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConsumptionCounter, DimensionKind } from "./consumption";
+import { ConsumptionCounter, DimensionKind, ReservedCounter } from "./consumption";
 
 const issuePaths = (result: { error?: { issues: { path: PropertyKey[] }[] } }) =>
   (result.error?.issues ?? []).map((issue) => issue.path.join("."));
@@ -23,6 +23,27 @@ describe("DimensionKind", () => {
 
   it("rejects anything else", () => {
     expect(DimensionKind.safeParse("account").success).toBe(false);
+  });
+});
+
+describe("ReservedCounter", () => {
+  const reserved = {
+    dimension_kind: "user",
+    dimension_id: "usr-1",
+    window_seconds: 3600,
+    window_start: 1_924_984_800,
+  };
+
+  it("parses a counter a reservation holds", () => {
+    expect(ReservedCounter.parse(reserved)).toEqual(reserved);
+  });
+
+  it.each([
+    ["window_seconds", 0],
+    ["window_start", 1.5],
+    ["dimension_id", ""],
+  ])("rejects %s = %s", (field, value) => {
+    expect(issuePaths(ReservedCounter.safeParse({ ...reserved, [field]: value }))).toEqual([field]);
   });
 });
 

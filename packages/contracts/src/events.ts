@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { AccessLogEntry } from "./access-logs";
 import { Id } from "./common";
+import { ReservedCounter } from "./consumption";
 
 /**
  * What the gateway proxy publishes on JetStream for every request, allowed or denied. `id` is
@@ -17,6 +18,8 @@ export const GatewayRequestEvent = AccessLogEntry.extend({
    * before reserving (no policy, model not allowed, cap already exceeded) has none.
    */
   reservation_id: z.string().min(1).optional(),
+  /** The counters the reservation held (from the reserve reply): what settlement counts usage on. */
+  reserved_counters: z.array(ReservedCounter).optional(),
   /** The caller's email and name, kept so the log search can match them. */
   user_email: z.string(),
   user_name: z.string(),

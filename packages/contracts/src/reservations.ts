@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { BudgetRule } from "./budget-rules";
 import { Id, Timestamp } from "./common";
-import { ConsumptionCounters } from "./consumption";
+import { ConsumptionCounters, ReservedCounter } from "./consumption";
 import { Limits } from "./limits";
 import { byCaller, endpoint } from "./subjects";
 
@@ -43,6 +43,8 @@ export const ReserveReply = z.discriminatedUnion("decision", [
     /** Absent when no limit applies: there is nothing to reserve or settle. */
     reservation_id: Id.optional(),
     expires_at: Timestamp.optional(),
+    /** The counters holding the estimate; the proxy copies them into the request's event. */
+    counters: z.array(ReservedCounter).optional(),
   }),
   z.object({
     decision: z.literal("deny"),

@@ -65,7 +65,8 @@ describe("applicableLimits", () => {
 });
 
 describe("outcomeOfEvent", () => {
-  const event = (overrides: Parameters<typeof makeEvent>[2]) => makeEvent(makeReserve(), "r", overrides);
+  const event = (overrides: Parameters<typeof makeEvent>[2]) =>
+    makeEvent(makeReserve(), { reservation_id: "r" }, overrides);
   it("releases denied requests and failures without tokens, settles everything else", () => {
     expect(outcomeOfEvent(event({ decision: "deny" }))).toBe("released");
     expect(outcomeOfEvent(event({ status_code: 500, input_tokens: 0, output_tokens: 0 }))).toBe("released");

@@ -52,7 +52,7 @@ export const estimateAmount = (estimate: ReservationEstimate): Amount => ({
   costNanos: usdToNanos(estimate.cost_usd),
 });
 
-/** A stable text form of a counter key: the ledger's chain id. */
+/** A stable text form of a counter key: the counter's id in memory and in the store. */
 export const chainId = (key: CounterKey): string =>
   [key.account_id, key.dimension_kind, key.dimension_id, key.window_seconds, key.window_start].join("|");
 

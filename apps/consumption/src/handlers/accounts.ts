@@ -1,28 +1,23 @@
 import { followAccountDeletions as follow } from "@agentnet/bus";
-import { deleteAccountData } from "../store/maintenance";
 import type { HandlerContext } from "./context";
 
 /**
- * agn.account.deleted: drop the account's counters, reservations and outcomes (durably, see
- * `followAccountDeletions` in @agentnet/bus; consumer `<durable>-accounts`). The replica that
- * deletes also forgets its cached heads; another replica's cache expires within minutes and only
- * matters if the deleted account kept sending requests.
+ * agn.account.deleted: drop the account's counters (durably, see `followAccountDeletions` in
+ * @agentnet/bus; consumer `<durable>-accounts`, pulled by the leading replica only).
  */
-export async function followAccountDeletions(
+export const followAccountDeletions = (
   ctx: HandlerContext,
   options: { durable: string; deliverNew: boolean },
   signal: AbortSignal,
-) {
-  const loop = follow(ctx.nc, {
+) =>
+  follow(ctx.nc, {
     durable: `${options.durable}-accounts`,
     deliver: options.deliverNew ? "new" : "all",
     signal,
     deleteAccount: async (accountId) => {
-      await deleteAccountData(ctx.models, ctx.ledger, accountId);
+      await ctx.keeper.deleteAccount(accountId);
       ctx.logger.info({ account_id: accountId }, "account consumption deleted");
     },
     onMalformed: (issues) => ctx.logger.warn({ issues }, "malformed account deletion event ignored"),
     onError: (err) => ctx.logger.error({ err }, "deleting account consumption failed; will retry"),
   });
-  return { loop };
-}

@@ -1,17 +1,17 @@
 import { Consumption, type ConsumptionCounter, hasAccountWideGrant } from "@agentnet/contracts";
 import { nanosToUsd } from "@agentnet/pricing";
-import type { CounterHead } from "../store/ledger";
+import type { Counter } from "../domain/counter-book";
 import { type HandlerContext, handle } from "./context";
 
-const toCounter = (head: CounterHead): ConsumptionCounter => ({
-  dimension_kind: head.dimension_kind,
-  dimension_id: head.dimension_id,
-  window_seconds: head.window_seconds,
-  window_start_utc: head.window_start.toISOString(),
-  tokens_input: head.tokens_input,
-  tokens_output: head.tokens_output,
-  cost_usd: nanosToUsd(head.cost_nanos),
-  updated_at: head.at.toISOString(),
+const toCounter = (counter: Counter): ConsumptionCounter => ({
+  dimension_kind: counter.dimension_kind,
+  dimension_id: counter.dimension_id,
+  window_seconds: counter.window_seconds,
+  window_start_utc: new Date(counter.window_start * 1000).toISOString(),
+  tokens_input: counter.tokens_input,
+  tokens_output: counter.tokens_output,
+  cost_usd: nanosToUsd(counter.cost_nanos),
+  updated_at: new Date(counter.updated_at).toISOString(),
 });
 
 /**
@@ -19,17 +19,14 @@ const toCounter = (head: CounterHead): ConsumptionCounter => ({
  * account-wide grant sees only their own user counters and the counters of their groups, as the
  * spec scopes the other usage reads. Counters that only ever held reservations are not consumption.
  */
-export function registerListHandler(ctx: HandlerContext) {
-  handle(ctx, Consumption.list, async ({ caller }) => {
-    const scope = hasAccountWideGrant(caller.role)
-      ? {}
-      : {
-          $or: [
-            { dimension_kind: "user", dimension_id: caller.user_id },
-            { dimension_kind: "group", dimension_id: { $in: caller.group_ids } },
-          ],
-        };
-    const heads = await ctx.ledger.counterHeads(caller.account_id, scope);
-    return heads.filter((head) => head.settled_requests > 0).map(toCounter);
+export const registerListHandler = (ctx: HandlerContext) =>
+  handle(ctx, Consumption.list, ({ caller }) => {
+    const groups = new Set(caller.group_ids);
+    const visible = hasAccountWideGrant(caller.role)
+      ? undefined
+      : (counter: Counter) =>
+          counter.dimension_kind === "user"
+            ? counter.dimension_id === caller.user_id
+            : groups.has(counter.dimension_id);
+    return ctx.keeper.list(caller.account_id, visible).map(toCounter);
   });
-}

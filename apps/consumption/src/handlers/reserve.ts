@@ -4,9 +4,9 @@ import { estimateAmount } from "../domain/reservation";
 import { type HandlerContext, handle } from "./context";
 
 /** agn.consumption.reserve: hold the request's worst case on every counter in force, or deny. */
-export function registerReserveHandler(ctx: HandlerContext) {
+export const registerReserveHandler = (ctx: HandlerContext) =>
   handle(ctx, Consumption.reserve, (request) =>
-    ctx.reservations.reserve({
+    ctx.keeper.reserve({
       account_id: request.account_id,
       request_id: request.request_id,
       user_id: request.user_id,
@@ -14,4 +14,3 @@ export function registerReserveHandler(ctx: HandlerContext) {
       amount: estimateAmount(request.estimate),
     }),
   );
-}

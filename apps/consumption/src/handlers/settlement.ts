@@ -1,7 +1,6 @@
 import { consumeBatches, ensureDurableConsumer } from "@agentnet/bus";
 import { GatewayRequestEvent } from "@agentnet/contracts";
 import type { JsMsg } from "@nats-io/jetstream";
-import { actualOf, outcomeOfEvent } from "../domain/settlement";
 import type { HandlerContext } from "./context";
 
 export interface SettlementOptions {
@@ -20,29 +19,17 @@ const decode = (message: JsMsg): GatewayRequestEvent | undefined => {
   }
 };
 
-/** Settles (or releases) the reservation of each event of a batch; events without one count nothing. */
-export async function settleEvents(ctx: HandlerContext, events: GatewayRequestEvent[]) {
-  await Promise.all(
-    events.map(async (event) => {
-      if (!event.reservation_id) return;
-      const result = await ctx.reservations.settle(
-        event.account_id,
-        event.reservation_id,
-        outcomeOfEvent(event),
-        event.id,
-        actualOf(event),
-      );
-      if (result === "unknown" || result === "ignored") {
-        ctx.logger.debug({ event_id: event.id, reservation_id: event.reservation_id, result }, "not settled");
-      }
-    }),
-  );
-}
-
-/** Starts consuming request events; resolves once the consumer exists with the loop (ends on `signal`). */
-export async function startSettlement(ctx: HandlerContext, options: SettlementOptions, signal: AbortSignal) {
-  // One durable shared by every replica: JetStream hands each event to one of them, and an event is
-  // acked only after its settlement was written, so a crash means redelivery, never loss.
+/**
+ * Consumes request events and settles their reservations, batch by batch: a batch is acked only
+ * after its usage was journaled, so a crash means redelivery (recognised by event id), never loss.
+ * Resolves once the consumer exists, with the loop (ends on `signal`).
+ */
+export async function startSettlement(
+  ctx: HandlerContext,
+  options: SettlementOptions & { onError: (error: unknown) => void },
+  signal: AbortSignal,
+) {
+  // One durable shared by every replica; only the leading replica pulls from it.
   const consumer = await ensureDurableConsumer(ctx.nc, {
     durable: options.durable,
     deliver: options.deliverNew ? "new" : "all",
@@ -58,13 +45,9 @@ export async function startSettlement(ctx: HandlerContext, options: SettlementOp
         if (event) events.push(event);
         else ctx.logger.warn({ seq: message.seq }, "skipping an event that is not a GatewayRequestEvent");
       }
-      await settleEvents(ctx, events);
+      await ctx.keeper.settle(events);
     },
-    {
-      maxMessages: 256,
-      signal,
-      onError: (err) => ctx.logger.error({ err }, "settling a batch failed; it will be redelivered"),
-    },
+    { maxMessages: 1_000, signal, onError: options.onError },
   );
   return { loop };
 }

@@ -1,7 +1,13 @@
-import type { Caller, GatewayRequestEvent } from "@agentnet/contracts";
+import type { Caller, GatewayRequestEvent, ReservedCounter } from "@agentnet/contracts";
 import { type CostBreakdown, zeroCost } from "@agentnet/pricing";
 import type { Wire } from "../domain/wire";
 import { totalTokens, type UsageCounts, zeroUsage } from "../upstream/usage";
+
+/** The consumption reservation a request holds; its event carries it back to be settled. */
+export interface Reservation {
+  id: string;
+  counters: ReservedCounter[];
+}
 
 /** Everything known about one request when it ends, allowed or denied. */
 export interface RequestRecord {
@@ -28,7 +34,7 @@ export interface RequestRecord {
   stream: boolean;
   usage?: UsageCounts;
   cost?: CostBreakdown;
-  reservationId?: string;
+  reservation?: Reservation;
   prompt?: string;
   completion?: string;
 }
@@ -76,7 +82,10 @@ export function buildEvent(record: RequestRecord): GatewayRequestEvent {
     group_ids: record.caller.group_ids,
     logged: record.logged,
   };
-  if (record.reservationId) event.reservation_id = record.reservationId;
+  if (record.reservation) {
+    event.reservation_id = record.reservation.id;
+    event.reserved_counters = record.reservation.counters;
+  }
   if (record.prompt !== undefined) event.request_prompt = record.prompt;
   if (record.completion !== undefined) event.response_completion = record.completion;
   return event;

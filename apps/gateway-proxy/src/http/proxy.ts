@@ -156,7 +156,7 @@ export async function handleInference(
         "retry-after": String(reserved.retryAfter),
       });
     }
-    if (reserved.reservationId) record.reservationId = reserved.reservationId;
+    if (reserved.reservation) record.reservation = reserved.reservation;
   }
 
   record.decision = "allow";

@@ -8,10 +8,11 @@ import {
 } from "@agentnet/contracts";
 import type { ProxyContext } from "../context";
 import { enabledBudgetRules } from "../domain/limits";
+import type { Reservation } from "../events/build";
 import type { AccountView } from "../snapshot/cache";
 
 export type Reserved =
-  | { kind: "allow"; reservationId?: string }
+  | { kind: "allow"; reservation?: Reservation }
   | { kind: "deny"; reason: string; retryAfter: number }
   | { kind: "unavailable" };
 
@@ -46,7 +47,8 @@ export async function reserve(
     if (reply.decision === "deny") {
       return { kind: "deny", reason: reply.reason, retryAfter: Math.max(1, reply.retry_after_seconds) };
     }
-    return reply.reservation_id ? { kind: "allow", reservationId: reply.reservation_id } : { kind: "allow" };
+    if (!reply.reservation_id) return { kind: "allow" };
+    return { kind: "allow", reservation: { id: reply.reservation_id, counters: reply.counters ?? [] } };
   } catch (error) {
     if (!(error instanceof AppError)) ctx.logger.error({ err: error }, "reserving failed");
     return { kind: "unavailable" };

@@ -1,0 +1,105 @@
+import { request } from "@agentnet/bus";
+import { Consumption, type ReserveRequest } from "@agentnet/contracts";
+import { uniqueId } from "@agentnet/testkit";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  callerOf,
+  eventually,
+  makeEvent,
+  makeLimits,
+  makeReserve,
+  publish,
+  type Replica,
+  type Reservation,
+  reserve,
+  startReplica,
+  TestClock,
+} from "./test-support";
+
+const DB = "agentnet_test_consumption_failover";
+const LEASE_TTL_MS = 1_000;
+const clock = new TestClock();
+const started: Replica[] = [];
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((replica) => replica.stop()));
+});
+
+/** A leader and a standby sharing one durable consumer and lease. */
+async function pair() {
+  const durable = uniqueId("consumption");
+  const leader = await startReplica(DB, clock, { durable, leaseTtlMs: LEASE_TTL_MS });
+  const standby = await startReplica(DB, clock, { durable, leaseTtlMs: LEASE_TTL_MS });
+  started.push(leader, standby);
+  expect([leader.service.isLeader(), standby.service.isLeader()]).toEqual([true, false]);
+  return { leader, standby };
+}
+
+const capped = (user_cap: number) => {
+  const base = makeReserve();
+  const limits = makeLimits({ token_limit: { enabled: true, user_cap, group_cap: 0, window_seconds: 3600 } });
+  return { ...base, policy: { ...base.policy, limits } };
+};
+const reserved = async (replica: Replica, body: ReserveRequest): Promise<Reservation> => {
+  const reply = await reserve(replica.nc, body);
+  if (reply.decision !== "allow" || !reply.reservation_id) throw new Error("expected a reservation");
+  return reply;
+};
+const userTokens = async (replica: Replica, body: ReserveRequest) => {
+  const counters = await request(replica.nc, Consumption.list, { caller: callerOf(body) });
+  return counters.find((counter) => counter.dimension_kind === "user")?.tokens_input ?? 0;
+};
+
+describe("consumption fail-over", () => {
+  it("hands over on a graceful stop with every counted token, and settles holds taken before", async () => {
+    const { leader, standby } = await pair();
+    const body = capped(10_000);
+    await publish(leader.nc, makeEvent(body, await reserved(leader, body)));
+    await eventually(async () => (await userTokens(leader, body)) === 30);
+    const heldBefore = { ...body, request_id: uniqueId("r") };
+    const hold = await reserved(leader, heldBefore);
+
+    await leader.stop();
+    await eventually(async () => standby.service.isLeader(), 10_000);
+    expect(await userTokens(standby, body)).toBe(30);
+    await publish(standby.nc, makeEvent(heldBefore, hold));
+    await eventually(async () => (await userTokens(standby, body)) === 60);
+  });
+
+  it("takes over from a crashed leader: replays the journal and recognises redelivered events", async () => {
+    const { leader, standby } = await pair();
+    const body = capped(10_000);
+    const event = makeEvent(body, await reserved(leader, body));
+    // Journaled by the leader but never acked on JetStream: it comes again after the crash.
+    await leader.service.settleEvents([event]);
+    await leader.crash();
+
+    await eventually(async () => standby.service.isLeader(), 10_000);
+    expect(await userTokens(standby, body)).toBe(30);
+    await publish(standby.nc, event, uniqueId("redelivery"));
+    const later = { ...body, request_id: uniqueId("r") };
+    await publish(standby.nc, makeEvent(later, await reserved(standby, later)));
+    await eventually(async () => (await userTokens(standby, body)) === 60);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await userTokens(standby, body)).toBe(60);
+  });
+
+  it("starts from snapshots and the journal after a full restart", async () => {
+    const durable = uniqueId("consumption");
+    const first = await startReplica(DB, clock, { durable, leaseTtlMs: LEASE_TTL_MS });
+    const body = capped(10_000);
+    for (let i = 0; i < 3; i++) {
+      const next = { ...body, request_id: uniqueId("r") };
+      await first.service.settleEvents([makeEvent(next, await reserved(first, next))]);
+      // The first settlement is in a snapshot, the others only in the journal.
+      if (i === 0) await first.service.snapshot();
+    }
+    await first.crash();
+    started.push(first);
+    await eventually(async () => !first.service.isLeader(), 10_000);
+
+    const second = await startReplica(DB, clock, { durable, leaseTtlMs: LEASE_TTL_MS });
+    started.push(second);
+    await eventually(async () => second.service.isLeader(), 10_000);
+    expect(await userTokens(second, body)).toBe(90);
+  });
+});

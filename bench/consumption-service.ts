@@ -1,0 +1,32 @@
+/**
+ * The consumption service as the reservation benchmark runs it: its own process (as in production,
+ * apart from the proxy that calls it), reading from the benchmark's database, with a durable
+ * consumer that starts at the stream's end so earlier runs' events are not replayed.
+ * Prints "consumption ready" once it leads; stops on SIGTERM.
+ */
+import { connectBus } from "@agentnet/bus";
+import { startConsumption } from "@agentnet/consumption/app";
+import { createLogger } from "@agentnet/service-kit";
+import mongoose from "mongoose";
+
+const { BENCH_MONGO_URL, BENCH_NATS_URL, BENCH_DURABLE } = process.env;
+if (!BENCH_MONGO_URL || !BENCH_NATS_URL || !BENCH_DURABLE) {
+  throw new Error(
+    "BENCH_MONGO_URL, BENCH_NATS_URL and BENCH_DURABLE are set by bench/consumption-reserve.ts",
+  );
+}
+const connection = await mongoose.createConnection(BENCH_MONGO_URL).asPromise();
+const nc = await connectBus({ url: BENCH_NATS_URL, name: "bench-consumption" });
+const service = await startConsumption({
+  nc,
+  connection,
+  logger: createLogger("bench-consumption", "warn"),
+  options: { durable: BENCH_DURABLE, deliverNew: true },
+});
+console.log("consumption ready");
+process.once("SIGTERM", async () => {
+  await service.stop();
+  await nc.drain();
+  await connection.close();
+  process.exit(0);
+});

@@ -1,0 +1,62 @@
+import { connectTestBus, uniqueId } from "@agentnet/testkit";
+import { describe, expect, it } from "vitest";
+import { contendForLeadership, type NatsConnection } from "./index";
+
+const TTL_MS = 900;
+
+/** A contender on its own connection that records what it was told. */
+async function contender(key: string) {
+  const nc: NatsConnection = await connectTestBus("lease-test");
+  const events: string[] = [];
+  const leadership = await contendForLeadership(nc, {
+    key,
+    holder: uniqueId("holder"),
+    ttlMs: TTL_MS,
+    onElected: async () => {
+      events.push("elected");
+    },
+    onDeposed: async (reason) => {
+      events.push(`deposed:${reason}`);
+    },
+    onError: () => undefined,
+  });
+  return { nc, events, leadership };
+}
+
+const until = async (probe: () => boolean, timeoutMs = 10_000) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!probe()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+};
+
+describe("contendForLeadership", () => {
+  it("elects one contender and hands over at once when it releases", async () => {
+    const key = uniqueId("lease");
+    const first = await contender(key);
+    const second = await contender(key);
+    expect([first.leadership.isLeader(), second.leadership.isLeader()]).toEqual([true, false]);
+    // Renewals keep the lease well past its TTL.
+    await new Promise((resolve) => setTimeout(resolve, TTL_MS * 2));
+    expect(second.leadership.isLeader()).toBe(false);
+
+    await first.leadership.release();
+    expect(first.events).toEqual(["elected", "deposed:released"]);
+    await until(() => second.leadership.isLeader(), TTL_MS);
+    await second.leadership.release();
+    await Promise.all([first.nc.drain(), second.nc.drain()]);
+  });
+
+  it("deposes a holder that cannot renew before a standby takes over", async () => {
+    const key = uniqueId("lease");
+    const first = await contender(key);
+    const second = await contender(key);
+    await first.nc.close();
+    await until(() => first.events.includes("deposed:lost"));
+    await until(() => second.leadership.isLeader());
+    await first.leadership.release();
+    await second.leadership.release();
+    await second.nc.drain();
+  });
+});

@@ -1,0 +1,118 @@
+import { type KV, Kvm } from "@nats-io/kv";
+import type { NatsConnection } from "@nats-io/transport-node";
+
+export interface LeadershipOptions {
+  /** What is contended for: at most one holder at a time per key (a JetStream KV key). */
+  key: string;
+  /** Who this process is, written into the key so operators can see the holder. */
+  holder: string;
+  /**
+   * How long the lease outlives its holder's last renewal. Renewals run every third of it; a holder
+   * that could not renew for two thirds of it stops leading before anyone else can start.
+   */
+  ttlMs?: number;
+  bucket?: string;
+  /** Becomes the holder: get ready to serve. The lease is renewed while this runs. */
+  onElected: () => Promise<void>;
+  /** Stops serving: `released` on a graceful stop (state may be saved), `lost` when the lease is gone. */
+  onDeposed: (reason: "released" | "lost") => Promise<void>;
+  onError: (error: unknown) => void;
+}
+
+export interface Leadership {
+  isLeader(): boolean;
+  /** Gives the lease up (after `onDeposed("released")`) so a standby takes over at once. */
+  release(): Promise<void>;
+  /** Steps down now, as when the lease is lost, e.g. when another holder's write was detected. */
+  stepDown(): Promise<void>;
+}
+
+export const DEFAULT_LEASE_TTL_MS = 6_000;
+
+async function leaseBucket(nc: NatsConnection, bucket: string, ttlMs: number): Promise<KV> {
+  // The bucket's max age is the lease: a key nobody renews disappears, and `create` then succeeds.
+  return new Kvm(nc).create(bucket, { ttl: ttlMs, history: 1 });
+}
+
+/**
+ * Contends for a lease held in a JetStream KV bucket: one process leads, the others stand by and
+ * take over once the leader releases the key or stops renewing it. Resolves after the first
+ * attempt, so a sole process is leading (and ready) when this returns.
+ */
+export async function contendForLeadership(
+  nc: NatsConnection,
+  options: LeadershipOptions,
+): Promise<Leadership> {
+  const ttlMs = options.ttlMs ?? DEFAULT_LEASE_TTL_MS;
+  const kv = await leaseBucket(nc, options.bucket ?? "agn_leases", ttlMs);
+  let revision: number | undefined;
+  let renewedAt = 0;
+  let stopped = false;
+  // Elections and depositions run one after the other, never interleaved.
+  let transition: Promise<void> = Promise.resolve();
+  let leading = false;
+
+  const depose = (reason: "released" | "lost") => {
+    if (revision === undefined) return transition;
+    revision = undefined;
+    transition = transition.then(async () => {
+      if (!leading) return;
+      leading = false;
+      await options.onDeposed(reason).catch(options.onError);
+    });
+    return transition;
+  };
+
+  const attempt = async () => {
+    if (revision !== undefined) {
+      try {
+        revision = await kv.update(options.key, options.holder, revision);
+        renewedAt = Date.now();
+      } catch (error) {
+        options.onError(error);
+        // Either someone else holds the key now, or this holder cannot reach it: in both cases
+        // another process may take over once the key expires, so stop well before that.
+        if (Date.now() - renewedAt > (ttlMs * 2) / 3) await depose("lost");
+      }
+      return;
+    }
+    if (stopped) return;
+    try {
+      revision = await kv.create(options.key, options.holder);
+    } catch {
+      return; // held by someone else
+    }
+    renewedAt = Date.now();
+    transition = transition.then(async () => {
+      try {
+        await options.onElected();
+        leading = true;
+      } catch (error) {
+        options.onError(error);
+        const held = revision;
+        revision = undefined;
+        if (held !== undefined) await kv.delete(options.key, { previousSeq: held }).catch(() => undefined);
+      }
+    });
+  };
+
+  let timer: NodeJS.Timeout | undefined;
+  const loop = async () => {
+    await attempt().catch(options.onError);
+    if (!stopped) timer = setTimeout(loop, ttlMs / 3);
+  };
+  await loop();
+  await transition;
+
+  return {
+    isLeader: () => leading,
+    async release() {
+      stopped = true;
+      clearTimeout(timer);
+      const held = revision;
+      await depose("released");
+      if (held !== undefined) await kv.delete(options.key, { previousSeq: held }).catch(() => undefined);
+    },
+    stepDown: () => depose("lost"),
+  };
+}
