@@ -19,6 +19,21 @@ describe("usdToNanos", () => {
     expect(usdToNanos(1e6)).toBe(1_000_000_000_000_000);
   });
 
+  it("agrees with the exact decimal conversion for plain and long decimals alike", () => {
+    for (const usd of [
+      0.05,
+      123.456789012,
+      9_007_199.254740991,
+      0.000000001,
+      42,
+      1e-9,
+      0.1 + 0.7,
+      3.3333333333,
+    ]) {
+      expect(usdToNanos(usd)).toBe(Number(decimalToScaled(usd, 9)));
+    }
+  });
+
   it("refuses amounts a number cannot hold exactly as nanos", () => {
     expect(() => usdToNanos(1e7)).toThrow(RangeError);
     expect(() => usdToNanos(Number.NaN)).toThrow(RangeError);

@@ -44,8 +44,19 @@ export const toSafeNumber = (value: bigint): number => {
   return Number(value);
 };
 
+const PLAIN_USD = /^(-?)(\d+)(?:\.(\d{1,9}))?$/;
+
 /** USD (a number) to integer nano-USD, rounded half away from zero. */
-export const usdToNanos = (usd: number): number => toSafeNumber(decimalToScaled(usd, 9));
+export const usdToNanos = (usd: number): number => {
+  // Fast path for the common shape (at most 9 decimals, no exponent): integer arithmetic on the
+  // decimal text is just as exact and avoids BigInt, which showed in the reservation profile.
+  const plain = PLAIN_USD.exec(usd.toString());
+  if (plain) {
+    const nanos = Number(plain[2]) * NANOS_PER_USD + Number((plain[3] ?? "").padEnd(9, "0"));
+    if (Number.isSafeInteger(nanos)) return plain[1] ? -nanos : nanos;
+  }
+  return toSafeNumber(decimalToScaled(usd, 9));
+};
 
 /** Integer nano-USD to USD: one correctly rounded division, so 1_050_000_000 gives exactly 1.05. */
 export const nanosToUsd = (nanos: number | bigint): number => Number(nanos) / NANOS_PER_USD;
