@@ -1,10 +1,9 @@
 import { request } from "@agentnet/bus";
 import { Consumption, type ReserveRequest } from "@agentnet/contracts";
-import { uniqueId } from "@agentnet/testkit";
+import { eventually, uniqueId } from "@agentnet/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   callerOf,
-  eventually,
   makeEvent,
   makeLimits,
   makeReserve,

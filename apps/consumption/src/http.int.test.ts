@@ -4,11 +4,10 @@ import { type ConsumptionCounter, ControlPlane, type Group } from "@agentnet/con
 import { startControlPlane } from "@agentnet/control-plane/app";
 import { parseSealingKey } from "@agentnet/sealing";
 import { createLogger } from "@agentnet/service-kit";
-import { connectTestBus, connectTestMongo, TEST_SEALING_KEY, uniqueId } from "@agentnet/testkit";
+import { connectTestBus, connectTestMongo, eventually, TEST_SEALING_KEY, uniqueId } from "@agentnet/testkit";
 import type { Connection } from "mongoose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  eventually,
   makeEvent,
   makeLimits,
   makeReserve,

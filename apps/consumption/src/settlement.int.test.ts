@@ -6,11 +6,10 @@ import {
   Events,
   type ReserveRequest,
 } from "@agentnet/contracts";
-import { uniqueId } from "@agentnet/testkit";
+import { eventually, uniqueId } from "@agentnet/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   callerOf,
-  eventually,
   makeEvent,
   makeLimits,
   makeReserve,

@@ -169,13 +169,3 @@ export const reserve = (nc: NatsConnection, body: ReserveRequest): Promise<Reser
 
 export const publish = (nc: NatsConnection, event: GatewayRequestEvent, msgId = event.id) =>
   publishEvent(nc, Events.requests(event.account_id), event, msgId);
-
-/** Polls `probe` until it returns true (events settle asynchronously). */
-export async function eventually(probe: () => Promise<boolean>, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await probe()) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error("condition not met in time");
-}

@@ -1,4 +1,4 @@
-import { connectTestBus, uniqueId } from "@agentnet/testkit";
+import { connectTestBus, eventually, uniqueId } from "@agentnet/testkit";
 import { describe, expect, it } from "vitest";
 import { contendForLeadership, type NatsConnection } from "./index";
 
@@ -23,14 +23,6 @@ async function contender(key: string) {
   return { nc, events, leadership };
 }
 
-const until = async (probe: () => boolean, timeoutMs = 10_000) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-};
-
 describe("contendForLeadership", () => {
   it("elects one contender and hands over at once when it releases", async () => {
     const key = uniqueId("lease");
@@ -43,7 +35,7 @@ describe("contendForLeadership", () => {
 
     await first.leadership.release();
     expect(first.events).toEqual(["elected", "deposed:released"]);
-    await until(() => second.leadership.isLeader(), TTL_MS);
+    await eventually(() => second.leadership.isLeader(), TTL_MS);
     await second.leadership.release();
     await Promise.all([first.nc.drain(), second.nc.drain()]);
   });
@@ -53,8 +45,8 @@ describe("contendForLeadership", () => {
     const first = await contender(key);
     const second = await contender(key);
     await first.nc.close();
-    await until(() => first.events.includes("deposed:lost"));
-    await until(() => second.leadership.isLeader());
+    await eventually(() => first.events.includes("deposed:lost"));
+    await eventually(() => second.leadership.isLeader());
     await first.leadership.release();
     await second.leadership.release();
     await second.nc.drain();

@@ -26,3 +26,12 @@ export const uniqueSubject = (base: string) => `${base}.${uniqueId("s")}`;
  * control-plane refuses to start with a key that cannot open what the database already holds.
  */
 export const TEST_SEALING_KEY = "dGVzdC1vbmx5LXNlYWxpbmcta2V5LTMyLWJ5dGVzISE=";
+
+/** Polls `probe` until it holds (events are handled asynchronously); throws after `timeoutMs`. */
+export async function eventually(probe: () => boolean | Promise<boolean>, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}

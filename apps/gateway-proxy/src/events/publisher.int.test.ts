@@ -1,6 +1,6 @@
 import { ensureRequestStream, type NatsConnection, publishEvent } from "@agentnet/bus";
 import { createLogger } from "@agentnet/service-kit";
-import { connectTestBus, uniqueId } from "@agentnet/testkit";
+import { connectTestBus, eventually, uniqueId } from "@agentnet/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BufferedPublisher } from "./publisher";
 
@@ -26,14 +26,6 @@ function received(subject: string) {
   return ids;
 }
 
-const waitFor = async (check: () => boolean, timeoutMs = 10_000) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-};
-
 describe("BufferedPublisher", () => {
   it("buffers while its connection is gone and flushes everything once one is back", async () => {
     const subject = `agn.requests.${uniqueId("acc")}`;
@@ -47,16 +39,16 @@ describe("BufferedPublisher", () => {
       retryMs: 60_000,
     });
     publisher.enqueue(subject, { id: "e1" }, "e1");
-    await waitFor(() => seen.length === 1);
+    await eventually(() => seen.length === 1);
 
     await connection.close();
     for (const id of ["e2", "e3", "e4"]) publisher.enqueue(subject, { id }, id);
-    await waitFor(() => publisher.pending === 3);
+    await eventually(() => publisher.pending === 3);
     expect(seen).toEqual(["e1"]);
 
     connection = await connectTestBus("proxy-2");
     expect(await publisher.flush(5_000)).toBe(true);
-    await waitFor(() => seen.length === 4);
+    await eventually(() => seen.length === 4);
     expect([...seen].sort()).toEqual(["e1", "e2", "e3", "e4"]);
     publisher.stop();
     await connection.close();
@@ -75,11 +67,11 @@ describe("BufferedPublisher", () => {
       retryMs: 60_000,
     });
     for (let i = 1; i <= 5; i++) publisher.enqueue(subject, { id: `e${i}` }, `e${i}`);
-    await waitFor(() => publisher.pending === 3);
+    await eventually(() => publisher.pending === 3);
     expect(publisher.dropped).toBe(2);
     connection = await connectTestBus("proxy-4");
     expect(await publisher.flush(5_000)).toBe(true);
-    await waitFor(() => seen.length === 3);
+    await eventually(() => seen.length === 3);
     expect([...seen].sort()).toEqual(["e3", "e4", "e5"]);
     publisher.stop();
     await connection.close();
