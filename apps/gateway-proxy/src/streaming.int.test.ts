@@ -105,6 +105,33 @@ describe("streaming", () => {
     // What was known when the client left: message_start's input usage.
     expect(event).toMatchObject({ status_code: 499, decision: "allow", stream: true, input_tokens: 50 });
   });
+
+  it("charges an OpenAI stream the client left before its usage report", async () => {
+    const account = await stack.newAccount();
+    await configure(stack, account).policy([account.openaiProvider.id]);
+    stack.openai.holdStream = true;
+    const abortedBefore = stack.openai.aborted;
+    const messages = [{ role: "user", content: "y".repeat(398) }];
+    try {
+      const controller = new AbortController();
+      const response = await fetch(`${stack.proxy.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${account.token}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: "gpt-4o-mini", stream: true, messages }),
+        signal: controller.signal,
+      });
+      await response.body?.getReader().read();
+      controller.abort();
+      await waitUntil(() => stack.openai.aborted > abortedBefore);
+    } finally {
+      stack.openai.holdStream = false;
+      stack.openai.release();
+    }
+    const [event] = await account.events.waitFor(1);
+    const promptTokens = Math.ceil(JSON.stringify(messages).length / 4);
+    expect(event).toMatchObject({ status_code: 499, input_tokens: promptTokens, output_tokens: 1 });
+    expect(event?.cost_usd).toBeGreaterThan(0);
+  });
 });
 
 describe("prompt capture", () => {

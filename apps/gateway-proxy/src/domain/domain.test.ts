@@ -10,7 +10,13 @@ import {
   makeSettings,
 } from "../test-support/factories";
 import { captured, capturePlan } from "./capture";
-import { DEFAULT_OUTPUT_TOKENS, estimateTokens, ratesFor, reservationEstimate } from "./estimate";
+import {
+  DEFAULT_OUTPUT_TOKENS,
+  estimateTokens,
+  interruptedUsage,
+  ratesFor,
+  reservationEstimate,
+} from "./estimate";
 import { checkHost, hostWithoutPort } from "./host";
 import { identityHeaders, injectMetadata } from "./identity";
 import type { JsonObject } from "./json";
@@ -49,6 +55,15 @@ describe("estimates", () => {
     expect(estimateTokens({ input: "abcd", max_output_tokens: 7 }, "responses").output_tokens).toBe(7);
     expect(estimateTokens({ input: "abcd" }, "chat").output_tokens).toBe(DEFAULT_OUTPUT_TOKENS);
     expect(estimateTokens({ input: "abcd" }, "embeddings")).toEqual({ input_tokens: 1, output_tokens: 0 });
+  });
+
+  it("charges an interrupted answer at least the prompt estimate and a token per streamed event", () => {
+    const body = { messages: "x".repeat(400) };
+    const seen = { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0 };
+    expect(interruptedUsage(seen, body, "chat", 7)).toEqual({ ...seen, input_tokens: 100, output_tokens: 7 });
+    // What the vendor did report (Anthropic's message_start) is kept when it is more.
+    const reported = { input_tokens: 500, output_tokens: 9 };
+    expect(interruptedUsage(reported, body, "chat", 3)).toEqual(reported);
   });
 
   it("prices the estimate with the provider's row over the catalog", () => {

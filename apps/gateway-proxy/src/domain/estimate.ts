@@ -40,6 +40,25 @@ export function estimateTokens(body: JsonObject, operation: Operation) {
   return { input_tokens, output_tokens };
 }
 
+/**
+ * interruptedUsage: what a request is charged when the client left before the answer ended. The
+ * vendor read the whole prompt and generated at least what was streamed, but its usage report
+ * (OpenAI's format sends it last) never came: count no less than the prompt estimate and one token
+ * per streamed event, so aborting a stream cannot slip past a token or USD cap.
+ */
+export function interruptedUsage<T extends { input_tokens: number; output_tokens: number }>(
+  seen: T,
+  body: JsonObject,
+  operation: Operation,
+  streamedEvents: number,
+): T {
+  return {
+    ...seen,
+    input_tokens: Math.max(seen.input_tokens, estimateTokens(body, operation).input_tokens),
+    output_tokens: Math.max(seen.output_tokens, streamedEvents),
+  };
+}
+
 /** Rates of a model on a provider: its model row first, the catalog's price otherwise. */
 export function ratesFor(provider: GatewayProvider, catalog: CatalogEntry, model: string) {
   const row = provider.models.find((candidate) => candidate.id === model);

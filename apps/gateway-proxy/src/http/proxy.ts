@@ -4,7 +4,7 @@ import { computeCost } from "@agentnet/pricing";
 import { apiKeyOf, type ProxyContext } from "../context";
 import { type CapturePlan, captured, capturePlan } from "../domain/capture";
 import { decide } from "../domain/decision";
-import { promptText, ratesFor, reservationEstimate } from "../domain/estimate";
+import { interruptedUsage, promptText, ratesFor, reservationEstimate } from "../domain/estimate";
 import { checkHost } from "../domain/host";
 import { identityHeaders, injectMetadata } from "../domain/identity";
 import { isJsonObject, type JsonObject } from "../domain/json";
@@ -221,12 +221,16 @@ export async function handleInference(
     );
     return publish(ctx, { ...record, status: 502 });
   }
+  const usage =
+    result.outcome === "aborted"
+      ? interruptedUsage(result.usage, body, operation, result.streamedEvents)
+      : result.usage;
   publish(ctx, {
     ...record,
     status: result.status,
     stream: result.stream || record.stream,
-    usage: result.usage,
-    cost: computeCost(result.usage, pricing.rates, pricing.shape),
+    usage,
+    cost: computeCost(usage, pricing.rates, pricing.shape),
     ...captureFields(plan, prompt, result.completion),
   });
 }

@@ -62,6 +62,8 @@ export type ForwardResult =
       usage: UsageCounts;
       completion: string;
       stream: boolean;
+      /** SSE data events relayed (0 for a JSON answer). */
+      streamedEvents: number;
     }
   | { outcome: "unreachable"; error: unknown };
 
@@ -129,18 +131,19 @@ export async function forward(request: ForwardRequest, res: ServerResponse): Pro
 function read(watcher: SseWatcher | undefined, chunks: Buffer[], bytes: number, request: ForwardRequest) {
   if (watcher) {
     watcher.end();
-    return { usage: watcher.usage, completion: watcher.completion() };
+    return { usage: watcher.usage, completion: watcher.completion(), streamedEvents: watcher.events };
   }
-  if (bytes === 0 || bytes > MAX_PARSED_BODY_BYTES) return { usage: zeroUsage(), completion: "" };
+  const nothing = { usage: zeroUsage(), completion: "", streamedEvents: 0 };
+  if (bytes === 0 || bytes > MAX_PARSED_BODY_BYTES) return nothing;
   let body: unknown;
   try {
     body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
   } catch {
-    return { usage: zeroUsage(), completion: "" };
+    return nothing;
   }
   const usage = isJsonObject(body) ? readUsage(body.usage, request.wire) : zeroUsage();
   const completion = request.captureLimit > 0 ? completionText(body).slice(0, request.captureLimit) : "";
-  return { usage, completion };
+  return { usage, completion, streamedEvents: 0 };
 }
 
 /** Waits for the client to take more (backpressure), or gives up when the request is aborted. */

@@ -13,6 +13,8 @@ const MAX_PENDING_CHARS = 1024 * 1024;
 export class SseWatcher {
   usage: UsageCounts = zeroUsage();
   sawUsage = false;
+  /** Data events seen: about one token each, what an interrupted stream is charged for its output. */
+  events = 0;
   private text = "";
   private pending = "";
   private readonly decoder = new TextDecoder();
@@ -45,10 +47,11 @@ export class SseWatcher {
 
   private line(raw: string): void {
     if (!raw.startsWith("data:")) return;
-    const capturing = this.text.length < this.captureLimit;
-    if (!capturing && !raw.includes('"usage"')) return;
     const data = raw.slice(5).trim();
     if (data === "" || data === "[DONE]") return;
+    this.events++;
+    const capturing = this.text.length < this.captureLimit;
+    if (!capturing && !data.includes('"usage"')) return;
     let event: unknown;
     try {
       event = JSON.parse(data);
