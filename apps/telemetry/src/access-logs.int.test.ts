@@ -128,6 +128,8 @@ describe("GET access-logs through telemetry", () => {
     expect(await search("bob@corp")).toEqual(["req-02", "req-01"]);
     expect(await search("rita")).toEqual(["req-04", "req-03"]);
     expect(await search("no such thing")).toEqual([]);
+    // Host and path are searched one by one: no match across the two, even with a NUL between.
+    expect(await search("anthropic.com\u0000/v1")).toEqual([]);
   });
 
   it("shows the prompt and completion only when they were captured", async () => {

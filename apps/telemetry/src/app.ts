@@ -7,7 +7,9 @@ import type { TelemetryContext } from "./handlers/context";
 import { startIngest } from "./handlers/ingest";
 import { registerReadHandlers } from "./handlers/reads";
 import { scheduleRetention, sweepRetention } from "./handlers/retention";
+import { scheduleRollup } from "./handlers/rollup";
 import { createSettingsReader } from "./handlers/settings";
+import { rollHours } from "./store/rollup";
 
 export interface TelemetryOptions {
   /** Durable consumer name; every replica shares it ("telemetry"), tests use their own. */
@@ -24,6 +26,8 @@ export interface TelemetryOptions {
   flushIntervalMs: number;
   /** 0 disables the periodic sweep (tests call `sweepRetention` themselves). */
   retentionIntervalMs: number;
+  /** How often usage and log counts are rolled into hours; 0 disables it (tests call `rollHours`). */
+  rollupIntervalMs: number;
   settingsCacheMs: number;
   requestTimeoutMs: number;
 }
@@ -37,13 +41,15 @@ export const DEFAULT_TELEMETRY_OPTIONS: TelemetryOptions = {
   batchSize: 10_000,
   flushIntervalMs: 250,
   retentionIntervalMs: 3_600_000,
+  rollupIntervalMs: 60_000,
   settingsCacheMs: 5_000,
   requestTimeoutMs: 5_000,
 };
 
 /**
- * Applies the ClickHouse migrations, serves the telemetry reads, follows account deletions and
- * starts consuming request events. Everything a test needs runs in-process from here.
+ * Applies the ClickHouse migrations, serves the telemetry reads, follows account deletions,
+ * starts consuming request events and rolls usage into hours. Everything a test needs runs
+ * in-process from here.
  */
 export async function startTelemetry(deps: {
   nc: NatsConnection;
@@ -67,6 +73,8 @@ export async function startTelemetry(deps: {
   const ingest = await startIngest(ctx, options);
   const stopRetention =
     options.retentionIntervalMs > 0 ? scheduleRetention(ctx, options.retentionIntervalMs) : () => {};
+  const stopRollup =
+    options.rollupIntervalMs > 0 ? scheduleRollup(ctx, options.rollupIntervalMs) : async () => {};
   // Every subscription is on the server before anyone is told telemetry is ready.
   await deps.nc.flush();
 
@@ -74,11 +82,13 @@ export async function startTelemetry(deps: {
     /** Writes what the ingest has buffered (rows become queryable once it resolves). */
     flushIngest: ingest.flush,
     sweepRetention: (now?: Date) => sweepRetention(ctx, now),
+    rollHours: (now?: Date) => rollHours(ctx.warehouse, now),
     /** Stops consuming and flushes; the caller drains NATS and closes the warehouse. */
     async stop() {
       stopRetention();
       await deletions.stop();
       await ingest.stop();
+      await stopRollup();
     },
   };
 }

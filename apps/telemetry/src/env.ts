@@ -24,6 +24,8 @@ export const TelemetryEnv = z
     TELEMETRY_FLUSH_INTERVAL_MS: positiveInt.default(250),
     /** How often access-log retention is swept. */
     TELEMETRY_RETENTION_INTERVAL_MS: positiveInt.default(3_600_000),
+    /** How often usage and log counts are rolled into hours (the overview and counts read those). */
+    TELEMETRY_ROLLUP_INTERVAL_MS: positiveInt.default(60_000),
   })
   .transform(({ AGN_DATA_DIR, CHDB_DATA_DIR, ...env }) => ({
     ...env,

@@ -31,8 +31,15 @@ describe("retention sweep", () => {
       makeEvent({ account_id: accountId, timestamp: daysAgo(now, 0) }),
     ];
     const shortEvents = old(short.accountId);
-    await stack.publish([...shortEvents, ...old(forever.accountId)]);
+    const expiredSession = makeEvent({
+      account_id: short.accountId,
+      session_id: "s-expired",
+      timestamp: daysAgo(now, 4),
+    });
+    await stack.publish([...shortEvents, expiredSession, ...old(forever.accountId)]);
     await stack.settle();
+    // Rolled first, so the counts below also prove the hourly rollup follows the sweep.
+    await stack.telemetry.rollHours(now);
 
     const plan = await stack.telemetry.sweepRetention(now);
     expect(plan.deletes.map((d) => d.account_id)).toContain(short.accountId);
@@ -40,9 +47,11 @@ describe("retention sweep", () => {
 
     const kept = await stack.accessLogs(short.owner, { sort_order: "asc" });
     expect(kept.data.map((e) => e.id)).toEqual([shortEvents[3]?.id, shortEvents[4]?.id]);
+    // The expired session is gone from the session count too, not only its entries.
+    expect((await stack.sessions(short.owner)).total_records).toBe(2);
     expect((await stack.accessLogs(forever.owner)).total_records).toBe(5);
     const usage = await stack.usage(short.owner, { granularity: "month" });
-    expect(usage.reduce((sum, b) => sum + b.total_tokens, 0)).toBe(5 * 150);
+    expect(usage.reduce((sum, b) => sum + b.total_tokens, 0)).toBe(6 * 150);
   });
 
   it("drops a whole day partition when every account in it is past retention", async () => {
@@ -52,6 +61,7 @@ describe("retention sweep", () => {
     const stale = makeEvent({ account_id: accountId, timestamp: "2000-01-05T10:00:00Z" });
     await stack.publish([stale]);
     await stack.settle();
+    await stack.telemetry.rollHours(now);
     const plan = await stack.telemetry.sweepRetention(now);
     expect(plan.dropPartitions).toContain("20000105");
     expect((await stack.accessLogs(owner)).total_records).toBe(0);

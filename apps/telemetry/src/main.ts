@@ -27,6 +27,7 @@ await runService(
         batchSize: env.TELEMETRY_BATCH_SIZE,
         flushIntervalMs: env.TELEMETRY_FLUSH_INTERVAL_MS,
         retentionIntervalMs: env.TELEMETRY_RETENTION_INTERVAL_MS,
+        rollupIntervalMs: env.TELEMETRY_ROLLUP_INTERVAL_MS,
       },
     });
     // Registered after NATS: stops run in reverse, so consuming stops and the last batch is written

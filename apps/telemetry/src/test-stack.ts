@@ -37,7 +37,14 @@ export async function startTelemetryStack() {
     warehouse,
     logger,
     // "new": the shared stream holds other suites' events; this suite reads from its start on.
-    options: { durable, deliver: "new", flushIntervalMs: 50, retentionIntervalMs: 0, settingsCacheMs: 0 },
+    options: {
+      durable,
+      deliver: "new",
+      flushIntervalMs: 50,
+      retentionIntervalMs: 0,
+      rollupIntervalMs: 0,
+      settingsCacheMs: 0,
+    },
   });
   const api = await startTestApi({ nc, logger, bodyLimitBytes: 65_536, requestTimeoutMs: 5_000 });
   const baseUrl = api.url;

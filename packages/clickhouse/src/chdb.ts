@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { drainPending, Session } from "chdb";
 import { bindParams, parseJSONEachRow, toJSONEachRow } from "./params.js";
-import { assertTableName, chdbConnectionArgs, INSERT_SETTINGS } from "./settings.js";
+import { assertColumnNames, assertTableName, chdbConnectionArgs, INSERT_SETTINGS } from "./settings.js";
 import type { Warehouse } from "./warehouse.js";
 
 /**
@@ -94,14 +94,22 @@ export async function openChdbWarehouse(dataDir: string, database: string): Prom
     return result.text();
   };
 
-  // Raw JSONEachRow bytes: the engine parses them off the event loop, the same payload the server gets.
-  const insertPayload = async (table: string, payload: string | Buffer, token: string | undefined) => {
+  // Raw JSON lines: the engine parses them off the event loop, the same payload the server gets.
+  const insertPayload = async (
+    table: string,
+    payload: string | Buffer,
+    options: { dedupToken?: string; columns?: readonly string[] } | undefined,
+  ) => {
     if (closed) throw new Error("warehouse is closed");
     if (payload.length === 0) return;
+    const token = options?.dedupToken;
+    const columns = options?.columns;
     await session.insert({
       table: assertTableName(table),
       values: typeof payload === "string" ? Buffer.from(payload) : payload,
-      format: "JSONEachRow",
+      ...(columns === undefined
+        ? { format: "JSONEachRow" }
+        : { format: "JSONCompactEachRow", columns: assertColumnNames(columns) }),
       settings:
         token === undefined ? INSERT_SETTINGS : { ...INSERT_SETTINGS, insert_deduplication_token: token },
     });
@@ -117,10 +125,10 @@ export async function openChdbWarehouse(dataDir: string, database: string): Prom
       await run(sql, params);
     },
     async insert(table, rows, options) {
-      await insertPayload(table, rows.length === 0 ? "" : toJSONEachRow(rows), options?.dedupToken);
+      await insertPayload(table, rows.length === 0 ? "" : toJSONEachRow(rows), options);
     },
     async insertJSONLines(table, lines, options) {
-      await insertPayload(table, encodeLines(lines), options?.dedupToken);
+      await insertPayload(table, encodeLines(lines), options);
     },
     async close() {
       if (closed) return;

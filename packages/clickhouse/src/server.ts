@@ -2,7 +2,7 @@ import { Readable } from "node:stream";
 import { finished } from "node:stream/promises";
 import { createClient } from "@clickhouse/client";
 import { bindParams, toJSONRow } from "./params.js";
-import { assertTableName, INSERT_SETTINGS, SHARED_SETTINGS } from "./settings.js";
+import { assertColumnNames, assertTableName, INSERT_SETTINGS, SHARED_SETTINGS } from "./settings.js";
 import type { Warehouse } from "./warehouse.js";
 
 export interface ServerOptions {
@@ -65,9 +65,14 @@ export async function openServerWarehouse(options: ServerOptions): Promise<Wareh
     async insertJSONLines(table, lines, options) {
       if (lines.length === 0) return;
       const token = options?.dedupToken;
+      const columns = options?.columns;
+      const target =
+        columns === undefined
+          ? `${assertTableName(table)} FORMAT JSONEachRow`
+          : `${assertTableName(table)} (${assertColumnNames(columns).join(", ")}) FORMAT JSONCompactEachRow`;
       // The client only streams raw text for TSV/CSV-like formats; exec sends these bytes as the body.
       const result = await client.exec({
-        query: `INSERT INTO ${assertTableName(table)} FORMAT JSONEachRow`,
+        query: `INSERT INTO ${target}`,
         values: Readable.from([`${lines.join("\n")}\n`]),
         clickhouse_settings:
           token === undefined

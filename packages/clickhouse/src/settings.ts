@@ -38,3 +38,11 @@ export function assertTableName(table: string): string {
   if (!TABLE_NAME.test(table)) throw new Error(`invalid table name ${JSON.stringify(table)}`);
   return table;
 }
+
+/** Column names of an insert's column list: plain identifiers only, like table names. */
+export function assertColumnNames(columns: readonly string[]): readonly string[] {
+  for (const column of columns) {
+    if (!IDENTIFIER.test(column)) throw new Error(`invalid column name ${JSON.stringify(column)}`);
+  }
+  return columns;
+}

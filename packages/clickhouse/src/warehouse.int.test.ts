@@ -137,6 +137,26 @@ describe(`Warehouse on ${enginesTitle}`, () => {
       ).toEqual([{ n: "1000", cost: "0.000001", at: "2024-01-01 00:00:00.100" }]);
     });
 
+    it("inserts pre-serialised JSONCompactEachRow lines for a column list, in its order", async () => {
+      const table = tableName("compact");
+      await wh.command(
+        `CREATE TABLE ${table} (id String, at DateTime64(3, 'UTC'), cost Decimal(38, 9), note String DEFAULT 'none')
+         ENGINE = MergeTree ORDER BY id`,
+      );
+      const lines = Array.from({ length: 1000 }, (_, i) =>
+        JSON.stringify(["0.000000001", `c${i}`, 1704067200100]),
+      );
+      await wh.insertJSONLines(table, lines, { columns: ["cost", "id", "at"] });
+      expect(
+        await wh.query(
+          `SELECT count() AS n, toString(sum(cost)) AS cost, min(at) AS at, any(note) AS note FROM ${table}`,
+        ),
+      ).toEqual([{ n: "1000", cost: "0.000001", at: "2024-01-01 00:00:00.100", note: "none" }]);
+      await expect(wh.insertJSONLines(table, lines, { columns: ["id; DROP"] })).rejects.toThrow(
+        /column name/,
+      );
+    });
+
     it("returns 64-bit integers and decimals as exact strings, 32-bit integers as numbers", async () => {
       const rows = await wh.query(
         `SELECT count() AS n, sum(tokens) AS tokens, max(big) AS big, sum(cost) AS cost, any(toUInt32(1)) AS one

@@ -31,8 +31,15 @@ export interface Warehouse {
    * Inserts rows the caller already serialised, one JSON object text per element (JSONEachRow),
    * with the same settings and resolution as `insert`. For hot paths: the caller can build each
    * line with a plain `JSON.stringify` of a fixed-shape object, and nothing is serialised twice.
+   * With `columns`, each line is instead a JSON array of those columns' values in that order
+   * (JSONCompactEachRow): no field names to write, send or parse, which at ~30 columns halves
+   * the engine's parsing time.
    */
-  insertJSONLines(table: string, lines: readonly string[], options?: { dedupToken?: string }): Promise<void>;
+  insertJSONLines(
+    table: string,
+    lines: readonly string[],
+    options?: { dedupToken?: string; columns?: readonly string[] },
+  ): Promise<void>;
   /** Releases this handle; idempotent. */
   close(): Promise<void>;
 }

@@ -36,6 +36,8 @@ describe("retention", () => {
     );
     expect(plan.dropPartitions).toEqual(["20250301"]);
     expect(plan.deletes).toEqual([{ account_id: "short", before: new Date("2025-03-08T12:00:00Z") }]);
+    // "forever" loses nothing, so its sessions stay; "short" loses rows both ways.
+    expect(plan.sessions).toEqual([{ account_id: "short", before: new Date("2025-03-08T12:00:00Z") }]);
   });
 
   it("does not drop the day the cutoff falls in", () => {

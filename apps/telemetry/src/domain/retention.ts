@@ -14,6 +14,8 @@ export interface RetentionPlan {
   dropPartitions: string[];
   /** Accounts with expired rows in a partition that must stay: deleted row-wise before `before`. */
   deletes: { account_id: string; before: Date }[];
+  /** Every account that loses rows, by either way: its sessions that ended before `before` go. */
+  sessions: { account_id: string; before: Date }[];
 }
 
 /**
@@ -42,12 +44,16 @@ export function planRetention(
 ): RetentionPlan {
   const dropPartitions: string[] = [];
   const deletes = new Map<string, Date>();
+  const sessions = new Map<string, Date>();
   for (const { partition, accounts } of partitions) {
     const start = partitionStart(partition);
     const cutoffs = accounts.map((account) => ({
       account,
       cutoff: retentionCutoff(retentionDays.get(account), now),
     }));
+    for (const { account, cutoff } of cutoffs) {
+      if (cutoff !== undefined && start < cutoff.getTime()) sessions.set(account, cutoff);
+    }
     const wholeDayExpired = cutoffs.every(
       ({ cutoff }) => cutoff !== undefined && start + DAY_MS <= cutoff.getTime(),
     );
@@ -62,6 +68,7 @@ export function planRetention(
   return {
     dropPartitions,
     deletes: [...deletes].map(([account_id, before]) => ({ account_id, before })),
+    sessions: [...sessions].map(([account_id, before]) => ({ account_id, before })),
   };
 }
 

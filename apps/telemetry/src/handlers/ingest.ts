@@ -3,6 +3,7 @@ import { GatewayRequestEvent } from "@agentnet/contracts";
 import type { JsMsg } from "@nats-io/jetstream";
 import { BatchWriter } from "../store/batch-writer";
 import { insertEvents } from "../store/events";
+import { refreshRolledHours } from "../store/rollup";
 import type { TelemetryContext } from "./context";
 
 export interface IngestOptions extends DurableConsumerOptions {
@@ -31,9 +32,9 @@ function decode(msg: JsMsg): GatewayRequestEvent | { error: string } {
 
 /**
  * Consumes gateway request events into the warehouse. Each message is acked only after the batch
- * holding it is written; a failed write naks the batch for redelivery (the tables collapse
- * repeats by request id). A malformed event can never succeed, so it is logged and terminated
- * rather than redelivered forever.
+ * holding it is written and the rolled hours it wrote into are recomputed; a failed write
+ * naks the batch for redelivery (the tables collapse repeats by request id). A malformed event can
+ * never succeed, so it is logged and terminated rather than redelivered forever.
  */
 export async function startIngest(ctx: TelemetryContext, options: IngestOptions) {
   const consumer = await ensureDurableConsumer(ctx.nc, options);
@@ -42,10 +43,9 @@ export async function startIngest(ctx: TelemetryContext, options: IngestOptions)
     maxDelayMs: options.flushIntervalMs,
     write: async (batch) => {
       try {
-        await insertEvents(
-          ctx.warehouse,
-          batch.map((item) => item.event),
-        );
+        const events = batch.map((item) => item.event);
+        await insertEvents(ctx.warehouse, events);
+        await refreshRolledHours(ctx.warehouse, events);
         for (const item of batch) item.msg.ack();
       } catch (error) {
         ctx.logger.error(

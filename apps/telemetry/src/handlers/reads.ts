@@ -6,7 +6,7 @@ import { sessionDecision, sessionSortColumn } from "../domain/sessions";
 import { accessLogCount, readAccessLogPage } from "../store/access-logs";
 import { keyOf, readSessionPage } from "../store/session-page";
 import { sessionCount, sessionEntries } from "../store/sessions";
-import { usageOverview } from "../store/usage";
+import { readUsageOverview } from "../store/usage";
 import type { TelemetryContext } from "./context";
 import type { SettingsReader } from "./settings";
 
@@ -57,9 +57,11 @@ export function registerReadHandlers(ctx: TelemetryContext, settings: SettingsRe
       singleton_ids: sessions.filter((s) => s.singleton_id !== "").map((s) => s.singleton_id),
     });
     const bySession = new Map<string, AccessLogEntry[]>();
-    for (const { singleton_id, ...entry } of entries) {
+    for (const { singleton_id, entry } of entries) {
       const key = keyOf({ session_id: entry.session_id, singleton_id });
-      bySession.set(key, [...(bySession.get(key) ?? []), entry]);
+      const list = bySession.get(key);
+      if (list === undefined) bySession.set(key, [entry]);
+      else list.push(entry);
     }
     const data = sessions.map(({ singleton_id, denied_entries, ...session }) => ({
       ...session,
@@ -71,6 +73,6 @@ export function registerReadHandlers(ctx: TelemetryContext, settings: SettingsRe
 
   // Usage is kept whatever log collection says (spec), so the overview never asks for settings.
   handle(Telemetry.usageOverview, async ({ caller, query }) =>
-    usageOverview.run(warehouse, { ...scopeToCaller(caller, query), account_id: caller.account_id }),
+    readUsageOverview(warehouse, { ...scopeToCaller(caller, query), account_id: caller.account_id }),
   );
 }

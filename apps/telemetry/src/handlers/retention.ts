@@ -1,7 +1,12 @@
 import { request } from "@agentnet/bus";
 import { ControlPlane } from "@agentnet/contracts";
 import { planRetention, type RetentionPlan, sweepHorizon } from "../domain/retention";
-import { deleteAccessLogsBefore, dropPartition, listOldPartitions } from "../store/retention";
+import {
+  deleteAccessLogsBefore,
+  deleteSessionsEndedBefore,
+  dropPartition,
+  listOldPartitions,
+} from "../store/retention";
 import type { TelemetryContext } from "./context";
 
 /**
@@ -12,11 +17,14 @@ export async function sweepRetention(ctx: TelemetryContext, now = new Date()): P
   const listed = await request(ctx.nc, ControlPlane.retentionList, {}, { timeoutMs: ctx.requestTimeoutMs });
   const retention = new Map(listed.map((row) => [row.account_id, row.access_log_retention_days]));
   const before = sweepHorizon(retention, now);
-  if (before === undefined) return { dropPartitions: [], deletes: [] };
+  if (before === undefined) return { dropPartitions: [], deletes: [], sessions: [] };
   const plan = planRetention(await listOldPartitions(ctx.warehouse, before), retention, now);
   for (const partition of plan.dropPartitions) await dropPartition(ctx.warehouse, partition);
   for (const { account_id, before: cutoff } of plan.deletes) {
     await deleteAccessLogsBefore(ctx.warehouse, account_id, cutoff);
+  }
+  for (const { account_id, before: cutoff } of plan.sessions) {
+    await deleteSessionsEndedBefore(ctx.warehouse, account_id, cutoff);
   }
   if (plan.dropPartitions.length > 0 || plan.deletes.length > 0) {
     ctx.logger.info(

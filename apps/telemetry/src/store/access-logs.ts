@@ -1,9 +1,17 @@
 import type { Warehouse } from "@agentnet/clickhouse";
 import { type AccessLogEntry, AccessLogSortField } from "@agentnet/contracts";
 import { z } from "zod";
-import { ENTRY_COLUMNS, EntryRow } from "./entries";
-import { bindLogFilters, EARLIEST, LOG_WHERE, LogFilterParams, newestFirstWindows } from "./filters";
+import { ENTRY_COLUMNS, EntryColumns, toEntry } from "./entries";
+import {
+  bindLogFilters,
+  EARLIEST,
+  LogFilterParams,
+  logWhere,
+  newestFirstWindows,
+  unfiltered,
+} from "./filters";
 import { ChNumber, defineQuery } from "./query";
+import { ROLLED_BINDS, ROLLED_UNTIL } from "./rollup";
 
 const PageParams = LogFilterParams.extend({
   sort_by: AccessLogSortField,
@@ -30,12 +38,15 @@ const direction = (order: "ascending" | "descending") => (order === "ascending" 
 export const accessLogPage = defineQuery({
   name: "access_log_page",
   params: PageParams,
-  row: z.object({ prefix_rows: ChNumber }).and(EntryRow),
-  sql: ({ sort_order }) => {
-    const order = `{sort:Identifier} ${direction(sort_order)}, id ${direction(sort_order)}`;
+  row: EntryColumns.extend({ prefix_rows: ChNumber }).transform(({ prefix_rows, ...columns }) => ({
+    prefix_rows,
+    entry: toEntry(columns),
+  })),
+  sql: (params) => {
+    const order = `{sort:Identifier} ${direction(params.sort_order)}, id ${direction(params.sort_order)}`;
     return `
     SELECT *, count() OVER () AS prefix_rows FROM (
-      SELECT ${ENTRY_COLUMNS} FROM access_logs WHERE ${LOG_WHERE} AND timestamp >= {since:DateTime64(3)}
+      SELECT ${ENTRY_COLUMNS} FROM access_logs WHERE ${logWhere(params)} AND timestamp >= {since:DateTime64(3)}
       ORDER BY ${order}
       LIMIT {prefix:UInt64}
     )
@@ -53,13 +64,23 @@ export const accessLogPage = defineQuery({
   }),
 });
 
-/** Matching entries; FINAL collapses redelivered copies, so each request counts once. */
+/**
+ * Matching entries; FINAL collapses redelivered copies, so each request counts once. Over the whole
+ * log, rolled hours are counted in access_log_hourly and only the rest from the entries.
+ */
 export const accessLogCount = defineQuery({
   name: "access_log_count",
   params: LogFilterParams,
   row: z.object({ total: ChNumber }),
-  sql: () => `SELECT count() AS total FROM access_logs FINAL WHERE ${LOG_WHERE}`,
-  bind: bindLogFilters,
+  sql: (params) =>
+    unfiltered(params)
+      ? `SELECT
+          (SELECT sum(entries) FROM access_log_hourly FINAL
+           WHERE account_id = {account:String} AND hour < ${ROLLED_UNTIL})
+          + (SELECT count() FROM access_logs FINAL
+             WHERE account_id = {account:String} AND timestamp >= ${ROLLED_UNTIL}) AS total`
+      : `SELECT count() AS total FROM access_logs FINAL WHERE ${logWhere(params)}`,
+  bind: (params) => ({ ...bindLogFilters(params), ...(unfiltered(params) ? ROLLED_BINDS : {}) }),
 });
 
 /** Duplicates are rare (a redelivery before the merge), so twice the rows a page needs is slack. */
@@ -89,7 +110,7 @@ export async function readAccessLogPage(
   for (const { since, last } of windows) {
     for (;;) {
       const rows = await accessLogPage.run(warehouse, { ...params, prefix, since });
-      entries = rows.map(({ prefix_rows: _rows, ...entry }) => entry);
+      entries = rows.map((row) => row.entry);
       if (rows.length >= params.limit || prefix >= MAX_PREFIX) return entries;
       const prefixFull =
         rows.length > 0 ? rows[0]?.prefix_rows === prefix : last && params.offset < (await total);

@@ -13,17 +13,33 @@ export const costNumbers = Object.fromEntries(
   CostTotals.keyof().options.map((field) => [field, ChNumber]),
 ) as Record<keyof CostTotals, typeof ChNumber>;
 
-/** One access_logs row as the API's entry; an empty prompt or completion was not captured. */
-export const EntryRow = AccessLogEntry.extend({
+const USAGE_TOTALS = [...TokenTotals.keyof().options, ...CostTotals.keyof().options];
+/** The token and cost columns, as a select list. */
+export const USAGE_COLUMNS = USAGE_TOTALS.join(", ");
+/** Every token and cost total summed under its own name (usage buckets, usage_hourly). */
+export const USAGE_SUMS = USAGE_TOTALS.map((field) => `sum(${field}) AS ${field}`).join(", ");
+
+/**
+ * One access_logs row's entry columns as they arrive; an empty prompt or completion was not
+ * captured. A row with more columns extends this object (`EntryColumns.extend`) rather than
+ * intersecting it with `.and()`: zod merges an intersection's two results field by field, which
+ * made parsing a sessions page's entries cost as much as its query.
+ */
+export const EntryColumns = AccessLogEntry.extend({
   timestamp: ChTimestamp,
   ...tokenNumbers,
   ...costNumbers,
   request_prompt: z.string(),
   response_completion: z.string(),
-}).transform(
-  ({ request_prompt, response_completion, ...entry }): AccessLogEntry => ({
-    ...entry,
-    ...(request_prompt === "" ? {} : { request_prompt }),
-    ...(response_completion === "" ? {} : { response_completion }),
-  }),
-);
+});
+
+/** The API's entry from its columns (prompt and completion only when captured). */
+export const toEntry = ({
+  request_prompt,
+  response_completion,
+  ...entry
+}: z.output<typeof EntryColumns>): AccessLogEntry => ({
+  ...entry,
+  ...(request_prompt === "" ? {} : { request_prompt }),
+  ...(response_completion === "" ? {} : { response_completion }),
+});

@@ -1,6 +1,6 @@
 import type { Warehouse } from "@agentnet/clickhouse";
 import type { GatewayRequestEvent } from "@agentnet/contracts";
-import { toAccessLogLine, toUsageLine } from "../domain/rows";
+import { ACCESS_LOG_LINE_COLUMNS, toAccessLogLine, toUsageLine, USAGE_LINE_COLUMNS } from "../domain/rows";
 
 export const ACCESS_LOGS = "access_logs";
 export const USAGE_EVENTS = "usage_events";
@@ -23,14 +23,20 @@ export async function insertEvents(warehouse: Warehouse, events: readonly Gatewa
     if (line !== undefined) accessLogs.push(line);
   }
   await Promise.all([
-    warehouse.insertJSONLines(USAGE_EVENTS, usage),
-    warehouse.insertJSONLines(ACCESS_LOGS, accessLogs),
+    warehouse.insertJSONLines(USAGE_EVENTS, usage, { columns: USAGE_LINE_COLUMNS }),
+    warehouse.insertJSONLines(ACCESS_LOGS, accessLogs, { columns: ACCESS_LOG_LINE_COLUMNS }),
   ]);
 }
 
 /** Account deletion: the account's access logs and its usage go (spec: all its resources). */
 export async function deleteAccountRows(warehouse: Warehouse, accountId: string) {
-  for (const table of [ACCESS_LOGS, USAGE_EVENTS]) {
+  for (const table of [
+    ACCESS_LOGS,
+    USAGE_EVENTS,
+    "usage_hourly",
+    "access_log_hourly",
+    "access_log_sessions",
+  ]) {
     await warehouse.command("ALTER TABLE {table:Identifier} DELETE WHERE account_id = {account:String}", {
       table,
       account: accountId,

@@ -1,6 +1,7 @@
 // The named queries and page readers, for the benchmark (bench/) to time what the service runs.
 export { accessLogCount, accessLogPage, readAccessLogPage } from "./access-logs";
 export { insertEvents } from "./events";
+export { refreshRolledHours, rollHours } from "./rollup";
 export { readSessionPage } from "./session-page";
 export { sessionCount, sessionEntries, sessionPage } from "./sessions";
-export { usageOverview } from "./usage";
+export { readUsageOverview } from "./usage";

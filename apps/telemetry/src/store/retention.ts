@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { DayPartition } from "../domain/retention";
 import { ACCESS_LOGS } from "./events";
 import { defineQuery } from "./query";
+import { recomputeAccountHours } from "./rollup";
 
 /**
  * Daily partitions of access_logs that begin before `before` (no account's rows are younger than
@@ -24,18 +25,41 @@ export async function listOldPartitions(warehouse: Warehouse, before: Date): Pro
   return oldPartitions.run(warehouse, { before });
 }
 
-/** Drops a whole day: no rewrite, the files go. */
+/** Drops a whole day: no rewrite, the files go; access_log_hourly has the same day partitions. */
 export async function dropPartition(warehouse: Warehouse, partition: string) {
-  await warehouse.command("ALTER TABLE {table:Identifier} DROP PARTITION ID {partition:String}", {
-    table: ACCESS_LOGS,
-    partition,
-  });
+  for (const table of [ACCESS_LOGS, "access_log_hourly"]) {
+    await warehouse.command("ALTER TABLE {table:Identifier} DROP PARTITION ID {partition:String}", {
+      table,
+      partition,
+    });
+  }
 }
 
-/** Row-wise delete of one account's expired rows, for days shared with accounts that keep theirs. */
+/**
+ * Row-wise delete of one account's expired rows, for days shared with accounts that keep theirs.
+ * Its access_log_hourly rows go up to the hour the cutoff falls in, which is then recomputed from
+ * what is left of it (a recomputation alone would keep an hour that has no row left).
+ */
 export async function deleteAccessLogsBefore(warehouse: Warehouse, accountId: string, before: Date) {
   await warehouse.command(
     "ALTER TABLE {table:Identifier} DELETE WHERE account_id = {account:String} AND timestamp < {before:DateTime64(3)}",
     { table: ACCESS_LOGS, account: accountId, before },
+  );
+  await warehouse.command(
+    "ALTER TABLE access_log_hourly DELETE WHERE account_id = {account:String} AND hour <= toStartOfHour({before:DateTime64(3)})",
+    { account: accountId, before },
+  );
+  await recomputeAccountHours(warehouse, accountId, [Math.floor(before.getTime() / 3_600_000)]);
+}
+
+/**
+ * access_log_sessions keeps a session while any of its entries is kept: one whose last activity is
+ * before the account's cutoff has no entry left. An unmerged older row of a session that goes on
+ * is removed too, which changes nothing (its newer row holds the later last activity).
+ */
+export async function deleteSessionsEndedBefore(warehouse: Warehouse, accountId: string, before: Date) {
+  await warehouse.command(
+    "ALTER TABLE access_log_sessions DELETE WHERE account_id = {account:String} AND ended_at < {before:DateTime64(3)}",
+    { account: accountId, before },
   );
 }

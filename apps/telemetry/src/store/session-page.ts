@@ -1,6 +1,6 @@
 import type { Warehouse } from "@agentnet/clickhouse";
 import { z } from "zod";
-import { bindLogFilters, EARLIEST, LOG_WHERE, LogFilterParams, newestFirstWindows } from "./filters";
+import { bindLogFilters, EARLIEST, LogFilterParams, logWhere, newestFirstWindows } from "./filters";
 import { ChNumber, defineQuery } from "./query";
 import { type SessionRow, sessionPage, sessionsByKey } from "./sessions";
 
@@ -17,11 +17,11 @@ const recentSessions = defineQuery({
     offset: z.number().int().min(0),
   }),
   row: z.object({ session_id: z.string(), singleton_id: z.string(), active_sessions: ChNumber }),
-  sql: () => `
+  sql: (params) => `
     SELECT session_id, singleton_id, max(timestamp) AS ended_at, count() OVER () AS active_sessions
     FROM (
       SELECT session_id, if(session_id = '', id, '') AS singleton_id, timestamp
-      FROM access_logs WHERE ${LOG_WHERE} AND timestamp >= {since:DateTime64(3)}
+      FROM access_logs WHERE ${logWhere(params)} AND timestamp >= {since:DateTime64(3)}
     )
     GROUP BY session_id, singleton_id
     ORDER BY ended_at DESC, session_id DESC, singleton_id DESC

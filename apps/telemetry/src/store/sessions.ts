@@ -1,28 +1,33 @@
 import { z } from "zod";
-import { costNumbers, ENTRY_COLUMNS, EntryRow, tokenNumbers } from "./entries";
-import { bindLogFilters, LOG_WHERE, LogFilterParams } from "./filters";
+import { costNumbers, ENTRY_COLUMNS, EntryColumns, toEntry, tokenNumbers } from "./entries";
+import { bindLogFilters, LogFilterParams, logWhere, unfiltered } from "./filters";
 import { ChNumber, ChTimestamp, defineQuery } from "./query";
+import { ROLLED_BINDS, ROLLED_UNTIL } from "./rollup";
 
 /**
  * Matching entries with each request id once (FINAL collapses a redelivered event that still sits
  * in an unmerged part), plus the session key: a request without a session id is its own singleton
  * session, keyed by its request id (`singleton_id`); a real session has an empty singleton_id.
  */
-const MATCHING_ENTRIES = `matching AS (
-  SELECT *, if(session_id = '', id, '') AS singleton_id FROM access_logs FINAL WHERE ${LOG_WHERE}
+const matchingEntries = (filters: LogFilterParams) => `matching AS (
+  SELECT *, if(session_id = '', id, '') AS singleton_id FROM access_logs FINAL WHERE ${logWhere(filters)}
 )`;
 
 /**
  * The matching entries of some sessions only: real sessions by id (the session_id bloom filter
  * reads just the granules holding them, over the whole filter range) and singletons by request
- * id, which are active at or after {since} (a singleton's one entry is its last activity).
+ * id, which are active at or after {since} (a singleton's one entry is its last activity). No
+ * FINAL, which would not use the bloom filter and so read every entry of the account: these are
+ * a page's worth of rows, and `LIMIT 1 BY id` drops redelivered copies among them.
  */
-const KEYED_ENTRIES = `matching AS (
-  SELECT *, '' AS singleton_id FROM access_logs FINAL
-  WHERE ${LOG_WHERE} AND session_id != '' AND has({sessions:Array(String)}, session_id)
+const keyedEntries = (filters: LogFilterParams) => `matching AS (
+  SELECT *, '' AS singleton_id FROM access_logs
+  WHERE ${logWhere(filters)} AND session_id != '' AND has({sessions:Array(String)}, session_id)
+  LIMIT 1 BY id
   UNION ALL
-  SELECT *, id AS singleton_id FROM access_logs FINAL
-  WHERE ${LOG_WHERE} AND session_id = '' AND timestamp >= {since:DateTime64(3)} AND has({singletons:Array(String)}, id)
+  SELECT *, id AS singleton_id FROM access_logs
+  WHERE ${logWhere(filters)} AND session_id = '' AND timestamp >= {since:DateTime64(3)} AND has({singletons:Array(String)}, id)
+  LIMIT 1 BY id
 )`;
 
 /** Session sums carry the contract's names, so the sort column can name them. */
@@ -41,7 +46,7 @@ const SESSION_AGGREGATES = `
   groupUniqArray(model) AS models,
   countIf(decision = 'deny') AS denied_entries`;
 
-/** Some sessions by key; singletons were active at or after `since` (see KEYED_ENTRIES). */
+/** Some sessions by key; singletons were active at or after `since` (see keyedEntries). */
 export const SessionKeyParams = LogFilterParams.extend({
   session_ids: z.array(z.string()),
   singleton_ids: z.array(z.string()),
@@ -84,9 +89,9 @@ export const sessionPage = defineQuery({
   name: "session_page",
   params: PageParams,
   row: SessionRow,
-  sql: ({ sort_order }) => {
-    const dir = direction(sort_order);
-    return `WITH ${MATCHING_ENTRIES}
+  sql: (params) => {
+    const dir = direction(params.sort_order);
+    return `WITH ${matchingEntries(params)}
       SELECT * FROM (
         SELECT session_id, singleton_id, ${SESSION_AGGREGATES}, toUInt8(denied_entries > 0) AS denied
         FROM matching GROUP BY session_id, singleton_id
@@ -102,15 +107,28 @@ export const sessionPage = defineQuery({
   }),
 });
 
-/** Matching sessions (the page unit), singletons included. */
+/**
+ * Matching sessions (the page unit), singletons included. Over the whole log, real sessions are
+ * counted from access_log_sessions (one row per session once merged) instead of hashing every
+ * entry's session_id, and singletons of rolled hours from access_log_hourly; with filters, a
+ * session counts when one of its entries matches, so the entries are read.
+ */
 export const sessionCount = defineQuery({
   name: "session_count",
   params: LogFilterParams,
   row: z.object({ total: ChNumber }),
   // Singletons are rows (FINAL made them unique); only real sessions need a distinct count.
-  sql: () => `WITH ${MATCHING_ENTRIES}
+  sql: (params) =>
+    unfiltered(params)
+      ? `SELECT
+          (SELECT count() FROM access_log_sessions FINAL WHERE account_id = {account:String})
+          + (SELECT sum(singletons) FROM access_log_hourly FINAL
+             WHERE account_id = {account:String} AND hour < ${ROLLED_UNTIL})
+          + (SELECT count() FROM access_logs FINAL
+             WHERE account_id = {account:String} AND timestamp >= ${ROLLED_UNTIL} AND session_id = '') AS total`
+      : `WITH ${matchingEntries(params)}
     SELECT countIf(singleton_id != '') + uniqExactIf(session_id, singleton_id = '') AS total FROM matching`,
-  bind: bindLogFilters,
+  bind: (params) => ({ ...bindLogFilters(params), ...(unfiltered(params) ? ROLLED_BINDS : {}) }),
 });
 
 /**
@@ -123,8 +141,11 @@ export const MAX_ENTRIES_PER_SESSION = 100;
 export const sessionEntries = defineQuery({
   name: "session_entries",
   params: SessionKeyParams,
-  row: z.object({ singleton_id: z.string() }).and(EntryRow),
-  sql: () => `WITH ${KEYED_ENTRIES}
+  row: EntryColumns.extend({ singleton_id: z.string() }).transform(({ singleton_id, ...columns }) => ({
+    singleton_id,
+    entry: toEntry(columns),
+  })),
+  sql: (params) => `WITH ${keyedEntries(params)}
     SELECT singleton_id, ${ENTRY_COLUMNS}
     FROM matching
     ORDER BY timestamp ASC, id ASC
@@ -137,7 +158,7 @@ export const sessionsByKey = defineQuery({
   name: "sessions_by_key",
   params: SessionKeyParams,
   row: SessionRow,
-  sql: () => `WITH ${KEYED_ENTRIES}
+  sql: (params) => `WITH ${keyedEntries(params)}
     SELECT session_id, singleton_id, ${SESSION_AGGREGATES}
     FROM matching GROUP BY session_id, singleton_id`,
   bind: bindSessionKeys,

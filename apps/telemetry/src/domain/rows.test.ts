@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import { makeEvent } from "../test-events";
+import { ACCESS_LOG_LINE_COLUMNS, toAccessLogLine, toUsageLine, USAGE_LINE_COLUMNS } from "./rows";
+
+/** A positional line read back against its column list. */
+const byColumn = (columns: readonly string[], line: string | undefined) => {
+  const values = JSON.parse(line ?? "[]") as unknown[];
+  expect(values).toHaveLength(columns.length);
+  return Object.fromEntries(columns.map((column, i) => [column, values[i]]));
+};
+
+describe("rows", () => {
+  it("puts every field of an access-log line under its own column", () => {
+    const event = makeEvent({ session_id: "s1", request_prompt: "hi", cost_usd: 0.1, input_cost_usd: 1e-9 });
+    const { v: _v, logged: _l, timestamp, cost_usd, input_cost_usd, output_cost_usd, ...fields } = event;
+    expect(byColumn(ACCESS_LOG_LINE_COLUMNS, toAccessLogLine(event))).toEqual({
+      ...fields,
+      timestamp: Date.parse(timestamp),
+      cost_usd: "0.1",
+      input_cost_usd: "0.000000001",
+      output_cost_usd: "0.0005",
+      cached_input_cost_usd: "0",
+      cache_creation_cost_usd: "0",
+      cache_cost_usd: "0",
+      response_completion: "",
+    });
+    expect(toAccessLogLine(makeEvent({ logged: false }))).toBeUndefined();
+  });
+
+  it("puts every field of a usage line under its own column", () => {
+    const event = makeEvent({ session_id: "s1", group_ids: ["g1", "g2"] });
+    expect(byColumn(USAGE_LINE_COLUMNS, toUsageLine(event))).toMatchObject({
+      account_id: event.account_id,
+      id: event.id,
+      timestamp: Date.parse(event.timestamp),
+      user_id: event.user_id,
+      session_id: "s1",
+      group_ids: ["g1", "g2"],
+      resolved_provider_id: event.resolved_provider_id,
+      model: event.model,
+      total_tokens: 150,
+      cost_usd: "0.00075",
+      cache_cost_usd: "0",
+    });
+  });
+});
