@@ -57,12 +57,25 @@ const ruleInForce = (rule: BudgetRule, request: ReserveRequest): LimitsInForce |
 
 const checksOf = ({ source, source_id, limits, groups }: LimitsInForce, userId: string): CapCheck[] => {
   const checks: CapCheck[] = [];
+  // Literal objects of one shape, not spreads of a shared base: this runs for every reservation.
+  const check = (
+    measure: Measure,
+    window_seconds: number,
+    dimension_kind: DimensionKind,
+    dimension_id: string,
+    cap: number,
+  ): CapCheck => ({
+    source,
+    source_id,
+    measure,
+    dimension_kind,
+    dimension_id,
+    window_seconds,
+    cap,
+  });
   const add = (measure: Measure, windowSeconds: number, userCap: number, groupCap: number) => {
-    const base = { source, source_id, measure, window_seconds: windowSeconds };
-    checks.push({ ...base, dimension_kind: "user", dimension_id: userId, cap: userCap });
-    for (const group of groups) {
-      checks.push({ ...base, dimension_kind: "group", dimension_id: group, cap: groupCap });
-    }
+    checks.push(check(measure, windowSeconds, "user", userId, userCap));
+    for (const group of groups) checks.push(check(measure, windowSeconds, "group", group, groupCap));
   };
   const { token_limit: tokens, budget_limit: budget } = limits;
   // A disabled limit is inert: no cap and no window in force.
