@@ -85,12 +85,9 @@ const databaseUrl = (url: string, database: string) => {
 function startService(env: Record<string, string>): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(
-      "nice",
+      join(ROOT, "node_modules", ".bin", "tsx"),
       // BENCH_SERVICE_NODE_ARGS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, profiles the service.
       [
-        "-n",
-        process.env.BENCH_SERVICE_NICE ?? "0",
-        join(ROOT, "node_modules", ".bin", "tsx"),
         ...(process.env.BENCH_SERVICE_NODE_ARGS?.split(" ") ?? []),
         join(ROOT, "bench", "consumption-service.ts"),
       ],
