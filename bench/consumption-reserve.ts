@@ -56,7 +56,6 @@ function makeRequest(accountId: string, user: number): ReserveRequest {
     budget_rules: [
       {
         id: "rule",
-        name: "account-wide",
         enabled: true,
         target_groups: [],
         target_users: [],
@@ -64,8 +63,6 @@ function makeRequest(accountId: string, user: number): ReserveRequest {
           token_limit: { enabled: false, user_cap: 0, group_cap: 0, window_seconds: 3600 },
           budget_limit: { enabled: true, user_cap_usd: 10 ** 6, group_cap_usd: 0, window_seconds: 3600 },
         },
-        created_at: "2031-01-01T00:00:00Z",
-        updated_at: "2031-01-01T00:00:00Z",
       },
     ],
     estimate: { input_tokens: 800, output_tokens: 4096, cost_usd: 0.05 },

@@ -22,6 +22,19 @@ export const ReservationEstimate = z.object({
 });
 export type ReservationEstimate = z.infer<typeof ReservationEstimate>;
 
+/**
+ * What a reservation needs of a budget rule. Not its name or timestamps: rules ride along on every
+ * capped request, and parsing them showed in the reservation profile.
+ */
+export const ReserveBudgetRule = BudgetRule.pick({
+  id: true,
+  enabled: true,
+  target_groups: true,
+  target_users: true,
+  limits: true,
+});
+export type ReserveBudgetRule = z.infer<typeof ReserveBudgetRule>;
+
 export const ReserveRequest = z.object({
   account_id: Id,
   /** The gateway request id; the request's event carries it back as `id`. */
@@ -31,8 +44,8 @@ export const ReserveRequest = z.object({
   group_ids: z.array(Id),
   /** The policy that authorised the request. */
   policy: z.object({ id: Id, source_groups: z.array(Id), limits: Limits.optional() }),
-  /** The account's enabled budget rules; consumption decides which apply to this caller. */
-  budget_rules: z.array(BudgetRule),
+  /** The account's enabled budget rules that target this caller; consumption decides again which apply. */
+  budget_rules: z.array(ReserveBudgetRule),
   estimate: ReservationEstimate,
 });
 export type ReserveRequest = z.infer<typeof ReserveRequest>;

@@ -1,9 +1,9 @@
 import {
-  type BudgetRule,
   type CapDenyReason,
   type DimensionKind,
   isAccountWide,
   type Limits,
+  type ReserveBudgetRule,
   type ReserveRequest,
 } from "@agentnet/contracts";
 import { usdToNanos } from "@agentnet/pricing";
@@ -45,7 +45,7 @@ export const sourceGroups = (request: ReserveRequest): string[] =>
  * whole account. Group caps of a rule that targets groups count per targeted group the caller is in;
  * of an account-wide or user-targeted rule per source group of the request (see README).
  */
-const ruleInForce = (rule: BudgetRule, request: ReserveRequest): LimitsInForce | undefined => {
+const ruleInForce = (rule: ReserveBudgetRule, request: ReserveRequest): LimitsInForce | undefined => {
   if (!rule.enabled) return undefined;
   const targetedGroups = intersect(request.group_ids, rule.target_groups);
   const applies =

@@ -20,7 +20,7 @@ import {
 import { checkHost, hostWithoutPort } from "./host";
 import { identityHeaders, injectMetadata } from "./identity";
 import type { JsonObject } from "./json";
-import { limitsApply } from "./limits";
+import { limitsApply, reserveBudgetRules } from "./limits";
 import { sessionIdFrom } from "./session";
 
 describe("sessionIdFrom", () => {
@@ -74,6 +74,23 @@ describe("estimates", () => {
     expect(pricing.shape).toBe("openai");
     const estimate = reservationEstimate({ input: "a".repeat(4000), max_tokens: 1000 }, "chat", pricing);
     expect(estimate).toEqual({ input_tokens: 1000, output_tokens: 1000, cost_usd: 3 });
+  });
+});
+
+describe("reserveBudgetRules", () => {
+  it("sends consumption the enabled rules that target the caller, without names or timestamps", () => {
+    const caller = makeCaller();
+    const everyone = makeRule();
+    const rules = [everyone, makeRule({ enabled: false }), makeRule({ target_users: ["other"] })];
+    expect(reserveBudgetRules(rules, caller)).toEqual([
+      {
+        id: everyone.id,
+        enabled: true,
+        target_groups: [],
+        target_users: [],
+        limits: everyone.limits,
+      },
+    ]);
   });
 });
 

@@ -1,4 +1,4 @@
-import type { BudgetRule, Caller, Limits, Policy } from "@agentnet/contracts";
+import type { BudgetRule, Caller, Limits, Policy, ReserveBudgetRule } from "@agentnet/contracts";
 
 const limitsEnabled = (limits: Limits | undefined): boolean =>
   limits !== undefined && (limits.token_limit.enabled || limits.budget_limit.enabled);
@@ -8,8 +8,20 @@ const ruleTargets = (rule: BudgetRule, caller: Pick<Caller, "user_id" | "group_i
   rule.target_users.includes(caller.user_id) ||
   rule.target_groups.some((group) => caller.group_ids.includes(group));
 
-export const enabledBudgetRules = (rules: readonly BudgetRule[]): BudgetRule[] =>
-  rules.filter((rule) => rule.enabled);
+/** The enabled rules that target the caller, with only what consumption reads of them. */
+export const reserveBudgetRules = (
+  rules: readonly BudgetRule[],
+  caller: Pick<Caller, "user_id" | "group_ids">,
+): ReserveBudgetRule[] =>
+  rules
+    .filter((rule) => rule.enabled && ruleTargets(rule, caller))
+    .map(({ id, enabled, target_groups, target_users, limits }) => ({
+      id,
+      enabled,
+      target_groups,
+      target_users,
+      limits,
+    }));
 
 /**
  * Whether a reservation is needed: the authorising policy has a limit on, or an enabled budget

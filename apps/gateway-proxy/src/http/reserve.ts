@@ -7,7 +7,7 @@ import {
   type ReservationEstimate,
 } from "@agentnet/contracts";
 import type { ProxyContext } from "../context";
-import { enabledBudgetRules } from "../domain/limits";
+import { reserveBudgetRules } from "../domain/limits";
 import type { Reservation } from "../events/build";
 import type { AccountView } from "../snapshot/cache";
 
@@ -39,7 +39,7 @@ export async function reserve(
           source_groups: policy.source_groups,
           ...(policy.limits ? { limits: policy.limits } : {}),
         },
-        budget_rules: enabledBudgetRules(view.snapshot.budget_rules),
+        budget_rules: reserveBudgetRules(view.snapshot.budget_rules, caller),
         estimate,
       },
       { timeoutMs: ctx.options.reserveTimeoutMs },
