@@ -34,7 +34,7 @@ export class UsageKeeper {
   /** Rebuilds the book from the store's snapshots and journal. */
   static async load(store: UsageStore, options: KeeperOptions): Promise<UsageKeeper> {
     const loaded = await store.load(endedBefore(options), options.redeliveryHorizonMs);
-    const book = new CounterBook(newId, options.reservationTtlMs);
+    const book = new CounterBook(newId, options.reservationTtlMs, options.redeliveryHorizonMs);
     for (const delta of loaded.deltas) book.addUsage(delta);
     // Loaded counters are already persisted as they are; only later changes need a snapshot.
     book.takeDirty();

@@ -10,7 +10,8 @@ const TTL = 60_000;
 const HOUR_START = Date.UTC(2031, 0, 1, 10, 0, 0) / 1000;
 
 let ids = 0;
-const book = () => new CounterBook(() => `res-${++ids}`, TTL);
+const RETRY_WINDOW = 30_000;
+const book = () => new CounterBook(() => `res-${++ids}`, TTL, RETRY_WINDOW);
 
 const capped = (user_cap: number, group_cap = 0) => {
   const base = makeReserve();
@@ -59,6 +60,9 @@ describe("CounterBook.reserve", () => {
     expect(counters.reserve(inputOf(request), NOW)).toEqual(first);
     counters.commit(counters.prepare([makeEvent(request, first)], NOW), NOW);
     expect(() => counters.reserve(inputOf(request), NOW)).toThrow(/already decided/);
+    // Past the retry window the key is forgotten (memory stays bounded at high request rates).
+    counters.forget(0, NOW + RETRY_WINDOW);
+    expect(counters.reserve(inputOf(request), NOW + RETRY_WINDOW).decision).toBe("allow");
   });
 
   it("frees expired holds", () => {

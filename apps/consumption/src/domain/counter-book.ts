@@ -90,7 +90,11 @@ export class CounterBook {
   private readonly accounts = new Map<string, Set<string>>();
   private readonly holds = new Map<string, Hold>();
   private readonly holdsByRequest = new Map<string, string>();
-  /** Requests whose reservation already ended, until their TTL: a retried reserve must not hold again. */
+  /**
+   * Requests whose reservation already ended, for `retryWindowMs`: a retried reserve (the proxy
+   * retries after a timeout, within seconds) must not hold again. Bounded, not the reservation
+   * TTL: at 2,000 requests/s ten minutes of request keys would be over a million entries.
+   */
   private readonly decided = new Map<string, number>();
   /** Settled event ids and when they were first seen: a redelivery within the horizon counts nothing. */
   private readonly seen = new Map<string, number>();
@@ -99,6 +103,7 @@ export class CounterBook {
   constructor(
     private readonly newId: () => string,
     private readonly ttlMs: number,
+    private readonly retryWindowMs: number,
   ) {}
 
   reserve(input: ReserveInput, now: number): ReserveReply {
@@ -295,7 +300,7 @@ export class CounterBook {
     }
     this.holds.delete(id);
     this.holdsByRequest.delete(hold.requestKey);
-    this.decided.set(hold.requestKey, now + this.ttlMs);
+    this.decided.set(hold.requestKey, now + this.retryWindowMs);
   }
 
   private allowReply(hold: Hold): ReserveReply {
