@@ -2,14 +2,34 @@ import type { Group, Provider } from "@agentnet/contracts";
 import { type FormEvent, useEffect, useState } from "react";
 import {
   DEFAULT_FILTERS,
+  filtersToParams,
+  filtersToQuery,
   isoToLocalInput,
   type LogFilters,
   localInputToIso,
+  parseFilters,
   splitList,
 } from "../domain/filters";
 import { useLoad } from "../hooks";
+import { type Location, navigate } from "../router";
 import { useSession } from "../session";
 import { Field } from "./ui";
+
+/**
+ * A list whose filters live in the address bar (so a view can be shared): parsed from it, applied
+ * by navigating to `path` with new ones, and loaded again whenever they change.
+ */
+export function useFilteredList<T>(
+  location: Location,
+  path: string,
+  load: (query: ReturnType<typeof filtersToQuery>) => Promise<T>,
+) {
+  const query = location.params.toString();
+  const filters = parseFilters(location.params);
+  const apply = (next: LogFilters) => navigate(path, filtersToParams(next));
+  const loaded = useLoad(() => load(filtersToQuery(filters)), [query]);
+  return { query, filters, apply, loaded };
+}
 
 const selected = (select: HTMLSelectElement) => [...select.selectedOptions].map((o) => o.value);
 
@@ -154,38 +174,30 @@ export function LogFilterBar(props: { filters: LogFilters; onApply: (filters: Lo
 
 /** Previous/next paging with the page size. */
 export function Pager(props: {
-  page: number;
-  totalPages: number;
-  totalRecords: number;
+  page: { page: number; total_pages: number; total_records: number };
   unit: string;
-  pageSize: number;
-  onPage: (page: number) => void;
-  onPageSize: (size: number) => void;
+  filters: LogFilters;
+  onApply: (next: LogFilters) => void;
 }) {
+  const { page, total_pages: totalPages, total_records: totalRecords } = props.page;
+  const onPage = (next: number) => props.onApply({ ...props.filters, page: next });
   return (
     <nav className="pager" aria-label="Pages">
-      <button
-        type="button"
-        className="ghost"
-        disabled={props.page <= 1}
-        onClick={() => props.onPage(props.page - 1)}
-      >
+      <button type="button" className="ghost" disabled={page <= 1} onClick={() => onPage(page - 1)}>
         Previous
       </button>
       <span aria-live="polite">
-        Page {props.page} of {Math.max(1, props.totalPages)} · {props.totalRecords} {props.unit}
+        Page {page} of {Math.max(1, totalPages)} · {totalRecords} {props.unit}
       </span>
-      <button
-        type="button"
-        className="ghost"
-        disabled={props.page >= props.totalPages}
-        onClick={() => props.onPage(props.page + 1)}
-      >
+      <button type="button" className="ghost" disabled={page >= totalPages} onClick={() => onPage(page + 1)}>
         Next
       </button>
       <label>
         Per page{" "}
-        <select value={props.pageSize} onChange={(e) => props.onPageSize(Number(e.target.value))}>
+        <select
+          value={props.filters.page_size}
+          onChange={(e) => props.onApply({ ...props.filters, page_size: Number(e.target.value), page: 1 })}
+        >
           {[10, 25, 50, 100].map((n) => (
             <option key={n} value={n}>
               {n}

@@ -1,28 +1,17 @@
 import type { AccessLogEntry } from "@agentnet/contracts";
 import { type KeyboardEvent, useCallback, useState } from "react";
-import { LogFilterBar, Pager } from "../components/log-filters";
+import { LogFilterBar, Pager, useFilteredList } from "../components/log-filters";
 import { SortHeader } from "../components/sort-header";
 import { Badge, EmptyState, LoadState, Progress } from "../components/ui";
 import { denyReasonText } from "../domain/deny-reasons";
-import {
-  filtersToParams,
-  filtersToQuery,
-  type LogFilters,
-  parseFilters,
-  toggleSort,
-} from "../domain/filters";
 import { formatDateTime, formatDuration, formatTokens, formatUsd } from "../domain/format";
-import { useLoad } from "../hooks";
-import { Link, type Location, navigate } from "../router";
+import { Link, type Location } from "../router";
 import { userLabel, useSession } from "../session";
 import { LogDrawer } from "./log-drawer";
 
 export function AccessLogsPage(props: { location: Location }) {
   const { api, users, accountWide } = useSession();
-  const query = props.location.params.toString();
-  const filters = parseFilters(props.location.params);
-  const apply = (next: LogFilters) => navigate("/logs", filtersToParams(next));
-  const logs = useLoad(() => api.accessLogs(filtersToQuery(filters)), [query]);
+  const { query, filters, apply, loaded: logs } = useFilteredList(props.location, "/logs", api.accessLogs);
   const [open, setOpen] = useState<AccessLogEntry | undefined>();
   const close = useCallback(() => setOpen(undefined), []);
   const onRowKey = (event: KeyboardEvent, entry: AccessLogEntry) => {
@@ -31,9 +20,8 @@ export function AccessLogsPage(props: { location: Location }) {
       setOpen(entry);
     }
   };
-  const sort = (field: string) => apply(toggleSort(filters, field));
   const header = (label: string, field: string, numeric = false) => (
-    <SortHeader label={label} field={field} filters={filters} onSort={sort} numeric={numeric} />
+    <SortHeader label={label} field={field} filters={filters} onApply={apply} numeric={numeric} />
   );
   const page = logs.data;
   return (
@@ -98,15 +86,7 @@ export function AccessLogsPage(props: { location: Location }) {
               </tbody>
             </table>
           </div>
-          <Pager
-            page={page.page}
-            totalPages={page.total_pages}
-            totalRecords={page.total_records}
-            unit="requests"
-            pageSize={filters.page_size}
-            onPage={(p) => apply({ ...filters, page: p })}
-            onPageSize={(size) => apply({ ...filters, page_size: size, page: 1 })}
-          />
+          <Pager page={page} unit="requests" filters={filters} onApply={apply} />
         </>
       ) : null}
       {open ? <LogDrawer entry={open} onClose={close} /> : null}

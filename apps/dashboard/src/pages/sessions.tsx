@@ -1,19 +1,12 @@
 import type { AccessLogEntry, AccessLogSession } from "@agentnet/contracts";
 import { useCallback, useState } from "react";
-import { LogFilterBar, Pager } from "../components/log-filters";
+import { LogFilterBar, Pager, useFilteredList } from "../components/log-filters";
 import { SortHeader } from "../components/sort-header";
 import { Badge, EmptyState, LoadState } from "../components/ui";
 import { decisionText } from "../domain/deny-reasons";
-import {
-  filtersToParams,
-  filtersToQuery,
-  type LogFilters,
-  parseFilters,
-  toggleSort,
-} from "../domain/filters";
 import { formatDateTime, formatDuration, formatTokens, formatUsd } from "../domain/format";
 import { useLoad } from "../hooks";
-import { Link, type Location, navigate } from "../router";
+import { Link, type Location } from "../router";
 import { userLabel, useSession } from "../session";
 import { LogDrawer } from "./log-drawer";
 
@@ -25,18 +18,9 @@ const sessionHref = (s: AccessLogSession): string =>
 
 export function SessionsPage(props: { location: Location }) {
   const { api, users, accountWide } = useSession();
-  const query = props.location.params.toString();
-  const filters = parseFilters(props.location.params);
-  const apply = (next: LogFilters) => navigate("/sessions", filtersToParams(next));
-  const sessions = useLoad(() => api.sessions(filtersToQuery(filters)), [query]);
+  const { filters, apply, loaded: sessions } = useFilteredList(props.location, "/sessions", api.sessions);
   const header = (label: string, field: string, numeric = false) => (
-    <SortHeader
-      label={label}
-      field={field}
-      filters={filters}
-      onSort={(f) => apply(toggleSort(filters, f))}
-      numeric={numeric}
-    />
+    <SortHeader label={label} field={field} filters={filters} onApply={apply} numeric={numeric} />
   );
   const page = sessions.data;
   return (
@@ -93,15 +77,7 @@ export function SessionsPage(props: { location: Location }) {
               </tbody>
             </table>
           </div>
-          <Pager
-            page={page.page}
-            totalPages={page.total_pages}
-            totalRecords={page.total_records}
-            unit="sessions"
-            pageSize={filters.page_size}
-            onPage={(p) => apply({ ...filters, page: p })}
-            onPageSize={(size) => apply({ ...filters, page_size: size, page: 1 })}
-          />
+          <Pager page={page} unit="sessions" filters={filters} onApply={apply} />
         </>
       ) : null}
     </section>
