@@ -4,13 +4,11 @@ import { eventually, uniqueId } from "@agentnet/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   callerOf,
+  makeCapped,
   makeEvent,
-  makeLimits,
-  makeReserve,
   publish,
   type Replica,
-  type Reservation,
-  reserve,
+  reserved,
   startReplica,
   TestClock,
 } from "./test-support";
@@ -33,16 +31,6 @@ async function pair() {
   return { leader, standby };
 }
 
-const capped = (user_cap: number) => {
-  const base = makeReserve();
-  const limits = makeLimits({ token_limit: { enabled: true, user_cap, group_cap: 0, window_seconds: 3600 } });
-  return { ...base, policy: { ...base.policy, limits } };
-};
-const reserved = async (replica: Replica, body: ReserveRequest): Promise<Reservation> => {
-  const reply = await reserve(replica.nc, body);
-  if (reply.decision !== "allow" || !reply.reservation_id) throw new Error("expected a reservation");
-  return reply;
-};
 const userTokens = async (replica: Replica, body: ReserveRequest) => {
   const counters = await request(replica.nc, Consumption.list, { caller: callerOf(body) });
   return counters.find((counter) => counter.dimension_kind === "user")?.tokens_input ?? 0;
@@ -51,14 +39,14 @@ const userTokens = async (replica: Replica, body: ReserveRequest) => {
 describe("consumption fail-over", () => {
   it("hands over on a graceful stop with every counted token, and settles holds taken before", async () => {
     const { leader, standby } = await pair();
-    const body = capped(10_000);
-    await publish(leader.nc, makeEvent(body, await reserved(leader, body)));
+    const body = makeCapped(10_000);
+    await publish(leader.nc, makeEvent(body, await reserved(leader.nc, body)));
     await eventually(async () => (await userTokens(leader, body)) === 30);
     const heldBefore = { ...body, request_id: uniqueId("r") };
-    const hold = await reserved(leader, heldBefore);
+    const hold = await reserved(leader.nc, heldBefore);
 
     await leader.stop();
-    await eventually(async () => standby.service.isLeader(), 10_000);
+    await eventually(() => standby.service.isLeader(), 10_000);
     expect(await userTokens(standby, body)).toBe(30);
     await publish(standby.nc, makeEvent(heldBefore, hold));
     await eventually(async () => (await userTokens(standby, body)) === 60);
@@ -66,17 +54,17 @@ describe("consumption fail-over", () => {
 
   it("takes over from a crashed leader: replays the journal and recognises redelivered events", async () => {
     const { leader, standby } = await pair();
-    const body = capped(10_000);
-    const event = makeEvent(body, await reserved(leader, body));
+    const body = makeCapped(10_000);
+    const event = makeEvent(body, await reserved(leader.nc, body));
     // Journaled by the leader but never acked on JetStream: it comes again after the crash.
     await leader.service.settleEvents([event]);
     await leader.crash();
 
-    await eventually(async () => standby.service.isLeader(), 10_000);
+    await eventually(() => standby.service.isLeader(), 10_000);
     expect(await userTokens(standby, body)).toBe(30);
     await publish(standby.nc, event, uniqueId("redelivery"));
     const later = { ...body, request_id: uniqueId("r") };
-    await publish(standby.nc, makeEvent(later, await reserved(standby, later)));
+    await publish(standby.nc, makeEvent(later, await reserved(standby.nc, later)));
     await eventually(async () => (await userTokens(standby, body)) === 60);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(await userTokens(standby, body)).toBe(60);
@@ -85,20 +73,20 @@ describe("consumption fail-over", () => {
   it("starts from snapshots and the journal after a full restart", async () => {
     const durable = uniqueId("consumption");
     const first = await startReplica(DB, clock, { durable, leaseTtlMs: LEASE_TTL_MS });
-    const body = capped(10_000);
+    const body = makeCapped(10_000);
     for (let i = 0; i < 3; i++) {
       const next = { ...body, request_id: uniqueId("r") };
-      await first.service.settleEvents([makeEvent(next, await reserved(first, next))]);
+      await first.service.settleEvents([makeEvent(next, await reserved(first.nc, next))]);
       // The first settlement is in a snapshot, the others only in the journal.
       if (i === 0) await first.service.snapshot();
     }
     await first.crash();
     started.push(first);
-    await eventually(async () => !first.service.isLeader(), 10_000);
+    await eventually(() => !first.service.isLeader(), 10_000);
 
     const second = await startReplica(DB, clock, { durable, leaseTtlMs: LEASE_TTL_MS });
     started.push(second);
-    await eventually(async () => second.service.isLeader(), 10_000);
+    await eventually(() => second.service.isLeader(), 10_000);
     expect(await userTokens(second, body)).toBe(90);
   });
 });

@@ -10,13 +10,12 @@ import { eventually, uniqueId } from "@agentnet/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   callerOf,
+  makeCapped,
   makeEvent,
-  makeLimits,
-  makeReserve,
   publish,
   type Replica,
-  type Reservation,
   reserve,
+  reserved,
   startReplica,
   TestClock,
 } from "./test-support";
@@ -35,31 +34,17 @@ afterAll(async () => {
   await two?.stop();
 });
 
-const capped = (user_cap: number, group_cap = 0) => {
-  const base = makeReserve();
-  return {
-    ...base,
-    policy: {
-      ...base.policy,
-      limits: makeLimits({ token_limit: { enabled: true, user_cap, group_cap, window_seconds: 3600 } }),
-    },
-  };
-};
 const list = (body: ReserveRequest, role: "owner" | "user" = "owner") =>
   request(one.nc, Consumption.list, { caller: callerOf(body, role) });
 const userCounter = async (body: ReserveRequest): Promise<ConsumptionCounter | undefined> =>
   (await list(body)).find((counter) => counter.dimension_kind === "user");
-const reserved = async (body: ReserveRequest): Promise<Reservation> => {
-  const reply = await reserve(one.nc, body);
-  if (reply.decision !== "allow" || !reply.reservation_id) throw new Error("expected a reservation");
-  return reply;
-};
+const reservedByOne = (body: ReserveRequest) => reserved(one.nc, body);
 
 describe("settlement from JetStream events", () => {
   it("lists [] before anything is consumed, then the real usage of user and group", async () => {
-    const body = capped(1000, 5000);
+    const body = makeCapped(1000, 5000);
     expect(await list(body)).toEqual([]);
-    const reservation = await reserved(body);
+    const reservation = await reservedByOne(body);
     await publish(one.nc, makeEvent(body, reservation));
     await eventually(async () => (await list(body)).length === 2);
     const counters = await list(body);
@@ -71,8 +56,8 @@ describe("settlement from JetStream events", () => {
   });
 
   it("swaps the estimate for real usage: freed room admits more requests", async () => {
-    const body = capped(150); // estimate 100: one fits until the first settles at 50
-    const reservation = await reserved({ ...body, request_id: uniqueId("r") });
+    const body = makeCapped(150); // estimate 100: one fits until the first settles at 50
+    const reservation = await reservedByOne({ ...body, request_id: uniqueId("r") });
     expect((await reserve(one.nc, { ...body, request_id: uniqueId("r") })).decision).toBe("deny");
     await publish(one.nc, makeEvent(body, reservation, { id: uniqueId("ev") }));
     await eventually(async () => (await userCounter(body))?.tokens_input === 30);
@@ -80,8 +65,8 @@ describe("settlement from JetStream events", () => {
   });
 
   it("releases the reservation of a denied or failed request and counts nothing", async () => {
-    const body = capped(100);
-    const denied = await reserved({ ...body, request_id: uniqueId("r") });
+    const body = makeCapped(100);
+    const denied = await reservedByOne({ ...body, request_id: uniqueId("r") });
     await publish(
       one.nc,
       makeEvent(body, denied, {
@@ -99,8 +84,8 @@ describe("settlement from JetStream events", () => {
   });
 
   it("releases on an upstream failure with zero tokens", async () => {
-    const body = capped(100);
-    const failed = await reserved({ ...body, request_id: uniqueId("r") });
+    const body = makeCapped(100);
+    const failed = await reservedByOne({ ...body, request_id: uniqueId("r") });
     const event = makeEvent(body, failed, {
       id: uniqueId("ev"),
       status_code: 502,
@@ -114,8 +99,8 @@ describe("settlement from JetStream events", () => {
   });
 
   it("counts a redelivered event once (duplicate publish and a replay after a crash)", async () => {
-    const body = capped(10_000);
-    const reservation = await reserved(body);
+    const body = makeCapped(10_000);
+    const reservation = await reservedByOne(body);
     const event = makeEvent(body, reservation);
     // Settled in process without an ack, as if the replica died before acking...
     await one.service.settleEvents([event]);
@@ -127,13 +112,13 @@ describe("settlement from JetStream events", () => {
   });
 
   it("counts every event exactly once with two replicas, one leading and one standing by", async () => {
-    const base = capped(0, 1_000_000);
+    const base = makeCapped(0, 1_000_000);
     const users = Array.from({ length: 40 }, () => ({
       ...base,
       user_id: uniqueId("u"),
       request_id: uniqueId("r"),
     }));
-    const reservations = await Promise.all(users.map(reserved));
+    const reservations = await Promise.all(users.map(reservedByOne));
     await Promise.all(users.map((body, i) => publish(two.nc, makeEvent(body, reservations[i] ?? {}))));
     const group = async () => (await list(base)).find((c) => c.dimension_kind === "group");
     await eventually(async () => (await group())?.tokens_input === 40 * 30, 20_000);
@@ -141,8 +126,8 @@ describe("settlement from JetStream events", () => {
   });
 
   it("frees expired reservations in the sweep, and still counts a late event", async () => {
-    const body = capped(100);
-    const reservation = await reserved({ ...body, request_id: uniqueId("r") });
+    const body = makeCapped(100);
+    const reservation = await reservedByOne({ ...body, request_id: uniqueId("r") });
     clock.advance(11 * 60 * 1000);
     expect(await one.service.sweepExpired()).toBeGreaterThanOrEqual(1);
     const next = await reserve(one.nc, { ...body, request_id: uniqueId("r") });
@@ -155,11 +140,11 @@ describe("settlement from JetStream events", () => {
 
 describe("GET consumption order, scope and lifetime", () => {
   it("lists newest window first and scopes callers without the account-wide grant", async () => {
-    const body = capped(10_000, 10_000);
+    const body = makeCapped(10_000, 10_000);
     const other = { ...body, user_id: uniqueId("other"), group_ids: [uniqueId("other-grp")] };
     for (const who of [body, other, body]) {
       const requestBody = { ...who, request_id: uniqueId("r") };
-      await one.service.settleEvents([makeEvent(requestBody, await reserved(requestBody))]);
+      await one.service.settleEvents([makeEvent(requestBody, await reservedByOne(requestBody))]);
       clock.advance(3600 * 1000);
     }
     const all = await list(body);
@@ -174,8 +159,8 @@ describe("GET consumption order, scope and lifetime", () => {
   });
 
   it("prunes counters some time after their window ended", async () => {
-    const body = capped(10_000);
-    await one.service.settleEvents([makeEvent(body, await reserved(body))]);
+    const body = makeCapped(10_000);
+    await one.service.settleEvents([makeEvent(body, await reservedByOne(body))]);
     expect(await list(body)).toHaveLength(2); // the user and its source group
     clock.advance(8 * 24 * 3600 * 1000);
     await one.service.prune();
@@ -183,8 +168,8 @@ describe("GET consumption order, scope and lifetime", () => {
   });
 
   it("deletes the account's counters on agn.account.deleted", async () => {
-    const body = capped(10_000);
-    await one.service.settleEvents([makeEvent(body, await reserved(body))]);
+    const body = makeCapped(10_000);
+    await one.service.settleEvents([makeEvent(body, await reservedByOne(body))]);
     expect(await list(body)).toHaveLength(2); // the user and its source group
     const event: AccountDeletedEvent = {
       v: 1,

@@ -68,6 +68,13 @@ export const makeReserve = (overrides: Partial<ReserveRequest> = {}): ReserveReq
   };
 };
 
+/** A reserve request of a fresh account under a policy with an hourly token cap per user and group. */
+export const makeCapped = (user_cap: number, group_cap = 0): ReserveRequest => {
+  const base = makeReserve();
+  const limits = makeLimits({ token_limit: { enabled: true, user_cap, group_cap, window_seconds: 3600 } });
+  return { ...base, policy: { ...base.policy, limits } };
+};
+
 /** What an allowed reserve reply gives the proxy to put in the request's event. */
 export type Reservation = Pick<Extract<ReserveReply, { decision: "allow" }>, "reservation_id" | "counters">;
 
@@ -166,6 +173,13 @@ export type Replica = Awaited<ReturnType<typeof startReplica>>;
 export const reserve = (nc: NatsConnection, body: ReserveRequest): Promise<ReserveReply> =>
   // Generous: the machine running the suite may be busy, and a slow answer is not what is tested.
   request(nc, Consumption.reserve, body, { timeoutMs: 25_000 });
+
+/** Reserves and returns the reservation; throws when the request was not given one. */
+export async function reserved(nc: NatsConnection, body: ReserveRequest): Promise<Reservation> {
+  const reply = await reserve(nc, body);
+  if (reply.decision !== "allow" || !reply.reservation_id) throw new Error("expected a reservation");
+  return reply;
+}
 
 export const publish = (nc: NatsConnection, event: GatewayRequestEvent, msgId = event.id) =>
   publishEvent(nc, Events.requests(event.account_id), event, msgId);

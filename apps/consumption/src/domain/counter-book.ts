@@ -67,12 +67,7 @@ const keyOf = (accountId: string, counter: ReservedCounter): CounterKey => ({
   ...counter,
 });
 
-export const reservedCounterOf = ({
-  dimension_kind,
-  dimension_id,
-  window_seconds,
-  window_start,
-}: CounterKey) => ({
+const reservedCounterOf = ({ dimension_kind, dimension_id, window_seconds, window_start }: CounterKey) => ({
   dimension_kind,
   dimension_id,
   window_seconds,
