@@ -47,6 +47,8 @@ describe("retention sweep", () => {
 
     const kept = await stack.accessLogs(short.owner, { sort_order: "asc" });
     expect(kept.data.map((e) => e.id)).toEqual([shortEvents[3]?.id, shortEvents[4]?.id]);
+    // Counts that name a user read access_logs_by_user, which the sweep trims alike.
+    expect((await stack.accessLogs(short.owner, { user_id: "user_default" })).total_records).toBe(2);
     // The expired session is gone from the session count too, not only its entries.
     expect((await stack.sessions(short.owner)).total_records).toBe(2);
     expect((await stack.accessLogs(forever.owner)).total_records).toBe(5);
@@ -65,6 +67,7 @@ describe("retention sweep", () => {
     const plan = await stack.telemetry.sweepRetention(now);
     expect(plan.dropPartitions).toContain("20000105");
     expect((await stack.accessLogs(owner)).total_records).toBe(0);
+    expect((await stack.accessLogs(owner, { user_id: "user_default" })).total_records).toBe(0);
     expect((await stack.usage(owner)).map((b) => b.total_tokens)).toEqual([150]);
   });
 });
@@ -94,7 +97,9 @@ describe("account deletion", () => {
     }
     expect(await rows("usage_events", gone.accountId)).toBe(0);
     expect(await rows("access_logs", gone.accountId)).toBe(0);
+    expect(await rows("access_logs_by_user", gone.accountId)).toBe(0);
     expect(await rows("usage_events", stays.accountId)).toBe(1);
+    expect(await rows("access_logs_by_user", stays.accountId)).toBe(1);
     expect((await stack.accessLogs(stays.owner)).total_records).toBe(1);
   });
 

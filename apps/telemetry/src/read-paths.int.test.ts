@@ -51,6 +51,34 @@ describe("read paths over unmerged duplicates", () => {
   });
 });
 
+describe("counts that name a user", () => {
+  it("read the user-sorted copy and count each request and session once, as over the whole log", async () => {
+    const { accountId, owner } = await stack.newAccount();
+    const of = (user_id: string, i: number, session_id = "") =>
+      makeEvent({ account_id: accountId, user_id, session_id, timestamp: at(10, i) });
+    const events = [
+      ...Array.from({ length: 5 }, (_, i) => of("u-a", i, "s-a")),
+      ...Array.from({ length: 3 }, (_, i) => of("u-a", 10 + i)),
+      ...Array.from({ length: 4 }, (_, i) => of("u-b", 20 + i, "s-b")),
+    ];
+    for (let copy = 0; copy < 3; copy++) await insertEvents(stack.warehouse, events);
+
+    const [copies] = await stack.warehouse.query<{ rows: string }>(
+      "SELECT count() AS rows FROM access_logs_by_user WHERE account_id = {a:String}",
+      { a: accountId },
+    );
+    expect(Number(copies?.rows)).toBeGreaterThanOrEqual(events.length);
+    const logs = await stack.accessLogs(owner, { user_id: "u-a" });
+    expect(logs.total_records).toBe(8);
+    expect(logs.data.every((entry) => entry.user_id === "u-a")).toBe(true);
+    expect((await stack.accessLogs(owner, { user_id: "u-a", search: events[0]?.id })).total_records).toBe(1);
+    expect((await stack.sessions(owner, { user_id: "u-a" })).total_records).toBe(4);
+    expect((await stack.sessions(owner, { user_id: "u-b" })).total_records).toBe(1);
+    // A search with a NUL reads the fields themselves, so it stays on access_logs.
+    expect((await stack.accessLogs(owner, { user_id: "u-a", search: "x\0y" })).total_records).toBe(0);
+  });
+});
+
 describe("usage and log counts rolled into hours", () => {
   it("counts each request once from the rollups, the events or both, late events included", async () => {
     const { accountId, owner } = await stack.newAccount();

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { ENTRY_COLUMNS, EntryColumns, toEntry } from "./entries";
 import {
   bindLogFilters,
+  countedTable,
   EARLIEST,
   LogFilterParams,
   logWhere,
@@ -66,7 +67,8 @@ export const accessLogPage = defineQuery({
 
 /**
  * Matching entries; FINAL collapses redelivered copies, so each request counts once. Over the whole
- * log, rolled hours are counted in access_log_hourly and only the rest from the entries.
+ * log, rolled hours are counted in access_log_hourly and only the rest from the entries; a count
+ * that names a user reads the user-sorted copy of the filter columns (`countedTable`).
  */
 export const accessLogCount = defineQuery({
   name: "access_log_count",
@@ -79,7 +81,7 @@ export const accessLogCount = defineQuery({
            WHERE account_id = {account:String} AND hour < ${ROLLED_UNTIL})
           + (SELECT count() FROM access_logs FINAL
              WHERE account_id = {account:String} AND timestamp >= ${ROLLED_UNTIL}) AS total`
-      : `SELECT count() AS total FROM access_logs FINAL WHERE ${logWhere(params)}`,
+      : `SELECT count() AS total FROM ${countedTable(params)} FINAL WHERE ${logWhere(params)}`,
   bind: (params) => ({ ...bindLogFilters(params), ...(unfiltered(params) ? ROLLED_BINDS : {}) }),
 });
 

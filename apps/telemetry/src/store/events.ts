@@ -3,6 +3,8 @@ import type { GatewayRequestEvent } from "@agentnet/contracts";
 import { ACCESS_LOG_LINE_COLUMNS, toAccessLogLine, toUsageLine, USAGE_LINE_COLUMNS } from "../domain/rows";
 
 export const ACCESS_LOGS = "access_logs";
+/** Filled from access_logs by a materialized view (infra/clickhouse/005_log_read_paths.sql). */
+export const ACCESS_LOGS_BY_USER = "access_logs_by_user";
 export const USAGE_EVENTS = "usage_events";
 
 /**
@@ -32,6 +34,7 @@ export async function insertEvents(warehouse: Warehouse, events: readonly Gatewa
 export async function deleteAccountRows(warehouse: Warehouse, accountId: string) {
   for (const table of [
     ACCESS_LOGS,
+    ACCESS_LOGS_BY_USER,
     USAGE_EVENTS,
     "usage_hourly",
     "access_log_hourly",

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ACCESS_LOGS, ACCESS_LOGS_BY_USER } from "./events";
 
 /** Absent bounds: the whole range a DateTime64(3) column can hold, so the SQL text never varies. */
 export const EARLIEST = new Date(0);
@@ -137,6 +138,17 @@ export const bindDimensionFilters = bindOf(DIMENSION_TERMS);
 /** The WHERE clause of access-log and session reads and its parameters. */
 export const logWhere = whereOf(LOG_TERMS);
 export const bindLogFilters = bindOf(LOG_TERMS);
+
+/**
+ * The table a filtered count reads: access_logs_by_user (infra/clickhouse/005_log_read_paths.sql)
+ * when the filters name a user, where that user's rows are one range of the primary index instead
+ * of one row in every few of the account's. It holds every column a filter reads except the five
+ * a search with a NUL falls back to.
+ */
+export const countedTable = (filters: LogFilterParams): string =>
+  filters.user_id !== undefined && filters.search?.includes("\0") !== true
+    ? ACCESS_LOGS_BY_USER
+    : ACCESS_LOGS;
 
 /** True when a read is over the account's whole log: no filter but the account. */
 export const unfiltered = (filters: LogFilterParams): boolean =>

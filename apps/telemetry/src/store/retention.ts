@@ -1,7 +1,7 @@
 import type { Warehouse } from "@agentnet/clickhouse";
 import { z } from "zod";
 import type { DayPartition } from "../domain/retention";
-import { ACCESS_LOGS } from "./events";
+import { ACCESS_LOGS, ACCESS_LOGS_BY_USER } from "./events";
 import { defineQuery } from "./query";
 import { recomputeAccountHours } from "./rollup";
 
@@ -25,9 +25,12 @@ export async function listOldPartitions(warehouse: Warehouse, before: Date): Pro
   return oldPartitions.run(warehouse, { before });
 }
 
-/** Drops a whole day: no rewrite, the files go; access_log_hourly has the same day partitions. */
+/**
+ * Drops a whole day: no rewrite, the files go; access_log_hourly and access_logs_by_user have the
+ * same day partitions.
+ */
 export async function dropPartition(warehouse: Warehouse, partition: string) {
-  for (const table of [ACCESS_LOGS, "access_log_hourly"]) {
+  for (const table of [ACCESS_LOGS, ACCESS_LOGS_BY_USER, "access_log_hourly"]) {
     await warehouse.command("ALTER TABLE {table:Identifier} DROP PARTITION ID {partition:String}", {
       table,
       partition,
@@ -41,10 +44,12 @@ export async function dropPartition(warehouse: Warehouse, partition: string) {
  * what is left of it (a recomputation alone would keep an hour that has no row left).
  */
 export async function deleteAccessLogsBefore(warehouse: Warehouse, accountId: string, before: Date) {
-  await warehouse.command(
-    "ALTER TABLE {table:Identifier} DELETE WHERE account_id = {account:String} AND timestamp < {before:DateTime64(3)}",
-    { table: ACCESS_LOGS, account: accountId, before },
-  );
+  for (const table of [ACCESS_LOGS, ACCESS_LOGS_BY_USER]) {
+    await warehouse.command(
+      "ALTER TABLE {table:Identifier} DELETE WHERE account_id = {account:String} AND timestamp < {before:DateTime64(3)}",
+      { table, account: accountId, before },
+    );
+  }
   await warehouse.command(
     "ALTER TABLE access_log_hourly DELETE WHERE account_id = {account:String} AND hour <= toStartOfHour({before:DateTime64(3)})",
     { account: accountId, before },

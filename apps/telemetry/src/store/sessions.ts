@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { costNumbers, ENTRY_COLUMNS, EntryColumns, toEntry, tokenNumbers } from "./entries";
-import { bindLogFilters, LogFilterParams, logWhere, unfiltered } from "./filters";
+import { bindLogFilters, countedTable, LogFilterParams, logWhere, unfiltered } from "./filters";
 import { ChNumber, ChTimestamp, defineQuery } from "./query";
 import { ROLLED_BINDS, ROLLED_UNTIL } from "./rollup";
 
@@ -9,8 +9,8 @@ import { ROLLED_BINDS, ROLLED_UNTIL } from "./rollup";
  * in an unmerged part), plus the session key: a request without a session id is its own singleton
  * session, keyed by its request id (`singleton_id`); a real session has an empty singleton_id.
  */
-const matchingEntries = (filters: LogFilterParams) => `matching AS (
-  SELECT *, if(session_id = '', id, '') AS singleton_id FROM access_logs FINAL WHERE ${logWhere(filters)}
+const matchingEntries = (filters: LogFilterParams, table = "access_logs") => `matching AS (
+  SELECT *, if(session_id = '', id, '') AS singleton_id FROM ${table} FINAL WHERE ${logWhere(filters)}
 )`;
 
 /**
@@ -111,7 +111,8 @@ export const sessionPage = defineQuery({
  * Matching sessions (the page unit), singletons included. Over the whole log, real sessions are
  * counted from access_log_sessions (one row per session once merged) instead of hashing every
  * entry's session_id, and singletons of rolled hours from access_log_hourly; with filters, a
- * session counts when one of its entries matches, so the entries are read.
+ * session counts when one of its entries matches, so the entries are read (a user's from the
+ * user-sorted copy, `countedTable`).
  */
 export const sessionCount = defineQuery({
   name: "session_count",
@@ -126,7 +127,7 @@ export const sessionCount = defineQuery({
              WHERE account_id = {account:String} AND hour < ${ROLLED_UNTIL})
           + (SELECT count() FROM access_logs FINAL
              WHERE account_id = {account:String} AND timestamp >= ${ROLLED_UNTIL} AND session_id = '') AS total`
-      : `WITH ${matchingEntries(params)}
+      : `WITH ${matchingEntries(params, countedTable(params))}
     SELECT countIf(singleton_id != '') + uniqExactIf(session_id, singleton_id = '') AS total FROM matching`,
   bind: (params) => ({ ...bindLogFilters(params), ...(unfiltered(params) ? ROLLED_BINDS : {}) }),
 });
