@@ -94,9 +94,18 @@ export function MultiCheck(props: {
   );
 }
 
-/** The API's message for a form (the field-level ones sit next to their fields). */
-export function FormError(props: { error: ApiError | undefined; extra?: string | undefined }) {
-  if (!props.error && !props.extra) return null;
+/**
+ * The API's message for a form (the field-level ones sit next to their fields), or, while the
+ * form's own checks flag fields (`invalid`, keyed by field), a pointer to them.
+ */
+export function FormError(props: {
+  error: ApiError | undefined;
+  invalid?: Record<string, unknown>;
+  /** What the flagged things are called on this form. */
+  invalidNoun?: string;
+}) {
+  const flagged = props.invalid !== undefined && Object.keys(props.invalid).length > 0;
+  if (!props.error && !flagged) return null;
   return (
     <div className="alert" role="alert">
       {props.error ? (
@@ -105,7 +114,7 @@ export function FormError(props: { error: ApiError | undefined; extra?: string |
           {props.error.message}
         </>
       ) : (
-        props.extra
+        `Fix the highlighted ${props.invalidNoun ?? "fields"}.`
       )}
     </div>
   );

@@ -61,10 +61,7 @@ export function AccountPage() {
       </dl>
       <form className="card form" onSubmit={onSubmit} aria-label="Account settings">
         <h2>Dashboard</h2>
-        <FormError
-          error={submit.error}
-          extra={Object.keys(local).length ? "Fix the highlighted settings." : undefined}
-        />
+        <FormError error={submit.error} invalid={local} invalidNoun="settings" />
         <Check
           label="Show the agent-network section"
           checked={agentNetwork}

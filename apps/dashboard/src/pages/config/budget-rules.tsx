@@ -81,10 +81,7 @@ function BudgetRuleForm(props: {
       noValidate
     >
       <h2>{e ? `Edit ${e.name}` : "New budget rule"}</h2>
-      <FormError
-        error={submit.error}
-        extra={Object.keys(local).length ? "Fix the highlighted fields." : undefined}
-      />
+      <FormError error={submit.error} invalid={local} />
       <Field label="Name" error={err("name")}>
         {(c) => <input {...c} value={name} onChange={(ev) => setName(ev.target.value)} />}
       </Field>

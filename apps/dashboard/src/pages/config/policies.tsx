@@ -105,10 +105,7 @@ function PolicyForm(props: {
       noValidate
     >
       <h2>{e ? `Edit ${e.name}` : "New policy"}</h2>
-      <FormError
-        error={submit.error}
-        extra={Object.keys(local).length ? "Fix the highlighted fields." : undefined}
-      />
+      <FormError error={submit.error} invalid={local} />
       <Field label="Name" error={err("name")}>
         {(c) => <input {...c} value={name} onChange={(ev) => setName(ev.target.value)} />}
       </Field>

@@ -85,10 +85,7 @@ export function ProviderForm(props: {
       style={{ borderLeftColor: entry.brand_color }}
     >
       <h2>{existing ? `Edit ${existing.name}` : `New ${entry.name} provider`}</h2>
-      <FormError
-        error={save.error}
-        extra={Object.keys(local).length ? "Fix the highlighted fields." : undefined}
-      />
+      <FormError error={save.error} invalid={local} />
       <Field label="Name" error={err("name")}>
         {(c) => <input {...c} value={name} onChange={(e) => setName(e.target.value)} required />}
       </Field>
