@@ -78,6 +78,32 @@ describe("sessions", () => {
     const filtered = await stack.sessions(owner, { model: "claude" });
     expect(filtered.data.map((s) => [s.session_id, s.request_count])).toEqual([["sa", 1]]);
   });
+
+  it("lists a session's first 100 entries oldest first, prompts only where captured, in every order", async () => {
+    const { owner, accountId } = await stack.newAccount();
+    const long = Array.from({ length: 105 }, (_, i) =>
+      makeEvent({
+        account_id: accountId,
+        session_id: "s-long",
+        timestamp: new Date(Date.UTC(2025, 2, 10, 9, 0, 104 - i)).toISOString(),
+        ...(i === 104 ? { request_prompt: "hello there", response_completion: "general kenobi" } : {}),
+      }),
+    );
+    await stack.publish(long);
+    await stack.settle();
+    const oldestFirst = [...long].reverse();
+
+    for (const query of [{}, { sort_by: "started_at", sort_order: "asc" }] as const) {
+      const [session] = (await stack.sessions(owner, query)).data;
+      expect(session?.request_count).toBe(105);
+      expect(session?.entries.map((entry) => entry.id)).toEqual(oldestFirst.slice(0, 100).map((e) => e.id));
+      expect(session?.entries[0]).toMatchObject({
+        request_prompt: "hello there",
+        response_completion: "general kenobi",
+      });
+      expect(session?.entries.slice(1).some((entry) => "request_prompt" in entry)).toBe(false);
+    }
+  });
 });
 
 describe("usage overview", () => {

@@ -1,11 +1,11 @@
 import { type Handler, serve } from "@agentnet/bus";
-import { type AccessLogEntry, type Endpoint, QUEUE, Telemetry } from "@agentnet/contracts";
+import { type Endpoint, QUEUE, Telemetry } from "@agentnet/contracts";
 import { pageOffset, toPage } from "../domain/pages";
 import { scopeToCaller } from "../domain/scope";
 import { sessionDecision, sessionSortColumn } from "../domain/sessions";
 import { accessLogCount, readAccessLogPage } from "../store/access-logs";
-import { keyOf, readSessionPage } from "../store/session-page";
-import { sessionCount, sessionEntries } from "../store/sessions";
+import { readSessionPage } from "../store/session-page";
+import { sessionCount } from "../store/sessions";
 import { readUsageOverview } from "../store/usage";
 import type { TelemetryContext } from "./context";
 import type { SettingsReader } from "./settings";
@@ -40,7 +40,7 @@ export function registerReadHandlers(ctx: TelemetryContext, settings: SettingsRe
   handle(Telemetry.sessions, async ({ caller, query }) => {
     if (!(await logsAvailable(caller))) return toPage([], query.page, query.page_size, 0);
     const filters = { ...scopeToCaller(caller, query), account_id: caller.account_id };
-    const [{ sessions, since }, counted] = await Promise.all([
+    const [sessions, counted] = await Promise.all([
       readSessionPage(warehouse, {
         ...filters,
         sort_column: sessionSortColumn(query.sort_by),
@@ -50,23 +50,9 @@ export function registerReadHandlers(ctx: TelemetryContext, settings: SettingsRe
       }),
       sessionCount.run(warehouse, filters),
     ]);
-    const entries = await sessionEntries.run(warehouse, {
-      ...filters,
-      since,
-      session_ids: sessions.filter((s) => s.singleton_id === "").map((s) => s.session_id),
-      singleton_ids: sessions.filter((s) => s.singleton_id !== "").map((s) => s.singleton_id),
-    });
-    const bySession = new Map<string, AccessLogEntry[]>();
-    for (const { singleton_id, entry } of entries) {
-      const key = keyOf({ session_id: entry.session_id, singleton_id });
-      const list = bySession.get(key);
-      if (list === undefined) bySession.set(key, [entry]);
-      else list.push(entry);
-    }
     const data = sessions.map(({ singleton_id, denied_entries, ...session }) => ({
       ...session,
       decision: sessionDecision(denied_entries),
-      entries: bySession.get(keyOf({ session_id: session.session_id, singleton_id })) ?? [],
     }));
     return toPage(data, query.page, query.page_size, counted[0]?.total ?? 0);
   });

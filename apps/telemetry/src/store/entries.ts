@@ -3,7 +3,8 @@ import { z } from "zod";
 import { ChNumber, ChTimestamp } from "./query";
 
 /** The access_logs columns an entry is read from: the entry's fields (account and user identity stay inside). */
-export const ENTRY_COLUMNS = AccessLogEntry.keyof().options.join(", ");
+export const ENTRY_FIELDS = AccessLogEntry.keyof().options;
+export const ENTRY_COLUMNS = ENTRY_FIELDS.join(", ");
 
 /** Token sums arrive as UInt64 strings, money as Decimal strings: both become numbers here. */
 export const tokenNumbers = Object.fromEntries(

@@ -3,5 +3,5 @@ export { accessLogCount, accessLogPage, readAccessLogPage } from "./access-logs"
 export { insertEvents } from "./events";
 export { refreshRolledHours, rollHours } from "./rollup";
 export { readSessionPage } from "./session-page";
-export { sessionCount, sessionEntries, sessionPage } from "./sessions";
+export { keyedSessions, sessionCount, sessionPage } from "./sessions";
 export { readUsageOverview } from "./usage";

@@ -2,7 +2,7 @@ import type { Warehouse } from "@agentnet/clickhouse";
 import { z } from "zod";
 import { bindLogFilters, EARLIEST, LogFilterParams, logWhere, newestFirstWindows } from "./filters";
 import { ChNumber, defineQuery } from "./query";
-import { type SessionRow, sessionPage, sessionsByKey } from "./sessions";
+import { type KeyedSession, keyedSessions, sessionPage } from "./sessions";
 
 /**
  * Sessions with activity at or after {since}, newest last activity first, and how many there are.
@@ -42,36 +42,47 @@ export interface SessionPageParams extends LogFilterParams {
 }
 
 /**
- * A page of sessions and the `since` bound their singleton entries lie after. The default order,
- * last activity newest first, is answered from a time window that grows (`newestFirstWindows`)
- * until it holds `offset + limit` sessions (any session outside it ended earlier than all inside):
- * the work follows the page, not the account's history. The page's sessions are then aggregated
- * over the whole filter range. Any other order groups every matching entry.
+ * A page of sessions, each with its first entries. The default order, last activity newest first,
+ * is answered from a time window that grows (`newestFirstWindows`) until it holds
+ * `offset + limit` sessions (any session outside it ended earlier than all inside): the work
+ * follows the page, not the account's history. Any other order groups every matching entry to
+ * sort them. Either way the page's sessions are then aggregated over the whole filter range and
+ * listed with their entries in one read (`keyedSessions`).
  */
 export async function readSessionPage(
   warehouse: Warehouse,
   params: SessionPageParams,
-): Promise<{ sessions: SessionRow[]; since: Date }> {
+): Promise<KeyedSession[]> {
   if (params.sort_column !== "ended_at" || params.sort_order !== "descending") {
-    return { sessions: await sessionPage.run(warehouse, params), since: EARLIEST };
+    return keyedSessionsOf(warehouse, params, await sessionPage.run(warehouse, params), EARLIEST);
   }
   for (const { since, last } of newestFirstWindows(params)) {
     const keys = await recentSessions.run(warehouse, { ...params, since });
     const active = keys[0]?.active_sessions ?? 0;
     if (active < params.offset + params.limit && !last) continue;
-    if (keys.length === 0) return { sessions: [], since };
-    const byKey = new Map<string, SessionRow>();
-    const keyed = await sessionsByKey.run(warehouse, {
-      ...params,
-      since,
-      session_ids: keys.filter((k) => k.singleton_id === "").map((k) => k.session_id),
-      singleton_ids: keys.filter((k) => k.singleton_id !== "").map((k) => k.singleton_id),
-    });
-    for (const row of keyed) byKey.set(keyOf(row), row);
-    return { sessions: keys.flatMap((k) => byKey.get(keyOf(k)) ?? []), since };
+    return keyedSessionsOf(warehouse, params, keys, since);
   }
-  return { sessions: [], since: EARLIEST };
+  return [];
 }
 
-export const keyOf = (s: { session_id: string; singleton_id: string }) =>
-  `${s.session_id}\u0000${s.singleton_id}`;
+type SessionKey = { session_id: string; singleton_id: string };
+
+/** The given sessions in the given order; their singletons were active at or after `since`. */
+async function keyedSessionsOf(
+  warehouse: Warehouse,
+  filters: LogFilterParams,
+  keys: SessionKey[],
+  since: Date,
+): Promise<KeyedSession[]> {
+  if (keys.length === 0) return [];
+  const rows = await keyedSessions.run(warehouse, {
+    ...filters,
+    since,
+    session_ids: keys.filter((k) => k.singleton_id === "").map((k) => k.session_id),
+    singleton_ids: keys.filter((k) => k.singleton_id !== "").map((k) => k.singleton_id),
+  });
+  const byKey = new Map(rows.map((row) => [keyOf(row), row]));
+  return keys.flatMap((k) => byKey.get(keyOf(k)) ?? []);
+}
+
+export const keyOf = (s: SessionKey) => `${s.session_id}\u0000${s.singleton_id}`;

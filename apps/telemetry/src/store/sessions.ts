@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { costNumbers, ENTRY_COLUMNS, EntryColumns, toEntry, tokenNumbers } from "./entries";
+import { costNumbers, ENTRY_COLUMNS, ENTRY_FIELDS, EntryColumns, toEntry, tokenNumbers } from "./entries";
 import { bindLogFilters, countedTable, LogFilterParams, logWhere, unfiltered } from "./filters";
 import { ChNumber, ChTimestamp, defineQuery } from "./query";
 import { ROLLED_BINDS, ROLLED_UNTIL } from "./rollup";
@@ -138,29 +138,31 @@ export const sessionCount = defineQuery({
  */
 export const MAX_ENTRIES_PER_SESSION = 100;
 
-/** The matching entries of the given sessions, oldest first, each request once. */
-export const sessionEntries = defineQuery({
-  name: "session_entries",
+/** An entry as a positional tuple, sort keys first: `arraySort` then orders entries oldest first. */
+const ENTRY_TUPLE = `(timestamp, id, ${ENTRY_COLUMNS})`;
+
+const EntryTuple = z
+  .array(z.unknown())
+  .transform((values) =>
+    toEntry(EntryColumns.parse(Object.fromEntries(ENTRY_FIELDS.map((field, i) => [field, values[i + 2]])))),
+  );
+
+/**
+ * Some sessions by key, each with its whole-range aggregates and its first entries, from one read
+ * of their entries (aggregating and listing them in two queries read the same granules twice:
+ * 44 against 24 ms at 5 M rows). prefer_column_name_to_alias: inside groupArray, `user_id` and
+ * the sums' names mean the entry's columns, not the aggregates' aliases.
+ */
+export const keyedSessions = defineQuery({
+  name: "keyed_sessions",
   params: SessionKeyParams,
-  row: EntryColumns.extend({ singleton_id: z.string() }).transform(({ singleton_id, ...columns }) => ({
-    singleton_id,
-    entry: toEntry(columns),
-  })),
+  row: SessionRow.extend({ entries: z.array(EntryTuple) }),
   sql: (params) => `WITH ${keyedEntries(params)}
-    SELECT singleton_id, ${ENTRY_COLUMNS}
-    FROM matching
-    ORDER BY timestamp ASC, id ASC
-    LIMIT ${MAX_ENTRIES_PER_SESSION} BY session_id, singleton_id`,
+    SELECT session_id, singleton_id, ${SESSION_AGGREGATES},
+      arraySlice(arraySort(groupArray(${ENTRY_TUPLE})), 1, ${MAX_ENTRIES_PER_SESSION}) AS entries
+    FROM matching GROUP BY session_id, singleton_id
+    SETTINGS prefer_column_name_to_alias = 1`,
   bind: bindSessionKeys,
 });
 
-/** Whole-range aggregates of the given sessions (the recent-activity page fills its rows here). */
-export const sessionsByKey = defineQuery({
-  name: "sessions_by_key",
-  params: SessionKeyParams,
-  row: SessionRow,
-  sql: (params) => `WITH ${keyedEntries(params)}
-    SELECT session_id, singleton_id, ${SESSION_AGGREGATES}
-    FROM matching GROUP BY session_id, singleton_id`,
-  bind: bindSessionKeys,
-});
+export type KeyedSession = Awaited<ReturnType<typeof keyedSessions.run>>[number];
