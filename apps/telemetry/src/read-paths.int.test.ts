@@ -1,3 +1,4 @@
+import { eventually } from "@agentnet/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insertEvents } from "./store/events";
 import { makeEvent } from "./test-events";
@@ -117,6 +118,14 @@ describe("usage and log counts rolled into hours", () => {
     await stack.publish([late]);
     await stack.publish([late], (event) => `${event.id}-again`);
     await stack.settle();
+    // settle() sees the marker's insert; the ingest recomputes the rolled hour after inserting and
+    // before acking, so the reads may trail the insert by that recomputation.
+    await eventually(async () => {
+      const [withLate] = await stack.usage(owner, { granularity: "day" });
+      const logs = await stack.accessLogs(owner);
+      const sessions = await stack.sessions(owner);
+      return withLate?.total_tokens === 1050 && logs.total_records === 7 && sessions.total_records === 7;
+    });
     const [withLate] = await stack.usage(owner, { granularity: "day" });
     expect(withLate).toMatchObject({ total_tokens: 1050, cost_usd: 0.000000028 });
     // The unfiltered log and session counts read the rolled hours' counts, recomputed alike.
