@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { costNumbers, ENTRY_COLUMNS, ENTRY_FIELDS, EntryColumns, toEntry, tokenNumbers } from "./entries";
+import { ACCESS_LOGS } from "./events";
 import { bindLogFilters, countedTable, LogFilterParams, logWhere, unfiltered } from "./filters";
 import { ChNumber, ChTimestamp, defineQuery } from "./query";
 import { ROLLED_BINDS, ROLLED_UNTIL } from "./rollup";
@@ -9,7 +10,7 @@ import { ROLLED_BINDS, ROLLED_UNTIL } from "./rollup";
  * in an unmerged part), plus the session key: a request without a session id is its own singleton
  * session, keyed by its request id (`singleton_id`); a real session has an empty singleton_id.
  */
-const matchingEntries = (filters: LogFilterParams, table = "access_logs") => `matching AS (
+const matchingEntries = (filters: LogFilterParams, table = ACCESS_LOGS) => `matching AS (
   SELECT *, if(session_id = '', id, '') AS singleton_id FROM ${table} FINAL WHERE ${logWhere(filters)}
 )`;
 
@@ -138,13 +139,14 @@ export const sessionCount = defineQuery({
  */
 export const MAX_ENTRIES_PER_SESSION = 100;
 
-/** An entry as a positional tuple, sort keys first: `arraySort` then orders entries oldest first. */
-const ENTRY_TUPLE = `(timestamp, id, ${ENTRY_COLUMNS})`;
+/** An entry as a positional tuple of ENTRY_FIELDS, and the order `arraySort` puts them in: oldest first. */
+const ENTRY_TUPLE = `(${ENTRY_COLUMNS})`;
+const OLDEST_FIRST = `entry -> (entry.${ENTRY_FIELDS.indexOf("timestamp") + 1}, entry.${ENTRY_FIELDS.indexOf("id") + 1})`;
 
 const EntryTuple = z
   .array(z.unknown())
   .transform((values) =>
-    toEntry(EntryColumns.parse(Object.fromEntries(ENTRY_FIELDS.map((field, i) => [field, values[i + 2]])))),
+    toEntry(EntryColumns.parse(Object.fromEntries(ENTRY_FIELDS.map((field, i) => [field, values[i]])))),
   );
 
 /**
@@ -159,7 +161,7 @@ export const keyedSessions = defineQuery({
   row: SessionRow.extend({ entries: z.array(EntryTuple) }),
   sql: (params) => `WITH ${keyedEntries(params)}
     SELECT session_id, singleton_id, ${SESSION_AGGREGATES},
-      arraySlice(arraySort(groupArray(${ENTRY_TUPLE})), 1, ${MAX_ENTRIES_PER_SESSION}) AS entries
+      arraySlice(arraySort(${OLDEST_FIRST}, groupArray(${ENTRY_TUPLE})), 1, ${MAX_ENTRIES_PER_SESSION}) AS entries
     FROM matching GROUP BY session_id, singleton_id
     SETTINGS prefer_column_name_to_alias = 1`,
   bind: bindSessionKeys,
