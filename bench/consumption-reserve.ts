@@ -29,6 +29,7 @@ import {
 import { defaultDataDir, ensureMongo, ensureNats } from "@agentnet/local-backends";
 import { newId } from "@agentnet/service-kit";
 import mongoose from "mongoose";
+import { percentile } from "./percentile";
 
 type Reservation = Extract<ReserveReply, { decision: "allow" }>;
 
@@ -37,9 +38,6 @@ const SEQUENTIAL = 2_000;
 const RATE = Number(process.env.BENCH_RATE ?? 2_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONCURRENT_TOTAL = 20_000;
-
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
 const limits = {
   token_limit: { enabled: true, user_cap: 10 ** 12, group_cap: 10 ** 12, window_seconds: 3600 },
@@ -140,8 +138,8 @@ async function run() {
     const sorted = Array.from(latencies).sort((a, b) => a - b);
     console.log(
       `${label}: ${latencies.length} calls in ${(ms / 1000).toFixed(2)} s = ` +
-        `${Math.round((latencies.length * 1000) / ms)}/s; p50 ${percentile(sorted, 50).toFixed(2)} ms, ` +
-        `p99 ${percentile(sorted, 99).toFixed(2)} ms`,
+        `${Math.round((latencies.length * 1000) / ms)}/s; p50 ${percentile(sorted, 0.5).toFixed(2)} ms, ` +
+        `p99 ${percentile(sorted, 0.99).toFixed(2)} ms`,
     );
   };
 

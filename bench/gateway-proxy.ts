@@ -24,6 +24,7 @@ import { createLogger } from "@agentnet/service-kit";
 import autocannon from "autocannon";
 import mongoose from "mongoose";
 import { Pool } from "undici";
+import { percentile } from "./percentile";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const LATENCY_REQUESTS = Number(process.env.BENCH_LATENCY_REQUESTS ?? 1500);
@@ -166,8 +167,7 @@ async function latency(target: Target, stream: boolean): Promise<Measured> {
   }
   await pool.close();
   samples.sort((a, b) => a - b);
-  const at = (q: number) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))] ?? 0;
-  return { p50: at(0.5), p99: at(0.99), failures };
+  return { p50: percentile(samples, 0.5), p99: percentile(samples, 0.99), failures };
 }
 
 async function throughput(target: Target, stream: boolean) {

@@ -3,7 +3,10 @@
  * of about 20 requests (a quarter of requests have no session), 10 % unlogged, 1 % denied, 5 %
  * with a captured prompt. Built one at a time so a million of them never sit in memory.
  */
-import type { GatewayRequestEvent } from "@agentnet/contracts";
+import type { NatsConnection } from "@agentnet/bus";
+import { Events, type GatewayRequestEvent } from "@agentnet/contracts";
+import { jetstream } from "@nats-io/jetstream";
+import { percentile } from "./percentile";
 
 export const DAY = 86_400_000;
 const MODELS = ["gpt-4o", "gpt-4o-mini", "claude-sonnet-4", "claude-haiku", "mistral-large"];
@@ -61,6 +64,21 @@ export function makeEvent(accountId: string, i: number, count: number, now: numb
 /** Median and 95th percentile of some timings. */
 export function percentiles(times: number[]): { p50: number; p95: number } {
   const sorted = [...times].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
-  return { p50: at(0.5), p95: at(0.95) };
+  return { p50: percentile(sorted, 0.5), p95: percentile(sorted, 0.95) };
+}
+
+/** Publishes events 0..count-1 with acks, `window` in flight; returns ms taken. */
+export async function publishEvents(nc: NatsConnection, accountId: string, count: number, window: number) {
+  const js = jetstream(nc);
+  const now = Date.now();
+  const started = performance.now();
+  for (let i = 0; i < count; i += window) {
+    const acks = [];
+    for (let j = i; j < Math.min(count, i + window); j++) {
+      const event = makeEvent(accountId, j, count, now);
+      acks.push(js.publish(Events.requests(accountId), JSON.stringify(event), { msgID: event.id }));
+    }
+    await Promise.all(acks);
+  }
+  return performance.now() - started;
 }

@@ -3,41 +3,60 @@
  *
  * 1. Drain: BENCH_EVENTS (1,000,000) events are published to the stream first; then telemetry
  *    starts with a fresh durable consumer and we time until every row is stored.
- * 2. End to end: one Node publisher with acks publishes BENCH_E2E_EVENTS (200,000) as fast as it
- *    can while telemetry consumes; ingest keeps up when "until stored" matches the publish rate.
+ * 2. End to end: one Node publisher with acks, in its own process as the gateway proxy is
+ *    (telemetry-publisher.ts), publishes BENCH_E2E_EVENTS (200,000) as fast as it can while
+ *    telemetry consumes; ingest keeps up when "until stored" matches the publish rate.
  * Both check zero loss and zero duplicates in the stored rows and sample RSS (peak) as they run.
  *
  *   pnpm --filter @agentnet/bench bench:telemetry     # this, then telemetry-reads.ts
  */
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
-import { join } from "node:path";
-import { connectBus, deleteDurableConsumer, ensureRequestStream, type NatsConnection } from "@agentnet/bus";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { connectBus, deleteDurableConsumer, ensureRequestStream } from "@agentnet/bus";
 import { openWarehouse, type Warehouse } from "@agentnet/clickhouse";
 import { Events } from "@agentnet/contracts";
 import { defaultDataDir, ensureNats } from "@agentnet/local-backends";
 import { createLogger, newId } from "@agentnet/service-kit";
 import { startTelemetry } from "@agentnet/telemetry/app";
-import { jetstream } from "@nats-io/jetstream";
-import { makeEvent } from "./telemetry-events";
+import { publishEvents } from "./telemetry-events";
 
 const N = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const E2E = Number(process.env.BENCH_E2E_EVENTS ?? 200_000);
 
-/** Publishes events 0..count-1 with acks, `window` in flight; returns ms taken. */
-async function publish(nc: NatsConnection, accountId: string, count: number, window: number) {
-  const js = jetstream(nc);
-  const now = Date.now();
-  const started = performance.now();
-  for (let i = 0; i < count; i += window) {
-    const acks = [];
-    for (let j = i; j < Math.min(count, i + window); j++) {
-      const event = makeEvent(accountId, j, count, now);
-      acks.push(js.publish(Events.requests(accountId), JSON.stringify(event), { msgID: event.id }));
-    }
-    await Promise.all(acks);
-  }
-  return performance.now() - started;
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+
+/**
+ * Runs telemetry-publisher.ts in its own process; resolves when it has published everything, with
+ * the publisher's own time and when (performance.now() here) it started publishing.
+ */
+function publishFromChild(natsUrl: string, accountId: string, count: number, window: number) {
+  const child = spawn(
+    join(ROOT, "node_modules", ".bin", "tsx"),
+    [join(ROOT, "bench", "telemetry-publisher.ts")],
+    {
+      env: {
+        ...process.env,
+        BENCH_NATS_URL: natsUrl,
+        BENCH_ACCOUNT: accountId,
+        BENCH_COUNT: String(count),
+        BENCH_WINDOW: String(window),
+      },
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  let output = "";
+  child.stdout?.on("data", (data: Buffer) => {
+    output += data.toString();
+  });
+  return new Promise<{ publishMs: number }>((resolve, reject) => {
+    child.once("exit", (code) => {
+      if (code !== 0) reject(new Error(`the publisher exited with ${code}`));
+      else resolve(JSON.parse(output.trim().split("\n").at(-1) ?? "{}"));
+    });
+  });
 }
 
 /** Stored rows as written (no FINAL): with nothing redelivered, any duplicate is a bug. */
@@ -103,7 +122,7 @@ console.log(
 
 // 1. Drain a pre-filled stream (the pre-fill uses a wide publish window; its rate is not the point).
 const drained = `bench_${newId()}`;
-const prefillMs = await publish(nc, drained, N, 4096);
+const prefillMs = await publishEvents(nc, drained, N, 4096);
 console.log(`pre-filled ${N} events in ${(prefillMs / 1000).toFixed(1)} s`);
 const drainDurable = `bench-${newId()}`;
 const drain = await withPeakRss(async () => {
@@ -146,11 +165,11 @@ const telemetry = await startTelemetry({
   },
 });
 const e2e = await withPeakRss(async () => {
-  const started = performance.now();
-  const publishMs = await publish(nc, live, E2E, 512);
+  const { publishMs } = await publishFromChild(nats.url, live, E2E, 512);
   const publishedAt = performance.now();
   await waitStored(warehouse, live, E2E);
-  return { publishMs, totalMs: performance.now() - started, lagMs: performance.now() - publishedAt };
+  const lagMs = performance.now() - publishedAt;
+  return { publishMs, totalMs: publishMs + lagMs, lagMs };
 });
 await telemetry.stop();
 await deleteDurableConsumer(nc, liveDurable);

@@ -3,7 +3,7 @@
  * 30 days, see telemetry-events.ts) are written through the service's own insert path
  * (`insertEvents`, in batches of 50,000; no JetStream, which telemetry-ingest.ts measures), usage is
  * rolled into hours as the service's periodic roll does, then the reads the API runs are timed,
- * BENCH_RUNS (20) times each, p50/p95 reported: straight after the load, and again once the
+ * BENCH_RUNS (60) times each, p50/p95 reported: straight after the load, and again once the
  * engine's background merges of the load are done and it has merged each past day of
  * access_logs_by_user into one part (as in tables that have been serving a while).
  *
@@ -27,7 +27,7 @@ import {
 import { DAY, makeEvent, percentiles } from "./telemetry-events";
 
 const ROWS = Number(process.env.BENCH_READ_ROWS ?? 5_000_000);
-const RUNS = Number(process.env.BENCH_RUNS ?? 20);
+const RUNS = Number(process.env.BENCH_RUNS ?? 60);
 const BATCH = 50_000;
 
 const dataDir = mkdtempSync(join(tmpdir(), "agn-bench-reads-"));

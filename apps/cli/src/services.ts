@@ -9,6 +9,8 @@ export interface ServiceSpec {
   /** The app folder under `apps/`. */
   app: string;
   env: Record<string, string>;
+  /** Node flags the service's process runs with (heap tuning its README explains). */
+  nodeArgs?: string[];
   /** What `up` prints once the service is ready, e.g. its address. */
   address: string;
 }
@@ -33,7 +35,7 @@ export function startService(spec: ServiceSpec, root: string, logDir: string): R
   const log = createWriteStream(join(logDir, `${spec.name}.log`), { flags: "a" });
   const child = spawn(
     process.execPath,
-    ["--import", tsxLoader(), join(root, "apps", spec.app, "src", "main.ts")],
+    [...(spec.nodeArgs ?? []), "--import", tsxLoader(), join(root, "apps", spec.app, "src", "main.ts")],
     {
       cwd: root,
       env: { ...process.env, ...spec.env },

@@ -53,6 +53,8 @@ export async function up(env: CliEnv, print: (line: string) => void): Promise<nu
       {
         name: "telemetry",
         app: "telemetry",
+        // A batch's events outlive V8's default 16 MiB young generation; see apps/telemetry/README.md.
+        nodeArgs: ["--max-semi-space-size=64"],
         env: {
           ...common,
           AGN_DATA_DIR: dataDir,

@@ -1,0 +1,23 @@
+/**
+ * The end-to-end phase's publisher, in its own process as the gateway proxy is: publishes
+ * BENCH_COUNT events of BENCH_ACCOUNT with acks, BENCH_WINDOW in flight, then prints the time it
+ * took as `{"publishMs": …}` and exits. Started by telemetry-ingest.ts.
+ */
+import { connectBus } from "@agentnet/bus";
+import { publishEvents } from "./telemetry-events";
+
+const required = (name: string) => {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is required`);
+  return value;
+};
+
+const nc = await connectBus({ url: required("BENCH_NATS_URL"), name: "bench-telemetry-publisher" });
+const publishMs = await publishEvents(
+  nc,
+  required("BENCH_ACCOUNT"),
+  Number(required("BENCH_COUNT")),
+  Number(required("BENCH_WINDOW")),
+);
+await nc.drain();
+console.log(JSON.stringify({ publishMs }));
