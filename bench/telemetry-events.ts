@@ -67,8 +67,17 @@ export function percentiles(times: number[]): { p50: number; p95: number } {
   return { p50: percentile(sorted, 0.5), p95: percentile(sorted, 0.95) };
 }
 
-/** Publishes events 0..count-1 with acks, `window` in flight; returns ms taken. */
-export async function publishEvents(nc: NatsConnection, accountId: string, count: number, window: number) {
+/**
+ * Publishes events 0..count-1 with acks, `window` in flight; returns ms taken. `onAcked` hears
+ * how many are acked after each window.
+ */
+export async function publishEvents(
+  nc: NatsConnection,
+  accountId: string,
+  count: number,
+  window: number,
+  onAcked: (acked: number) => void = () => {},
+) {
   const js = jetstream(nc);
   const now = Date.now();
   const started = performance.now();
@@ -79,6 +88,7 @@ export async function publishEvents(nc: NatsConnection, accountId: string, count
       acks.push(js.publish(Events.requests(accountId), JSON.stringify(event), { msgID: event.id }));
     }
     await Promise.all(acks);
+    onAcked(Math.min(count, i + window));
   }
   return performance.now() - started;
 }

@@ -14,6 +14,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { connectBus, deleteDurableConsumer, ensureRequestStream } from "@agentnet/bus";
 import { openWarehouse, type Warehouse } from "@agentnet/clickhouse";
@@ -29,10 +30,16 @@ const E2E = Number(process.env.BENCH_E2E_EVENTS ?? 200_000);
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 
 /**
- * Runs telemetry-publisher.ts in its own process; resolves when it has published everything, with
- * the publisher's own time and when (performance.now() here) it started publishing.
+ * Runs telemetry-publisher.ts in its own process; `onProgress` hears its acked counts as it goes.
+ * Resolves once it has published everything, with the publisher's own time.
  */
-function publishFromChild(natsUrl: string, accountId: string, count: number, window: number) {
+function publishFromChild(
+  natsUrl: string,
+  accountId: string,
+  count: number,
+  window: number,
+  onProgress: (published: number) => void,
+) {
   const child = spawn(
     join(ROOT, "node_modules", ".bin", "tsx"),
     [join(ROOT, "bench", "telemetry-publisher.ts")],
@@ -47,14 +54,16 @@ function publishFromChild(natsUrl: string, accountId: string, count: number, win
       stdio: ["ignore", "pipe", "inherit"],
     },
   );
-  let output = "";
-  child.stdout?.on("data", (data: Buffer) => {
-    output += data.toString();
+  let publishMs: number | undefined;
+  createInterface({ input: child.stdout ?? process.stdin }).on("line", (line) => {
+    const report: { published?: number; publishMs?: number } = JSON.parse(line);
+    if (report.published !== undefined) onProgress(report.published);
+    if (report.publishMs !== undefined) publishMs = report.publishMs;
   });
   return new Promise<{ publishMs: number }>((resolve, reject) => {
     child.once("exit", (code) => {
-      if (code !== 0) reject(new Error(`the publisher exited with ${code}`));
-      else resolve(JSON.parse(output.trim().split("\n").at(-1) ?? "{}"));
+      if (code !== 0 || publishMs === undefined) reject(new Error(`the publisher exited with ${code}`));
+      else resolve({ publishMs });
     });
   });
 }
@@ -71,13 +80,17 @@ async function storedCounts(warehouse: Warehouse, accountId: string) {
   return { usage: Number(row?.usage), ids: Number(row?.ids), logs: Number(row?.logs) };
 }
 
+async function storedCount(warehouse: Warehouse, accountId: string) {
+  const [row] = await warehouse.query<{ n: string }>(
+    "SELECT count() AS n FROM usage_events WHERE account_id = {a:String}",
+    { a: accountId },
+  );
+  return Number(row?.n);
+}
+
 async function waitStored(warehouse: Warehouse, accountId: string, count: number) {
   for (;;) {
-    const [row] = await warehouse.query<{ n: string }>(
-      "SELECT count() AS n FROM usage_events WHERE account_id = {a:String}",
-      { a: accountId },
-    );
-    if (Number(row?.n) >= count) return;
+    if ((await storedCount(warehouse, accountId)) >= count) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -164,8 +177,13 @@ const telemetry = await startTelemetry({
     retentionIntervalMs: 0,
   },
 });
+// Backlog (acked by the stream, not yet stored) each time another 10,000 are acked: flat when
+// ingest keeps up, growing when it falls behind.
+const backlogs: Promise<number>[] = [];
 const e2e = await withPeakRss(async () => {
-  const { publishMs } = await publishFromChild(nats.url, live, E2E, 512);
+  const { publishMs } = await publishFromChild(nats.url, live, E2E, 512, (published) =>
+    backlogs.push(storedCount(warehouse, live).then((stored) => published - stored)),
+  );
   const publishedAt = performance.now();
   await waitStored(warehouse, live, E2E);
   const lagMs = performance.now() - publishedAt;
@@ -179,6 +197,9 @@ console.log(
 console.log(
   `end to end until stored              ${Math.round(E2E / (e2e.result.totalMs / 1000))} events/s ` +
     `(stored ${e2e.result.lagMs.toFixed(0)} ms after the last publish), peak RSS ${e2e.peakMiB} MiB`,
+);
+console.log(
+  `  backlog per 10,000 published       ${(await Promise.all(backlogs)).map((n) => (n / 1000).toFixed(1)).join(" ")} (thousands of events)`,
 );
 report("  stored", E2E, await storedCounts(warehouse, live));
 console.log(

@@ -1,7 +1,8 @@
 /**
  * The end-to-end phase's publisher, in its own process as the gateway proxy is: publishes
- * BENCH_COUNT events of BENCH_ACCOUNT with acks, BENCH_WINDOW in flight, then prints the time it
- * took as `{"publishMs": …}` and exits. Started by telemetry-ingest.ts.
+ * BENCH_COUNT events of BENCH_ACCOUNT with acks, BENCH_WINDOW in flight, printing
+ * `{"published": n}` each time another PROGRESS_EVERY are acked, then the time it took as
+ * `{"publishMs": …}`, and exits. Started by telemetry-ingest.ts.
  */
 import { connectBus } from "@agentnet/bus";
 import { publishEvents } from "./telemetry-events";
@@ -12,12 +13,20 @@ const required = (name: string) => {
   return value;
 };
 
+const PROGRESS_EVERY = 10_000;
+let nextReport = PROGRESS_EVERY;
+
 const nc = await connectBus({ url: required("BENCH_NATS_URL"), name: "bench-telemetry-publisher" });
 const publishMs = await publishEvents(
   nc,
   required("BENCH_ACCOUNT"),
   Number(required("BENCH_COUNT")),
   Number(required("BENCH_WINDOW")),
+  (acked) => {
+    if (acked < nextReport) return;
+    console.log(JSON.stringify({ published: acked }));
+    nextReport += PROGRESS_EVERY;
+  },
 );
 await nc.drain();
 console.log(JSON.stringify({ publishMs }));
