@@ -133,6 +133,9 @@ export const callerOf = (reserve: ReserveRequest, role: Caller["role"] = "owner"
   name: "u",
 });
 
+/** Replicas running per durable consumer: the last one to stop deletes it. */
+const replicasOnDurable = new Map<string, number>();
+
 /**
  * One consumption replica on its own NATS connection, over a database of its own per test file
  * (`database`): the expiry sweep works on every account, so files with different clocks must not
@@ -148,23 +151,41 @@ export async function startReplica(database: string, clock: TestClock, options: 
     logger: createLogger("consumption-test", "silent"),
     options: { sweepIntervalMs: 0, pruneIntervalMs: 0, deliverNew: true, clock: clock.read, ...options },
   });
+  const durable = options.durable ?? "consumption";
+  replicasOnDurable.set(durable, (replicasOnDurable.get(durable) ?? 0) + 1);
+  let onDurable = true;
+  /** Leaves the durable; returns how many replicas still use it. */
+  const leaveDurable = () => {
+    const others = (replicasOnDurable.get(durable) ?? 1) - (onDurable ? 1 : 0);
+    onDurable = false;
+    replicasOnDurable.set(durable, others);
+    return others;
+  };
   return {
     nc,
     service,
     connection,
     async stop() {
       await service.stop();
+      const others = leaveDurable();
       if (!nc.isClosed()) {
         // Test durables are unique per file; leaving them would keep every test event in the stream.
-        const durable = options.durable ?? "consumption";
-        await deleteDurableConsumer(nc, durable).catch(() => undefined);
-        await deleteDurableConsumer(nc, `${durable}-accounts`, ACCOUNT_EVENTS_STREAM).catch(() => undefined);
+        // Not while another replica uses it: a standby that took over would lose its consumer.
+        if (others === 0) {
+          await deleteDurableConsumer(nc, durable).catch(() => undefined);
+          await deleteDurableConsumer(nc, `${durable}-accounts`, ACCOUNT_EVENTS_STREAM).catch(
+            () => undefined,
+          );
+        }
         await nc.drain();
       }
       await base.close();
     },
     /** Dies without a word: no snapshot, no lease hand-over, unacked events stay unacked. */
-    crash: () => nc.close(),
+    crash: () => {
+      leaveDurable();
+      return nc.close();
+    },
   };
 }
 
