@@ -133,8 +133,8 @@ export const callerOf = (reserve: ReserveRequest, role: Caller["role"] = "owner"
   name: "u",
 });
 
-/** Replicas running per durable consumer: the last one to stop deletes it. */
-const replicasOnDurable = new Map<string, number>();
+/** The connections of the replicas running on each durable consumer: the last one to stop deletes it. */
+const replicasOnDurable = new Map<string, Set<NatsConnection>>();
 
 /**
  * One consumption replica on its own NATS connection, over a database of its own per test file
@@ -152,26 +152,19 @@ export async function startReplica(database: string, clock: TestClock, options: 
     options: { sweepIntervalMs: 0, pruneIntervalMs: 0, deliverNew: true, clock: clock.read, ...options },
   });
   const durable = options.durable ?? "consumption";
-  replicasOnDurable.set(durable, (replicasOnDurable.get(durable) ?? 0) + 1);
-  let onDurable = true;
-  /** Leaves the durable; returns how many replicas still use it. */
-  const leaveDurable = () => {
-    const others = (replicasOnDurable.get(durable) ?? 1) - (onDurable ? 1 : 0);
-    onDurable = false;
-    replicasOnDurable.set(durable, others);
-    return others;
-  };
+  const onDurable = replicasOnDurable.get(durable) ?? new Set<NatsConnection>();
+  replicasOnDurable.set(durable, onDurable.add(nc));
   return {
     nc,
     service,
     connection,
     async stop() {
       await service.stop();
-      const others = leaveDurable();
+      onDurable.delete(nc);
       if (!nc.isClosed()) {
         // Test durables are unique per file; leaving them would keep every test event in the stream.
         // Not while another replica uses it: a standby that took over would lose its consumer.
-        if (others === 0) {
+        if (onDurable.size === 0) {
           await deleteDurableConsumer(nc, durable).catch(() => undefined);
           await deleteDurableConsumer(nc, `${durable}-accounts`, ACCOUNT_EVENTS_STREAM).catch(
             () => undefined,
@@ -183,7 +176,7 @@ export async function startReplica(database: string, clock: TestClock, options: 
     },
     /** Dies without a word: no snapshot, no lease hand-over, unacked events stay unacked. */
     crash: () => {
-      leaveDurable();
+      onDurable.delete(nc);
       return nc.close();
     },
   };
