@@ -15,11 +15,9 @@
  *   pnpm --filter @agentnet/bench bench:consumption
  *   BENCH_RATE=3000 BENCH_SECONDS=20 pnpm --filter @agentnet/bench bench:consumption
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { loadavg } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { connectBus, deleteDurableConsumer, publishEvent, request } from "@agentnet/bus";
 import {
   ACCOUNT_EVENTS_STREAM,
@@ -32,6 +30,7 @@ import {
 import { defaultDataDir, ensureMongo, ensureNats } from "@agentnet/local-backends";
 import { newId } from "@agentnet/service-kit";
 import mongoose from "mongoose";
+import { spawnBenchScript } from "./bench-script";
 import { percentile } from "./percentile";
 
 type Reservation = Extract<ReserveReply, { decision: "allow" }>;
@@ -75,8 +74,6 @@ function makeRequest(accountId: string, user: number): ReserveRequest {
 const DATABASE = "agentnet_bench_consumption";
 /** The service process answers this subject at once with what it was sent: the NATS floor. */
 const FLOOR_SUBJECT = "bench.consumption.floor";
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
-
 /** The MongoDB URL with its database replaced by `database`. */
 const databaseUrl = (url: string, database: string) => {
   const parsed = new URL(url);
@@ -86,14 +83,11 @@ const databaseUrl = (url: string, database: string) => {
 
 function startService(env: Record<string, string>): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      join(ROOT, "node_modules", ".bin", "tsx"),
-      // BENCH_SERVICE_NODE_ARGS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, profiles the service.
-      [
-        ...(process.env.BENCH_SERVICE_NODE_ARGS?.split(" ") ?? []),
-        join(ROOT, "bench", "consumption-service.ts"),
-      ],
-      { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] },
+    // BENCH_SERVICE_NODE_ARGS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, profiles the service.
+    const child = spawnBenchScript(
+      "consumption-service.ts",
+      env,
+      process.env.BENCH_SERVICE_NODE_ARGS?.split(" "),
     );
     child.stdout?.on("data", (data: Buffer) => {
       if (data.toString().includes("consumption ready")) resolve(child);

@@ -10,24 +10,21 @@
  *
  *   pnpm --filter @agentnet/bench bench:telemetry     # this, then telemetry-reads.ts
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
 import { connectBus, deleteDurableConsumer, ensureRequestStream } from "@agentnet/bus";
 import { openWarehouse, type Warehouse } from "@agentnet/clickhouse";
 import { Events } from "@agentnet/contracts";
 import { defaultDataDir, ensureNats } from "@agentnet/local-backends";
 import { createLogger, newId } from "@agentnet/service-kit";
 import { startTelemetry } from "@agentnet/telemetry/app";
+import { spawnBenchScript } from "./bench-script";
 import { publishEvents } from "./telemetry-events";
 
 const N = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const E2E = Number(process.env.BENCH_E2E_EVENTS ?? 200_000);
-
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 
 /**
  * Runs telemetry-publisher.ts in its own process; `onProgress` hears its acked counts as it goes.
@@ -40,20 +37,12 @@ function publishFromChild(
   window: number,
   onProgress: (published: number) => void,
 ) {
-  const child = spawn(
-    join(ROOT, "node_modules", ".bin", "tsx"),
-    [join(ROOT, "bench", "telemetry-publisher.ts")],
-    {
-      env: {
-        ...process.env,
-        BENCH_NATS_URL: natsUrl,
-        BENCH_ACCOUNT: accountId,
-        BENCH_COUNT: String(count),
-        BENCH_WINDOW: String(window),
-      },
-      stdio: ["ignore", "pipe", "inherit"],
-    },
-  );
+  const child = spawnBenchScript("telemetry-publisher.ts", {
+    BENCH_NATS_URL: natsUrl,
+    BENCH_ACCOUNT: accountId,
+    BENCH_COUNT: String(count),
+    BENCH_WINDOW: String(window),
+  });
   let publishMs: number | undefined;
   createInterface({ input: child.stdout ?? process.stdin }).on("line", (line) => {
     const report: { published?: number; publishMs?: number } = JSON.parse(line);
