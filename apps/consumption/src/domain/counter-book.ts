@@ -40,7 +40,8 @@ interface Hold {
   id: string;
   account_id: string;
   requestKey: string;
-  keys: CounterKey[];
+  /** The book's own counter objects: ending the hold needs no lookup. */
+  counters: Counter[];
   amount: Amount;
   expiresAt: number;
 }
@@ -67,6 +68,8 @@ const keyOf = (accountId: string, counter: ReservedCounter): CounterKey => ({
   account_id: accountId,
   ...counter,
 });
+
+const NO_USAGE = { tokens_input: 0, tokens_output: 0, cost_nanos: 0, requests: 0 };
 
 const reservedCounterOf = ({ dimension_kind, dimension_id, window_seconds, window_start }: CounterKey) => ({
   dimension_kind,
@@ -126,12 +129,11 @@ export class CounterBook {
       id: this.newId(),
       account_id: input.account_id,
       requestKey,
-      keys: plans.map((plan) => plan.key),
+      counters: plans.map((plan) => this.counterOf(plan.key, now)),
       amount: input.amount,
       expiresAt: now + this.ttlMs,
     };
-    for (const key of hold.keys) {
-      const counter = this.counterOf(key, now);
+    for (const counter of hold.counters) {
       counter.committed_tokens += hold.amount.tokens;
       counter.committed_cost_nanos += hold.amount.costNanos;
     }
@@ -148,7 +150,8 @@ export class CounterBook {
    */
   prepare(events: GatewayRequestEvent[], now: number): Settlement {
     const settlement: Settlement = { eventIds: [], deltas: [], endedHolds: [] };
-    const deltas = new Map<string, UsageDelta>();
+    // Keyed by the book's counter object where there is one, by the counter's id where there is not.
+    const deltas = new Map<Counter | string, UsageDelta>();
     const batch = new Set<string>();
     for (const event of events) {
       if (!event.reservation_id || this.seen.has(event.id, now) || batch.has(event.id)) continue;
@@ -159,22 +162,25 @@ export class CounterBook {
       if (hold) settlement.endedHolds.push(hold.id);
       if (outcomeOfEvent(event) === "released") continue;
       const actual = actualOf(event);
-      const keys = hold?.keys ?? (event.reserved_counters ?? []).map((c) => keyOf(event.account_id, c));
-      for (const key of keys) {
-        const id = chainId(key);
-        const delta = deltas.get(id) ?? {
-          key,
-          tokens_input: 0,
-          tokens_output: 0,
-          cost_nanos: 0,
-          requests: 0,
-          at: now,
-        };
+      const add = (target: Counter | string, key: CounterKey) => {
+        let delta = deltas.get(target);
+        if (!delta) {
+          // A copy of the key alone: the delta is journaled, the counter object is not.
+          delta = { key: keyOf(key.account_id, reservedCounterOf(key)), ...NO_USAGE, at: now };
+          deltas.set(target, delta);
+        }
         delta.tokens_input += actual.tokens_input;
         delta.tokens_output += actual.tokens_output;
         delta.cost_nanos += actual.cost_nanos;
         delta.requests += 1;
-        deltas.set(id, delta);
+      };
+      if (hold) for (const counter of hold.counters) add(counter, counter);
+      else {
+        for (const reserved of event.reserved_counters ?? []) {
+          const key = keyOf(event.account_id, reserved);
+          const id = chainId(key);
+          add(this.counters.get(id) ?? id, key);
+        }
       }
     }
     settlement.deltas = [...deltas.values()];
@@ -291,9 +297,8 @@ export class CounterBook {
   private endHold(id: string, now: number) {
     const hold = this.holds.get(id);
     if (!hold) return;
-    for (const key of hold.keys) {
-      const counter = this.counters.get(chainId(key));
-      if (!counter) continue;
+    // A counter pruned or dropped meanwhile is no longer in the book; changing it changes nothing.
+    for (const counter of hold.counters) {
       counter.committed_tokens -= hold.amount.tokens;
       counter.committed_cost_nanos -= hold.amount.costNanos;
     }
@@ -307,7 +312,7 @@ export class CounterBook {
       decision: "allow",
       reservation_id: hold.id,
       expires_at: new Date(hold.expiresAt).toISOString(),
-      counters: hold.keys.map(reservedCounterOf),
+      counters: hold.counters.map(reservedCounterOf),
     };
   }
 
