@@ -17,7 +17,7 @@ import {
   fitsUnderCap,
   planReservation,
 } from "./reservation";
-import { actualOf, outcomeOfEvent } from "./settlement";
+import { type Actual, actualOf, outcomeOfEvent } from "./settlement";
 import { retryAfterSeconds } from "./windows";
 
 /** A counter in memory: its key, what it holds, and when usage last changed it (ms). */
@@ -152,6 +152,18 @@ export class CounterBook {
     const settlement: Settlement = { eventIds: [], deltas: [], endedHolds: [] };
     // Keyed by the book's counter object where there is one, by the counter's id where there is not.
     const deltas = new Map<Counter | string, UsageDelta>();
+    const add = (target: Counter | string, key: CounterKey, actual: Actual) => {
+      let delta = deltas.get(target);
+      if (!delta) {
+        // A copy of the key alone: the delta is journaled, the counter object is not.
+        delta = { key: keyOf(key.account_id, reservedCounterOf(key)), ...NO_USAGE, at: now };
+        deltas.set(target, delta);
+      }
+      delta.tokens_input += actual.tokens_input;
+      delta.tokens_output += actual.tokens_output;
+      delta.cost_nanos += actual.cost_nanos;
+      delta.requests += 1;
+    };
     const batch = new Set<string>();
     for (const event of events) {
       if (!event.reservation_id || this.seen.has(event.id, now) || batch.has(event.id)) continue;
@@ -162,24 +174,12 @@ export class CounterBook {
       if (hold) settlement.endedHolds.push(hold.id);
       if (outcomeOfEvent(event) === "released") continue;
       const actual = actualOf(event);
-      const add = (target: Counter | string, key: CounterKey) => {
-        let delta = deltas.get(target);
-        if (!delta) {
-          // A copy of the key alone: the delta is journaled, the counter object is not.
-          delta = { key: keyOf(key.account_id, reservedCounterOf(key)), ...NO_USAGE, at: now };
-          deltas.set(target, delta);
-        }
-        delta.tokens_input += actual.tokens_input;
-        delta.tokens_output += actual.tokens_output;
-        delta.cost_nanos += actual.cost_nanos;
-        delta.requests += 1;
-      };
-      if (hold) for (const counter of hold.counters) add(counter, counter);
+      if (hold) for (const counter of hold.counters) add(counter, counter, actual);
       else {
         for (const reserved of event.reserved_counters ?? []) {
           const key = keyOf(event.account_id, reserved);
           const id = chainId(key);
-          add(this.counters.get(id) ?? id, key);
+          add(this.counters.get(id) ?? id, key, actual);
         }
       }
     }
