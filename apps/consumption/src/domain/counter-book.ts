@@ -122,14 +122,14 @@ export class CounterBook {
       );
     }
     for (const plan of plans) {
-      const state = this.counters.get(chainId(plan.key)) ?? EMPTY_STATE;
+      const state = this.counters.get(plan.id) ?? EMPTY_STATE;
       if (!fitsUnderCap(state, plan, input.amount)) return this.deny(plan, state, input.amount, now);
     }
     const hold: Hold = {
       id: this.newId(),
       account_id: input.account_id,
       requestKey,
-      counters: plans.map((plan) => this.counterOf(plan.key, now)),
+      counters: plans.map((plan) => this.counterOf(plan.key, now, plan.id)),
       amount: input.amount,
       expiresAt: now + this.ttlMs,
     };
@@ -281,8 +281,7 @@ export class CounterBook {
     if (ids?.size === 0) this.accounts.delete(counter.account_id);
   }
 
-  private counterOf(key: CounterKey, now: number): Counter {
-    const id = chainId(key);
+  private counterOf(key: CounterKey, now: number, id = chainId(key)): Counter {
     let counter = this.counters.get(id);
     if (!counter) {
       counter = { ...key, ...EMPTY_STATE, updated_at: now };

@@ -36,6 +36,8 @@ export const EMPTY_STATE: CounterState = {
 /** A counter the reservation touches, with the tightest cap per measure (undefined = uncapped). */
 export interface CounterPlan {
   key: CounterKey;
+  /** `chainId(key)`, computed once. */
+  id: string;
   capTokens: number | undefined;
   capCostNanos: number | undefined;
   checks: CapCheck[];
@@ -54,7 +56,7 @@ export const estimateAmount = (estimate: ReservationEstimate): Amount => ({
 
 /** A stable text form of a counter key: the counter's id in memory and in the store. */
 export const chainId = (key: CounterKey): string =>
-  [key.account_id, key.dimension_kind, key.dimension_id, key.window_seconds, key.window_start].join("|");
+  `${key.account_id}|${key.dimension_kind}|${key.dimension_id}|${key.window_seconds}|${key.window_start}`;
 
 const tighter = (current: number | undefined, cap: number): number | undefined =>
   cap === 0 ? current : current === undefined ? cap : Math.min(current, cap);
@@ -75,7 +77,7 @@ export function planReservation(accountId: string, checks: CapCheck[], nowMs: nu
       window_start: windowStart(nowSeconds, check.window_seconds),
     };
     const id = chainId(key);
-    const plan = plans.get(id) ?? { key, capTokens: undefined, capCostNanos: undefined, checks: [] };
+    const plan = plans.get(id) ?? { key, id, capTokens: undefined, capCostNanos: undefined, checks: [] };
     if (check.measure === "tokens") plan.capTokens = tighter(plan.capTokens, check.cap);
     else plan.capCostNanos = tighter(plan.capCostNanos, check.cap);
     plan.checks.push(check);
