@@ -123,14 +123,13 @@ export function applicableLimits(request: ReserveRequest): CapCheck[] {
       );
     }
     if (budget.enabled) {
-      const userCap = usdToNanos(budget.user_cap_usd);
       addChecks(
         checks,
         limits,
         request.user_id,
         "cost",
         budget.window_seconds,
-        userCap,
+        usdToNanos(budget.user_cap_usd),
         usdToNanos(budget.group_cap_usd),
       );
     }
