@@ -1,7 +1,7 @@
 import type { GatewayRequestEvent, ReserveReply } from "@agentnet/contracts";
 import { newId } from "@agentnet/service-kit";
 import { type Counter, CounterBook, type ReserveInput } from "./domain/counter-book";
-import type { UsageStore } from "./store/usage-store";
+import type { JournalRef, UsageStore } from "./store/usage-store";
 
 export interface KeeperOptions {
   reservationTtlMs: number;
@@ -27,6 +27,8 @@ export class UsageKeeper {
     private readonly store: UsageStore,
     private readonly options: KeeperOptions,
     nextSeq: number,
+    /** The journal's entries, oldest first: the leader alone writes it, so it knows them all. */
+    private readonly journal: JournalRef[],
   ) {
     this.lastSeq = nextSeq - 1;
   }
@@ -39,7 +41,7 @@ export class UsageKeeper {
     // Loaded counters are already persisted as they are; only later changes need a snapshot.
     book.takeDirty();
     book.remember(loaded.recentEventIds, options.clock());
-    return new UsageKeeper(book, store, options, loaded.nextSeq);
+    return new UsageKeeper(book, store, options, loaded.nextSeq, loaded.journal);
   }
 
   reserve(input: ReserveInput): ReserveReply {
@@ -56,7 +58,9 @@ export class UsageKeeper {
       const now = this.options.clock();
       const settlement = this.book.prepare(events, now);
       if (settlement.deltas.length > 0) {
-        await this.store.append(this.lastSeq + 1, settlement.eventIds, settlement.deltas, now);
+        this.journal.push(
+          await this.store.append(this.lastSeq + 1, settlement.eventIds, settlement.deltas, now),
+        );
         this.lastSeq++;
       }
       this.book.commit(settlement, now);
@@ -94,18 +98,23 @@ export class UsageKeeper {
     });
   }
 
+  /**
+   * Snapshots the changed counters, then trims the journal entries the snapshot covers (all of
+   * them: it is stamped with the last sequence) whose event ids are past the redelivery horizon.
+   */
   private async writeSnapshot() {
     const changed = this.book.takeDirty();
+    const now = this.options.clock();
+    // As the book remembers event ids: while `at + horizon > now`.
+    const kept = this.journal.findIndex((entry) => entry.at + this.options.redeliveryHorizonMs > now);
+    const trimmed = this.journal.slice(0, kept === -1 ? this.journal.length : kept);
     try {
-      await this.store.snapshot(
-        changed,
-        this.lastSeq,
-        this.options.clock() - this.options.redeliveryHorizonMs,
-      );
+      await this.store.snapshot(changed, this.lastSeq, trimmed);
     } catch (error) {
       this.book.markDirty(changed);
       throw error;
     }
+    this.journal.splice(0, trimmed.length);
   }
 
   private exclusive<T>(task: () => Promise<T>): Promise<T> {
