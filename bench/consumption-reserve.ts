@@ -5,8 +5,9 @@
  * open-loop runs at a fixed rate (BENCH_RATE, 2,000/s by default, for BENCH_SECONDS, 10: requests
  * are sent on schedule whether or not earlier ones were answered) — the bare NATS round trip
  * (the floor), reservations whose events follow each one a second later as a proxy's traffic
- * does (the service settles while it decides), and reservations that are never settled (holds
- * pile up) — then 50 concurrent callers as fast as they go (50
+ * does (the service settles while it decides), reservations that are never settled (holds
+ * pile up), and the floor again while those holds' events settle at the same rate (the machine's
+ * load without any reservation) — then 50 concurrent callers as fast as they go (50
  * users of one source group, so the group counter is shared and hot). Each request is capped by a
  * policy (user + group token caps, far from binding) and one account-wide budget rule (USD caps):
  * 2 counters held per reservation. Then it publishes one settling event per admitted reservation
@@ -243,14 +244,14 @@ async function run() {
   let paced = 0;
   let settledAlong = 0;
   const publishFailures: unknown[] = [];
-  const settleLater = (entry: Admitted) => {
+  /** Publishes an admitted request's event as the proxy does, without waiting for its ack. */
+  const settle = (entry: Admitted) => {
     settledAlong++;
-    setTimeout(() => {
-      publishEvent(clientBus, Events.requests(accountId), eventOf(entry), entry.body.request_id).catch(
-        (error: unknown) => publishFailures.push(error),
-      );
-    }, REQUEST_MS);
+    return publishEvent(clientBus, Events.requests(accountId), eventOf(entry), entry.body.request_id).catch(
+      (error: unknown) => void publishFailures.push(error),
+    );
   };
+  const settleLater = (entry: Admitted) => setTimeout(() => settle(entry), REQUEST_MS);
   await openLoop(`open loop at ${RATE}/s, each settled ${REQUEST_MS} ms later`, () =>
     timedReserve(makeRequest(accountId, paced++ % 50), null, settleLater),
   );
@@ -258,9 +259,29 @@ async function run() {
   if (publishFailures.length > 0)
     throw new Error(`${publishFailures.length} settling events failed to publish`);
   // The stress case: nothing settles while reservations arrive, so holds pile up (RATE × SECONDS).
+  const heldFrom = admitted.length;
   await openLoop(`open loop at ${RATE}/s, nothing settled`, () =>
     timedReserve(makeRequest(accountId, paced++ % 50), null),
   );
+  // The floor again under the settling phase's event traffic: those holds' events at the same
+  // rate, each published as its echo is sent. What this adds to the floor is the machine's load
+  // alone (the publishing, the stream, the service settling), with no reservation decided.
+  const held = admitted.splice(heldFrom);
+  let echoSettled = 0;
+  let unacked = 0;
+  await openLoop(`floor at ${RATE}/s while ${RATE} events/s settle`, () => {
+    const entry = held[echoSettled];
+    if (entry) {
+      echoSettled++;
+      unacked++;
+      settle(entry).finally(() => unacked--);
+    }
+    return clientBus.request(FLOOR_SUBJECT, JSON.stringify(floorReply), { timeout: 60_000 });
+  });
+  while (unacked > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+  admitted.push(...held.slice(echoSettled));
+  if (publishFailures.length > 0)
+    throw new Error(`${publishFailures.length} settling events failed to publish`);
   const concurrent: number[] = [];
   let next = 0;
   started = performance.now();
