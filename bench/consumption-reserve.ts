@@ -88,7 +88,7 @@ function startService(env: Record<string, string>): Promise<ChildProcess> {
     const child = spawnBenchScript(
       "consumption-service.ts",
       env,
-      process.env.BENCH_SERVICE_NODE_ARGS?.split(" "),
+      process.env.BENCH_SERVICE_NODE_ARGS?.split(" ").filter(Boolean),
     );
     child.stdout?.on("data", (data: Buffer) => {
       if (data.toString().includes("consumption ready")) resolve(child);
