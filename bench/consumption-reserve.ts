@@ -1,17 +1,19 @@
 /**
  * Consumption reservation benchmark on the local MongoDB-wire server (FerretDB unless MONGO_URL
- * says otherwise). Runs the consumption service in its own process (bench/consumption-service.ts) and calls `agn.consumption.reserve`
- * over NATS from a separate connection, as the gateway proxy would: one caller in a loop, then
- * open-loop runs at a fixed rate (BENCH_RATE, 2,000/s by default, for BENCH_SECONDS, 10: requests
- * are sent on schedule whether or not earlier ones were answered) — the bare NATS round trip
- * (the floor), reservations whose events follow each one a second later as a proxy's traffic
- * does (the service settles while it decides), reservations that are never settled (holds
- * pile up), and the floor again while those holds' events settle at the same rate (the machine's
- * load without any reservation) — then 50 concurrent callers as fast as they go (50
- * users of one source group, so the group counter is shared and hot). Each request is capped by a
- * policy (user + group token caps, far from binding) and one account-wide budget rule (USD caps):
- * 2 counters held per reservation. Then it publishes one settling event per admitted reservation
- * and times how fast they are all counted.
+ * says otherwise). Runs the consumption service in its own process
+ * (bench/consumption-service.ts) and calls `agn.consumption.reserve` over NATS from a separate
+ * connection, as the gateway proxy would: one caller in a loop, then open-loop runs at a fixed
+ * rate (BENCH_RATE, 2,000/s by default, for BENCH_SECONDS, 10: requests are sent on schedule
+ * whether or not earlier ones were answered) — the bare NATS round trip (the floor), reservations
+ * whose events follow each one a second later as a proxy's traffic does (the service settles
+ * while it decides), reservations that are never settled (holds pile up), and the floor again
+ * while those holds' events settle at the same rate (the machine's load without any reservation)
+ * — then 50 concurrent callers as fast as they go (50 users of one source group, so the group
+ * counter is shared and hot). Each open loop also prints the CPU the bench, the service,
+ * nats-server and FerretDB took over it. Each request is capped by a policy (user + group token
+ * caps, far from binding) and one account-wide budget rule (USD caps): 2 counters held per
+ * reservation. Then it publishes one settling event per admitted reservation and times how fast
+ * they are all counted.
  *
  *   pnpm --filter @agentnet/bench bench:consumption
  *   BENCH_RATE=3000 BENCH_SECONDS=20 pnpm --filter @agentnet/bench bench:consumption
@@ -33,6 +35,7 @@ import { newId } from "@agentnet/service-kit";
 import mongoose from "mongoose";
 import { spawnBenchScript } from "./bench-script";
 import { percentile } from "./percentile";
+import { launchedBy, processCpu } from "./process-cpu";
 
 type Reservation = Extract<ReserveReply, { decision: "allow" }>;
 
@@ -117,6 +120,12 @@ async function run() {
     BENCH_FLOOR_SUBJECT: FLOOR_SUBJECT,
   });
   const accountId = `bench-${newId()}`;
+  if (service.pid === undefined) throw new Error("the consumption service has no pid");
+  // Per phase, the share of the two cores each process took: the latency tails wait for it.
+  const phaseCpu = await processCpu({ bench: process.pid, service: await launchedBy(service.pid) }, [
+    "nats-server",
+    "ferretdb",
+  ]);
   // Only what the settling events need: keeping whole requests grew this process's heap, and its
   // GC pauses showed up as reservation latency.
   const admitted: {
@@ -197,6 +206,7 @@ async function run() {
    * pauses would be counted as reservation latency.
    */
   const openLoop = async (label: string, call: () => Promise<unknown>) => {
+    await phaseCpu();
     const total = RATE * SECONDS;
     const latencies = new Float64Array(total);
     const started = performance.now();
@@ -217,6 +227,7 @@ async function run() {
       }, 1);
     });
     report(label, latencies, performance.now() - started);
+    console.log(`  cpu of one core: ${await phaseCpu()}`);
   };
 
   const load = () =>
