@@ -6,7 +6,7 @@ const MAX_AGE_MS = 3_600_000;
 
 /** The process `launcherPid` started: a bench script runs in the node process its tsx launcher spawns. */
 export async function launchedBy(launcherPid: number): Promise<number> {
-  return (await psList()).find((process) => process.ppid === launcherPid)?.pid ?? launcherPid;
+  return (await psList()).find((entry) => entry.ppid === launcherPid)?.pid ?? launcherPid;
 }
 
 /**
@@ -19,7 +19,7 @@ export async function processCpu(pids: Record<string, number>, byName: string[])
   const running = await psList();
   const all = { ...pids };
   for (const name of byName) {
-    const found = running.find((process) => process.name === name);
+    const found = running.find((entry) => entry.name === name);
     if (found) all[name] = found.pid;
   }
   const options = { maxage: MAX_AGE_MS };
