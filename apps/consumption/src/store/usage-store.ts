@@ -167,8 +167,6 @@ export interface LoadedUsage {
   deltas: UsageDelta[];
   /** Event ids of the journal entries written within the redelivery horizon of the newest one. */
   recentEventIds: string[];
-  /** When the newest journal entry was written (ms), 0 without any. */
-  newestJournalAt: number;
   /** Every journal entry, oldest first. */
   journal: JournalRef[];
   nextSeq: number;
@@ -202,7 +200,12 @@ export class UsageStore {
       this.meta.findById(WATERMARK).lean<MetaDoc>(),
     ]);
     const watermark = meta?.journal_seq ?? 0;
-    const journal = entries.map((entry) => ({ entry, seq: Number(entry._id) })).sort((a, b) => a.seq - b.seq);
+    const journal = entries
+      .map((entry) => ({
+        entry,
+        ref: { id: entry._id, seq: Number(entry._id), at: entry.created_at.getTime() },
+      }))
+      .sort((a, b) => a.ref.seq - b.ref.seq);
     const stamps = new Map<string, number>();
     const deltas: UsageDelta[] = snapshots.map((doc) => {
       const key = keyOf(doc);
@@ -216,11 +219,11 @@ export class UsageStore {
         at: doc.updated_at.getTime(),
       };
     });
-    for (const { entry, seq } of journal) {
+    for (const { entry, ref } of journal) {
       for (const doc of entry.deltas) {
         const key = keyOf(doc);
         if (key.window_start + key.window_seconds < endedAfter) continue;
-        if (seq <= (stamps.get(chainId(key)) ?? watermark)) continue;
+        if (ref.seq <= (stamps.get(chainId(key)) ?? watermark)) continue;
         deltas.push({
           key,
           tokens_input: doc.tokens_input,
@@ -231,13 +234,12 @@ export class UsageStore {
         });
       }
     }
-    const refs = journal.map(({ entry, seq }) => ({ id: entry._id, seq, at: entry.created_at.getTime() }));
-    const newestJournalAt = refs.at(-1)?.at ?? 0;
+    const newest = journal.at(-1)?.ref;
     const recentEventIds = journal
-      .filter(({ entry }) => entry.created_at.getTime() >= newestJournalAt - redeliveryHorizonMs)
+      .filter(({ ref }) => newest && ref.at >= newest.at - redeliveryHorizonMs)
       .flatMap(({ entry }) => eventIdsOf(entry));
-    const nextSeq = Math.max(watermark, refs.at(-1)?.seq ?? 0) + 1;
-    return { deltas, recentEventIds, newestJournalAt, journal: refs, nextSeq };
+    const nextSeq = Math.max(watermark, newest?.seq ?? 0) + 1;
+    return { deltas, recentEventIds, journal: journal.map(({ ref }) => ref), nextSeq };
   }
 
   /** Persists one settled batch; throws JournalFencedError when another replica owns `seq`. */
