@@ -246,15 +246,22 @@ async function run() {
 
   // Open loop: the floor first (the same NATS round trip to a responder that answers at once, in
   // the service's process), then reservations, each at the same fixed rate.
-  const floorReply = { decision: "allow", reservation_id: "", counters: [] } satisfies ReserveReply;
-  await openLoop(`floor (bare NATS request/reply) at ${RATE}/s`, () =>
-    clientBus.request(FLOOR_SUBJECT, JSON.stringify(floorReply), { timeout: 60_000 }),
-  );
+  const floorReply = JSON.stringify({
+    decision: "allow",
+    reservation_id: "",
+    counters: [],
+  } satisfies ReserveReply);
+  const echo = () => clientBus.request(FLOOR_SUBJECT, floorReply, { timeout: 60_000 });
+  await openLoop(`floor (bare NATS request/reply) at ${RATE}/s`, echo);
   // As a proxy's traffic does: each admitted request's event follows it REQUEST_MS later, so the
   // service settles while it decides and holds stay at about RATE × REQUEST_MS.
   let paced = 0;
   let settledAlong = 0;
   const publishFailures: unknown[] = [];
+  const throwIfPublishingFailed = () => {
+    if (publishFailures.length > 0)
+      throw new Error(`${publishFailures.length} settling events failed to publish`);
+  };
   /** Publishes an admitted request's event as the proxy does, without waiting for its ack. */
   const settle = (entry: Admitted) => {
     settledAlong++;
@@ -267,8 +274,7 @@ async function run() {
     timedReserve(makeRequest(accountId, paced++ % 50), null, settleLater),
   );
   await new Promise((resolve) => setTimeout(resolve, REQUEST_MS + 500));
-  if (publishFailures.length > 0)
-    throw new Error(`${publishFailures.length} settling events failed to publish`);
+  throwIfPublishingFailed();
   // The stress case: nothing settles while reservations arrive, so holds pile up (RATE × SECONDS).
   const heldFrom = admitted.length;
   await openLoop(`open loop at ${RATE}/s, nothing settled`, () =>
@@ -287,12 +293,11 @@ async function run() {
       unacked++;
       settle(entry).finally(() => unacked--);
     }
-    return clientBus.request(FLOOR_SUBJECT, JSON.stringify(floorReply), { timeout: 60_000 });
+    return echo();
   });
   while (unacked > 0) await new Promise((resolve) => setTimeout(resolve, 10));
   admitted.push(...held.slice(echoSettled));
-  if (publishFailures.length > 0)
-    throw new Error(`${publishFailures.length} settling events failed to publish`);
+  throwIfPublishingFailed();
   const concurrent: number[] = [];
   let next = 0;
   started = performance.now();
