@@ -1,7 +1,8 @@
 /**
  * Gateway proxy benchmark: one local mock upstream (OpenAI wire format, a separate process), hit
  * directly, through agentnet (policy decision, token auth, one JetStream event per request), through
- * agentnet with a cap in force (plus a consumption reservation per request), and through Portkey's
+ * agentnet with a cap in force (decided against the proxy's leases of headroom, renewed off the
+ * request path), and through Portkey's
  * open-source gateway (`@portkey-ai/gateway`, a child process) — non-streaming and streaming.
  * Latency: sequential requests on one keep-alive connection (added = p50/p99 minus direct).
  * Throughput: autocannon, 64 connections, fixed duration. Everything on loopback.
@@ -14,7 +15,6 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { connectBus, deleteDurableConsumer, request } from "@agentnet/bus";
-import { startConsumption } from "@agentnet/consumption/app";
 import { ACCOUNT_EVENTS_STREAM, type Caller, ControlPlane } from "@agentnet/contracts";
 import { startControlPlane } from "@agentnet/control-plane/app";
 import { ensureMongo, ensureNats, findRepoRoot } from "@agentnet/local-backends";
@@ -192,6 +192,7 @@ async function main() {
     dataDir,
   });
   const children: ChildProcess[] = [];
+  const durable = `bench-proxy-${Date.now()}`;
   const nc = await connectBus({ url: nats.url, name: "bench" });
   // A database per run: its credentials are sealed with this run's key.
   const database = new URL(mongo.url);
@@ -314,9 +315,21 @@ async function main() {
         },
       },
     ];
-    // Consumption (reserve handler and settlement consumer) runs only for the "+ cap" rows, which
-    // go last: otherwise its JetStream consumer pulls, decodes and acks every event of the other
-    // rows inside this process, which also hosts autocannon — bench overhead, not proxy overhead.
+    // Consumption (lease grants and the settlement consumer) runs in a process of its own for the
+    // whole run, as in a deployed stack, where it reads every event whether a cap applies or not:
+    // the "+ cap" rows then differ from the plain ones by what a cap costs, not by a service more.
+    children.push(
+      await startChild(
+        "consumption",
+        [
+          tsx,
+          ...(process.env.BENCH_CONSUMPTION_NODE_ARGS?.split(" ") ?? []),
+          join(ROOT, "bench", "consumption-service.ts"),
+        ],
+        { BENCH_MONGO_URL: database.toString(), BENCH_NATS_URL: nats.url, BENCH_DURABLE: durable },
+        '"ready":true',
+      ),
+    );
     const modes = [false, true].filter((stream) => MODES.includes(stream ? "streaming" : "non-streaming"));
     const selected = targets.filter(
       (target) => target.name === "direct" || !TARGETS || TARGETS.includes(target.name),
@@ -336,22 +349,7 @@ async function main() {
       rows.set(`${stream} ${target.name}`, row);
       process.stdout.write(`${row}\n`);
     };
-    const capped = (target: Target) => target.name === "agentnet + cap";
-    for (const stream of modes) for (const target of selected) if (!capped(target)) await run(target, stream);
-    if (selected.some(capped)) {
-      const durable = `bench-proxy-${Date.now()}`;
-      const consumption = await startConsumption({
-        nc,
-        connection,
-        logger,
-        options: { durable, deliverNew: true },
-      });
-      for (const stream of modes)
-        for (const target of selected) if (capped(target)) await run(target, stream);
-      await consumption.stop();
-      await deleteDurableConsumer(nc, durable);
-      await deleteDurableConsumer(nc, `${durable}-accounts`, ACCOUNT_EVENTS_STREAM);
-    }
+    for (const stream of modes) for (const target of selected) await run(target, stream);
     const table = modes.flatMap((stream) =>
       selected.map((target) => rows.get(`${stream} ${target.name}`) ?? ""),
     );
@@ -360,6 +358,9 @@ async function main() {
     );
   } finally {
     for (const child of children) child.kill("SIGTERM");
+    await Promise.all(children.map((child) => new Promise((resolve) => child.once("exit", resolve))));
+    await deleteDurableConsumer(nc, durable).catch(() => undefined);
+    await deleteDurableConsumer(nc, `${durable}-accounts`, ACCOUNT_EVENTS_STREAM).catch(() => undefined);
     await nc.drain();
     await connection.close();
     await mongo.stop();

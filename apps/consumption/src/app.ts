@@ -11,16 +11,16 @@ import { type Logger, newId } from "@agentnet/service-kit";
 import type { Connection } from "mongoose";
 import { followAccountDeletions } from "./handlers/accounts";
 import type { HandlerContext } from "./handlers/context";
+import { registerLeaseHandler } from "./handlers/lease";
 import { registerListHandler } from "./handlers/list";
-import { registerReserveHandler } from "./handlers/reserve";
 import { startSettlement } from "./handlers/settlement";
 import { UsageKeeper } from "./keeper";
 import { JournalFencedError, UsageStore } from "./store/usage-store";
 
 export interface ConsumptionOptions {
-  /** How long a reservation holds its estimate when no event settles it. */
-  reservationTtlMs: number;
-  /** How often expired reservations are freed; 0 leaves it to `sweepExpired()` (tests). */
+  /** How long a lease of cap headroom lasts unless its proxy renews it. */
+  quotaLeaseTtlMs: number;
+  /** How often expired leases are ended; 0 leaves it to `sweepExpired()` (tests). */
   sweepIntervalMs: number;
   /** How often changed counters are snapshotted and the journal trimmed; 0 leaves it to `stop()`. */
   snapshotIntervalMs: number;
@@ -41,8 +41,8 @@ export interface ConsumptionOptions {
 const DAY_MS = 24 * 3600 * 1000;
 
 export const defaultOptions: ConsumptionOptions = {
-  reservationTtlMs: 10 * 60 * 1000,
-  sweepIntervalMs: 15_000,
+  quotaLeaseTtlMs: 6_000,
+  sweepIntervalMs: 1_000,
   snapshotIntervalMs: 5_000,
   pruneIntervalMs: 3600 * 1000,
   counterRetentionMs: 7 * DAY_MS,
@@ -54,11 +54,11 @@ export const defaultOptions: ConsumptionOptions = {
 };
 
 /**
- * Wires consumption onto NATS and MongoDB. Replicas contend for one lease; the leader loads the
- * counters into memory, answers reserve and list, settles events and runs the sweeps; the others
- * stand by and take over when it stops or its lease runs out. One decider is what makes
- * reservations atomic across replicas without a database round trip per check (see
- * docs/ARCHITECTURE.md, "Consumption").
+ * Wires consumption onto NATS and MongoDB. Replicas contend for one leadership lease; the leader
+ * loads the counters into memory, grants proxies leases of cap headroom, answers list, settles
+ * events and runs the sweeps; the others stand by and take over when it stops or its lease runs
+ * out. One decider is what makes grants atomic across replicas without a database round trip per
+ * grant (see docs/ARCHITECTURE.md, "Caps").
  */
 export async function startConsumption(deps: {
   nc: NatsConnection;
@@ -120,7 +120,8 @@ async function lead(
   stepDown: () => void,
 ): Promise<Term> {
   const keeper = await UsageKeeper.load(store, {
-    reservationTtlMs: options.reservationTtlMs,
+    quotaLeaseTtlMs: options.quotaLeaseTtlMs,
+    durable: options.durable,
     counterRetentionMs: options.counterRetentionMs,
     // JetStream redelivers an unacked event after ack_wait; a few of those cover a slow hand-over.
     redeliveryHorizonMs: 4 * options.ackWaitMs,
@@ -149,7 +150,7 @@ async function lead(
     every(options.snapshotIntervalMs, () => keeper.snapshot(), deps.logger, "snapshot"),
     every(options.pruneIntervalMs, () => keeper.prune(), deps.logger, "prune"),
   ];
-  const subscriptions = [registerReserveHandler(ctx), registerListHandler(ctx)];
+  const subscriptions = [registerLeaseHandler(ctx), registerListHandler(ctx)];
   // A flush makes sure the server has every subscription before anyone sends a request.
   await deps.nc.flush();
   return {

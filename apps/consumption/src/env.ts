@@ -7,10 +7,10 @@ export const ConsumptionEnv = z.object({
   ...baseEnv,
   MONGO_URL: z.string().default("mongodb://127.0.0.1:27017/agentnet"),
   HEALTH_PORT: envPort.optional(),
-  /** How long a reservation holds its estimate without a settling event. */
-  RESERVATION_TTL_SECONDS: z.coerce.number().int().min(1).default(600),
-  /** How often expired reservations are freed. */
-  SWEEP_INTERVAL_SECONDS: seconds.default(15),
+  /** How long a proxy's lease of cap headroom lasts unless renewed (a dead proxy's headroom returns after it). */
+  QUOTA_LEASE_TTL_SECONDS: z.coerce.number().min(1).default(6),
+  /** How often expired leases are ended. */
+  SWEEP_INTERVAL_SECONDS: z.coerce.number().min(0).default(1),
   /** How often changed counters are snapshotted and the settlement journal trimmed. */
   SNAPSHOT_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(5),
   /** How often counters of long-ended windows are pruned; 0 disables. */

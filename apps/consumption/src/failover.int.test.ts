@@ -1,14 +1,17 @@
 import { request } from "@agentnet/bus";
-import { Consumption, type ReserveRequest } from "@agentnet/contracts";
+import { Consumption } from "@agentnet/contracts";
 import { eventually, uniqueId } from "@agentnet/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import {
+  admit,
   callerOf,
+  held,
   makeCapped,
   makeEvent,
+  proxyOn,
   publish,
   type Replica,
-  reserved,
+  type Scope,
   startReplica,
   TestClock,
 } from "./test-support";
@@ -33,7 +36,10 @@ async function pair() {
   return { leader, standby };
 }
 
-const userTokens = async (replica: Replica, body: ReserveRequest) => {
+/** Holds a request of `body` through a proxy asking over the replica's connection. */
+const reserved = (replica: Replica, body: Scope) => held(proxyOn(replica.nc, clock), body, clock);
+
+const userTokens = async (replica: Replica, body: Scope) => {
   const counters = await request(replica.nc, Consumption.list, { caller: callerOf(body) });
   return counters.find((counter) => counter.dimension_kind === "user")?.tokens_input ?? 0;
 };
@@ -42,10 +48,10 @@ describe("consumption fail-over", () => {
   it("hands over on a graceful stop with every counted token, and settles holds taken before", async () => {
     const { leader, standby } = await pair();
     const body = makeCapped(10_000);
-    await publish(leader.nc, makeEvent(body, await reserved(leader.nc, body)));
+    await publish(leader.nc, makeEvent(body, await reserved(leader, body)));
     await eventually(async () => (await userTokens(leader, body)) === 30);
     const heldBefore = { ...body, request_id: uniqueId("r") };
-    const hold = await reserved(leader.nc, heldBefore);
+    const hold = await reserved(leader, heldBefore);
 
     await leader.stop();
     await eventually(() => standby.service.isLeader(), 10_000);
@@ -57,7 +63,7 @@ describe("consumption fail-over", () => {
   it("takes over from a crashed leader: replays the journal and recognises redelivered events", async () => {
     const { leader, standby } = await pair();
     const body = makeCapped(10_000);
-    const event = makeEvent(body, await reserved(leader.nc, body));
+    const event = makeEvent(body, await reserved(leader, body));
     // Journaled by the leader but never acked on JetStream: it comes again after the crash.
     await leader.service.settleEvents([event]);
     await leader.crash();
@@ -65,8 +71,11 @@ describe("consumption fail-over", () => {
     await eventually(() => standby.service.isLeader(), 10_000);
     expect(await userTokens(standby, body)).toBe(30);
     await publish(standby.nc, event, uniqueId("redelivery"));
+    // The new leader grants leases only once the old leader's can no longer be in use.
     const later = { ...body, request_id: uniqueId("r") };
-    await publish(standby.nc, makeEvent(later, await reserved(standby.nc, later)));
+    expect((await admit(proxyOn(standby.nc, clock), later, clock)).kind).toBe("unavailable");
+    clock.advance(9_000);
+    await publish(standby.nc, makeEvent(later, await reserved(standby, later)));
     await eventually(async () => (await userTokens(standby, body)) === 60);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(await userTokens(standby, body)).toBe(60);
@@ -78,7 +87,7 @@ describe("consumption fail-over", () => {
     const body = makeCapped(10_000);
     for (let i = 0; i < 3; i++) {
       const next = { ...body, request_id: uniqueId("r") };
-      await first.service.settleEvents([makeEvent(next, await reserved(first.nc, next))]);
+      await first.service.settleEvents([makeEvent(next, await reserved(first, next))]);
       // The first settlement is in a snapshot, the others only in the journal.
       if (i === 0) await first.service.snapshot();
     }
@@ -97,7 +106,7 @@ describe("consumption fail-over", () => {
     const first = await startReplica(DB, clock, { durable, leaseTtlMs: LEASE_TTL_MS });
     started.push(first);
     const body = makeCapped(10_000);
-    const event = makeEvent(body, await reserved(first.nc, body));
+    const event = makeEvent(body, await reserved(first, body));
     await first.service.settleEvents([event]);
     const journaled = async () => {
       const entries = await first.connection.collection("consumption_journal").find().toArray();

@@ -8,12 +8,13 @@ import { connectTestBus, connectTestMongo, eventually, TEST_SEALING_KEY, uniqueI
 import type { Connection } from "mongoose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  held,
   makeEvent,
   makeLimits,
-  makeReserve,
+  makeScope,
+  proxyOn,
   publish,
   type Replica,
-  reserve,
   startReplica,
   TestClock,
 } from "./test-support";
@@ -21,6 +22,7 @@ import {
 // The api-gateway and control-plane in this process, in front of a consumption replica: the public
 // endpoint is exercised the way a client calls it, token and all.
 let consumption: Replica;
+const clock = new TestClock(Date.now());
 let api: Awaited<ReturnType<typeof startTestApi>> | undefined;
 let baseUrl: string;
 let cpConnection: Connection;
@@ -35,7 +37,7 @@ beforeAll(async () => {
     logger,
     sealingKey: parseSealingKey(TEST_SEALING_KEY),
   });
-  consumption = await startReplica("agentnet_test_consumption_http", new TestClock(Date.now()), {
+  consumption = await startReplica("agentnet_test_consumption_http", clock, {
     durable: uniqueId("consumption"),
   });
   api = await startTestApi({ nc: gatewayBus, logger, bodyLimitBytes: 65_536 });
@@ -69,12 +71,11 @@ describe("GET /api/agent-network/consumption", () => {
     const groups = await get<Group[]>("/api/groups", owner.token);
     const all = groups.body.find((group) => group.name === "All");
     if (!all) throw new Error("every account has an All group");
-    const base = makeReserve({ account_id: owner.account_id, user_id: owner.user_id, group_ids: [all.id] });
+    const base = makeScope({ account_id: owner.account_id, user_id: owner.user_id, group_ids: [all.id] });
     const limits = makeLimits({ token_limit: { enabled: true, user_cap: 0, group_cap: 100_000 } });
     const body = { ...base, policy: { id: "pol", source_groups: [all.id], limits } };
-    const reply = await reserve(consumption.nc, body);
-    if (reply.decision !== "allow") throw new Error("expected an allow");
-    await publish(gatewayBus, makeEvent(body, reply));
+    const hold = await held(proxyOn(consumption.nc, clock), body, clock);
+    await publish(gatewayBus, makeEvent(body, hold));
 
     await eventually(
       async () => (await get<unknown[]>("/api/agent-network/consumption", owner.token)).body.length === 2,

@@ -1,10 +1,13 @@
-import type { GatewayRequestEvent, ReserveReply } from "@agentnet/contracts";
+import { AppError, type GatewayRequestEvent, type LeaseReply, type LeaseRequest } from "@agentnet/contracts";
 import { newId } from "@agentnet/service-kit";
-import { type Counter, CounterBook, type ReserveInput } from "./domain/counter-book";
+import { type Counter, CounterBook } from "./domain/counter-book";
 import type { JournalRef, UsageStore } from "./store/usage-store";
 
 export interface KeeperOptions {
-  reservationTtlMs: number;
+  /** How long a lease of headroom lasts unless its proxy renews it. */
+  quotaLeaseTtlMs: number;
+  /** The durable this replica settles with: leaders of the same durable share one lease horizon. */
+  durable: string;
   /** Counters stay listed this long after their window ended, then are pruned. */
   counterRetentionMs: number;
   /** How long a settled event id is remembered: longer than JetStream takes to redeliver an unacked event. */
@@ -14,13 +17,16 @@ export interface KeeperOptions {
 
 /**
  * The leader's consumption state: the counter book in memory, persisted through the usage store.
- * Reservations are decided in memory (synchronously, so check-and-hold is atomic); settled usage
- * is journaled before it is applied, so a crash loses at most holds, never counted usage. Writes
+ * Leases are granted in memory (synchronously, so check-and-grant is atomic); settled usage is
+ * journaled before it is applied, so a crash loses at most leases, never counted usage. Writes
  * to the store run one at a time, in the order they were asked for.
  */
 export class UsageKeeper {
   private lastSeq: number;
   private queue: Promise<unknown> = Promise.resolve();
+  /** Leases granted so far end by then at the latest, as the store knows (see `lease`). */
+  private leasesCoveredUntil: number;
+  private covering: Promise<void> | undefined;
 
   private constructor(
     private readonly book: CounterBook,
@@ -29,23 +35,54 @@ export class UsageKeeper {
     nextSeq: number,
     /** The journal's entries, oldest first: the leader alone writes it, so it knows them all. */
     private readonly journal: JournalRef[],
+    /** Leases an earlier leader granted may be in use until then: this one grants none before. */
+    private readonly graceUntil: number,
   ) {
     this.lastSeq = nextSeq - 1;
+    this.leasesCoveredUntil = graceUntil;
   }
 
   /** Rebuilds the book from the store's snapshots and journal. */
   static async load(store: UsageStore, options: KeeperOptions): Promise<UsageKeeper> {
-    const loaded = await store.load(endedBefore(options), options.redeliveryHorizonMs);
-    const book = new CounterBook(newId, options.reservationTtlMs, options.redeliveryHorizonMs);
+    const [loaded, graceUntil] = await Promise.all([
+      store.load(endedBefore(options), options.redeliveryHorizonMs),
+      store.leaseHorizon(options.durable),
+    ]);
+    const book = new CounterBook(newId, options.redeliveryHorizonMs);
     for (const delta of loaded.deltas) book.addUsage(delta);
     // Loaded counters are already persisted as they are; only later changes need a snapshot.
     book.takeDirty();
     book.remember(loaded.recentEventIds, options.clock());
-    return new UsageKeeper(book, store, options, loaded.nextSeq, loaded.journal);
+    return new UsageKeeper(book, store, options, loaded.nextSeq, loaded.journal, graceUntil);
   }
 
-  reserve(input: ReserveInput): ReserveReply {
-    return this.book.reserve(input, this.options.clock());
+  /**
+   * Grants leases of headroom. A new leader cannot know what its predecessor leased, so it grants
+   * nothing until every lease the store says may be out has ended (503: proxies keep serving on
+   * their leases meanwhile). Before granting past the recorded horizon it records a later one
+   * (now + 1.5 × TTL), so the next leader knows how long to wait: one store write per TTL.
+   */
+  async lease(request: LeaseRequest): Promise<LeaseReply> {
+    const ttlMs = this.options.quotaLeaseTtlMs;
+    if (this.options.clock() < this.graceUntil) {
+      throw new AppError(503, "consumption.starting", "consumption just took over; leases resume shortly");
+    }
+    if (this.leasesCoveredUntil < this.options.clock() + ttlMs) await this.coverLeases();
+    const grants = this.book.grantLeases(request, this.options.clock(), ttlMs);
+    return { grants, ttl_ms: ttlMs };
+  }
+
+  private coverLeases(): Promise<void> {
+    this.covering ??= (async () => {
+      const until = this.options.clock() + Math.ceil(1.5 * this.options.quotaLeaseTtlMs);
+      try {
+        await this.store.extendLeaseHorizon(this.options.durable, until);
+        this.leasesCoveredUntil = until;
+      } finally {
+        this.covering = undefined;
+      }
+    })();
+    return this.covering;
   }
 
   list(accountId: string, visible?: (counter: Counter) => boolean): Counter[] {
@@ -67,7 +104,7 @@ export class UsageKeeper {
     });
   }
 
-  /** Frees holds past their expiry and forgets what no redelivery can need any more; returns how many holds. */
+  /** Ends leases past their expiry and forgets what no redelivery can need any more; returns how many leases. */
   sweepExpired(): number {
     const now = this.options.clock();
     this.book.forget(now);

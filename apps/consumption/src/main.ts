@@ -20,7 +20,7 @@ await runService(
       connection,
       logger,
       options: {
-        reservationTtlMs: env.RESERVATION_TTL_SECONDS * 1000,
+        quotaLeaseTtlMs: env.QUOTA_LEASE_TTL_SECONDS * 1000,
         sweepIntervalMs: env.SWEEP_INTERVAL_SECONDS * 1000,
         snapshotIntervalMs: env.SNAPSHOT_INTERVAL_SECONDS * 1000,
         pruneIntervalMs: env.PRUNE_INTERVAL_SECONDS * 1000,

@@ -1,21 +1,17 @@
 import { publishEvent, request } from "@agentnet/bus";
-import {
-  type AccountDeletedEvent,
-  Consumption,
-  type ConsumptionCounter,
-  Events,
-  type ReserveRequest,
-} from "@agentnet/contracts";
+import { type AccountDeletedEvent, Consumption, type ConsumptionCounter, Events } from "@agentnet/contracts";
 import { eventually, uniqueId } from "@agentnet/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  admit,
   callerOf,
+  held,
   makeCapped,
   makeEvent,
+  proxyOn,
   publish,
   type Replica,
-  reserve,
-  reserved,
+  type Scope,
   startReplica,
   TestClock,
 } from "./test-support";
@@ -34,11 +30,12 @@ afterAll(async () => {
   await two?.stop();
 });
 
-const list = (body: ReserveRequest, role: "owner" | "user" = "owner") =>
+const list = (body: Scope, role: "owner" | "user" = "owner") =>
   request(one.nc, Consumption.list, { caller: callerOf(body, role) });
-const userCounter = async (body: ReserveRequest): Promise<ConsumptionCounter | undefined> =>
+const userCounter = async (body: Scope): Promise<ConsumptionCounter | undefined> =>
   (await list(body)).find((counter) => counter.dimension_kind === "user");
-const reservedByOne = (body: ReserveRequest) => reserved(one.nc, body);
+const proxy = () => proxyOn(one.nc, clock);
+const reservedByOne = (body: Scope) => held(proxy(), body, clock);
 
 describe("settlement from JetStream events", () => {
   it("lists [] before anything is consumed, then the real usage of user and group", async () => {
@@ -55,20 +52,23 @@ describe("settlement from JetStream events", () => {
     }
   });
 
-  it("swaps the estimate for real usage: freed room admits more requests", async () => {
-    const body = makeCapped(150); // estimate 100: one fits until the first settles at 50
-    const reservation = await reservedByOne({ ...body, request_id: uniqueId("r") });
-    expect((await reserve(one.nc, { ...body, request_id: uniqueId("r") })).decision).toBe("deny");
-    await publish(one.nc, makeEvent(body, reservation, { id: uniqueId("ev") }));
+  it("moves settled usage out of the proxy's lease: the counter's cap sees it once", async () => {
+    const body = makeCapped(150);
+    const table = proxy();
+    const hold = await held(table, body, clock);
+    table.finish(hold, { tokens: 50, costNanos: 500_000 });
+    await publish(one.nc, makeEvent(body, hold, { id: uniqueId("ev") }));
     await eventually(async () => (await userCounter(body))?.tokens_input === 30);
-    expect((await reserve(one.nc, { ...body, request_id: uniqueId("r") })).decision).toBe("allow");
+    // 50 settled; the lease still covers the rest, so 100 more fit and then nothing.
+    expect((await admit(table, body, clock)).kind).toBe("held");
+    expect((await admit(table, body, clock, 1)).kind).toBe("refused");
   });
 
-  it("releases the reservation of a denied or failed request and counts nothing", async () => {
+  it("counts nothing for a denied or failed request", async () => {
     const body = makeCapped(100);
     const denied = await reservedByOne({ ...body, request_id: uniqueId("r") });
-    await publish(
-      one.nc,
+    const failed = { id: uniqueId("ev"), status_code: 502, input_tokens: 0, output_tokens: 0, cost_usd: 0 };
+    await one.service.settleEvents([
       makeEvent(body, denied, {
         id: uniqueId("ev"),
         decision: "deny",
@@ -76,25 +76,8 @@ describe("settlement from JetStream events", () => {
         output_tokens: 0,
         cost_usd: 0,
       }),
-    );
-    await eventually(
-      async () => (await reserve(one.nc, { ...body, request_id: uniqueId("probe") })).decision === "allow",
-    );
-    expect(await list(body)).toEqual([]);
-  });
-
-  it("releases on an upstream failure with zero tokens", async () => {
-    const body = makeCapped(100);
-    const failed = await reservedByOne({ ...body, request_id: uniqueId("r") });
-    const event = makeEvent(body, failed, {
-      id: uniqueId("ev"),
-      status_code: 502,
-      input_tokens: 0,
-      output_tokens: 0,
-      cost_usd: 0,
-    });
-    await one.service.settleEvents([event]);
-    expect((await reserve(one.nc, { ...body, request_id: uniqueId("r") })).decision).toBe("allow");
+      makeEvent(body, denied, failed),
+    ]);
     expect(await list(body)).toEqual([]);
   });
 
@@ -119,21 +102,21 @@ describe("settlement from JetStream events", () => {
       request_id: uniqueId("r"),
     }));
     const reservations = await Promise.all(users.map(reservedByOne));
-    await Promise.all(users.map((body, i) => publish(two.nc, makeEvent(body, reservations[i] ?? {}))));
+    await Promise.all(
+      users.map((body, i) => publish(two.nc, makeEvent(body, reservations[i] ?? { counters: [] }))),
+    );
     const group = async () => (await list(base)).find((c) => c.dimension_kind === "group");
     await eventually(async () => (await group())?.tokens_input === 40 * 30, 20_000);
     expect(await group()).toMatchObject({ tokens_input: 1200, tokens_output: 800, cost_usd: 0.02 });
   });
 
-  it("frees expired reservations in the sweep, and still counts a late event", async () => {
+  it("still counts an event whose lease expired", async () => {
     const body = makeCapped(100);
-    const reservation = await reservedByOne({ ...body, request_id: uniqueId("r") });
-    clock.advance(11 * 60 * 1000);
+    const hold = await reservedByOne({ ...body, request_id: uniqueId("r") });
+    clock.advance(60_000);
     expect(await one.service.sweepExpired()).toBeGreaterThanOrEqual(1);
-    const next = await reserve(one.nc, { ...body, request_id: uniqueId("r") });
-    expect(next.decision).toBe("allow");
-    await one.service.settleEvents([makeEvent(body, reservation)]);
-    await one.service.settleEvents([makeEvent(body, reservation)]);
+    await one.service.settleEvents([makeEvent(body, hold)]);
+    await one.service.settleEvents([makeEvent(body, hold)]);
     expect(await userCounter(body)).toMatchObject({ tokens_input: 30, tokens_output: 20 });
   });
 });

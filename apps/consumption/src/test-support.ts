@@ -1,5 +1,13 @@
 import { deleteDurableConsumer, type NatsConnection, publishEvent, request } from "@agentnet/bus";
 import {
+  type Admission,
+  applicableLimits,
+  type CapsInput,
+  type Hold,
+  LeaseTable,
+  planCounters,
+} from "@agentnet/caps";
+import {
   ACCOUNT_EVENTS_STREAM,
   type BudgetRule,
   type Caller,
@@ -7,9 +15,9 @@ import {
   Events,
   type GatewayRequestEvent,
   type Limits,
-  type ReserveReply,
-  type ReserveRequest,
+  type ReservedCounter,
 } from "@agentnet/contracts";
+import { usdToNanos } from "@agentnet/pricing";
 import { createLogger } from "@agentnet/service-kit";
 import { connectTestBus, connectTestMongo, uniqueId } from "@agentnet/testkit";
 import type { Connection } from "mongoose";
@@ -53,8 +61,17 @@ export const makeRule = (overrides: Partial<BudgetRule> = {}): BudgetRule => ({
   ...overrides,
 });
 
-/** A reserve request of a fresh account, user and group under a policy with no limits. */
-export const makeReserve = (overrides: Partial<ReserveRequest> = {}): ReserveRequest => {
+/** Who asks under which limits: a request's account, caller, policy and budget rules. */
+export interface Scope extends CapsInput {
+  account_id: string;
+  request_id: string;
+  group_ids: string[];
+  policy: { id: string; source_groups: string[]; limits?: Limits };
+  budget_rules: BudgetRule[];
+}
+
+/** A fresh account, user and group under a policy with no limits. */
+export const makeScope = (overrides: Partial<Scope> = {}): Scope => {
   const group = overrides.group_ids?.[0] ?? uniqueId("grp");
   return {
     account_id: uniqueId("acc"),
@@ -63,40 +80,57 @@ export const makeReserve = (overrides: Partial<ReserveRequest> = {}): ReserveReq
     group_ids: [group],
     policy: { id: uniqueId("pol"), source_groups: [group] },
     budget_rules: [],
-    estimate: { input_tokens: 60, output_tokens: 40, cost_usd: 0.001 },
     ...overrides,
   };
 };
 
-/** A reserve request of a fresh account under a policy with an hourly token cap per user and group. */
-export const makeCapped = (user_cap: number, group_cap = 0): ReserveRequest => {
-  const base = makeReserve();
+/** A fresh account under a policy with an hourly token cap per user and group. */
+export const makeCapped = (user_cap: number, group_cap = 0): Scope => {
+  const base = makeScope();
   const limits = makeLimits({ token_limit: { enabled: true, user_cap, group_cap, window_seconds: 3600 } });
   return { ...base, policy: { ...base.policy, limits } };
 };
 
-/** What an allowed reserve reply gives the proxy to put in the request's event. */
-export type Reservation = Pick<Extract<ReserveReply, { decision: "allow" }>, "reservation_id" | "counters">;
+/** One proxy's leases, asking the consumption leader over `nc` (what a gateway proxy process does). */
+export const proxyOn = (nc: NatsConnection, clock: TestClock, idleMs = 2_000) =>
+  new LeaseTable(
+    // Generous: the machine running the suite may be busy, and a slow answer is not what is tested.
+    (ask) => request(nc, Consumption.lease, ask, { timeoutMs: 25_000 }),
+    { proxyId: uniqueId("proxy"), clock: clock.read, idleMs },
+  );
 
-/** The event the proxy publishes for a request that reserved under `reserve`. */
+/** Admits a request of `scope` holding `tokens` (and `usd`) through the proxy's leases. */
+export const admit = (table: LeaseTable, scope: Scope, clock: TestClock, tokens = 100, usd = 0.001) =>
+  table.admit(scope.account_id, planCounters(scope.account_id, applicableLimits(scope), clock.now), {
+    tokens,
+    costNanos: usdToNanos(usd),
+  });
+
+/** Admits and returns the hold; throws when the request was refused. */
+export async function held(table: LeaseTable, scope: Scope, clock: TestClock, tokens = 100): Promise<Hold> {
+  const admission: Admission = await admit(table, scope, clock, tokens);
+  if (admission.kind !== "held") throw new Error(`expected a hold, got ${admission.kind}`);
+  return admission.hold;
+}
+
+/** The event the proxy publishes for a request of `scope` that counted on `counters`. */
 export const makeEvent = (
-  reserve: ReserveRequest,
-  reservation: Reservation,
+  scope: Scope,
+  counted: { counters: ReservedCounter[] },
   overrides: Partial<GatewayRequestEvent> = {},
 ): GatewayRequestEvent => ({
   v: 1,
-  id: reserve.request_id,
-  account_id: reserve.account_id,
+  id: scope.request_id,
+  account_id: scope.account_id,
   logged: false,
-  reservation_id: reservation.reservation_id,
-  reserved_counters: reservation.counters,
+  reserved_counters: counted.counters,
   user_email: "u@example.com",
   user_name: "u",
   service_id: "svc",
   timestamp: "2031-01-01T10:00:00Z",
   status_code: 200,
   duration_ms: 10,
-  user_id: reserve.user_id,
+  user_id: scope.user_id,
   source_ip: "",
   method: "POST",
   host: "",
@@ -105,7 +139,7 @@ export const makeEvent = (
   model: "gpt-4o-mini",
   session_id: "",
   resolved_provider_id: "prv",
-  selected_policy_id: reserve.policy.id,
+  selected_policy_id: scope.policy.id,
   decision: "allow",
   deny_reason: "",
   input_tokens: 30,
@@ -120,15 +154,15 @@ export const makeEvent = (
   output_cost_usd: 0.0002,
   cache_cost_usd: 0,
   stream: false,
-  group_ids: reserve.group_ids,
+  group_ids: scope.group_ids,
   ...overrides,
 });
 
-export const callerOf = (reserve: ReserveRequest, role: Caller["role"] = "owner"): Caller => ({
-  account_id: reserve.account_id,
-  user_id: reserve.user_id,
+export const callerOf = (scope: Scope, role: Caller["role"] = "owner"): Caller => ({
+  account_id: scope.account_id,
+  user_id: scope.user_id,
   role,
-  group_ids: reserve.group_ids,
+  group_ids: scope.group_ids,
   email: "u@example.com",
   name: "u",
 });
@@ -139,7 +173,7 @@ const replicasOnDurable = new Map<string, Set<NatsConnection>>();
 /**
  * One consumption replica on its own NATS connection, over a database of its own per test file
  * (`database`): the expiry sweep works on every account, so files with different clocks must not
- * share reservations. Timers are off; tests call `sweepExpired()` and `prune()`.
+ * share leases. Timers are off; tests call `sweepExpired()` and `prune()`.
  */
 export async function startReplica(database: string, clock: TestClock, options: Partial<ConsumptionOptions>) {
   const nc = await connectTestBus("consumption-test");
@@ -183,17 +217,6 @@ export async function startReplica(database: string, clock: TestClock, options: 
 }
 
 export type Replica = Awaited<ReturnType<typeof startReplica>>;
-
-export const reserve = (nc: NatsConnection, body: ReserveRequest): Promise<ReserveReply> =>
-  // Generous: the machine running the suite may be busy, and a slow answer is not what is tested.
-  request(nc, Consumption.reserve, body, { timeoutMs: 25_000 });
-
-/** Reserves and returns the reservation; throws when the request was not given one. */
-export async function reserved(nc: NatsConnection, body: ReserveRequest): Promise<Reservation> {
-  const reply = await reserve(nc, body);
-  if (reply.decision !== "allow" || !reply.reservation_id) throw new Error("expected a reservation");
-  return reply;
-}
 
 export const publish = (nc: NatsConnection, event: GatewayRequestEvent, msgId = event.id) =>
   publishEvent(nc, Events.requests(event.account_id), event, msgId);

@@ -1,7 +1,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ensureRequestStream, type NatsConnection, publishEvent, request } from "@agentnet/bus";
-import { AppError, ConfigChangedEvent, ControlPlane, Events } from "@agentnet/contracts";
+import { LeaseTable } from "@agentnet/caps";
+import { AppError, ConfigChangedEvent, Consumption, ControlPlane, Events } from "@agentnet/contracts";
 import type { SealingKey } from "@agentnet/sealing";
 import { createHealth, type Health, type Logger, newId } from "@agentnet/service-kit";
 import type { ProxyContext } from "./context";
@@ -25,7 +26,12 @@ export interface GatewayProxyOptions {
   eventBufferMax: number;
   authCacheMs: number;
   snapshotMaxAgeMs: number;
-  reserveTimeoutMs: number;
+  /** How long a request waits for the consumption leader when its leases lack room. */
+  leaseTimeoutMs: number;
+  /** A lease unused this long gives back what it has not committed. */
+  leaseIdleMs: number;
+  /** How often leases are renewed, shrunk and forgotten, off the request path. */
+  leaseMaintainMs: number;
   heartbeatMs: number;
   /** How long a clean shutdown waits for buffered events to reach JetStream. */
   shutdownFlushMs: number;
@@ -44,7 +50,9 @@ export const DEFAULT_OPTIONS: GatewayProxyOptions = {
   eventBufferMax: 50_000,
   authCacheMs: 5_000,
   snapshotMaxAgeMs: 60_000,
-  reserveTimeoutMs: 2_000,
+  leaseTimeoutMs: 2_000,
+  leaseIdleMs: 2_000,
+  leaseMaintainMs: 500,
   heartbeatMs: 10_000,
   shutdownFlushMs: 10_000,
 };
@@ -84,12 +92,17 @@ export async function startGatewayProxy(deps: {
     logger,
     maxBuffered: options.eventBufferMax,
   });
+  const leases = new LeaseTable(
+    (ask) => request(nc, Consumption.lease, ask, { timeoutMs: options.leaseTimeoutMs }),
+    { proxyId, clock: Date.now, idleMs: options.leaseIdleMs },
+  );
   const ctx: ProxyContext = {
     nc,
     logger,
     sealingKey: deps.sealingKey,
     callers,
     snapshots,
+    leases,
     pools: new UpstreamPools({
       headersTimeoutMs: options.headersTimeoutMs,
       bodyTimeoutMs: options.bodyTimeoutMs,
@@ -99,7 +112,6 @@ export async function startGatewayProxy(deps: {
     options: {
       trustProxy: options.trustProxy,
       bodyLimitBytes: options.bodyLimitBytes,
-      reserveTimeoutMs: options.reserveTimeoutMs,
     },
   };
 
@@ -132,6 +144,15 @@ export async function startGatewayProxy(deps: {
   beat();
   const heartbeatTimer = setInterval(beat, options.heartbeatMs);
   heartbeatTimer.unref();
+  let maintaining = false;
+  const leaseTimer = setInterval(() => {
+    if (maintaining) return;
+    maintaining = true;
+    void leases.maintain().finally(() => {
+      maintaining = false;
+    });
+  }, options.leaseMaintainMs);
+  leaseTimer.unref();
 
   const server: Server = createServer(
     { keepAliveTimeout: 65_000, requestTimeout: 0 },
@@ -155,6 +176,8 @@ export async function startGatewayProxy(deps: {
         server.close(() => resolve());
         server.closeIdleConnections();
       });
+      clearInterval(leaseTimer);
+      await leases.releaseAll();
       configEvents.unsubscribe();
       deletions.unsubscribe();
       const flushed = await publisher.flush(options.shutdownFlushMs);
@@ -166,7 +189,7 @@ export async function startGatewayProxy(deps: {
     return stopping;
   };
 
-  return { url, port: address.port, server, proxyId, publisher, snapshots, stop };
+  return { url, port: address.port, server, proxyId, publisher, snapshots, leases, stop };
 }
 
 export type GatewayProxy = Awaited<ReturnType<typeof startGatewayProxy>>;

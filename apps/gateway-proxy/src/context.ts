@@ -1,4 +1,5 @@
 import type { NatsConnection } from "@agentnet/bus";
+import type { LeaseTable } from "@agentnet/caps";
 import type { GatewayProvider } from "@agentnet/contracts";
 import { providerCredentialAad, type SealingKey, unseal } from "@agentnet/sealing";
 import type { Logger } from "@agentnet/service-kit";
@@ -11,7 +12,6 @@ import type { UpstreamPools } from "./upstream/pools";
 export interface ProxyOptions {
   trustProxy: boolean;
   bodyLimitBytes: number;
-  reserveTimeoutMs: number;
 }
 
 /** What request handling needs, built once by `startGatewayProxy`. */
@@ -21,6 +21,7 @@ export interface ProxyContext {
   sealingKey: SealingKey;
   callers: CallerCache;
   snapshots: SnapshotCache;
+  leases: LeaseTable;
   pools: UpstreamPools;
   publisher: BufferedPublisher;
   served: ServedEndpoints;

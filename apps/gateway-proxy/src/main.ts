@@ -28,7 +28,8 @@ await runService(
         eventBufferMax: env.AGN_EVENT_BUFFER_MAX,
         authCacheMs: env.AGN_AUTH_CACHE_MS,
         snapshotMaxAgeMs: env.AGN_SNAPSHOT_MAX_AGE_MS,
-        reserveTimeoutMs: env.AGN_RESERVE_TIMEOUT_MS,
+        leaseTimeoutMs: env.AGN_LEASE_TIMEOUT_MS,
+        leaseIdleMs: env.AGN_LEASE_IDLE_MS,
       },
     });
     lifecycle.onStop("proxy", () => proxy.stop());

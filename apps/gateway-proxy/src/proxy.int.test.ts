@@ -104,7 +104,7 @@ describe("OpenAI-style requests", () => {
     expect(event?.output_cost_usd).toBe(0.3);
     expect(event?.cache_cost_usd).toBe(0.15);
     expect(event?.cost_usd).toBe(0.65);
-    expect(event?.reservation_id).toBeUndefined();
+    expect(event?.reserved_counters).toBeUndefined();
   });
 
   it("serves responses and embeddings, and lists the caller's models", async () => {

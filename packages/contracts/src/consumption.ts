@@ -6,9 +6,9 @@ export const DimensionKind = z.enum(["user", "group"]);
 export type DimensionKind = z.infer<typeof DimensionKind>;
 
 /**
- * A counter a reservation holds its estimate on: one dimension in one epoch-aligned window. The
- * reserve reply names them and the request's event carries them back, so settlement knows which
- * counters to count even when the hold itself is gone (expired, or lost with a failed-over leader).
+ * A counter a request counts on: one dimension in one epoch-aligned window. The proxy names them
+ * in its lease asks and in the request's event, so settlement counts usage in the windows the
+ * request started in.
  */
 export const ReservedCounter = z.object({
   dimension_kind: DimensionKind,
@@ -16,6 +16,12 @@ export const ReservedCounter = z.object({
   window_seconds: z.number().int().min(1),
   /** Epoch seconds. */
   window_start: z.number().int().min(0),
+  /**
+   * The proxy's lease of headroom on this counter that admitted the request (capped counters only):
+   * settling the event moves its usage out of that lease. Optional: uncapped counters have none,
+   * and events published before leases lack it.
+   */
+  lease_id: z.string().min(1).max(64).optional(),
 });
 export type ReservedCounter = z.infer<typeof ReservedCounter>;
 

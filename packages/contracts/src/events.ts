@@ -14,11 +14,14 @@ export const GatewayRequestEvent = AccessLogEntry.extend({
   /** Log collection was on at request time: telemetry keeps an access-log row only then. */
   logged: z.boolean(),
   /**
-   * The consumption reservation this request settles. Optional because a request denied
-   * before reserving (no policy, model not allowed, cap already exceeded) has none.
+   * No longer sent: events published before caps moved to leases named the consumption
+   * reservation they settled. Kept optional so such events still parse.
    */
   reservation_id: z.string().min(1).optional(),
-  /** The counters the reservation held (from the reserve reply): what settlement counts usage on. */
+  /**
+   * The counters the request counts on, capped ones with the proxy lease that admitted it: what
+   * settlement counts usage on. Absent when no limit applies or the request was denied.
+   */
   reserved_counters: z.array(ReservedCounter).optional(),
   /** The caller's email and name, kept so the log search can match them. */
   user_email: z.string(),

@@ -1,8 +1,6 @@
 import { z } from "zod";
-import { BudgetRule } from "./budget-rules";
-import { Id, Timestamp } from "./common";
+import { Id } from "./common";
 import { ConsumptionCounters, ReservedCounter } from "./consumption";
-import { Limits } from "./limits";
 import { byCaller, endpoint } from "./subjects";
 
 /** Deny reasons of a cap decision, as the access log's deny_reason carries them. */
@@ -14,66 +12,62 @@ export const CapDenyReason = z.enum([
 ]);
 export type CapDenyReason = z.infer<typeof CapDenyReason>;
 
-/** The worst case a request may consume: prompt estimate plus max_tokens, priced. */
-export const ReservationEstimate = z.object({
-  input_tokens: z.number().int().min(0),
-  output_tokens: z.number().int().min(0),
-  cost_usd: z.number().min(0),
+/** An amount in counter units: total tokens (input + output) and nano-USD (integers). */
+export const Quantity = z.object({
+  tokens: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+  cost_nanos: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
 });
-export type ReservationEstimate = z.infer<typeof ReservationEstimate>;
+export type Quantity = z.infer<typeof Quantity>;
 
 /**
- * What a reservation needs of a budget rule. Not its name or timestamps: rules ride along on every
- * capped request, and parsing them showed in the reservation profile.
+ * One counter a proxy wants headroom on. `committed` is what the proxy has spent and still holds
+ * against its current lease (`counter.lease_id`), `need` what it must add now (0 to renew). When
+ * the leader does not know that lease (it expired, or another leader granted it) it grants a new
+ * one that covers `need` alone, and the proxy starts over on it.
  */
-export const ReserveBudgetRule = BudgetRule.pick({
-  id: true,
-  enabled: true,
-  target_groups: true,
-  target_users: true,
-  limits: true,
+export const LeaseAsk = z.object({
+  counter: ReservedCounter,
+  /** The tightest caps of the counter in the proxy's configuration; an absent measure is uncapped. */
+  cap_tokens: z.number().int().min(1).optional(),
+  cap_cost_nanos: z.number().int().min(1).optional(),
+  committed: Quantity,
+  need: Quantity,
+  /** Give back what is not committed: the proxy already stopped admitting beyond `committed`. */
+  shrink: z.boolean().optional(),
 });
-export type ReserveBudgetRule = z.infer<typeof ReserveBudgetRule>;
+export type LeaseAsk = z.infer<typeof LeaseAsk>;
 
-export const ReserveRequest = z.object({
+/** agn.consumption.lease: a proxy asks for (more) headroom on some counters, all or nothing. */
+export const LeaseRequest = z.object({
   account_id: Id,
-  /** The gateway request id; the request's event carries it back as `id`. */
-  request_id: Id,
-  user_id: Id,
-  /** Every group of the caller (including the account's All group). */
-  group_ids: z.array(Id),
-  /** The policy that authorised the request. */
-  policy: z.object({ id: Id, source_groups: z.array(Id), limits: Limits.optional() }),
-  /** The account's enabled budget rules that target this caller; consumption decides again which apply. */
-  budget_rules: z.array(ReserveBudgetRule),
-  estimate: ReservationEstimate,
+  /** The asking proxy process: leases are per (proxy, counter). */
+  proxy_id: Id,
+  asks: z.array(LeaseAsk).min(1).max(256),
 });
-export type ReserveRequest = z.infer<typeof ReserveRequest>;
+export type LeaseRequest = z.infer<typeof LeaseRequest>;
 
-export const ReserveReply = z.discriminatedUnion("decision", [
-  z.object({
-    decision: z.literal("allow"),
-    /** Absent when no limit applies: there is nothing to reserve or settle. */
-    reservation_id: Id.optional(),
-    expires_at: Timestamp.optional(),
-    /** The counters holding the estimate; the proxy copies them into the request's event. */
-    counters: z.array(ReservedCounter).optional(),
-  }),
-  z.object({
-    decision: z.literal("deny"),
-    reason: CapDenyReason,
-    /** Which rule fired: the policy id or the budget rule id. */
-    limit_source_id: Id,
-    dimension_kind: z.enum(["user", "group"]),
-    dimension_id: Id,
-    /** Seconds until the window that fired starts over; the proxy sends it as Retry-After. */
-    retry_after_seconds: z.number().int().min(0),
-  }),
-]);
-export type ReserveReply = z.infer<typeof ReserveReply>;
+/** The leader's answer for one ask, in the asks' order. */
+export const LeaseGrant = z.object({
+  /** Absent when nothing is leased (a refused first ask). */
+  lease_id: z.string().optional(),
+  /** The lease's whole grant: the proxy may commit up to this much on the counter. */
+  granted: Quantity,
+  /** Whether `committed + need` fits in the grant. */
+  fits: z.boolean(),
+  /** Usage already settled in the counter: the proxy tells a full cap from one held by others. */
+  used: Quantity,
+});
+export type LeaseGrant = z.infer<typeof LeaseGrant>;
 
-/** Consumption: counters and cap decisions. */
+export const LeaseReply = z.object({
+  grants: z.array(LeaseGrant),
+  /** How long the grants last from when the ask was sent, unless renewed. */
+  ttl_ms: z.number().int().min(1),
+});
+export type LeaseReply = z.infer<typeof LeaseReply>;
+
+/** Consumption: counters and leases of cap headroom. */
 export const Consumption = {
-  reserve: endpoint("agn.consumption.reserve", ReserveRequest, ReserveReply),
+  lease: endpoint("agn.consumption.lease", LeaseRequest, LeaseReply),
   list: endpoint("agn.consumption.list", byCaller({}), ConsumptionCounters),
 } as const;

@@ -1,151 +1,138 @@
-import type { ReserveReply } from "@agentnet/contracts";
+import type { LeaseAsk, LeaseGrant, ReservedCounter } from "@agentnet/contracts";
 import { describe, expect, it } from "vitest";
-import { makeEvent, makeLimits, makeReserve } from "../test-support";
-import { CounterBook, type ReserveInput } from "./counter-book";
-import { applicableLimits } from "./limits";
-import { estimateAmount } from "./reservation";
+import { makeEvent, makeScope } from "../test-support";
+import { CounterBook } from "./counter-book";
 
 const NOW = Date.UTC(2031, 0, 1, 10, 30, 0);
-const TTL = 60_000;
+const TTL = 6_000;
 const HOUR_START = Date.UTC(2031, 0, 1, 10, 0, 0) / 1000;
+const ACCOUNT = "acc-1";
 
 let ids = 0;
-const RETRY_WINDOW = 30_000;
-const book = () => new CounterBook(() => `res-${++ids}`, TTL, RETRY_WINDOW);
+const book = () => new CounterBook(() => `lease-${++ids}`, 30_000);
 
-const capped = (user_cap: number, group_cap = 0) => {
-  const base = makeReserve();
-  const limits = makeLimits({ token_limit: { enabled: true, user_cap, group_cap, window_seconds: 3600 } });
-  return { ...base, policy: { ...base.policy, limits } };
+const counter = (dimension_id = "u1", dimension_kind: "user" | "group" = "user"): ReservedCounter => ({
+  dimension_kind,
+  dimension_id,
+  window_seconds: 3600,
+  window_start: HOUR_START,
+});
+
+type AskOverrides = Partial<Omit<LeaseAsk, "committed">> & { tokens?: number; committed?: number };
+const ask = (overrides: AskOverrides = {}): LeaseAsk => {
+  const { tokens = 100, committed = 0, ...rest } = overrides;
+  return {
+    counter: counter(),
+    cap_tokens: 1_000,
+    committed: { tokens: committed, cost_nanos: 0 },
+    need: { tokens, cost_nanos: 0 },
+    ...rest,
+  };
 };
-const inputOf = (request: ReturnType<typeof capped>, request_id = request.request_id): ReserveInput => ({
-  account_id: request.account_id,
-  request_id,
-  user_id: request.user_id,
-  checks: applicableLimits(request),
-  amount: estimateAmount(request.estimate),
-});
-const allowed = (reply: ReserveReply) => {
-  if (reply.decision !== "allow" || !reply.reservation_id) throw new Error("expected a reservation");
-  return reply;
+
+const grant = (counters: CounterBook, proxy: string, asks: LeaseAsk[], now = NOW) =>
+  counters.grantLeases({ account_id: ACCOUNT, proxy_id: proxy, asks }, now, TTL);
+
+const only = (grants: LeaseGrant[]): LeaseGrant => {
+  const [first] = grants;
+  if (!first) throw new Error("expected a grant");
+  return first;
 };
 
-describe("CounterBook.reserve", () => {
-  it("holds the estimate on every counter until the cap is reached, then denies", () => {
-    const counters = book();
-    const request = capped(250, 1000); // estimate 100: two fit under the user cap
-    const replies = [1, 2, 3].map((n) => counters.reserve(inputOf(request, `r${n}`), NOW));
-    expect(replies.map((reply) => reply.decision)).toEqual(["allow", "allow", "deny"]);
-    expect(allowed(replies[0] as ReserveReply).counters).toEqual([
-      {
-        dimension_kind: "user",
-        dimension_id: request.user_id,
-        window_seconds: 3600,
-        window_start: HOUR_START,
-      },
-      {
-        dimension_kind: "group",
-        dimension_id: request.group_ids[0],
-        window_seconds: 3600,
-        window_start: HOUR_START,
-      },
-    ]);
-    expect(replies[2]).toMatchObject({ reason: "llm_policy.token_cap_exceeded", retry_after_seconds: 1800 });
-  });
+const committedTokens = (counters: CounterBook) =>
+  (counters as unknown as { counters: Map<string, { committed_tokens: number }> }).counters.values().next()
+    .value?.committed_tokens;
 
-  it("answers a retried request with its first reservation, and 409 once it was decided", () => {
+describe("CounterBook.grantLeases", () => {
+  it("grants what is needed plus a share of the free headroom, and refuses what passes the cap", () => {
     const counters = book();
-    const request = capped(1000);
-    const first = allowed(counters.reserve(inputOf(request), NOW));
-    expect(counters.reserve(inputOf(request), NOW)).toEqual(first);
-    counters.commit(counters.prepare([makeEvent(request, first)], NOW), NOW);
-    expect(() => counters.reserve(inputOf(request), NOW)).toThrow(/already decided/);
-    // Past the retry window the key is forgotten (memory stays bounded at high request rates).
-    counters.forget(NOW + RETRY_WINDOW);
-    expect(counters.reserve(inputOf(request), NOW + RETRY_WINDOW).decision).toBe("allow");
-  });
-
-  it("frees expired holds", () => {
-    const counters = book();
-    const request = capped(100);
-    allowed(counters.reserve(inputOf(request, "a"), NOW));
-    expect(counters.reserve(inputOf(request, "b"), NOW).decision).toBe("deny");
-    expect(counters.expire(NOW + TTL - 1)).toBe(0);
-    expect(counters.expire(NOW + TTL)).toBe(1);
-    expect(counters.reserve(inputOf(request, "b"), NOW + TTL).decision).toBe("allow");
-  });
-});
-
-describe("CounterBook settlement", () => {
-  it("prepares without changing anything, and commit swaps the estimate for real usage", () => {
-    const counters = book();
-    const request = capped(150);
-    const reservation = allowed(counters.reserve(inputOf(request, "a"), NOW));
-    const settlement = counters.prepare([makeEvent(request, reservation)], NOW);
-    expect(settlement.deltas).toHaveLength(2);
-    expect(counters.list(request.account_id)).toEqual([]);
-    expect(counters.reserve(inputOf(request, "b"), NOW).decision).toBe("deny");
-    counters.commit(settlement, NOW);
-    expect(counters.list(request.account_id).map((c) => [c.tokens_input, c.committed_tokens])).toEqual([
-      [30, 50],
-      [30, 50],
-    ]);
-    expect(counters.reserve(inputOf(request, "b"), NOW).decision).toBe("allow");
-  });
-
-  it("skips events seen before and repeats inside one batch", () => {
-    const counters = book();
-    const request = capped(1000);
-    const event = makeEvent(request, allowed(counters.reserve(inputOf(request), NOW)));
-    const first = counters.prepare([event, event], NOW);
-    expect(first.eventIds).toEqual([event.id]);
-    counters.commit(first, NOW);
-    expect(counters.prepare([event], NOW)).toEqual({ eventIds: [], deltas: [], endedHolds: [] });
-  });
-
-  it("counts an event whose hold is gone on the counters the event carries", () => {
-    const counters = book();
-    const request = capped(1000);
-    const reservation = allowed(counters.reserve(inputOf(request), NOW));
-    const successor = book(); // a new leader: the hold was lost with the old one
-    successor.commit(successor.prepare([makeEvent(request, reservation)], NOW), NOW);
-    expect(successor.list(request.account_id).map((c) => c.tokens_output)).toEqual([20, 20]);
-  });
-
-  it("releases denied and failed requests without counting them", () => {
-    const counters = book();
-    const request = capped(100);
-    const reservation = allowed(counters.reserve(inputOf(request, "a"), NOW));
-    const failed = makeEvent(request, reservation, { status_code: 502, input_tokens: 0, output_tokens: 0 });
-    counters.commit(counters.prepare([failed], NOW), NOW);
-    expect(counters.list(request.account_id)).toEqual([]);
-    expect(counters.reserve(inputOf(request, "b"), NOW).decision).toBe("allow");
-  });
-});
-
-describe("CounterBook upkeep", () => {
-  it("hands out changed counters once for a snapshot, and prunes ended windows", () => {
-    const counters = book();
-    const request = capped(1000);
-    counters.commit(
-      counters.prepare([makeEvent(request, allowed(counters.reserve(inputOf(request), NOW)))], NOW),
-      NOW,
+    const first = only(grant(counters, "p1", [ask({ tokens: 100 })]));
+    // 100 needed + half of the 900 left.
+    expect(first).toMatchObject({ fits: true, granted: { tokens: 550 } });
+    // Another proxy shares the 450 left with the first: 100 + 350 / (2 × 2 leases).
+    const second = only(grant(counters, "p2", [ask({ tokens: 100 })]));
+    expect(second).toMatchObject({ fits: true, granted: { tokens: 187 } });
+    expect(committedTokens(counters)).toBe(737);
+    // The first proxy wants 500 more on top of its 550: at most 1,000 − 187 can be its lease.
+    const refused = only(
+      grant(counters, "p1", [
+        ask({ tokens: 500, committed: 550, counter: { ...counter(), lease_id: first.lease_id } }),
+      ]),
     );
-    expect(counters.takeDirty()).toHaveLength(2);
-    expect(counters.takeDirty()).toEqual([]);
-    counters.pruneEnded(Math.floor(NOW / 1000) + 3600);
-    expect(counters.list(request.account_id)).toEqual([]);
+    expect(refused).toMatchObject({ fits: false, granted: { tokens: 550 }, lease_id: first.lease_id });
+    expect(committedTokens(counters)).toBe(737);
   });
 
-  it("lists newest window first and filters by visibility", () => {
+  it("is all or nothing across the counters of one ask", () => {
     const counters = book();
-    const request = capped(1000);
-    for (const at of [NOW, NOW + 3600_000]) {
-      const reply = allowed(counters.reserve(inputOf(request, `r${at}`), at));
-      counters.commit(counters.prepare([makeEvent(request, reply, { id: `e${at}` })], at), at);
-    }
-    const starts = counters.list(request.account_id).map((c) => c.window_start);
-    expect(starts).toEqual([...starts].sort().reverse());
-    expect(counters.list(request.account_id, (c) => c.dimension_kind === "user")).toHaveLength(2);
+    const grants = grant(counters, "p1", [
+      ask({ counter: counter("u1"), tokens: 100 }),
+      ask({ counter: counter("g1", "group"), tokens: 100, cap_tokens: 50 }),
+    ]);
+    expect(grants.map((g) => g.fits)).toEqual([true, false]);
+    expect(grants.every((g) => g.lease_id === undefined)).toBe(true);
+    expect(committedTokens(counters)).toBeUndefined();
+  });
+
+  it("moves settled usage out of the lease that admitted it: the counter's total stays put", () => {
+    const counters = book();
+    const lease = only(grant(counters, "p1", [ask({ tokens: 100 })]));
+    const scope = makeScope({ account_id: ACCOUNT });
+    const event = makeEvent(scope, { counters: [{ ...counter(), lease_id: lease.lease_id }] });
+    counters.commit(counters.prepare([event], NOW), NOW);
+    // 550 granted: 50 settled + 500 still leased.
+    expect(committedTokens(counters)).toBe(550);
+    const renewed = only(
+      grant(counters, "p1", [
+        ask({ tokens: 0, committed: 50, counter: { ...counter(), lease_id: lease.lease_id } }),
+      ]),
+    );
+    expect(renewed.used).toEqual({ tokens: 50, cost_nanos: 500_000 });
+  });
+
+  it("shrinks a lease to what its proxy committed, and ends it once that is all settled", () => {
+    const counters = book();
+    const lease = only(grant(counters, "p1", [ask({ tokens: 100 })]));
+    const named = { ...counter(), lease_id: lease.lease_id };
+    expect(
+      only(grant(counters, "p1", [ask({ tokens: 0, committed: 50, shrink: true, counter: named })])),
+    ).toMatchObject({
+      fits: true,
+      granted: { tokens: 50 },
+    });
+    expect(committedTokens(counters)).toBe(50);
+    const event = makeEvent(makeScope({ account_id: ACCOUNT }), { counters: [named] });
+    counters.commit(counters.prepare([event], NOW), NOW);
+    expect(committedTokens(counters)).toBe(50);
+    grant(counters, "p1", [ask({ tokens: 0, committed: 50, shrink: true, counter: named })]);
+    // Ended: the next ask naming it starts a new lease.
+    const next = only(grant(counters, "p1", [ask({ tokens: 10, committed: 50, counter: named })]));
+    expect(next.lease_id).not.toBe(lease.lease_id);
+  });
+
+  it("frees an expired lease's headroom (its proxy stopped renewing it)", () => {
+    const counters = book();
+    grant(counters, "p1", [ask({ tokens: 900 })]);
+    expect(only(grant(counters, "p2", [ask({ tokens: 200 })])).fits).toBe(false);
+    expect(counters.expire(NOW + TTL)).toBe(1);
+    expect(only(grant(counters, "p2", [ask({ tokens: 200 })], NOW + TTL)).fits).toBe(true);
+  });
+
+  it("starts a lease over when the proxy names one this leader does not know", () => {
+    const counters = book();
+    const stale = only(
+      grant(counters, "p1", [
+        ask({ tokens: 100, committed: 400, counter: { ...counter(), lease_id: "gone" } }),
+      ]),
+    );
+    // A new lease covers the need alone: the proxy starts over on it.
+    expect(stale).toMatchObject({ fits: true, granted: { tokens: 550 } });
+    expect(stale.lease_id).not.toBe("gone");
+  });
+
+  it("leases nothing for a measure without a cap", () => {
+    const counters = book();
+    const lease = only(grant(counters, "p1", [ask({ tokens: 100, cap_cost_nanos: undefined })]));
+    expect(lease.granted.cost_nanos).toBe(0);
   });
 });

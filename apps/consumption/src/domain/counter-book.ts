@@ -1,24 +1,34 @@
-import {
-  AppError,
-  type GatewayRequestEvent,
-  type ReservedCounter,
-  type ReserveReply,
+import { type Amount, type CounterKey, chainId, NO_AMOUNT } from "@agentnet/caps";
+import type {
+  GatewayRequestEvent,
+  LeaseAsk,
+  LeaseGrant,
+  LeaseRequest,
+  ReservedCounter,
 } from "@agentnet/contracts";
-import { type CapCheck, denyReason } from "./limits";
+import { contributionOf, leaseGrant } from "./lease-grant";
 import { RecentKeys } from "./recent-keys";
-import {
-  type Amount,
-  type CounterKey,
-  type CounterPlan,
-  type CounterState,
-  chainId,
-  EMPTY_STATE,
-  firingCheck,
-  fitsUnderCap,
-  planReservation,
-} from "./reservation";
 import { type Actual, actualOf, outcomeOfEvent } from "./settlement";
-import { retryAfterSeconds } from "./windows";
+
+/** What a counter holds. committed_* = settled usage + every lease's unsettled part. */
+export interface CounterState {
+  committed_tokens: number;
+  committed_cost_nanos: number;
+  tokens_input: number;
+  tokens_output: number;
+  cost_nanos: number;
+  /** Requests settled into this counter: a counter only ever leased lists as nothing. */
+  settled_requests: number;
+}
+
+export const EMPTY_STATE: CounterState = {
+  committed_tokens: 0,
+  committed_cost_nanos: 0,
+  tokens_input: 0,
+  tokens_output: 0,
+  cost_nanos: 0,
+  settled_requests: 0,
+};
 
 /** A counter in memory: its key, what it holds, and when usage last changed it (ms). */
 export interface Counter extends CounterKey, CounterState {
@@ -35,151 +45,131 @@ export interface UsageDelta {
   at: number;
 }
 
-/** A reservation's estimate held on its counters until an event settles it or it expires. */
-interface Hold {
+/**
+ * Headroom leased to one proxy on one counter. The proxy admits requests against it in memory;
+ * the counter's committed total includes `contribution` = granted - settled (per capped measure),
+ * so leases and settled usage together never pass the cap. Settling an event of the lease moves
+ * its usage from the lease's part into the counter's settled usage.
+ */
+interface Lease {
   id: string;
   account_id: string;
-  requestKey: string;
-  /** The book's own counter objects: ending the hold needs no lookup. */
-  counters: Counter[];
-  amount: Amount;
+  /** `<proxy id>|<counter id>`: a proxy has one lease per counter. */
+  owner: string;
+  counter: Counter;
+  granted: Amount;
+  settled: Amount;
+  contribution: Amount;
   expiresAt: number;
 }
 
-export interface ReserveInput {
-  account_id: string;
-  request_id: string;
-  user_id: string;
-  checks: CapCheck[];
-  amount: Amount;
+/** Usage an event moves out of a lease once it is settled. */
+interface LeaseCharge {
+  lease: Lease;
+  actual: Actual;
 }
 
 /**
- * What a batch of events changes: the usage to persist before anything is applied, the holds it
- * ends, and the event ids that make a redelivery a no-op.
+ * What a batch of events changes: the usage to persist before anything is applied, the lease
+ * charges it ends, and the event ids that make a redelivery a no-op.
  */
 export interface Settlement {
   eventIds: string[];
   deltas: UsageDelta[];
-  endedHolds: string[];
+  charges: LeaseCharge[];
 }
 
 const keyOf = (accountId: string, counter: ReservedCounter): CounterKey => ({
   account_id: accountId,
-  ...counter,
+  dimension_kind: counter.dimension_kind,
+  dimension_id: counter.dimension_id,
+  window_seconds: counter.window_seconds,
+  window_start: counter.window_start,
 });
 
 const NO_USAGE = { tokens_input: 0, tokens_output: 0, cost_nanos: 0, requests: 0 };
 
-const reservedCounterOf = ({ dimension_kind, dimension_id, window_seconds, window_start }: CounterKey) => ({
-  dimension_kind,
-  dimension_id,
-  window_seconds,
-  window_start,
+const usedOf = (counter: CounterState) => ({
+  tokens: counter.tokens_input + counter.tokens_output,
+  cost_nanos: counter.cost_nanos,
 });
 
 /**
- * The counters of the accounts this replica decides for, with the estimates held on them. Every
- * decision is synchronous on one thread, so check-and-hold is atomic without a database round trip
+ * The counters of the accounts this replica decides for, with the headroom leased on them. Every
+ * grant is synchronous on one thread, so check-and-grant is atomic without a database round trip
  * (replicas never decide side by side: one leader holds the book, see app.ts). Real usage only
- * enters through `commit`, after the caller persisted it; holds live in memory only.
+ * enters through `commit`, after the caller persisted it; leases live in memory only.
  */
 export class CounterBook {
   private readonly counters = new Map<string, Counter>();
   private readonly accounts = new Map<string, Set<string>>();
-  private readonly holds = new Map<string, Hold>();
-  private readonly holdsByRequest = new Map<string, string>();
-  /**
-   * Requests whose reservation already ended, for `retryWindowMs`: a retried reserve (the proxy
-   * retries after a timeout, within seconds) must not hold again. Bounded, not the reservation
-   * TTL: at 2,000 requests/s ten minutes of request keys would be over a million entries.
-   */
-  private readonly decided: RecentKeys;
-  /** Settled event ids, for the same window: a redelivery within it counts nothing. */
+  private readonly leases = new Map<string, Lease>();
+  private readonly leasesByOwner = new Map<string, Lease>();
+  /** Live leases per counter id: how many proxies share its free headroom. */
+  private readonly leaseCounts = new Map<string, number>();
+  /** Settled event ids, for the redelivery horizon: a redelivery within it counts nothing. */
   private readonly seen: RecentKeys;
   private readonly dirty = new Set<string>();
 
   constructor(
     private readonly newId: () => string,
-    private readonly ttlMs: number,
-    retryWindowMs: number,
+    redeliveryHorizonMs: number,
   ) {
-    this.decided = new RecentKeys(retryWindowMs);
-    this.seen = new RecentKeys(retryWindowMs);
+    this.seen = new RecentKeys(redeliveryHorizonMs);
   }
 
-  reserve(input: ReserveInput, now: number): ReserveReply {
-    const plans = planReservation(input.account_id, input.checks, now);
-    if (plans.length === 0) return { decision: "allow" };
-    const requestKey = `${input.account_id}|${input.request_id}`;
-    const retried = this.holds.get(this.holdsByRequest.get(requestKey) ?? "");
-    if (retried) return this.allowReply(retried);
-    if (this.decided.has(requestKey, now)) {
-      throw new AppError(
-        409,
-        "consumption.request_reserved",
-        `request ${input.request_id} was already decided`,
-      );
+  /**
+   * grantLeases: all or nothing. When every ask's `committed + need` fits (in its lease, or in the
+   * counter's headroom), each lease grows to it plus a share of the free headroom (`leaseGrant`)
+   * and lives `ttlMs` more; otherwise nothing changes and the refused asks say so.
+   */
+  grantLeases(request: LeaseRequest, now: number, ttlMs: number): LeaseGrant[] {
+    const planned = request.asks.map((ask) => this.plan(request, ask, now));
+    if (planned.every((plan) => plan.fits)) {
+      for (const plan of planned) this.apply(request, plan, now + ttlMs);
     }
-    for (const plan of plans) {
-      const state = this.counters.get(plan.id) ?? EMPTY_STATE;
-      if (!fitsUnderCap(state, plan, input.amount)) return this.deny(plan, state, input.amount, now);
-    }
-    const hold: Hold = {
-      id: this.newId(),
-      account_id: input.account_id,
-      requestKey,
-      counters: plans.map((plan) => this.counterOf(plan.key, now, plan.id)),
-      amount: input.amount,
-      expiresAt: now + this.ttlMs,
-    };
-    for (const counter of hold.counters) {
-      counter.committed_tokens += hold.amount.tokens;
-      counter.committed_cost_nanos += hold.amount.costNanos;
-    }
-    this.holds.set(hold.id, hold);
-    this.holdsByRequest.set(requestKey, hold.id);
-    return this.allowReply(hold);
+    return planned.map((plan) => {
+      const lease = plan.fits ? plan.applied : plan.lease;
+      return {
+        ...(lease ? { lease_id: lease.id } : {}),
+        granted: { tokens: lease?.granted.tokens ?? 0, cost_nanos: lease?.granted.costNanos ?? 0 },
+        fits: plan.fits,
+        used: usedOf(plan.counter),
+      };
+    });
   }
 
   /**
    * What settling `events` would change, without changing anything: denied and failed requests
-   * only end their hold; everything else adds its real usage to the hold's counters (or, when the
-   * hold is gone — expired, or held by a replica that failed over — to the counters the event
-   * carries back). Events seen before, or repeated in the batch, are skipped.
+   * count nothing; everything else adds its real usage to the counters it names, and moves it out
+   * of the lease that admitted it. Events seen before, or repeated in the batch, are skipped.
    */
   prepare(events: GatewayRequestEvent[], now: number): Settlement {
-    const settlement: Settlement = { eventIds: [], deltas: [], endedHolds: [] };
-    // Keyed by the book's counter object where there is one, by the counter's id where there is not.
-    const deltas = new Map<Counter | string, UsageDelta>();
-    const add = (target: Counter | string, key: CounterKey, actual: Actual) => {
-      let delta = deltas.get(target);
-      if (!delta) {
-        // A copy of the key alone: the delta is journaled, the counter object is not.
-        delta = { key: keyOf(key.account_id, reservedCounterOf(key)), ...NO_USAGE, at: now };
-        deltas.set(target, delta);
-      }
-      delta.tokens_input += actual.tokens_input;
-      delta.tokens_output += actual.tokens_output;
-      delta.cost_nanos += actual.cost_nanos;
-      delta.requests += 1;
-    };
+    const settlement: Settlement = { eventIds: [], deltas: [], charges: [] };
+    const deltas = new Map<string, UsageDelta>();
     const batch = new Set<string>();
     for (const event of events) {
-      if (!event.reservation_id || this.seen.has(event.id, now) || batch.has(event.id)) continue;
+      const counters = event.reserved_counters;
+      if (!counters || counters.length === 0 || this.seen.has(event.id, now) || batch.has(event.id)) continue;
       batch.add(event.id);
       settlement.eventIds.push(event.id);
-      const found = this.holds.get(event.reservation_id);
-      const hold = found?.account_id === event.account_id ? found : undefined;
-      if (hold) settlement.endedHolds.push(hold.id);
       if (outcomeOfEvent(event) === "released") continue;
       const actual = actualOf(event);
-      if (hold) for (const counter of hold.counters) add(counter, counter, actual);
-      else {
-        for (const reserved of event.reserved_counters ?? []) {
-          const key = keyOf(event.account_id, reserved);
-          const id = chainId(key);
-          add(this.counters.get(id) ?? id, key, actual);
+      for (const reserved of counters) {
+        const key = keyOf(event.account_id, reserved);
+        const id = chainId(key);
+        let delta = deltas.get(id);
+        if (!delta) {
+          delta = { key, ...NO_USAGE, at: now };
+          deltas.set(id, delta);
+        }
+        delta.tokens_input += actual.tokens_input;
+        delta.tokens_output += actual.tokens_output;
+        delta.cost_nanos += actual.cost_nanos;
+        delta.requests += 1;
+        const lease = reserved.lease_id === undefined ? undefined : this.leases.get(reserved.lease_id);
+        if (lease && lease.account_id === event.account_id && chainId(lease.counter) === id) {
+          settlement.charges.push({ lease, actual });
         }
       }
     }
@@ -189,16 +179,22 @@ export class CounterBook {
 
   /** Applies a prepared settlement once its usage is persisted. */
   commit(settlement: Settlement, now: number) {
-    for (const id of settlement.endedHolds) this.endHold(id, now);
     for (const delta of settlement.deltas) this.addUsage(delta);
+    for (const { lease, actual } of settlement.charges) {
+      if (this.leases.get(lease.id) !== lease) continue;
+      lease.settled = {
+        tokens: lease.settled.tokens + actual.tokens_input + actual.tokens_output,
+        costNanos: lease.settled.costNanos + actual.cost_nanos,
+      };
+      this.setContribution(lease, contributionOf(lease.granted, lease.settled));
+    }
     for (const id of settlement.eventIds) this.seen.add(id, now);
   }
 
   /** Adds persisted usage (a settlement, or a snapshot and journal replayed at start). */
   addUsage(delta: UsageDelta) {
     const counter = this.counterOf(delta.key, delta.at);
-    const tokens = delta.tokens_input + delta.tokens_output;
-    counter.committed_tokens += tokens;
+    counter.committed_tokens += delta.tokens_input + delta.tokens_output;
     counter.committed_cost_nanos += delta.cost_nanos;
     counter.tokens_input += delta.tokens_input;
     counter.tokens_output += delta.tokens_output;
@@ -213,21 +209,20 @@ export class CounterBook {
     for (const id of eventIds) this.seen.add(id, at);
   }
 
-  /** Frees every hold past its expiry; returns how many. */
+  /** Ends every lease past its expiry (its proxy stopped renewing it: gone, or cut off); returns how many. */
   expire(now: number): number {
     let expired = 0;
-    for (const hold of this.holds.values()) {
-      if (hold.expiresAt > now) continue;
-      this.endHold(hold.id, now);
+    for (const lease of this.leases.values()) {
+      if (lease.expiresAt > now) continue;
+      this.endLease(lease);
       expired++;
     }
     return expired;
   }
 
-  /** Forgets settled event ids and ended requests past their window. */
+  /** Forgets settled event ids past the redelivery horizon. */
   forget(now: number) {
     this.seen.forget(now);
-    this.decided.forget(now);
   }
 
   /** The account's counters with settled usage, newest window first. */
@@ -262,15 +257,107 @@ export class CounterBook {
   }
 
   dropAccount(accountId: string) {
+    for (const lease of this.leases.values()) if (lease.account_id === accountId) this.endLease(lease);
     for (const id of this.accounts.get(accountId) ?? []) {
       const counter = this.counters.get(id);
       if (counter) this.dropCounter(id, counter);
     }
-    for (const [id, hold] of this.holds) {
-      if (hold.account_id !== accountId) continue;
-      this.holds.delete(id);
-      this.holdsByRequest.delete(hold.requestKey);
+  }
+
+  private plan(request: LeaseRequest, ask: LeaseAsk, now: number) {
+    const key = keyOf(request.account_id, ask.counter);
+    const id = chainId(key);
+    const counter = this.counters.get(id) ?? { ...key, ...EMPTY_STATE, updated_at: now };
+    const owner = `${request.proxy_id}|${id}`;
+    const held = this.leasesByOwner.get(owner);
+    // A lease the proxy no longer names (it expired here, or another leader granted it) starts over.
+    const lease = held && held.id === ask.counter.lease_id ? held : undefined;
+    const leases = (this.leaseCounts.get(id) ?? 0) + (lease ? 0 : 1);
+    // A new lease starts from nothing: the proxy then admits against it alone.
+    const measure = (
+      cap: number | undefined,
+      pick: (amount: Amount) => number,
+      committed: number,
+      need: number,
+    ) =>
+      leaseGrant({
+        cap,
+        committedInCounter: pick(amountOf(counter)),
+        granted: lease ? pick(lease.granted) : 0,
+        settled: lease ? pick(lease.settled) : 0,
+        contribution: lease ? pick(lease.contribution) : 0,
+        proxyCommitted: lease ? committed : 0,
+        need,
+        leases,
+      });
+    const tokens = measure(ask.cap_tokens, tokensOf, ask.committed.tokens, ask.need.tokens);
+    const cost = measure(ask.cap_cost_nanos, costOf, ask.committed.cost_nanos, ask.need.cost_nanos);
+    const shrink = ask.shrink === true;
+    const granted: Amount = shrink
+      ? {
+          tokens: ask.cap_tokens === undefined ? 0 : ask.committed.tokens,
+          costNanos: ask.cap_cost_nanos === undefined ? 0 : ask.committed.cost_nanos,
+        }
+      : { tokens: tokens.granted, costNanos: cost.granted };
+    return {
+      key,
+      id,
+      owner,
+      counter,
+      lease,
+      held,
+      granted,
+      shrink,
+      fits: shrink || (tokens.fits && cost.fits),
+      applied: undefined as Lease | undefined,
+    };
+  }
+
+  private apply(request: LeaseRequest, plan: ReturnType<CounterBook["plan"]>, expiresAt: number) {
+    if (plan.held && plan.held !== plan.lease) this.endLease(plan.held);
+    let lease = plan.lease;
+    if (!lease) {
+      if (plan.shrink || (plan.granted.tokens === 0 && plan.granted.costNanos === 0)) return;
+      lease = {
+        id: this.newId(),
+        account_id: request.account_id,
+        owner: plan.owner,
+        counter: this.counterOf(plan.key, expiresAt, plan.id),
+        granted: NO_AMOUNT,
+        settled: NO_AMOUNT,
+        contribution: NO_AMOUNT,
+        expiresAt,
+      };
+      this.leases.set(lease.id, lease);
+      this.leasesByOwner.set(lease.owner, lease);
+      this.leaseCounts.set(plan.id, (this.leaseCounts.get(plan.id) ?? 0) + 1);
     }
+    lease.granted = plan.granted;
+    lease.expiresAt = expiresAt;
+    const contribution = contributionOf(lease.granted, lease.settled);
+    this.setContribution(lease, contribution);
+    plan.applied = lease;
+    // A shrunk lease with nothing left unsettled adds nothing: it can go now.
+    if (plan.shrink && contribution.tokens === 0 && contribution.costNanos === 0) {
+      this.endLease(lease);
+    }
+  }
+
+  private setContribution(lease: Lease, contribution: Amount) {
+    lease.counter.committed_tokens += contribution.tokens - lease.contribution.tokens;
+    lease.counter.committed_cost_nanos += contribution.costNanos - lease.contribution.costNanos;
+    lease.contribution = contribution;
+  }
+
+  private endLease(lease: Lease) {
+    if (this.leases.get(lease.id) !== lease) return;
+    this.setContribution(lease, NO_AMOUNT);
+    this.leases.delete(lease.id);
+    if (this.leasesByOwner.get(lease.owner) === lease) this.leasesByOwner.delete(lease.owner);
+    const id = chainId(lease.counter);
+    const count = (this.leaseCounts.get(id) ?? 1) - 1;
+    if (count > 0) this.leaseCounts.set(id, count);
+    else this.leaseCounts.delete(id);
   }
 
   private dropCounter(id: string, counter: Counter) {
@@ -292,39 +379,11 @@ export class CounterBook {
     }
     return counter;
   }
-
-  private endHold(id: string, now: number) {
-    const hold = this.holds.get(id);
-    if (!hold) return;
-    // A counter pruned or dropped meanwhile is no longer in the book; changing it changes nothing.
-    for (const counter of hold.counters) {
-      counter.committed_tokens -= hold.amount.tokens;
-      counter.committed_cost_nanos -= hold.amount.costNanos;
-    }
-    this.holds.delete(id);
-    this.holdsByRequest.delete(hold.requestKey);
-    this.decided.add(hold.requestKey, now);
-  }
-
-  private allowReply(hold: Hold): ReserveReply {
-    return {
-      decision: "allow",
-      reservation_id: hold.id,
-      expires_at: new Date(hold.expiresAt).toISOString(),
-      counters: hold.counters.map(reservedCounterOf),
-    };
-  }
-
-  private deny(plan: CounterPlan, state: CounterState, amount: Amount, now: number): ReserveReply {
-    const check = firingCheck(plan, state, amount) ?? plan.checks[0];
-    if (!check) throw new Error("a refused counter always has a check");
-    return {
-      decision: "deny",
-      reason: denyReason(check),
-      limit_source_id: check.source_id,
-      dimension_kind: check.dimension_kind,
-      dimension_id: check.dimension_id,
-      retry_after_seconds: retryAfterSeconds(now, plan.key.window_start, plan.key.window_seconds),
-    };
-  }
 }
+
+const amountOf = (counter: CounterState): Amount => ({
+  tokens: counter.committed_tokens,
+  costNanos: counter.committed_cost_nanos,
+});
+const tokensOf = (amount: Amount) => amount.tokens;
+const costOf = (amount: Amount) => amount.costNanos;

@@ -17,7 +17,7 @@ const toCounter = (counter: Counter): ConsumptionCounter => ({
 /**
  * agn.consumption.list: every counter of the account, newest window first. A caller without the
  * account-wide grant sees only their own user counters and the counters of their groups, as the
- * spec scopes the other usage reads. Counters that only ever held reservations are not consumption.
+ * spec scopes the other usage reads. Counters that only ever had headroom leased are not consumption.
  */
 export const registerListHandler = (ctx: HandlerContext) =>
   handle(ctx, Consumption.list, ({ caller }) => {

@@ -20,7 +20,7 @@ const decode = (message: JsMsg): GatewayRequestEvent | undefined => {
 };
 
 /**
- * Consumes request events and settles their reservations, batch by batch: a batch is acked only
+ * Consumes request events and settles their usage, batch by batch: a batch is acked only
  * after its usage was journaled, so a crash means redelivery (recognised by event id), never loss.
  * Resolves once the consumer exists, with the loop (ends on `signal`).
  */
@@ -39,7 +39,7 @@ export async function startSettlement(
     consumer,
     async (messages) => {
       const events: GatewayRequestEvent[] = [];
-      // In slices: reservations are decided on this loop and must not wait for a whole batch.
+      // In slices: leases are granted on this loop and must not wait for a whole batch.
       await forEachInSlices(messages, (message) => {
         const event = decode(message);
         // A malformed event can never settle; acking it keeps it from blocking the stream.

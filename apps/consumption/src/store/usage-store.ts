@@ -1,7 +1,7 @@
+import { type CounterKey, chainId } from "@agentnet/caps";
 import type { DimensionKind } from "@agentnet/contracts";
 import { type Connection, type Model, type mongo, Schema } from "mongoose";
 import type { Counter, UsageDelta } from "../domain/counter-book";
-import { type CounterKey, chainId } from "../domain/reservation";
 
 /**
  * Settled usage, persisted as a journal plus snapshots, written by the one replica that holds the
@@ -81,7 +81,9 @@ export interface CounterDoc extends KeyFields {
 
 interface MetaDoc {
   _id: string;
-  journal_seq: number;
+  journal_seq?: number;
+  /** `leases:<durable>`: epoch ms until which leases granted so far may still be in use. */
+  leases_valid_until?: number;
 }
 
 const keyFields = {
@@ -131,7 +133,10 @@ const counterSchema = new Schema<CounterDoc>(
 counterSchema.index({ account_id: 1 });
 counterSchema.index({ window_end: 1 });
 
-const metaSchema = new Schema<MetaDoc>({ _id: String, journal_seq: Number }, { versionKey: false });
+const metaSchema = new Schema<MetaDoc>(
+  { _id: String, journal_seq: Number, leases_valid_until: Number },
+  { versionKey: false },
+);
 
 const WATERMARK = "watermark";
 
@@ -286,6 +291,24 @@ export class UsageStore {
         { ordered: false },
       );
     }
+  }
+
+  /**
+   * Until when (epoch ms) leases granted by any leader of this durable may still be in use: a new
+   * leader grants nothing before then, since it cannot know what the old one leased.
+   */
+  async leaseHorizon(durable: string): Promise<number> {
+    const doc = await this.meta.findById(`leases:${durable}`).lean<MetaDoc>();
+    return doc?.leases_valid_until ?? 0;
+  }
+
+  /** Records that leases may be in use until `until`; written before any grant that lasts past the last value. */
+  async extendLeaseHorizon(durable: string, until: number) {
+    await this.meta.updateOne(
+      { _id: `leases:${durable}` },
+      { $set: { leases_valid_until: until } },
+      { upsert: true },
+    );
   }
 
   /** Deletes snapshots of windows that ended before `endedBefore` (epoch seconds). */

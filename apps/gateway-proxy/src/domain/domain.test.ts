@@ -1,26 +1,19 @@
 import { findCatalogProvider } from "@agentnet/catalog";
 import { describe, expect, it } from "vitest";
-import {
-  makeCaller,
-  makeGuardrail,
-  makeLimits,
-  makePolicy,
-  makeProvider,
-  makeRule,
-  makeSettings,
-} from "../test-support/factories";
+import { makeCaller, makeGuardrail, makePolicy, makeProvider, makeSettings } from "../test-support/factories";
 import { captured, capturePlan } from "./capture";
 import {
+  admissionTokens,
   DEFAULT_OUTPUT_TOKENS,
   estimateTokens,
+  holdAmount,
   interruptedUsage,
   ratesFor,
-  reservationEstimate,
+  STREAM_OUTPUT_STEP_TOKENS,
 } from "./estimate";
 import { checkHost, hostWithoutPort } from "./host";
 import { identityHeaders, injectMetadata } from "./identity";
 import type { JsonObject } from "./json";
-import { limitsApply, reserveBudgetRules } from "./limits";
 import { sessionIdFrom } from "./session";
 
 describe("sessionIdFrom", () => {
@@ -72,42 +65,25 @@ describe("estimates", () => {
     if (!catalog) throw new Error("catalog");
     const pricing = ratesFor(provider, catalog, "gpt-4o");
     expect(pricing.shape).toBe("openai");
-    const estimate = reservationEstimate({ input: "a".repeat(4000), max_tokens: 1000 }, "chat", pricing);
-    expect(estimate).toEqual({ input_tokens: 1000, output_tokens: 1000, cost_usd: 3 });
+    const tokens = admissionTokens({ input: "a".repeat(4000), max_tokens: 1000 }, "chat");
+    expect(tokens).toEqual({ input_tokens: 1000, output_tokens: 1000 });
+    // $1/1k in, $2/1k out: $3 in nano-USD.
+    expect(holdAmount(tokens, pricing)).toEqual({ tokens: 2000, costNanos: 3_000_000_000 });
+    expect(ratesFor(provider, catalog, "no-such-model").rates.pricing_known).toBe(false);
   });
-});
 
-describe("reserveBudgetRules", () => {
-  it("sends consumption the enabled rules that target the caller, without names or timestamps", () => {
-    const caller = makeCaller();
-    const everyone = makeRule();
-    const rules = [everyone, makeRule({ enabled: false }), makeRule({ target_users: ["other"] })];
-    expect(reserveBudgetRules(rules, caller)).toEqual([
-      {
-        id: everyone.id,
-        enabled: true,
-        target_groups: [],
-        target_users: [],
-        limits: everyone.limits,
-      },
-    ]);
+  it("admits a stream with one output step and a non-streaming request with its worst case", () => {
+    const agent = { messages: "x".repeat(400), max_tokens: 32_000 };
+    expect(admissionTokens(agent, "messages")).toEqual({ input_tokens: 100, output_tokens: 32_000 });
+    expect(admissionTokens({ ...agent, stream: true }, "messages")).toEqual({
+      input_tokens: 100,
+      output_tokens: STREAM_OUTPUT_STEP_TOKENS,
+    });
+    expect(admissionTokens({ ...agent, max_tokens: 10, stream: true }, "messages").output_tokens).toBe(10);
   });
-});
 
-describe("limitsApply", () => {
-  const caller = makeCaller();
-  const on = makeLimits({ token_limit: { enabled: true, group_cap: 0, user_cap: 10, window_seconds: 60 } });
-  it("needs an enabled policy limit or an enabled rule with a limit that targets the caller", () => {
-    expect(limitsApply(makePolicy(), [], caller)).toBe(false);
-    expect(limitsApply(makePolicy({ limits: on }), [], caller)).toBe(true);
-    expect(limitsApply(makePolicy(), [makeRule({ limits: on })], caller)).toBe(true);
-    expect(limitsApply(makePolicy(), [makeRule({ limits: on, enabled: false })], caller)).toBe(false);
-    expect(limitsApply(makePolicy(), [makeRule({ limits: on, target_users: ["other"] })], caller)).toBe(
-      false,
-    );
-    expect(limitsApply(makePolicy(), [makeRule({ limits: on, target_groups: ["grp_eng"] })], caller)).toBe(
-      true,
-    );
+  it("reads no token field beyond any model's window (a hostile max_tokens stays a finite estimate)", () => {
+    expect(estimateTokens({ input: "a", max_tokens: 1e308 }, "chat").output_tokens).toBe(100_000_000);
   });
 });
 

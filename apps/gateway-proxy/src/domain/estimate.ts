@@ -1,12 +1,23 @@
+import type { Amount } from "@agentnet/caps";
 import type { CatalogEntry } from "@agentnet/catalog";
 import { findCatalogModel } from "@agentnet/catalog";
-import type { GatewayProvider, ReservationEstimate } from "@agentnet/contracts";
-import { type CostShape, computeCost, type EffectiveRates, resolveRates } from "@agentnet/pricing";
+import type { GatewayProvider } from "@agentnet/contracts";
+import { type CostShape, type EffectiveRates, resolveRates } from "@agentnet/pricing";
 import type { JsonObject } from "./json";
 import type { Operation } from "./wire";
 
 /** Output budget assumed when the request sets none: bounds what a streaming answer may overshoot. */
 export const DEFAULT_OUTPUT_TOKENS = 4_096;
+
+/**
+ * Output a streaming request is admitted with, and what each extension adds as it streams: small
+ * next to the 32,000–128,000 `max_tokens` coding agents send, so concurrent agent streams fit a
+ * cap that fits their real use. A stream is cut when an extension does not fit (see forward.ts).
+ */
+export const STREAM_OUTPUT_STEP_TOKENS = 1_024;
+
+/** Largest token count an estimate reads from a request: beyond any model's window, and exact in a double. */
+const MAX_TOKEN_FIELD = 100_000_000;
 
 /** About four characters of JSON per token: cheap, and conservative for English and code. */
 const CHARS_PER_TOKEN = 4;
@@ -26,7 +37,9 @@ export function promptText(body: JsonObject): string {
 }
 
 const positiveInt = (value: unknown): number | undefined =>
-  typeof value === "number" && Number.isInteger(value) && value > 0 ? value : undefined;
+  typeof value === "number" && Number.isInteger(value) && value > 0
+    ? Math.min(value, MAX_TOKEN_FIELD)
+    : undefined;
 
 /** Worst-case tokens of a request: the prompt estimate plus its output cap (none for embeddings). */
 export function estimateTokens(body: JsonObject, operation: Operation) {
@@ -41,21 +54,22 @@ export function estimateTokens(body: JsonObject, operation: Operation) {
 }
 
 /**
- * interruptedUsage: what a request is charged when the client left before the answer ended. The
- * vendor read the whole prompt and generated at least what was streamed, but its usage report
- * (OpenAI's format sends it last) never came: count no less than the prompt estimate and one token
- * per streamed event, so aborting a stream cannot slip past a token or USD cap.
+ * interruptedUsage: what a request is charged when its stream ended early (the client left, or the
+ * proxy cut it at a cap). The vendor read the whole prompt and generated at least what was
+ * streamed, but its usage report (OpenAI's format sends it last) never came: count no less than
+ * the prompt estimate and the streamed output (a token per event, or three characters of delta
+ * text per token, whichever is more), so ending a stream early cannot slip past a token or USD cap.
  */
 export function interruptedUsage<T extends { input_tokens: number; output_tokens: number }>(
   seen: T,
   body: JsonObject,
   operation: Operation,
-  streamedEvents: number,
+  streamedOutputTokens: number,
 ): T {
   return {
     ...seen,
     input_tokens: Math.max(seen.input_tokens, estimateTokens(body, operation).input_tokens),
-    output_tokens: Math.max(seen.output_tokens, streamedEvents),
+    output_tokens: Math.max(seen.output_tokens, streamedOutputTokens),
   };
 }
 
@@ -68,11 +82,32 @@ export function ratesFor(provider: GatewayProvider, catalog: CatalogEntry, model
   return { rates, shape };
 }
 
-export function reservationEstimate(
-  body: JsonObject,
-  operation: Operation,
-  pricing: { rates: EffectiveRates; shape: CostShape },
-): ReservationEstimate {
-  const tokens = estimateTokens(body, operation);
-  return { ...tokens, cost_usd: computeCost(tokens, pricing.rates, pricing.shape).cost_usd };
+export type Pricing = ReturnType<typeof ratesFor>;
+
+/**
+ * holdAmount: what an estimate holds in counter units. Priced in floating point and rounded up: a
+ * hold is an estimate, so exact decimal arithmetic (computeCost's) buys nothing here, and this runs
+ * on every capped request. Every token at the input or output rate (no cache discount assumed).
+ */
+export const holdAmount = (
+  tokens: { input_tokens: number; output_tokens: number },
+  pricing: Pricing,
+): Amount => ({
+  tokens: tokens.input_tokens + tokens.output_tokens,
+  // USD per 1k tokens × 10^6 = nano-USD per token.
+  costNanos: Math.ceil(
+    (tokens.input_tokens * pricing.rates.input_per_1k + tokens.output_tokens * pricing.rates.output_per_1k) *
+      1e6,
+  ),
+});
+
+/**
+ * admissionTokens: what a request holds when admitted. A non-streaming answer cannot be cut, so
+ * it holds its worst case (prompt estimate + its output cap); a stream holds the prompt estimate
+ * and one output step, and grows as it streams.
+ */
+export function admissionTokens(body: JsonObject, operation: Operation) {
+  const worst = estimateTokens(body, operation);
+  if (body.stream !== true) return worst;
+  return { ...worst, output_tokens: Math.min(worst.output_tokens, STREAM_OUTPUT_STEP_TOKENS) };
 }

@@ -3,12 +3,6 @@ import { type CostBreakdown, zeroCost } from "@agentnet/pricing";
 import type { Wire } from "../domain/wire";
 import { totalTokens, type UsageCounts, zeroUsage } from "../upstream/usage";
 
-/** The consumption reservation a request holds; its event carries it back to be settled. */
-export interface Reservation {
-  id: string;
-  counters: ReservedCounter[];
-}
-
 /** Everything known about one request when it ends, allowed or denied. */
 export interface RequestRecord {
   id: string;
@@ -34,7 +28,8 @@ export interface RequestRecord {
   stream: boolean;
   usage?: UsageCounts;
   cost?: CostBreakdown;
-  reservation?: Reservation;
+  /** The counters the request counts on (capped ones with their lease): settlement reads them. */
+  counters?: ReservedCounter[];
   prompt?: string;
   completion?: string;
 }
@@ -82,10 +77,7 @@ export function buildEvent(record: RequestRecord): GatewayRequestEvent {
     group_ids: record.caller.group_ids,
     logged: record.logged,
   };
-  if (record.reservation) {
-    event.reservation_id = record.reservation.id;
-    event.reserved_counters = record.reservation.counters;
-  }
+  if (record.counters && record.counters.length > 0) event.reserved_counters = record.counters;
   if (record.prompt !== undefined) event.request_prompt = record.prompt;
   if (record.completion !== undefined) event.response_completion = record.completion;
   return event;

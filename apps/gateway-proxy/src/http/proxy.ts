@@ -1,24 +1,35 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Hold } from "@agentnet/caps";
+import { type Amount, type CounterPlan, NO_AMOUNT } from "@agentnet/caps";
 import { Events, renderAuthHeader } from "@agentnet/contracts";
 import { computeCost } from "@agentnet/pricing";
 import { apiKeyOf, type ProxyContext } from "../context";
 import { type CapturePlan, captured, capturePlan } from "../domain/capture";
 import { decide } from "../domain/decision";
-import { interruptedUsage, promptText, ratesFor, reservationEstimate } from "../domain/estimate";
+import {
+  admissionTokens,
+  estimateTokens,
+  holdAmount,
+  interruptedUsage,
+  type Pricing,
+  promptText,
+  ratesFor,
+  STREAM_OUTPUT_STEP_TOKENS,
+} from "../domain/estimate";
 import { checkHost } from "../domain/host";
 import { identityHeaders, injectMetadata } from "../domain/identity";
 import { isJsonObject, type JsonObject } from "../domain/json";
-import { limitsApply } from "../domain/limits";
 import { sessionIdFrom } from "../domain/session";
 import { type Operation, wireOf } from "../domain/wire";
 import { buildEvent, type RequestRecord } from "../events/build";
-import { forward, upstreamHeaders } from "../upstream/forward";
+import type { AccountView } from "../snapshot/cache";
+import { forward, type StreamGrowth, upstreamHeaders } from "../upstream/forward";
 import { upstreamTarget } from "../upstream/pools";
 import { accountView, authenticate } from "./auth";
 import { BodyTooLarge, readBody, sourceIp } from "./body";
+import { capChecks, capDenyReason, hasUsdCap, holdHeadroom } from "./caps";
 import { sendError } from "./errors";
 import { requestId } from "./request-id";
-import { reserve } from "./reserve";
 
 /** Publishes the request's event; it never delays or fails the answer already sent. */
 function publish(ctx: ProxyContext, record: RequestRecord): void {
@@ -44,8 +55,9 @@ function catalogHeaders(
 }
 
 /**
- * One inference request: caller → account snapshot → host check → decision → reservation →
- * upstream → event. Every request of a known, configured account ends in exactly one event.
+ * One inference request: authenticate → resolve the account → decide (host, policy, guardrails,
+ * price) → hold cap headroom → forward → account for usage (the hold becomes the real usage) →
+ * publish. Every request of a known, configured account ends in exactly one event.
  */
 export async function handleInference(
   ctx: ProxyContext,
@@ -139,27 +151,83 @@ export async function handleInference(
   const { provider, catalog, policy } = decision;
   const pricing = ratesFor(provider, catalog, decision.model);
 
-  if (limitsApply(policy, view.snapshot.budget_rules, caller)) {
-    const reserved = await reserve(
-      ctx,
-      caller,
-      view,
-      record.id,
-      policy,
-      reservationEstimate(body, operation, pricing),
+  const checks = capChecks(caller, view, policy);
+  if (hasUsdCap(checks) && !pricing.rates.pricing_known) {
+    return deny(
+      403,
+      "pricing.unknown_model",
+      `model ${decision.model} has no price on provider ${provider.name}, and a USD limit applies to you; an admin must set its rates (input_per_1k, output_per_1k) on the provider`,
     );
-    if (reserved.kind === "unavailable") {
+  }
+  let capped: CappedRequest | undefined;
+  if (checks.length > 0) {
+    const admitted = admissionTokens(body, operation);
+    const headroom = await holdHeadroom(ctx, caller.account_id, checks, holdAmount(admitted, pricing));
+    if (headroom.kind === "unavailable") {
       return deny(503, "consumption.unavailable", "usage limits cannot be checked right now; try again");
     }
-    if (reserved.kind === "deny") {
-      return deny(429, reserved.reason, "usage cap reached for this window", {
-        "retry-after": String(reserved.retryAfter),
+    if (headroom.kind === "deny") {
+      return deny(429, headroom.reason, "usage cap reached for this window", {
+        "retry-after": String(headroom.retryAfter),
       });
     }
-    if (reserved.reservation) record.reservation = reserved.reservation;
+    capped = { ...headroom, heldOutput: admitted.output_tokens, cutReason: "" };
+    record.counters = headroom.hold.counters;
   }
+  let finished = false;
+  try {
+    record.decision = "allow";
+    const charged = await forwardAllowed(ctx, req, res, operation, body, path, query, {
+      record,
+      view,
+      decision,
+      pricing,
+      capped,
+      settings,
+      policy,
+    });
+    if (capped) ctx.leases.finish(capped.hold, charged ?? NO_AMOUNT);
+    finished = true;
+  } finally {
+    // Whatever ended the request without an answer releases its hold.
+    if (capped && !finished) ctx.leases.finish(capped.hold, NO_AMOUNT);
+  }
+}
 
-  record.decision = "allow";
+/** A request under caps: its hold on the leases, and for a stream how far its output is covered. */
+interface CappedRequest {
+  hold: Hold;
+  plans: CounterPlan[];
+  heldOutput: number;
+  /** Set when the proxy ended the stream at a cap: the row's deny_reason. */
+  cutReason: string;
+}
+
+/**
+ * Forwards an allowed request and publishes its event; returns what it is charged in counter units
+ * (undefined when the upstream was never reached or the credential could not be opened).
+ */
+async function forwardAllowed(
+  ctx: ProxyContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  operation: Operation,
+  body: JsonObject,
+  path: string,
+  query: string,
+  request: {
+    record: RequestRecord;
+    view: AccountView;
+    decision: Extract<ReturnType<typeof decide>, { decision: "allow" }>;
+    pricing: Pricing;
+    capped: CappedRequest | undefined;
+    settings: NonNullable<AccountView["snapshot"]["settings"]>;
+    policy: Extract<ReturnType<typeof decide>, { decision: "allow" }>["policy"];
+  },
+): Promise<Amount | undefined> {
+  const { record, view, decision, pricing, capped, settings, policy } = request;
+  const { provider, catalog } = decision;
+  const wire = record.wire;
   const plan = capturePlan(settings, policy, view.guardrails);
   const target = upstreamTarget(provider.upstream_url, path, query);
   record.host = target.host;
@@ -178,14 +246,15 @@ export async function handleInference(
       "provider.credential_unavailable",
       "the provider's credential cannot be opened",
     );
-    return publish(ctx, { ...record, status: 502 });
+    publish(ctx, { ...record, status: 502 });
+    return undefined;
   }
   const own: Record<string, string> = {
     ...catalogHeaders(catalog.extra_headers, provider.extra_values, req.headers),
-    ...identityHeaders(provider, caller),
+    ...identityHeaders(provider, record.caller),
     ...(provider.metadata_disabled
       ? {}
-      : injectMetadata(body, catalog.identity_injection.json_metadata, caller)),
+      : injectMetadata(body, catalog.identity_injection.json_metadata, record.caller)),
     "content-type": "application/json",
     [catalog.auth_header_name.toLowerCase()]: renderAuthHeader(catalog.auth_header_template, apiKey),
   };
@@ -207,6 +276,17 @@ export async function handleInference(
       body: JSON.stringify(body),
       wire,
       captureLimit: plan.capture ? 32_768 : 0,
+      ...(capped && body.stream === true
+        ? {
+            growth: streamGrowth(
+              ctx,
+              record.caller.account_id,
+              capped,
+              pricing,
+              estimateTokens(body, operation),
+            ),
+          }
+        : {}),
     },
     res,
   );
@@ -219,20 +299,57 @@ export async function handleInference(
       "provider.unreachable",
       `the upstream provider ${provider.name} did not answer`,
     );
-    return publish(ctx, { ...record, status: 502 });
+    publish(ctx, { ...record, status: 502 });
+    return undefined;
   }
   const usage =
-    result.outcome === "aborted"
-      ? interruptedUsage(result.usage, body, operation, result.streamedEvents)
-      : result.usage;
+    result.outcome === "answered"
+      ? result.usage
+      : interruptedUsage(result.usage, body, operation, result.streamedOutputTokens);
+  const cost = computeCost(usage, pricing.rates, pricing.shape);
   publish(ctx, {
     ...record,
     status: result.status,
     stream: result.stream || record.stream,
+    denyReason: result.outcome === "cut" ? (capped?.cutReason ?? "") : "",
     usage,
-    cost: computeCost(usage, pricing.rates, pricing.shape),
+    cost,
     ...captureFields(plan, prompt, result.completion),
   });
+  return { tokens: usage.input_tokens + usage.output_tokens, costNanos: cost.cost_nanos };
+}
+
+/**
+ * A capped stream's growth: it holds one output step beyond what it streamed, asks for the next
+ * step once half of the current one is used (so a refusal cuts the stream within its hold), and
+ * stops growing at the request's own output cap.
+ */
+function streamGrowth(
+  ctx: ProxyContext,
+  accountId: string,
+  capped: CappedRequest,
+  pricing: Pricing,
+  worst: { output_tokens: number },
+): StreamGrowth {
+  const step = holdAmount({ input_tokens: 0, output_tokens: STREAM_OUTPUT_STEP_TOKENS }, pricing);
+  return {
+    extendAt: () =>
+      capped.heldOutput >= worst.output_tokens
+        ? Number.POSITIVE_INFINITY
+        : capped.heldOutput - STREAM_OUTPUT_STEP_TOKENS / 2,
+    extend: async () => {
+      const extended = await ctx.leases.extend(accountId, capped.hold, capped.plans, step);
+      if (extended.kind === "held") {
+        capped.heldOutput += STREAM_OUTPUT_STEP_TOKENS;
+        return true;
+      }
+      capped.cutReason =
+        extended.kind === "refused"
+          ? capDenyReason(extended.plan, extended.used, step)
+          : "consumption.unavailable";
+      return false;
+    },
+  };
 }
 
 function captureFields(plan: CapturePlan, prompt: string, completion: string) {

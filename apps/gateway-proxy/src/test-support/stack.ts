@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { startTestApi } from "@agentnet/api-gateway/testing";
 import { type NatsConnection, request } from "@agentnet/bus";
 import { openWarehouse } from "@agentnet/clickhouse";
-import { startConsumption } from "@agentnet/consumption/app";
+import { type ConsumptionOptions, startConsumption } from "@agentnet/consumption/app";
 import { type Caller, ControlPlane, Events, type GatewayRequestEvent } from "@agentnet/contracts";
 import { startControlPlane } from "@agentnet/control-plane/app";
 import { startVerifier } from "@agentnet/provider-verifier/app";
@@ -29,7 +29,7 @@ export type Api = <T = unknown>(
  */
 export async function startProxyStack(
   options: Partial<GatewayProxyOptions> = {},
-  extras: { telemetry?: boolean } = {},
+  extras: { telemetry?: boolean; consumption?: Partial<ConsumptionOptions> } = {},
 ) {
   const logger = createLogger("gateway-proxy-test", "silent");
   const nc = await connectTestBus("gateway-proxy-test");
@@ -37,12 +37,17 @@ export async function startProxyStack(
   const sealingKey = parseSealingKey(TEST_SEALING_KEY);
   await startControlPlane({ nc, connection, logger, sealingKey, verifyTimeoutMs: 5_000 });
   const verifier = await startVerifier({ nc, logger, options: { timeoutMs: 2_000 } });
-  const consumption = await startConsumption({
-    nc,
-    connection,
-    logger,
-    options: { durable: uniqueId("consumption"), deliverNew: true, sweepIntervalMs: 0, pruneIntervalMs: 0 },
-  });
+  const consumptionOptions: Partial<ConsumptionOptions> = {
+    durable: uniqueId("consumption"),
+    deliverNew: true,
+    pruneIntervalMs: 0,
+    ...extras.consumption,
+  };
+  let consumption = await startConsumption({ nc, connection, logger, options: consumptionOptions });
+  /** Starts consumption again on the same durable, as a restarted process would. */
+  const restartConsumption = async () => {
+    consumption = await startConsumption({ nc, connection, logger, options: consumptionOptions });
+  };
   // Telemetry (chDB in a temp dir) only where a test reads logs, sessions or usage back.
   const warehouseDir = extras.telemetry ? mkdtempSync(join(tmpdir(), "agn-proxy-e2e-")) : undefined;
   const warehouse = warehouseDir
@@ -144,7 +149,20 @@ export async function startProxyStack(
     await connection.close();
   };
 
-  return { nc, api, proxy, openai, anthropic, consumption, telemetry, newAccount, stop };
+  return {
+    nc,
+    api,
+    proxy,
+    openai,
+    anthropic,
+    get consumption() {
+      return consumption;
+    },
+    restartConsumption,
+    telemetry,
+    newAccount,
+    stop,
+  };
 }
 
 export type ProxyStack = Awaited<ReturnType<typeof startProxyStack>>;

@@ -53,17 +53,28 @@ export interface ForwardRequest {
   wire: Wire;
   /** Characters of answer text to keep for prompt capture; 0 keeps none. */
   captureLimit: number;
+  /** A capped stream: its hold grows with its output, and it ends when the hold cannot grow. */
+  growth?: StreamGrowth;
+}
+
+/** How a capped stream's hold follows its output. */
+export interface StreamGrowth {
+  /** Output tokens at which the hold must grow: some way before it is used up, so a cut lands within it. */
+  extendAt(): number;
+  /** Adds one step to the hold; false when a cap refuses it. */
+  extend(): Promise<boolean>;
 }
 
 export type ForwardResult =
   | {
-      outcome: "answered" | "aborted";
+      /** "cut": a capped stream was ended by the proxy at the cap, in the vendor's format. */
+      outcome: "answered" | "aborted" | "cut";
       status: number;
       usage: UsageCounts;
       completion: string;
       stream: boolean;
-      /** SSE data events relayed (0 for a JSON answer). */
-      streamedEvents: number;
+      /** Output tokens a stream generated as far as the proxy can tell (0 for a JSON answer). */
+      streamedOutputTokens: number;
     }
   | { outcome: "unreachable"; error: unknown };
 
@@ -102,9 +113,18 @@ export async function forward(request: ForwardRequest, res: ServerResponse): Pro
     }
     const contentType = String(upstream.headers["content-type"] ?? "");
     stream = contentType.includes("text/event-stream");
-    if (stream) watcher = new SseWatcher(request.wire, request.captureLimit);
+    if (stream) watcher = new SseWatcher(request.wire, request.captureLimit, request.growth !== undefined);
     res.writeHead(status, headers);
     if (stream) res.flushHeaders();
+    if (watcher && request.growth && status < 400) {
+      const cut = await relayGrowing(upstream.body, res, watcher, request.growth, abort.signal);
+      if (cut) {
+        abort.abort();
+        return { outcome: "cut", status, ...read(watcher, chunks, bytes, request), stream };
+      }
+      res.end();
+      return { outcome: "answered", status, ...read(watcher, chunks, bytes, request), stream };
+    }
     for await (const chunk of upstream.body) {
       const buffer = chunk as Buffer;
       if (watcher) watcher.push(buffer);
@@ -131,9 +151,10 @@ export async function forward(request: ForwardRequest, res: ServerResponse): Pro
 function read(watcher: SseWatcher | undefined, chunks: Buffer[], bytes: number, request: ForwardRequest) {
   if (watcher) {
     watcher.end();
-    return { usage: watcher.usage, completion: watcher.completion(), streamedEvents: watcher.events };
+    const streamedOutputTokens = Math.max(watcher.events, watcher.outputTokens());
+    return { usage: watcher.usage, completion: watcher.completion(), streamedOutputTokens };
   }
-  const nothing = { usage: zeroUsage(), completion: "", streamedEvents: 0 };
+  const nothing = { usage: zeroUsage(), completion: "", streamedOutputTokens: 0 };
   if (bytes === 0 || bytes > MAX_PARSED_BODY_BYTES) return nothing;
   let body: unknown;
   try {
@@ -143,7 +164,53 @@ function read(watcher: SseWatcher | undefined, chunks: Buffer[], bytes: number, 
   }
   const usage = isJsonObject(body) ? readUsage(body.usage, request.wire) : zeroUsage();
   const completion = request.captureLimit > 0 ? completionText(body).slice(0, request.captureLimit) : "";
-  return { usage, completion, streamedEvents: 0 };
+  return { usage, completion, streamedOutputTokens: 0 };
+}
+
+/**
+ * Relays a capped stream event by event (whole events only, so it can end cleanly between two),
+ * growing the hold before the output passes it. Returns true when it ended the stream at the cap:
+ * the vendor-format ending is written and the response ended.
+ */
+async function relayGrowing(
+  body: AsyncIterable<unknown>,
+  res: ServerResponse,
+  watcher: SseWatcher,
+  growth: StreamGrowth,
+  signal: AbortSignal,
+): Promise<boolean> {
+  const decoder = new TextDecoder();
+  let pending = "";
+  const relay = async (text: string): Promise<boolean> => {
+    watcher.pushText(text);
+    if (!res.write(text)) await drained(res, signal);
+    while (watcher.outputTokens() >= growth.extendAt()) {
+      if (!(await growth.extend())) {
+        res.end(watcher.ending());
+        return true;
+      }
+    }
+    return false;
+  };
+  for await (const chunk of body) {
+    pending += decoder.decode(chunk as Buffer, { stream: true });
+    const boundary = lastEventEnd(pending);
+    if (boundary === -1) continue;
+    const complete = pending.slice(0, boundary);
+    pending = pending.slice(boundary);
+    if (await relay(complete)) return true;
+  }
+  pending += decoder.decode();
+  if (pending !== "") return relay(pending);
+  return false;
+}
+
+/** Where the last complete SSE event of `text` ends (after its blank line), or -1. */
+function lastEventEnd(text: string): number {
+  const lf = text.lastIndexOf("\n\n");
+  const crlf = text.lastIndexOf("\r\n\r\n");
+  if (crlf !== -1 && crlf + 4 > lf + 2) return crlf + 4;
+  return lf === -1 ? -1 : lf + 2;
 }
 
 /** Waits for the client to take more (backpressure), or gives up when the request is aborted. */

@@ -1,4 +1,4 @@
-import { isJsonObject } from "../domain/json";
+import { isJsonObject, type JsonObject } from "../domain/json";
 import type { Wire } from "../domain/wire";
 import { streamedText, streamedUsage, type UsageCounts, zeroUsage } from "./usage";
 
@@ -6,9 +6,38 @@ import { streamedText, streamedUsage, type UsageCounts, zeroUsage } from "./usag
 const MAX_PENDING_CHARS = 1024 * 1024;
 
 /**
- * Watches an SSE response go by (it is forwarded untouched elsewhere) and keeps its usage and,
- * when capturing, its text. Only `data:` lines that can matter are JSON-parsed: the ones that
- * mention usage, or all of them while capturing.
+ * Characters of streamed output per token when estimating how much a stream generated before its
+ * usage arrives: three, below the usual four of English, so code and JSON are not undercounted.
+ */
+const OUTPUT_CHARS_PER_TOKEN = 3;
+
+/** The strings a delta event adds: text, tool-call arguments, thinking. */
+function deltaChars(event: JsonObject): number {
+  const sum = (value: unknown): number => {
+    if (typeof value === "string") return value.length;
+    if (Array.isArray(value)) return value.reduce((total: number, item) => total + sum(item), 0);
+    if (isJsonObject(value)) {
+      let total = 0;
+      for (const [key, item] of Object.entries(value))
+        if (key !== "type" && key !== "role") total += sum(item);
+      return total;
+    }
+    return 0;
+  };
+  if (Array.isArray(event.choices))
+    return event.choices.reduce((n: number, c) => n + sum(child(c, "delta")), 0);
+  if (event.type === "content_block_delta") return sum(event.delta);
+  if (typeof event.type === "string" && event.type.endsWith(".delta")) return sum(event.delta);
+  return 0;
+}
+
+const child = (value: unknown, key: string): unknown => (isJsonObject(value) ? value[key] : undefined);
+
+/**
+ * Watches an SSE response go by and keeps its usage and, when capturing, its text. Only `data:`
+ * lines that can matter are JSON-parsed: the ones that mention usage, or all of them while
+ * capturing or tracking output (a capped stream, which grows its hold as output arrives and may
+ * be ended here in the vendor's own format: `ending()`).
  */
 export class SseWatcher {
   usage: UsageCounts = zeroUsage();
@@ -17,15 +46,26 @@ export class SseWatcher {
   events = 0;
   private text = "";
   private pending = "";
+  private outputChars = 0;
+  /** What an ending needs: the chat chunk's id/model/created, Anthropic's open block, the Responses object. */
+  private lastChunk: JsonObject | undefined;
+  private openBlock: number | undefined;
+  private response: JsonObject | undefined;
   private readonly decoder = new TextDecoder();
 
   constructor(
     private readonly wire: Wire,
     private readonly captureLimit: number,
+    private readonly trackOutput = false,
   ) {}
 
   push(chunk: Uint8Array): void {
-    this.pending += this.decoder.decode(chunk, { stream: true });
+    this.pushText(this.decoder.decode(chunk, { stream: true }));
+  }
+
+  /** Decoded text; for relays that cut at event boundaries and decode themselves. */
+  pushText(text: string): void {
+    this.pending += text;
     let newline = this.pending.indexOf("\n");
     while (newline !== -1) {
       this.line(this.pending.slice(0, newline));
@@ -45,13 +85,69 @@ export class SseWatcher {
     return this.text;
   }
 
+  /** Output tokens generated so far: the vendor's count once it said one, else an estimate from the deltas. */
+  outputTokens(): number {
+    return Math.max(this.usage.output_tokens, Math.ceil(this.outputChars / OUTPUT_CHARS_PER_TOKEN));
+  }
+
+  /**
+   * The events that end this stream as if the model had reached its output limit, in the vendor's
+   * format: chat `finish_reason: "length"` then `[DONE]`; Responses `response.incomplete` with
+   * reason `max_output_tokens`; Anthropic `content_block_stop` (if a block is open), `message_delta`
+   * with `stop_reason: "max_tokens"`, `message_stop`.
+   */
+  ending(): string {
+    const data = (event: unknown, name?: string) =>
+      `${name ? `event: ${name}\n` : ""}data: ${JSON.stringify(event)}\n\n`;
+    const output = this.outputTokens();
+    if (this.wire === "anthropic") {
+      const stopBlock =
+        this.openBlock === undefined
+          ? ""
+          : data({ type: "content_block_stop", index: this.openBlock }, "content_block_stop");
+      return (
+        stopBlock +
+        data(
+          {
+            type: "message_delta",
+            delta: { stop_reason: "max_tokens", stop_sequence: null },
+            usage: { output_tokens: output },
+          },
+          "message_delta",
+        ) +
+        data({ type: "message_stop" }, "message_stop")
+      );
+    }
+    if (this.response) {
+      const response = {
+        ...this.response,
+        status: "incomplete",
+        incomplete_details: { reason: "max_output_tokens" },
+        usage: {
+          input_tokens: this.usage.input_tokens,
+          output_tokens: output,
+          total_tokens: this.usage.input_tokens + output,
+        },
+      };
+      return data({ type: "response.incomplete", response }, "response.incomplete");
+    }
+    const chunk = this.lastChunk ?? {};
+    const meta = {
+      id: chunk.id ?? "",
+      object: "chat.completion.chunk",
+      created: chunk.created ?? 0,
+      model: chunk.model ?? "",
+    };
+    return `${data({ ...meta, choices: [{ index: 0, delta: {}, finish_reason: "length" }] })}data: [DONE]\n\n`;
+  }
+
   private line(raw: string): void {
     if (!raw.startsWith("data:")) return;
     const data = raw.slice(5).trim();
     if (data === "" || data === "[DONE]") return;
     this.events++;
     const capturing = this.text.length < this.captureLimit;
-    if (!capturing && !data.includes('"usage"')) return;
+    if (!capturing && !this.trackOutput && !data.includes('"usage"')) return;
     let event: unknown;
     try {
       event = JSON.parse(data);
@@ -65,5 +161,18 @@ export class SseWatcher {
       this.sawUsage = true;
     }
     if (capturing) this.text += streamedText(event);
+    if (this.trackOutput) this.track(event);
+  }
+
+  private track(event: JsonObject): void {
+    this.outputChars += deltaChars(event);
+    if (Array.isArray(event.choices)) this.lastChunk = event;
+    else if (event.type === "content_block_start" && typeof event.index === "number")
+      this.openBlock = event.index;
+    else if (event.type === "content_block_stop") this.openBlock = undefined;
+    else if (event.type === "response.created" || event.type === "response.in_progress") {
+      const response = child(event, "response");
+      if (isJsonObject(response)) this.response = response;
+    }
   }
 }

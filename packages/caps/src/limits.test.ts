@@ -1,12 +1,38 @@
+import type { Limits } from "@agentnet/contracts";
 import { describe, expect, it } from "vitest";
-import { makeEvent, makeLimits, makeReserve, makeRule } from "../test-support";
-import { applicableLimits, denyReason } from "./limits";
-import { planReservation } from "./reservation";
-import { outcomeOfEvent } from "./settlement";
+import { planCounters } from "./counters";
+import { applicableLimits, type CapRule, type CapsInput, denyReason } from "./limits";
 import { retryAfterSeconds, windowStart } from "./windows";
 
+let ids = 0;
+const id = (prefix: string) => `${prefix}-${++ids}`;
+
+const makeLimits = (token_limit?: Partial<Limits["token_limit"]>): Limits => ({
+  token_limit: { enabled: false, group_cap: 0, user_cap: 0, window_seconds: 3600, ...token_limit },
+  budget_limit: { enabled: false, group_cap_usd: 0, user_cap_usd: 0, window_seconds: 3600 },
+});
+const makeRule = (overrides: Partial<CapRule> = {}): CapRule => ({
+  id: id("rule"),
+  enabled: true,
+  target_groups: [],
+  target_users: [],
+  limits: makeLimits(),
+  ...overrides,
+});
+const makeReserve = (overrides: Partial<CapsInput> = {}) => {
+  const group = overrides.group_ids?.[0] ?? id("grp");
+  return {
+    account_id: id("acc"),
+    user_id: id("usr"),
+    group_ids: [group],
+    policy: { id: id("pol"), source_groups: [group] },
+    budget_rules: [] as CapRule[],
+    ...overrides,
+  };
+};
+
 const tokens = (user_cap: number, group_cap: number, window_seconds = 3600) =>
-  makeLimits({ token_limit: { enabled: true, user_cap, group_cap, window_seconds } });
+  makeLimits({ enabled: true, user_cap, group_cap, window_seconds });
 
 describe("windowStart", () => {
   it("aligns windows to the Unix epoch", () => {
@@ -51,7 +77,7 @@ describe("applicableLimits", () => {
       policy: { ...base.policy, limits: tokens(500, 0) },
       budget_rules: [makeRule({ limits: tokens(200, 0) }), makeRule({ limits: tokens(0, 0) })],
     };
-    const plans = planReservation(base.account_id, applicableLimits(request), 0);
+    const plans = planCounters(base.account_id, applicableLimits(request), 0);
     const user = plans.find((plan) => plan.key.dimension_kind === "user");
     expect(user?.capTokens).toBe(200);
     expect(user?.checks).toHaveLength(3);
@@ -61,16 +87,5 @@ describe("applicableLimits", () => {
   it("names deny reasons after the source and the measure", () => {
     expect(denyReason({ source: "llm_policy", measure: "cost" })).toBe("llm_policy.budget_cap_exceeded");
     expect(denyReason({ source: "budget_rule", measure: "tokens" })).toBe("budget_rule.token_cap_exceeded");
-  });
-});
-
-describe("outcomeOfEvent", () => {
-  const event = (overrides: Parameters<typeof makeEvent>[2]) =>
-    makeEvent(makeReserve(), { reservation_id: "r" }, overrides);
-  it("releases denied requests and failures without tokens, settles everything else", () => {
-    expect(outcomeOfEvent(event({ decision: "deny" }))).toBe("released");
-    expect(outcomeOfEvent(event({ status_code: 500, input_tokens: 0, output_tokens: 0 }))).toBe("released");
-    expect(outcomeOfEvent(event({ status_code: 500 }))).toBe("settled");
-    expect(outcomeOfEvent(event({}))).toBe("settled");
   });
 });

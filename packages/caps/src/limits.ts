@@ -1,10 +1,10 @@
 import {
+  type BudgetRule,
   type CapDenyReason,
   type DimensionKind,
   isAccountWide,
   type Limits,
-  type ReserveBudgetRule,
-  type ReserveRequest,
+  type Policy,
 } from "@agentnet/contracts";
 import { usdToNanos } from "@agentnet/pricing";
 
@@ -31,20 +31,33 @@ interface LimitsInForce {
   groups: string[];
 }
 
+/** What of a budget rule decides whether and how it applies. */
+export type CapRule = Pick<BudgetRule, "id" | "enabled" | "target_groups" | "target_users" | "limits">;
+
+/** Who asks, under which policy, and the account's budget rules: all that decides which caps apply. */
+export interface CapsInput {
+  user_id: string;
+  /** Every group of the caller (including the account's All group). */
+  group_ids: readonly string[];
+  /** The policy that authorised the request. */
+  policy: Pick<Policy, "id" | "source_groups" | "limits">;
+  budget_rules: readonly CapRule[];
+}
+
 /** The ids of `a` also in `b`, once each. Group lists are short: scans allocate less than Sets. */
 const intersect = (a: readonly string[], b: readonly string[]): string[] =>
   a.filter((id, index) => b.includes(id) && a.indexOf(id) === index);
 
 /** The request's source groups: the caller's groups through which the policy authorised it. */
-export const sourceGroups = (request: ReserveRequest): string[] =>
+export const sourceGroups = (request: CapsInput): string[] =>
   intersect(request.group_ids, request.policy.source_groups);
 
 /**
  * Whether an (enabled) budget rule targets this caller: one of its users, one of its groups, or the
  * whole account. Group caps of a rule that targets groups count per targeted group the caller is in;
- * of an account-wide or user-targeted rule per source group of the request (see README).
+ * of an account-wide or user-targeted rule per source group of the request (docs/ARCHITECTURE.md).
  */
-const ruleInForce = (rule: ReserveBudgetRule, request: ReserveRequest): LimitsInForce | undefined => {
+const ruleInForce = (rule: CapRule, request: CapsInput): LimitsInForce | undefined => {
   if (!rule.enabled) return undefined;
   const targetedGroups = intersect(request.group_ids, rule.target_groups);
   const applies =
@@ -54,7 +67,7 @@ const ruleInForce = (rule: ReserveBudgetRule, request: ReserveRequest): LimitsIn
   return { source: "budget_rule", source_id: rule.id, limits: rule.limits, groups };
 };
 
-/** One check; literal objects of one shape, not spreads of a shared base: this runs per reservation. */
+/** One check; literal objects of one shape, not spreads of a shared base: this runs per request. */
 const checkOf = (
   limits: LimitsInForce,
   measure: Measure,
@@ -93,7 +106,7 @@ function addChecks(
  * the user's groups, or the whole account, as one check per (measure, dimension, window). Checks
  * with cap 0 are uncapped but still name a counter that counts this request.
  */
-export function applicableLimits(request: ReserveRequest): CapCheck[] {
+export function applicableLimits(request: CapsInput): CapCheck[] {
   const inForce: LimitsInForce[] = [];
   if (request.policy.limits) {
     inForce.push({

@@ -1,0 +1,64 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { isolatedNatsUrl, TEST_SEALING_KEY } from "@agentnet/testkit";
+
+const MAIN = join(import.meta.dirname, "..", "main.ts");
+
+/**
+ * A gateway proxy in a process of its own (TypeScript through tsx, as `agentnet up` runs it) on
+ * this test file's NATS: what a second replica behind a load balancer is. Resolves once it logged
+ * its ready line, with the URL it listens on.
+ */
+export async function startProxyProcess(env: Record<string, string> = {}) {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ["--import", createRequire(import.meta.url).resolve("tsx"), MAIN],
+    {
+      env: {
+        ...process.env,
+        NATS_URL: await isolatedNatsUrl(),
+        AGN_SEALING_KEY: TEST_SEALING_KEY,
+        AGN_PROXY_PORT: "0",
+        AGN_AUTH_CACHE_MS: "0",
+        LOG_LEVEL: "info",
+        ...env,
+      },
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  const killOnExit = () => child.kill("SIGKILL");
+  process.once("exit", killOnExit);
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("the proxy process did not get ready in 30 s")), 30_000);
+    child.once("exit", (code) => reject(new Error(`the proxy process exited with ${code}`)));
+    const lines = createInterface({ input: child.stdout as NonNullable<ChildProcess["stdout"]> });
+    lines.on("line", (line) => {
+      const parsed = safeJson(line);
+      if (parsed?.ready === true && typeof parsed.url === "string") {
+        clearTimeout(timer);
+        resolve(parsed.url);
+      }
+    });
+  });
+  return {
+    url,
+    async stop() {
+      process.removeListener("exit", killOnExit);
+      if (child.exitCode !== null) return;
+      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+function safeJson(line: string): Record<string, unknown> | undefined {
+  try {
+    const parsed: unknown = JSON.parse(line);
+    return typeof parsed === "object" && parsed !== null ? (parsed as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,4 @@
+export * from "./counters";
+export * from "./lease-table";
+export * from "./limits";
+export * from "./windows";

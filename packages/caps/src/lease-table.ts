@@ -1,0 +1,332 @@
+import type { LeaseAsk, LeaseGrant, LeaseReply, LeaseRequest, ReservedCounter } from "@agentnet/contracts";
+import {
+  type Amount,
+  type CounterKey,
+  type CounterPlan,
+  chainId,
+  fitsUnderCap,
+  isCapped,
+  NO_AMOUNT,
+  reservedCounterOf,
+} from "./counters";
+
+/**
+ * Headroom the consumption leader leased this proxy on one counter. `committed` is what the proxy
+ * has spent (finished requests, real usage) and holds (requests in flight) against it; a request
+ * is admitted while `committed + amount <= granted` on every capped measure.
+ */
+export interface LocalLease {
+  key: CounterKey;
+  /** The counter's caps as the latest request saw them (which measures the lease limits). */
+  caps: Pick<CounterPlan, "capTokens" | "capCostNanos">;
+  /** Undefined until the leader granted one. */
+  id: string | undefined;
+  granted: Amount;
+  committed: Amount;
+  /** Local clock; counted from when the ask was sent, so it never outlives the leader's record. */
+  expiresAt: number;
+  lastUsedAt: number;
+  /** The ask in flight for this lease: asks of one lease go one at a time, in order. */
+  asking: Promise<unknown> | undefined;
+}
+
+/** A request's share of its leases: what it holds on each, swapped for real usage when it ends. */
+export interface Hold {
+  leases: LocalLease[];
+  amount: Amount;
+  /** Every counter the request counts on, capped ones with the lease that admitted it. */
+  counters: ReservedCounter[];
+}
+
+export type Admission =
+  | { kind: "held"; hold: Hold }
+  | { kind: "refused"; plan: CounterPlan; used: Amount }
+  | { kind: "unavailable" };
+
+export interface LeaseTableOptions {
+  proxyId: string;
+  clock: () => number;
+  /** A lease no request used for this long is shrunk to what it has committed. */
+  idleMs: number;
+}
+
+export type AskLeader = (request: LeaseRequest) => Promise<LeaseReply>;
+
+const add = (a: Amount, b: Amount): Amount => ({
+  tokens: a.tokens + b.tokens,
+  costNanos: a.costNanos + b.costNanos,
+});
+const sub = (a: Amount, b: Amount): Amount => ({
+  tokens: a.tokens - b.tokens,
+  costNanos: a.costNanos - b.costNanos,
+});
+const quantity = (amount: Amount) => ({
+  tokens: Math.max(0, amount.tokens),
+  cost_nanos: Math.max(0, amount.costNanos),
+});
+const amountOf = (quantity: { tokens: number; cost_nanos: number }): Amount => ({
+  tokens: quantity.tokens,
+  costNanos: quantity.cost_nanos,
+});
+
+/**
+ * The proxy's leases of cap headroom, one per counter. Requests are admitted, extended and
+ * finished against them in memory; the leader is asked only when a lease lacks room (near a cap,
+ * every request), and leases are renewed and shrunk off the request path (`maintain`). See
+ * docs/ARCHITECTURE.md, "Caps".
+ */
+export class LeaseTable {
+  private readonly leases = new Map<string, LocalLease>();
+  /** The leader's lease TTL, learnt from its replies. */
+  private ttlMs = 6_000;
+
+  constructor(
+    private readonly askLeader: AskLeader,
+    private readonly options: LeaseTableOptions,
+  ) {}
+
+  /** Holds `amount` on every capped counter of `plans`, asking the leader for what the leases lack. */
+  async admit(accountId: string, plans: CounterPlan[], amount: Amount): Promise<Admission> {
+    const capped = plans.filter(isCapped);
+    const leases = capped.map((plan) => this.leaseOf(plan));
+    // Twice: a grant can be taken by a concurrent request of this proxy before this one holds it.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const lacking = capped.filter((_, i) => !this.fits(leases[i] as LocalLease, amount));
+      if (lacking.length === 0) {
+        return { kind: "held", hold: this.hold(plans, capped, leases, amount) };
+      }
+      let grants: LeaseGrant[];
+      try {
+        grants = await this.ask(accountId, lacking, (current) =>
+          lacking.map((plan, i) => this.askFor(plan, current[i] as LocalLease, amount)),
+        );
+      } catch {
+        return { kind: "unavailable" };
+      }
+      const refused = grants.findIndex((grant) => !grant.fits);
+      const plan = lacking[refused];
+      const grant = grants[refused];
+      if (plan && grant) return { kind: "refused", plan, used: amountOf(grant.used) };
+      // A lease replaced meanwhile is a new object: hold on the current ones.
+      for (let i = 0; i < capped.length; i++) leases[i] = this.leaseOf(capped[i] as CounterPlan);
+    }
+    const plan = capped[0] as CounterPlan;
+    return { kind: "refused", plan, used: NO_AMOUNT };
+  }
+
+  /** Adds `extra` to a request's hold (a stream that grew), asking the leader if a lease lacks it. */
+  async extend(accountId: string, hold: Hold, plans: CounterPlan[], extra: Amount): Promise<Admission> {
+    const capped = plans.filter(isCapped);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const now = this.options.clock();
+      const lacking = capped.filter((_, i) => {
+        const lease = hold.leases[i] as LocalLease;
+        return lease.expiresAt <= now || !fitsUnderCap(lease.committed, grantOf(lease), extra);
+      });
+      if (lacking.length === 0) {
+        for (const lease of hold.leases) {
+          lease.committed = add(lease.committed, extra);
+          lease.lastUsedAt = now;
+        }
+        hold.amount = add(hold.amount, extra);
+        return { kind: "held", hold };
+      }
+      const lackingLeases = lacking.map((plan) => hold.leases[capped.indexOf(plan)] as LocalLease);
+      // A stream keeps the leases it started on: one the leader replaced cannot grow.
+      if (lackingLeases.some((lease) => this.leases.get(chainId(lease.key)) !== lease)) {
+        return { kind: "unavailable" };
+      }
+      let grants: LeaseGrant[];
+      try {
+        grants = await this.ask(accountId, lacking, (current) =>
+          lacking.map((plan, i) => this.askFor(plan, current[i] as LocalLease, extra)),
+        );
+      } catch {
+        return { kind: "unavailable" };
+      }
+      const refused = grants.findIndex((grant) => !grant.fits);
+      const plan = lacking[refused];
+      const grant = grants[refused];
+      if (plan && grant) return { kind: "refused", plan, used: amountOf(grant.used) };
+    }
+    return { kind: "refused", plan: capped[0] as CounterPlan, used: NO_AMOUNT };
+  }
+
+  /** The request ended: its hold is swapped for what it really used, at once. */
+  finish(hold: Hold, actual: Amount) {
+    const now = this.options.clock();
+    for (const lease of hold.leases) {
+      lease.committed = add(sub(lease.committed, hold.amount), actual);
+      lease.lastUsedAt = now;
+    }
+    hold.amount = actual;
+  }
+
+  /**
+   * Off the request path: renews leases in use that run out soon or run low, shrinks idle ones to
+   * what they committed (so other proxies can have the rest), forgets expired ones.
+   */
+  async maintain(): Promise<void> {
+    const now = this.options.clock();
+    const work: Promise<unknown>[] = [];
+    for (const [id, lease] of this.leases) {
+      if (lease.expiresAt <= now) {
+        this.leases.delete(id);
+        continue;
+      }
+      if (lease.id === undefined || lease.asking) continue;
+      const ttlLeft = lease.expiresAt - now;
+      const idle = now - lease.lastUsedAt >= this.options.idleMs;
+      const spare = sub(lease.granted, lease.committed);
+      if (idle && (spare.tokens > 0 || spare.costNanos > 0)) work.push(this.shrink(lease));
+      else if (!idle && (ttlLeft < this.ttlMs / 2 || runningLow(lease, grantOf(lease))))
+        work.push(this.renew(lease));
+    }
+    await Promise.allSettled(work);
+  }
+
+  /** Gives back what no request committed (a clean stop), so other proxies can use it at once. */
+  async releaseAll(): Promise<void> {
+    await Promise.allSettled([...this.leases.values()].map((lease) => this.shrink(lease)));
+  }
+
+  private fits(lease: LocalLease, amount: Amount): boolean {
+    return (
+      lease.id !== undefined &&
+      lease.expiresAt > this.options.clock() &&
+      fitsUnderCap(lease.committed, grantOf(lease), amount)
+    );
+  }
+
+  private hold(plans: CounterPlan[], capped: CounterPlan[], leases: LocalLease[], amount: Amount): Hold {
+    const now = this.options.clock();
+    for (const lease of leases) {
+      lease.committed = add(lease.committed, amount);
+      lease.lastUsedAt = now;
+    }
+    const counters = plans.map((plan) => {
+      const index = capped.indexOf(plan);
+      const lease = index === -1 ? undefined : leases[index];
+      return lease?.id ? { ...reservedCounterOf(plan.key), lease_id: lease.id } : reservedCounterOf(plan.key);
+    });
+    return { leases, amount, counters };
+  }
+
+  private leaseOf(plan: CounterPlan): LocalLease {
+    let lease = this.leases.get(plan.id);
+    if (lease) {
+      lease.caps = { capTokens: plan.capTokens, capCostNanos: plan.capCostNanos };
+    } else {
+      lease = {
+        key: plan.key,
+        caps: { capTokens: plan.capTokens, capCostNanos: plan.capCostNanos },
+        id: undefined,
+        granted: NO_AMOUNT,
+        committed: NO_AMOUNT,
+        expiresAt: 0,
+        lastUsedAt: this.options.clock(),
+        asking: undefined,
+      };
+      this.leases.set(plan.id, lease);
+    }
+    return lease;
+  }
+
+  private askFor(plan: CounterPlan, lease: LocalLease, need: Amount): LeaseAsk {
+    const counter = reservedCounterOf(plan.key);
+    return {
+      counter: lease.id ? { ...counter, lease_id: lease.id } : counter,
+      ...(plan.capTokens === undefined ? {} : { cap_tokens: plan.capTokens }),
+      ...(plan.capCostNanos === undefined ? {} : { cap_cost_nanos: plan.capCostNanos }),
+      committed: quantity(lease.committed),
+      need: quantity(need),
+    };
+  }
+
+  /**
+   * Sends one ask for the current leases of `plans` once their earlier asks are answered (so
+   * grants apply in order, and each ask names the lease as the last grant left it), and applies
+   * the reply: a grant of a new lease id starts a new lease, from nothing committed.
+   */
+  private async ask(
+    accountId: string,
+    plans: CounterPlan[],
+    asks: (leases: LocalLease[]) => LeaseAsk[],
+  ): Promise<LeaseGrant[]> {
+    let leases = plans.map((plan) => this.leaseOf(plan));
+    for (;;) {
+      const pending = leases.map((lease) => lease.asking).filter((asking) => asking !== undefined);
+      if (pending.length === 0) break;
+      await Promise.allSettled(pending);
+      leases = plans.map((plan) => this.leaseOf(plan));
+    }
+    const sentAt = this.options.clock();
+    const sending = this.askLeader({
+      account_id: accountId,
+      proxy_id: this.options.proxyId,
+      asks: asks(leases),
+    });
+    for (const lease of leases) lease.asking = sending;
+    try {
+      const reply = await sending;
+      this.ttlMs = reply.ttl_ms;
+      reply.grants.forEach((grant, i) => {
+        const plan = plans[i];
+        const lease = leases[i];
+        if (plan && lease) this.apply(plan, lease, grant, sentAt + reply.ttl_ms);
+      });
+      return reply.grants;
+    } finally {
+      for (const lease of leases) if (lease.asking === sending) lease.asking = undefined;
+    }
+  }
+
+  private apply(plan: CounterPlan, lease: LocalLease, grant: LeaseGrant, expiresAt: number) {
+    if (grant.lease_id === undefined) return;
+    let current = lease;
+    if (grant.lease_id !== lease.id) {
+      // Requests in flight keep the old lease object; their events still name it.
+      current = { ...lease, id: grant.lease_id, committed: NO_AMOUNT, asking: undefined };
+      this.leases.set(plan.id, current);
+    }
+    current.granted = amountOf(grant.granted);
+    current.expiresAt = expiresAt;
+  }
+
+  private async renew(lease: LocalLease) {
+    const plan = planOf(lease);
+    await this.ask(plan.key.account_id, [plan], ([current]) => [
+      this.askFor(plan, current as LocalLease, NO_AMOUNT),
+    ]);
+  }
+
+  private async shrink(lease: LocalLease) {
+    if (lease.id === undefined) return;
+    const plan = planOf(lease);
+    await this.ask(plan.key.account_id, [plan], ([current = lease]) => {
+      // From the moment the ask leaves, admit nothing beyond what it says is committed.
+      current.granted = { ...current.committed };
+      return [{ ...this.askFor(plan, current, NO_AMOUNT), shrink: true }];
+    });
+  }
+}
+
+/** The grant as caps on what the lease may commit, for the measures the counter caps. */
+const grantOf = (lease: LocalLease) => ({
+  capTokens: lease.caps.capTokens === undefined ? undefined : lease.granted.tokens,
+  capCostNanos: lease.caps.capCostNanos === undefined ? undefined : lease.granted.costNanos,
+});
+
+/** Less than a quarter of a capped measure's grant is left. */
+const runningLow = (lease: LocalLease, grant: ReturnType<typeof grantOf>) =>
+  (grant.capTokens !== undefined && grant.capTokens - lease.committed.tokens < grant.capTokens / 4) ||
+  (grant.capCostNanos !== undefined &&
+    grant.capCostNanos - lease.committed.costNanos < grant.capCostNanos / 4);
+
+/** A plan rebuilt from a lease for renewals. */
+const planOf = (lease: LocalLease): CounterPlan => ({
+  key: lease.key,
+  id: chainId(lease.key),
+  ...lease.caps,
+  checks: [],
+});
