@@ -10,6 +10,7 @@ import type { GatewayRequestEvent } from "@agentnet/contracts";
 import { type Logger, newId } from "@agentnet/service-kit";
 import type { Connection } from "mongoose";
 import { followAccountDeletions } from "./handlers/accounts";
+import { registerCapsHandler } from "./handlers/caps";
 import type { HandlerContext } from "./handlers/context";
 import { registerLeaseHandler } from "./handlers/lease";
 import { registerListHandler } from "./handlers/list";
@@ -150,7 +151,7 @@ async function lead(
     every(options.snapshotIntervalMs, () => keeper.snapshot(), deps.logger, "snapshot"),
     every(options.pruneIntervalMs, () => keeper.prune(), deps.logger, "prune"),
   ];
-  const subscriptions = [registerLeaseHandler(ctx), registerListHandler(ctx)];
+  const subscriptions = [registerLeaseHandler(ctx), registerListHandler(ctx), registerCapsHandler(ctx)];
   // A flush makes sure the server has every subscription before anyone sends a request.
   await deps.nc.flush();
   return {

@@ -1,5 +1,12 @@
-import { AppError, type GatewayRequestEvent, type LeaseReply, type LeaseRequest } from "@agentnet/contracts";
+import {
+  AppError,
+  type CapStatus,
+  type GatewayRequestEvent,
+  type LeaseReply,
+  type LeaseRequest,
+} from "@agentnet/contracts";
 import { newId } from "@agentnet/service-kit";
+import { capStatuses } from "./domain/cap-status";
 import { type Counter, CounterBook } from "./domain/counter-book";
 import type { JournalRef, UsageStore } from "./store/usage-store";
 
@@ -83,6 +90,11 @@ export class UsageKeeper {
       }
     })();
     return this.covering;
+  }
+
+  /** The caps that apply to the caller under `config`, with their counters' state now. */
+  caps(caller: Parameters<typeof capStatuses>[0], config: Parameters<typeof capStatuses>[1]): CapStatus[] {
+    return capStatuses(caller, config, (key) => this.book.counter(key), this.options.clock());
   }
 
   list(accountId: string, visible?: (counter: Counter) => boolean): Counter[] {

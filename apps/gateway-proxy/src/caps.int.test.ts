@@ -250,3 +250,68 @@ describe("streams under caps", () => {
     expect(finish).toBe("length");
   });
 });
+
+describe("members see their caps", () => {
+  it("lists the caps that apply to a member with limit, used, held and remaining", async () => {
+    const account = await stack.newAccount();
+    const setup = configure(stack, account);
+    await setup.policy([account.anthropicProvider.id], {
+      limits: {
+        token_limit: { enabled: true, group_cap: 50_000, user_cap: 0, window_seconds: DAY },
+        budget_limit: { enabled: false, group_cap_usd: 0, user_cap_usd: 0, window_seconds: DAY },
+      },
+    });
+    const rule = await setup.budgetRule({
+      budget_limit: { enabled: true, group_cap_usd: 0, user_cap_usd: 1, window_seconds: DAY },
+    });
+    const member = await account.must(
+      stack.api<{ id: string }>("POST", "/users", account.token, { email: `m-${rule.id}@example.com` }),
+    );
+    const { plain_token: token } = await account.must(
+      stack.api<{ plain_token: string }>("POST", `/users/${member.id}/tokens`, account.token, {
+        name: "agent",
+        expires_in: 1,
+      }),
+    );
+    stack.anthropic.usage = { input: 1_000, output: 1_000, cached: 0, creation: 0 };
+    await anthropicClient(stack, token).messages.create({
+      model: "claude-opus-4-5",
+      max_tokens: 2_000,
+      messages: [{ role: "user", content: "hi" }],
+    });
+    type Cap = {
+      source: string;
+      measure: string;
+      dimension_kind: string;
+      limit: number;
+      used: number;
+      remaining: number;
+      held: number;
+    };
+    let caps: Cap[] = [];
+    await waitUntil(async () => {
+      caps = (await stack.api<Cap[]>("GET", "/agent-network/consumption/caps", token)).body;
+      return caps.some((cap) => cap.used > 0 && cap.measure === "usd");
+    });
+    // $5/M in + $25/M out on Opus 4.5: $0.005 + $0.025.
+    expect(caps).toContainEqual(
+      expect.objectContaining({
+        source: "budget_rule",
+        measure: "usd",
+        dimension_kind: "user",
+        limit: 1,
+        used: 0.03,
+      }),
+    );
+    expect(caps).toContainEqual(
+      expect.objectContaining({
+        source: "llm_policy",
+        measure: "tokens",
+        dimension_kind: "group",
+        limit: 50_000,
+        used: 2_000,
+      }),
+    );
+    for (const cap of caps) expect(cap.remaining).toBeCloseTo(cap.limit - cap.used - cap.held, 9);
+  });
+});

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { Id } from "./common";
-import { ConsumptionCounters, ReservedCounter } from "./consumption";
+import { Id, Timestamp } from "./common";
+import { ConsumptionCounters, DimensionKind, ReservedCounter } from "./consumption";
 import { byCaller, endpoint } from "./subjects";
 
 /** Deny reasons of a cap decision, as the access log's deny_reason carries them. */
@@ -66,8 +66,32 @@ export const LeaseReply = z.object({
 });
 export type LeaseReply = z.infer<typeof LeaseReply>;
 
+/**
+ * One cap that applies to the caller, in its current window: the limit, what is used (settled),
+ * what is held (headroom leased to gateway proxies for requests in flight; unused headroom returns
+ * within seconds) and what remains. Tokens are input + output; amounts in USD for `usd`.
+ */
+export const CapStatus = z.object({
+  source: z.enum(["llm_policy", "budget_rule"]),
+  /** The policy or budget rule that sets the cap, and its name. */
+  source_id: Id,
+  source_name: z.string(),
+  measure: z.enum(["tokens", "usd"]),
+  dimension_kind: DimensionKind,
+  dimension_id: Id,
+  window_seconds: z.number().int().min(1),
+  window_start_utc: Timestamp,
+  limit: z.number().min(0),
+  used: z.number().min(0),
+  held: z.number().min(0),
+  remaining: z.number().min(0),
+});
+export type CapStatus = z.infer<typeof CapStatus>;
+
 /** Consumption: counters and leases of cap headroom. */
 export const Consumption = {
   lease: endpoint("agn.consumption.lease", LeaseRequest, LeaseReply),
   list: endpoint("agn.consumption.list", byCaller({}), ConsumptionCounters),
+  /** The caps that apply to the caller (every policy covering their groups, every rule targeting them). */
+  caps: endpoint("agn.consumption.caps", byCaller({}), z.array(CapStatus)),
 } as const;

@@ -225,6 +225,10 @@ export class CounterBook {
     this.seen.forget(now);
   }
 
+  counter(key: CounterKey): Counter | undefined {
+    return this.counters.get(chainId(key));
+  }
+
   /** The account's counters with settled usage, newest window first. */
   list(accountId: string, visible: (counter: Counter) => boolean = () => true): Counter[] {
     const ids = this.accounts.get(accountId) ?? new Set();
