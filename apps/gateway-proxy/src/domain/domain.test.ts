@@ -17,12 +17,35 @@ import type { JsonObject } from "./json";
 import { sessionIdFrom } from "./session";
 
 describe("sessionIdFrom", () => {
-  it("prefers x-session-id, then Claude Code's, then Codex's headers", () => {
+  const uuid = "9f0c2a4e-5b6d-4e7f-8a9b-0c1d2e3f4a5b";
+  it("prefers x-session-id, then Claude Code's header", () => {
     expect(sessionIdFrom({ "x-session-id": "a", "x-claude-code-session-id": "b" })).toBe("a");
-    expect(sessionIdFrom({ "x-claude-code-session-id": "b", session_id: "c" })).toBe("b");
+    expect(sessionIdFrom({ "x-claude-code-session-id": "b", "session-id": "c" })).toBe("b");
+  });
+
+  it("reads Claude Code's metadata.user_id in its JSON and its older underscore shape", () => {
+    const json = {
+      metadata: { user_id: JSON.stringify({ device_id: "d", account_uuid: "", session_id: uuid }) },
+    };
+    expect(sessionIdFrom({}, json)).toBe(uuid);
+    const legacy = { metadata: { user_id: `user_abc123_account_${uuid}_session_${uuid}` } };
+    expect(sessionIdFrom({}, legacy)).toBe(uuid);
+    expect(sessionIdFrom({ "x-claude-code-session-id": "h" }, json)).toBe("h");
+    expect(sessionIdFrom({}, { metadata: { user_id: "{not json" } })).toBe("");
+    expect(sessionIdFrom({}, { metadata: { user_id: "user_abc" } })).toBe("");
+  });
+
+  it("reads Codex's session-id and thread-id, then its older session_id and conversation_id", () => {
+    expect(sessionIdFrom({ "session-id": "s", "thread-id": "t", session_id: "o" })).toBe("s");
+    expect(sessionIdFrom({ "thread-id": "t", session_id: "o" })).toBe("t");
     expect(sessionIdFrom({ session_id: "c", conversation_id: "d" })).toBe("c");
     expect(sessionIdFrom({ conversation_id: "d" })).toBe("d");
+  });
+
+  it("reads OpenCode's x-opencode-session, and is empty without any", () => {
+    expect(sessionIdFrom({ "x-opencode-session": "oc" })).toBe("oc");
     expect(sessionIdFrom({})).toBe("");
+    expect(sessionIdFrom({ "x-session-id": "x".repeat(500) })).toHaveLength(200);
   });
 });
 

@@ -1,20 +1,64 @@
+import { isJsonObject, type JsonObject } from "./json";
+
 /**
  * Where a request's session id comes from, first present wins:
- * - `x-session-id`: ours, for any client that wants to group its requests;
- * - `x-claude-code-session-id`: Claude Code sends it on every request of a session;
- * - `session_id`, then `conversation_id`: Codex CLI's headers (newer versions send `session_id`,
- *   older ones `conversation_id`).
+ * 1. `x-session-id`: ours, for any client that wants to group its requests;
+ * 2. `x-claude-code-session-id`: Claude Code sends it on every request of a session;
+ * 3. the session in the body's `metadata.user_id` (Claude Code): a JSON string with `session_id`
+ *    in recent versions, `user_<hash>_account_<uuid>_session_<uuid>` in older ones;
+ * 4. `session-id`, then `thread-id`: Codex CLI (0.16x and later);
+ * 5. `session_id`, then `conversation_id`: older Codex CLI versions;
+ * 6. `x-opencode-session`: OpenCode.
  * None present: empty, and the request forms a singleton session.
  */
-export const SESSION_HEADERS = ["x-session-id", "x-claude-code-session-id", "session_id", "conversation_id"];
+export const SESSION_HEADERS_FIRST = ["x-session-id", "x-claude-code-session-id"];
+export const SESSION_HEADERS_THEN = [
+  "session-id",
+  "thread-id",
+  "session_id",
+  "conversation_id",
+  "x-opencode-session",
+];
 
 /** Longest id kept: a header is caller input and ends up in a ClickHouse key. */
 const MAX_SESSION_ID = 200;
 
-export function sessionIdFrom(headers: Readonly<Record<string, string | string[] | undefined>>): string {
-  for (const name of SESSION_HEADERS) {
-    const raw = headers[name];
-    const value = (Array.isArray(raw) ? raw[0] : raw)?.trim();
+const LEGACY_USER_ID_SESSION = /_session_([0-9A-Za-z-]{8,})$/;
+
+const headerValue = (headers: Readonly<Record<string, string | string[] | undefined>>, name: string) => {
+  const raw = headers[name];
+  return (Array.isArray(raw) ? raw[0] : raw)?.trim();
+};
+
+/** The session Claude Code writes into `metadata.user_id`, in either of its shapes. */
+export function metadataSession(body: JsonObject | undefined): string | undefined {
+  const metadata = body?.metadata;
+  const userId = isJsonObject(metadata) ? metadata.user_id : undefined;
+  if (typeof userId !== "string" || userId === "") return undefined;
+  if (userId.startsWith("{")) {
+    try {
+      const parsed: unknown = JSON.parse(userId);
+      const session = isJsonObject(parsed) ? parsed.session_id : undefined;
+      return typeof session === "string" && session !== "" ? session : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  return LEGACY_USER_ID_SESSION.exec(userId)?.[1];
+}
+
+export function sessionIdFrom(
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+  body?: JsonObject,
+): string {
+  for (const name of SESSION_HEADERS_FIRST) {
+    const value = headerValue(headers, name);
+    if (value) return value.slice(0, MAX_SESSION_ID);
+  }
+  const fromMetadata = metadataSession(body);
+  if (fromMetadata) return fromMetadata.slice(0, MAX_SESSION_ID);
+  for (const name of SESSION_HEADERS_THEN) {
+    const value = headerValue(headers, name);
     if (value) return value.slice(0, MAX_SESSION_ID);
   }
   return "";

@@ -118,7 +118,7 @@ export async function handleInference(
     providerId: "",
     policyId: "",
     model: body.model,
-    sessionId: sessionIdFrom(req.headers),
+    sessionId: sessionIdFrom(req.headers, body),
     decision: "deny",
     denyReason: "",
     status: 0,
