@@ -170,6 +170,53 @@ describe("Anthropic-style requests", () => {
   });
 });
 
+describe("Anthropic gateway protocol", () => {
+  it("forwards count_tokens (authenticated, policy-checked, not logged or charged)", async () => {
+    const account = await stack.newAccount();
+    await grant(account, [account.anthropicProvider.id]);
+    stack.anthropic.usage = { input: 1_234, output: 0, cached: 0, creation: 0 };
+    const counted = await anthropicClient(account.token).messages.countTokens({
+      model: "claude-sonnet-4-5",
+      messages: [{ role: "user", content: "hi" }],
+    });
+    expect(counted.input_tokens).toBe(1_234);
+    const seen = stack.anthropic.last;
+    expect(seen?.path).toBe("/v1/messages/count_tokens");
+    expect(seen?.headers["x-api-key"]).toBe("sk-ant-upstream");
+    expect(seen?.body.metadata).toBeUndefined();
+    const denied = await anthropicClient((await stack.newAccount()).token)
+      .messages.countTokens({ model: "claude-sonnet-4-5", messages: [{ role: "user", content: "hi" }] })
+      .catch((error: unknown) => error);
+    expect(denied).toMatchObject({ status: 403 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(account.events.events).toEqual([]);
+  });
+
+  it("keeps the query string and forwards anthropic-beta and anthropic-version as Claude Code sends them", async () => {
+    const account = await stack.newAccount();
+    await grant(account, [account.anthropicProvider.id]);
+    const response = await fetch(`${stack.proxy.url}/v1/messages?beta=true`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${account.token}`,
+        "content-type": "application/json",
+        "anthropic-version": "2023-06-01",
+        "anthropic-beta": "claude-code-20250219,interleaved-thinking-2025-05-14",
+      },
+      body: JSON.stringify({
+        model: "claude-sonnet-4-5",
+        max_tokens: 64,
+        messages: [{ role: "user", content: "hi" }],
+      }),
+    });
+    expect(response.status).toBe(200);
+    const seen = stack.anthropic.last;
+    expect(seen?.query).toBe("beta=true");
+    expect(seen?.headers["anthropic-beta"]).toBe("claude-code-20250219,interleaved-thinking-2025-05-14");
+    expect(seen?.headers["anthropic-version"]).toBe("2023-06-01");
+  });
+});
+
 describe("refusals", () => {
   it("401 in the vendor's shape for a missing or unknown token", async () => {
     const bad = openaiClient("agn_nope");

@@ -26,6 +26,8 @@ export interface RequestRecord {
   denyReason: string;
   status: number;
   stream: boolean;
+  /** false: neither counted nor logged (token counting generates nothing and is free). */
+  metered: boolean;
   usage?: UsageCounts;
   cost?: CostBreakdown;
   /** The counters the request counts on (capped ones with their lease): settlement reads them. */

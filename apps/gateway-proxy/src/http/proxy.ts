@@ -20,7 +20,7 @@ import { checkHost } from "../domain/host";
 import { identityHeaders, injectMetadata } from "../domain/identity";
 import { isJsonObject, type JsonObject } from "../domain/json";
 import { sessionIdFrom } from "../domain/session";
-import { type Operation, wireOf } from "../domain/wire";
+import { isMetered, type Operation, wireOf } from "../domain/wire";
 import { buildEvent, type RequestRecord } from "../events/build";
 import type { AccountView } from "../snapshot/cache";
 import { forward, type StreamGrowth, upstreamHeaders } from "../upstream/forward";
@@ -33,6 +33,7 @@ import { requestId } from "./request-id";
 
 /** Publishes the request's event; it never delays or fails the answer already sent. */
 function publish(ctx: ProxyContext, record: RequestRecord): void {
+  if (!record.metered) return;
   const event = buildEvent({ ...record, endedAt: Date.now() });
   ctx.publisher.enqueue(Events.requests(event.account_id), event, event.id);
 }
@@ -123,6 +124,7 @@ export async function handleInference(
     denyReason: "",
     status: 0,
     stream: body.stream === true,
+    metered: isMetered(operation),
   };
   const deny = (status: number, reason: string, message: string, headers: Record<string, string> = {}) => {
     sendError(res, wire, status, reason, message, headers);
@@ -151,7 +153,7 @@ export async function handleInference(
   const { provider, catalog, policy } = decision;
   const pricing = ratesFor(provider, catalog, decision.model);
 
-  const checks = capChecks(caller, view, policy);
+  const checks = record.metered ? capChecks(caller, view, policy) : [];
   if (hasUsdCap(checks) && !pricing.rates.pricing_known) {
     return deny(
       403,
@@ -252,7 +254,8 @@ async function forwardAllowed(
   const own: Record<string, string> = {
     ...catalogHeaders(catalog.extra_headers, provider.extra_values, req.headers),
     ...identityHeaders(provider, record.caller),
-    ...(provider.metadata_disabled
+    // Token counting takes no metadata (the vendor refuses fields it does not know there).
+    ...(provider.metadata_disabled || !record.metered
       ? {}
       : injectMetadata(body, catalog.identity_injection.json_metadata, record.caller)),
     "content-type": "application/json",

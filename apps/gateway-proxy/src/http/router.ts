@@ -11,6 +11,7 @@ const INFERENCE: Record<string, Operation> = {
   "/v1/responses": "responses",
   "/v1/embeddings": "embeddings",
   "/v1/messages": "messages",
+  "/v1/messages/count_tokens": "count_tokens",
 };
 
 /** The proxy's routes; a small table rather than a framework: this is the hot path. */
@@ -20,7 +21,8 @@ export function createRequestHandler(ctx: ProxyContext, health: Health) {
     const mark = url.indexOf("?");
     const path = mark === -1 ? url : url.slice(0, mark);
     const query = mark === -1 ? "" : url.slice(mark + 1);
-    const wire: Wire = path === "/v1/messages" || req.headers["anthropic-version"] ? "anthropic" : "openai";
+    const wire: Wire =
+      path.startsWith("/v1/messages") || req.headers["anthropic-version"] ? "anthropic" : "openai";
     const done = (error: unknown) => {
       // A client that hangs up while its body is read is not a proxy failure.
       if (req.destroyed && (error as { code?: string } | undefined)?.code === "ECONNRESET") return;

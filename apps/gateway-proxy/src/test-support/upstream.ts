@@ -14,6 +14,7 @@ export interface FakeUsage {
 export interface SeenRequest {
   method: string;
   path: string;
+  query: string;
   headers: IncomingMessage["headers"];
   body: Record<string, unknown>;
 }
@@ -59,11 +60,12 @@ export class FakeUpstream {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString("utf8");
     const body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
-    const path = (req.url ?? "").split("?")[0] ?? "";
-    this.seen.push({ method: req.method ?? "", path, headers: req.headers, body });
+    const [path = "", query = ""] = (req.url ?? "").split("?");
+    this.seen.push({ method: req.method ?? "", path, query, headers: req.headers, body });
     res.on("close", () => {
       if (!res.writableFinished) this.aborted++;
     });
+    if (path.endsWith("/v1/messages/count_tokens")) return this.json(res, { input_tokens: this.usage.input });
     if (path.endsWith("/v1/messages"))
       return body.stream ? this.anthropicStream(res, body) : this.anthropic(res, body);
     if (path.endsWith("/v1/chat/completions"))
