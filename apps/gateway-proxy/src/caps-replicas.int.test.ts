@@ -9,7 +9,8 @@ const LEASE_TTL_MS = 1_500;
 let stack: ProxyStack;
 let second: Awaited<ReturnType<typeof startProxyProcess>>;
 beforeAll(async () => {
-  stack = await startProxyStack({}, { consumption: { quotaLeaseTtlMs: LEASE_TTL_MS } });
+  // A short ack wait: events the killed leader had pulled but not acked come again sooner.
+  stack = await startProxyStack({}, { consumption: { quotaLeaseTtlMs: LEASE_TTL_MS, ackWaitMs: 3_000 } });
   second = await startProxyProcess();
 });
 afterAll(async () => {
@@ -93,7 +94,7 @@ describe("consumption going away mid-traffic", () => {
     };
     expect(await ask()).toBe(200);
 
-    await stack.consumption.stop();
+    await stack.crashConsumption();
     // Within the lease: still served.
     expect(await ask()).toBe(200);
     expect(await ask()).toBe(200);
@@ -102,8 +103,9 @@ describe("consumption going away mid-traffic", () => {
     expect(await ask()).toBe(503);
 
     await stack.restartConsumption();
-    // The new leader grants once the old leases can no longer be in use.
-    await waitUntil(async () => (await ask()) === 200, 15_000);
+    // Once the dead leader's leadership has lapsed, the new one grants as soon as the old leases
+    // can no longer be in use.
+    await waitUntil(async () => (await ask()) === 200, 20_000);
     const events = await account.events.waitFor(statuses.length);
     const ok = served(events);
     expect(ok).toHaveLength(statuses.filter((status) => status === 200).length);

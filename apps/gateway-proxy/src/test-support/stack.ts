@@ -43,10 +43,25 @@ export async function startProxyStack(
     pruneIntervalMs: 0,
     ...extras.consumption,
   };
-  let consumption = await startConsumption({ nc, connection, logger, options: consumptionOptions });
+  // Its own NATS connection, so a test can kill it (no snapshot, no hand-over) as a crash would.
+  let consumptionBus = await connectTestBus("consumption");
+  let consumption = await startConsumption({
+    nc: consumptionBus,
+    connection,
+    logger,
+    options: consumptionOptions,
+  });
+  /** Kills consumption: its connection drops, its leadership and leases lapse on their own. */
+  const crashConsumption = () => consumptionBus.close();
   /** Starts consumption again on the same durable, as a restarted process would. */
   const restartConsumption = async () => {
-    consumption = await startConsumption({ nc, connection, logger, options: consumptionOptions });
+    consumptionBus = await connectTestBus("consumption");
+    consumption = await startConsumption({
+      nc: consumptionBus,
+      connection,
+      logger,
+      options: consumptionOptions,
+    });
   };
   // Telemetry (chDB in a temp dir) only where a test reads logs, sessions or usage back.
   const warehouseDir = extras.telemetry ? mkdtempSync(join(tmpdir(), "agn-proxy-e2e-")) : undefined;
@@ -141,6 +156,7 @@ export async function startProxyStack(
     await warehouse?.close();
     if (warehouseDir) rmSync(warehouseDir, { recursive: true, force: true });
     await consumption.stop();
+    if (!consumptionBus.isClosed()) await consumptionBus.drain();
     await verifier.stop();
     await apiServer.stop();
     await openai.stop();
@@ -158,6 +174,7 @@ export async function startProxyStack(
     get consumption() {
       return consumption;
     },
+    crashConsumption,
     restartConsumption,
     telemetry,
     newAccount,
