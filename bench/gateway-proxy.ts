@@ -29,6 +29,8 @@ import { percentile } from "./percentile";
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const LATENCY_REQUESTS = Number(process.env.BENCH_LATENCY_REQUESTS ?? 1500);
 const CONNECTIONS = 64;
+/** Each target is measured this many times, interleaved with the others; rows report medians. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /** Comma lists narrowing a run while iterating (e.g. `BENCH_TARGETS=agentnet BENCH_MODES=non-streaming`). */
 const TARGETS = process.env.BENCH_TARGETS?.split(",");
 const MODES = process.env.BENCH_MODES?.split(",") ?? ["non-streaming", "streaming"];
@@ -334,28 +336,61 @@ async function main() {
     const selected = targets.filter(
       (target) => target.name === "direct" || !TARGETS || TARGETS.includes(target.name),
     );
-    const direct = new Map<boolean, Measured>();
-    const rows = new Map<string, string>();
-    const run = async (target: Target, stream: boolean) => {
-      const lat = await latency(target, stream);
-      if (target.name === "direct") direct.set(stream, lat);
-      const load = await throughput(target, stream);
-      const base = direct.get(stream) ?? lat;
-      const added =
-        target.name === "direct"
-          ? "—"
-          : `${(lat.p50 - base.p50).toFixed(2)} / ${(lat.p99 - base.p99).toFixed(2)}`;
-      const row = `| ${stream ? "streaming" : "non-streaming"} | ${target.name} | ${lat.p50.toFixed(2)} / ${lat.p99.toFixed(2)} | ${added} | ${Math.round(load.rps)} | ${load.non2xx + load.errors} |`;
-      rows.set(`${stream} ${target.name}`, row);
-      process.stdout.write(`${row}\n`);
+    // Rounds interleave the targets, so a burst of load elsewhere on the machine lands on all of
+    // them rather than on one row; each row is the median of its rounds.
+    const samples = new Map<string, { lat: Measured; rps: number; failed: number }[]>();
+    for (const stream of modes) {
+      for (let round = 1; round <= ROUNDS; round++) {
+        for (const target of selected) {
+          const lat = await latency(target, stream);
+          const load = await throughput(target, stream);
+          const key = `${stream} ${target.name}`;
+          samples.set(key, [
+            ...(samples.get(key) ?? []),
+            { lat, rps: load.rps, failed: load.non2xx + load.errors },
+          ]);
+          process.stdout.write(
+            `round ${round} ${stream ? "streaming" : "non-streaming"} ${target.name}: p50 ${lat.p50.toFixed(2)} p99 ${lat.p99.toFixed(2)} ms, ${Math.round(load.rps)} req/s\n`,
+          );
+        }
+      }
+    }
+    const median = (values: number[]) => {
+      const sorted = [...values].sort((a, b) => a - b);
+      return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
     };
-    for (const stream of modes) for (const target of selected) await run(target, stream);
+    const summary = (stream: boolean, name: string) => {
+      const runs = samples.get(`${stream} ${name}`) ?? [];
+      return {
+        p50: median(runs.map((run) => run.lat.p50)),
+        p99: median(runs.map((run) => run.lat.p99)),
+        rps: median(runs.map((run) => run.rps)),
+        failed: runs.reduce((total, run) => total + run.failed, 0),
+      };
+    };
     const table = modes.flatMap((stream) =>
-      selected.map((target) => rows.get(`${stream} ${target.name}`) ?? ""),
+      selected.map((target) => {
+        const row = summary(stream, target.name);
+        const base = summary(stream, "direct");
+        const added =
+          target.name === "direct"
+            ? "—"
+            : `${(row.p50 - base.p50).toFixed(2)} / ${(row.p99 - base.p99).toFixed(2)}`;
+        return `| ${stream ? "streaming" : "non-streaming"} | ${target.name} | ${row.p50.toFixed(2)} / ${row.p99.toFixed(2)} | ${added} | ${Math.round(row.rps)} | ${row.failed} |`;
+      }),
     );
     process.stdout.write(
       `\n| mode | target | latency p50 / p99 (ms) | added p50 / p99 (ms) | req/s (${CONNECTIONS} conns, ${SECONDS} s) | non-2xx + errors |\n|---|---|---|---|---|---|\n${table.join("\n")}\n`,
     );
+    for (const stream of modes) {
+      const plain = summary(stream, "agentnet");
+      const capped = summary(stream, "agentnet + cap");
+      if (!Number.isNaN(plain.rps) && !Number.isNaN(capped.rps)) {
+        process.stdout.write(
+          `${stream ? "streaming" : "non-streaming"}: agentnet + cap = ${((capped.rps / plain.rps) * 100).toFixed(0)} % of agentnet req/s; its p99 ${(capped.p99 - plain.p99).toFixed(2)} ms from agentnet's\n`,
+        );
+      }
+    }
   } finally {
     for (const child of children) child.kill("SIGTERM");
     await Promise.all(children.map((child) => new Promise((resolve) => child.once("exit", resolve))));

@@ -95,18 +95,8 @@ export class LeaseTable {
       if (lacking.length === 0) {
         return { kind: "held", hold: this.hold(plans, capped, leases, amount) };
       }
-      let grants: LeaseGrant[];
-      try {
-        grants = await this.ask(accountId, lacking, (current) =>
-          lacking.map((plan, i) => this.askFor(plan, current[i] as LocalLease, amount)),
-        );
-      } catch {
-        return { kind: "unavailable" };
-      }
-      const refused = grants.findIndex((grant) => !grant.fits);
-      const plan = lacking[refused];
-      const grant = grants[refused];
-      if (plan && grant) return { kind: "refused", plan, used: amountOf(grant.used) };
+      const failed = await this.askLacking(accountId, lacking, amount);
+      if (failed) return failed;
       // A lease replaced meanwhile is a new object: hold on the current ones.
       for (let i = 0; i < capped.length; i++) leases[i] = this.leaseOf(capped[i] as CounterPlan);
     }
@@ -136,18 +126,8 @@ export class LeaseTable {
       if (lackingLeases.some((lease) => this.leases.get(chainId(lease.key)) !== lease)) {
         return { kind: "unavailable" };
       }
-      let grants: LeaseGrant[];
-      try {
-        grants = await this.ask(accountId, lacking, (current) =>
-          lacking.map((plan, i) => this.askFor(plan, current[i] as LocalLease, extra)),
-        );
-      } catch {
-        return { kind: "unavailable" };
-      }
-      const refused = grants.findIndex((grant) => !grant.fits);
-      const plan = lacking[refused];
-      const grant = grants[refused];
-      if (plan && grant) return { kind: "refused", plan, used: amountOf(grant.used) };
+      const failed = await this.askLacking(accountId, lacking, extra);
+      if (failed) return failed;
     }
     return { kind: "refused", plan: capped[0] as CounterPlan, used: NO_AMOUNT };
   }
@@ -230,6 +210,26 @@ export class LeaseTable {
       this.leases.set(plan.id, lease);
     }
     return lease;
+  }
+
+  /** Asks the leader for `need` on the lacking leases: a refusal, or a leader that does not answer, ends it. */
+  private async askLacking(
+    accountId: string,
+    lacking: CounterPlan[],
+    need: Amount,
+  ): Promise<Exclude<Admission, { kind: "held" }> | undefined> {
+    let grants: LeaseGrant[];
+    try {
+      grants = await this.ask(accountId, lacking, (current) =>
+        lacking.map((plan, i) => this.askFor(plan, current[i] as LocalLease, need)),
+      );
+    } catch {
+      return { kind: "unavailable" };
+    }
+    const refused = grants.findIndex((grant) => !grant.fits);
+    const plan = lacking[refused];
+    const grant = grants[refused];
+    return plan && grant ? { kind: "refused", plan, used: amountOf(grant.used) } : undefined;
   }
 
   private askFor(plan: CounterPlan, lease: LocalLease, need: Amount): LeaseAsk {

@@ -88,7 +88,10 @@ describe("estimates", () => {
     if (!catalog) throw new Error("catalog");
     const pricing = ratesFor(provider, catalog, "gpt-4o");
     expect(pricing.shape).toBe("openai");
-    const tokens = admissionTokens({ input: "a".repeat(4000), max_tokens: 1000 }, "chat");
+    const tokens = admissionTokens(
+      estimateTokens({ input: "a".repeat(4000), max_tokens: 1000 }, "chat"),
+      false,
+    );
     expect(tokens).toEqual({ input_tokens: 1000, output_tokens: 1000 });
     // $1/1k in, $2/1k out: $3 in nano-USD.
     expect(holdAmount(tokens, pricing)).toEqual({ tokens: 2000, costNanos: 3_000_000_000 });
@@ -97,12 +100,15 @@ describe("estimates", () => {
 
   it("admits a stream with one output step and a non-streaming request with its worst case", () => {
     const agent = { messages: "x".repeat(400), max_tokens: 32_000 };
-    expect(admissionTokens(agent, "messages")).toEqual({ input_tokens: 100, output_tokens: 32_000 });
-    expect(admissionTokens({ ...agent, stream: true }, "messages")).toEqual({
+    const worst = estimateTokens(agent, "messages");
+    expect(admissionTokens(worst, false)).toEqual({ input_tokens: 100, output_tokens: 32_000 });
+    expect(admissionTokens(worst, true)).toEqual({
       input_tokens: 100,
       output_tokens: STREAM_OUTPUT_STEP_TOKENS,
     });
-    expect(admissionTokens({ ...agent, max_tokens: 10, stream: true }, "messages").output_tokens).toBe(10);
+    expect(
+      admissionTokens(estimateTokens({ ...agent, max_tokens: 10 }, "messages"), true).output_tokens,
+    ).toBe(10);
   });
 
   it("reads no token field beyond any model's window (a hostile max_tokens stays a finite estimate)", () => {

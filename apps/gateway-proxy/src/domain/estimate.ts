@@ -106,8 +106,7 @@ export const holdAmount = (
  * it holds its worst case (prompt estimate + its output cap); a stream holds the prompt estimate
  * and one output step, and grows as it streams.
  */
-export function admissionTokens(body: JsonObject, operation: Operation) {
-  const worst = estimateTokens(body, operation);
-  if (body.stream !== true) return worst;
+export function admissionTokens(worst: { input_tokens: number; output_tokens: number }, stream: boolean) {
+  if (!stream) return worst;
   return { ...worst, output_tokens: Math.min(worst.output_tokens, STREAM_OUTPUT_STEP_TOKENS) };
 }

@@ -163,7 +163,8 @@ export async function handleInference(
   }
   let capped: CappedRequest | undefined;
   if (checks.length > 0) {
-    const admitted = admissionTokens(body, operation);
+    const worst = estimateTokens(body, operation);
+    const admitted = admissionTokens(worst, body.stream === true);
     const headroom = await holdHeadroom(ctx, caller.account_id, checks, holdAmount(admitted, pricing));
     if (headroom.kind === "unavailable") {
       return deny(503, "consumption.unavailable", "usage limits cannot be checked right now; try again");
@@ -173,7 +174,12 @@ export async function handleInference(
         "retry-after": String(headroom.retryAfter),
       });
     }
-    capped = { ...headroom, heldOutput: admitted.output_tokens, cutReason: "" };
+    capped = {
+      ...headroom,
+      heldOutput: admitted.output_tokens,
+      worstOutput: worst.output_tokens,
+      cutReason: "",
+    };
     record.counters = headroom.hold.counters;
   }
   let finished = false;
@@ -201,6 +207,8 @@ interface CappedRequest {
   hold: Hold;
   plans: CounterPlan[];
   heldOutput: number;
+  /** The request's own output cap: a stream never needs more held than that. */
+  worstOutput: number;
   /** Set when the proxy ended the stream at a cap: the row's deny_reason. */
   cutReason: string;
 }
@@ -281,13 +289,7 @@ async function forwardAllowed(
       captureLimit: plan.capture ? 32_768 : 0,
       ...(capped && body.stream === true
         ? {
-            growth: streamGrowth(
-              ctx,
-              record.caller.account_id,
-              capped,
-              pricing,
-              estimateTokens(body, operation),
-            ),
+            growth: streamGrowth(ctx, record.caller.account_id, capped, pricing),
           }
         : {}),
     },
@@ -332,12 +334,11 @@ function streamGrowth(
   accountId: string,
   capped: CappedRequest,
   pricing: Pricing,
-  worst: { output_tokens: number },
 ): StreamGrowth {
   const step = holdAmount({ input_tokens: 0, output_tokens: STREAM_OUTPUT_STEP_TOKENS }, pricing);
   return {
     extendAt: () =>
-      capped.heldOutput >= worst.output_tokens
+      capped.heldOutput >= capped.worstOutput
         ? Number.POSITIVE_INFINITY
         : capped.heldOutput - STREAM_OUTPUT_STEP_TOKENS / 2,
     extend: async () => {

@@ -179,11 +179,11 @@ async function relayGrowing(
   growth: StreamGrowth,
   signal: AbortSignal,
 ): Promise<boolean> {
-  const decoder = new TextDecoder();
-  let pending = "";
-  const relay = async (text: string): Promise<boolean> => {
-    watcher.pushText(text);
-    if (!res.write(text)) await drained(res, signal);
+  // Bytes, not text: the relay writes what the upstream sent without decoding and encoding it.
+  let pending: Buffer = Buffer.alloc(0);
+  const relay = async (events: Buffer): Promise<boolean> => {
+    watcher.push(events);
+    if (!res.write(events)) await drained(res, signal);
     while (watcher.outputTokens() >= growth.extendAt()) {
       if (!(await growth.extend())) {
         res.end(watcher.ending());
@@ -193,22 +193,21 @@ async function relayGrowing(
     return false;
   };
   for await (const chunk of body) {
-    pending += decoder.decode(chunk as Buffer, { stream: true });
+    pending = pending.length === 0 ? (chunk as Buffer) : Buffer.concat([pending, chunk as Buffer]);
     const boundary = lastEventEnd(pending);
     if (boundary === -1) continue;
-    const complete = pending.slice(0, boundary);
-    pending = pending.slice(boundary);
+    const complete = pending.subarray(0, boundary);
+    pending = pending.subarray(boundary);
     if (await relay(complete)) return true;
   }
-  pending += decoder.decode();
-  if (pending !== "") return relay(pending);
+  if (pending.length > 0) return relay(pending);
   return false;
 }
 
-/** Where the last complete SSE event of `text` ends (after its blank line), or -1. */
-function lastEventEnd(text: string): number {
-  const lf = text.lastIndexOf("\n\n");
-  const crlf = text.lastIndexOf("\r\n\r\n");
+/** Where the last complete SSE event of `bytes` ends (after its blank line), or -1. */
+function lastEventEnd(bytes: Buffer): number {
+  const lf = bytes.lastIndexOf("\n\n");
+  const crlf = bytes.lastIndexOf("\r\n\r\n");
   if (crlf !== -1 && crlf + 4 > lf + 2) return crlf + 4;
   return lf === -1 ? -1 : lf + 2;
 }
