@@ -337,11 +337,13 @@ async function main() {
       (target) => target.name === "direct" || !TARGETS || TARGETS.includes(target.name),
     );
     // Rounds interleave the targets, so a burst of load elsewhere on the machine lands on all of
-    // them rather than on one row; each row is the median of its rounds.
+    // them rather than on one row, and alternate their order (what runs before a target leaves
+    // work behind, e.g. events still to settle); each row is the median of its rounds.
     const samples = new Map<string, { lat: Measured; rps: number; failed: number }[]>();
     for (const stream of modes) {
       for (let round = 1; round <= ROUNDS; round++) {
-        for (const target of selected) {
+        // Every other round in reverse, so no target always follows the same one.
+        for (const target of round % 2 === 1 ? selected : [...selected].reverse()) {
           const lat = await latency(target, stream);
           const load = await throughput(target, stream);
           const key = `${stream} ${target.name}`;

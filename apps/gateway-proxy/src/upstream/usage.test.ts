@@ -84,4 +84,69 @@ describe("SseWatcher", () => {
     expect(watcher.usage.input_tokens).toBe(3);
     expect(watcher.completion()).toBe("ok");
   });
+
+  it("tracks a capped stream's generated output in each format, counting delta text only", () => {
+    const chat = new SseWatcher("openai", 0, true);
+    const chunk = (content: string) =>
+      `data: {"id":"c1","object":"chat.completion.chunk","created":7,"model":"m","choices":[{"index":0,"delta":{"content":"${content}"}}]}\n\n`;
+    chat.push(encode(chunk("") + chunk("abcdef") + chunk("ghi")));
+    expect(chat.outputTokens()).toBe(3);
+    const anthropic = new SseWatcher("anthropic", 0, true);
+    anthropic.push(
+      encode(
+        'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"abcdefghi"}}\n\n' +
+          'event: content_block_delta\ndata: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\\"a\\":1}"}}\n\n',
+      ),
+    );
+    // 9 characters of text, 9 of raw partial JSON (an escape counts as two).
+    expect(anthropic.outputTokens()).toBe(6);
+    const responses = new SseWatcher("openai", 0, true);
+    responses.push(
+      encode(
+        'data: {"type":"response.output_text.delta","delta":"abcdef"}\n\n' +
+          'data: {"type":"response.completed","response":{"output":[{"content":[{"text":"abcdef"}]}],"usage":{"input_tokens":1,"output_tokens":2}}}\n\n',
+      ),
+    );
+    expect(responses.outputTokens()).toBe(2);
+  });
+
+  it("ends a stream in the vendor's own format", () => {
+    const chat = new SseWatcher("openai", 0, true);
+    chat.push(
+      encode(
+        'data: {"id":"c1","object":"chat.completion.chunk","created":7,"model":"m","choices":[{"index":0,"delta":{"content":"hi"}}]}\n\n',
+      ),
+    );
+    expect(chat.ending()).toBe(
+      'data: {"id":"c1","object":"chat.completion.chunk","created":7,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"length"}]}\n\ndata: [DONE]\n\n',
+    );
+    const anthropic = new SseWatcher("anthropic", 0, true);
+    anthropic.push(
+      encode(
+        'event: content_block_start\ndata: {"type":"content_block_start","index":2,"content_block":{"type":"text","text":""}}\n\n',
+      ),
+    );
+    const events = anthropic
+      .ending()
+      .split("\n\n")
+      .filter(Boolean)
+      .map((event) => JSON.parse(event.split("data: ")[1] ?? "{}"));
+    expect(events.map((event) => event.type)).toEqual([
+      "content_block_stop",
+      "message_delta",
+      "message_stop",
+    ]);
+    expect(events[0].index).toBe(2);
+    expect(events[1].delta.stop_reason).toBe("max_tokens");
+    const responses = new SseWatcher("openai", 0, true);
+    responses.push(
+      encode(
+        'data: {"type":"response.created","response":{"id":"resp_1","object":"response","status":"in_progress"}}\n\n',
+      ),
+    );
+    expect(JSON.parse(responses.ending().split("data: ")[1] ?? "{}")).toMatchObject({
+      type: "response.incomplete",
+      response: { id: "resp_1", status: "incomplete", incomplete_details: { reason: "max_output_tokens" } },
+    });
+  });
 });
