@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runClaude } from "./test-support/claude-code";
+import { configure } from "./test-support/setup";
+import { type ProxyStack, startProxyStack } from "./test-support/stack";
+
+let stack: ProxyStack;
+beforeAll(async () => {
+  stack = await startProxyStack();
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+const DAY = 86_400;
+
+/** An account whose members may use the Anthropic provider under a $1/day budget rule. */
+async function capped() {
+  const account = await stack.newAccount();
+  const setup = configure(stack, account);
+  await setup.policy([account.anthropicProvider.id]);
+  await setup.budgetRule({
+    budget_limit: { enabled: true, group_cap_usd: 0, user_cap_usd: 1, window_seconds: DAY },
+  });
+  return account;
+}
+
+describe("Claude Code through the proxy (the real CLI)", () => {
+  it("five runs at once under a $1/day cap all answer, each costed and grouped by its own session", async () => {
+    const account = await capped();
+    stack.anthropic.usage = { input: 1_200, output: 40, cached: 0, creation: 0 };
+    stack.anthropic.reply = "Hello from the vendor mock.";
+    const runs = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        // Claude Code sends max_tokens 32,000 on this model, and streams.
+        runClaude({
+          baseUrl: stack.proxy.url,
+          token: account.token,
+          prompt: "say hi",
+          model: "claude-opus-4-5",
+        }),
+      ),
+    );
+    for (const run of runs) {
+      expect(run.json, run.stderr || run.stdout).toMatchObject({
+        is_error: false,
+        result: stack.anthropic.reply,
+      });
+    }
+    const sessions = runs.map((run) => run.json?.session_id);
+    expect(new Set(sessions).size).toBe(5);
+    const events = await account.events.waitFor(5);
+    const allowed = events.filter((event) => event.decision === "allow");
+    expect(allowed.length).toBeGreaterThanOrEqual(5);
+    // Every request of a run carries that run's session; every one is costed (Opus 4.5 list price).
+    for (const event of allowed) {
+      expect(sessions).toContain(event.session_id);
+      expect(event.cost_usd).toBeGreaterThan(0);
+      expect(event.stream).toBe(true);
+    }
+    // The vendor gets the provider's key, never the agentnet token.
+    const seen = stack.anthropic.seen.slice(-5);
+    for (const request of seen) {
+      expect(request.headers["x-api-key"]).toBe("sk-ant-upstream");
+      expect(JSON.stringify(request.headers)).not.toContain(account.token);
+    }
+  });
+
+  it("its default model, which has no price, is refused under the USD cap with the reason", async () => {
+    const account = await capped();
+    const run = await runClaude({ baseUrl: stack.proxy.url, token: account.token, prompt: "say hi" });
+    expect(run.json?.is_error).toBe(true);
+    expect(`${run.json?.result}`).toContain("pricing.unknown_model");
+    const [event] = await account.events.waitFor(1);
+    expect(event).toMatchObject({ decision: "deny", deny_reason: "pricing.unknown_model" });
+  });
+});
