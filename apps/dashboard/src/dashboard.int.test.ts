@@ -217,6 +217,13 @@ describe("the dashboard against the real stack", { timeout: 60_000 }, () => {
     await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(3);
     expect(await memberPage.getByRole("columnheader", { name: "User" }).count()).toBe(0);
     await screenshot(memberPage, "15-member-access-logs");
+    await go(memberPage, "/consumption");
+    const ownCaps = memberPage.getByRole("list", { name: "Caps that apply to you" });
+    await ownCaps
+      .getByText(/left of 2,000/)
+      .first()
+      .waitFor();
+    expect(await ownCaps.getByText(/Budget rule “Hourly tokens”/).count()).toBeGreaterThan(0);
     await memberPage.getByRole("button", { name: "Sign out" }).click();
     await memberPage.getByLabel("API token").waitFor();
     expect(await memberPage.evaluate(() => sessionStorage.getItem("agentnet.token"))).toBeNull();

@@ -1,4 +1,4 @@
-import type { BudgetRule, Group, Policy } from "@agentnet/contracts";
+import type { BudgetRule, CapStatus, Group, Policy } from "@agentnet/contracts";
 import { EmptyState, LoadState, Meter } from "../components/ui";
 import { capsForCounter, usedShare, windowResetAt } from "../domain/caps";
 import { formatDateTime, formatIn, formatTokens, formatUsd, formatWindow } from "../domain/format";
@@ -10,13 +10,14 @@ import { userLabel, useSession } from "../session";
 export function ConsumptionPage() {
   const { api, users, accountWide } = useSession();
   const loaded = useLoad(async () => {
-    const [counters, rules, policies, groups] = await Promise.all([
+    const [counters, ownCaps, rules, policies, groups] = await Promise.all([
       api.consumption(),
+      api.consumptionCaps(),
       accountWide ? api.budgetRules.list() : Promise.resolve<BudgetRule[]>([]),
       accountWide ? api.policies.list() : Promise.resolve<Policy[]>([]),
       accountWide ? api.groups() : Promise.resolve<Group[]>([]),
     ]);
-    return { counters, rules, policies, groups };
+    return { counters, ownCaps, rules, policies, groups };
   }, [accountWide]);
   const data = loaded.data;
   const allGroup = data?.groups.find((g) => g.name === "All")?.id;
@@ -35,9 +36,9 @@ export function ConsumptionPage() {
       <p className="lede">
         What each user and group has used in the current windows, against the tightest cap of the budget rules
         and policies that count it.
-        {accountWide ? "" : " Caps are shown to admins; yours still apply."}
       </p>
       <LoadState loading={loaded.loading} error={loaded.error} what="consumption counters" />
+      {data ? <OwnCaps caps={data.ownCaps} dimension={dimension} /> : null}
       {data && data.counters.length === 0 ? (
         <EmptyState title="Nothing consumed yet">
           Counters appear once a request goes through a policy or budget rule with limits.{" "}
@@ -48,6 +49,7 @@ export function ConsumptionPage() {
           )}
         </EmptyState>
       ) : null}
+      {data && data.counters.length > 0 ? <h2>Counters</h2> : null}
       {data && data.counters.length > 0 ? (
         <ul className="counters">
           {data.counters.map((c) => {
@@ -87,6 +89,46 @@ export function ConsumptionPage() {
           })}
         </ul>
       ) : null}
+    </section>
+  );
+}
+
+/**
+ * The caps that apply to the signed-in user now (any role): what each allows, what is used, what
+ * requests in flight hold, and what remains, so members see their own budget.
+ */
+function OwnCaps(props: { caps: CapStatus[]; dimension: (kind: string, id: string) => string }) {
+  const amount = (cap: CapStatus, value: number) =>
+    cap.measure === "usd" ? formatUsd(value) : formatTokens(value);
+  return (
+    <section aria-labelledby="own-caps-title" className="own-caps">
+      <h2 id="own-caps-title">Your caps</h2>
+      {props.caps.length === 0 ? (
+        <p className="hint">No token or spending cap applies to you.</p>
+      ) : (
+        <ul className="counters" aria-label="Caps that apply to you">
+          {props.caps.map((cap) => (
+            <li
+              key={`${cap.source_id}:${cap.measure}:${cap.dimension_kind}:${cap.dimension_id}:${cap.window_seconds}`}
+              className="card counter"
+            >
+              <h3>
+                {cap.measure === "usd" ? "Spend" : "Tokens"} ·{" "}
+                {props.dimension(cap.dimension_kind, cap.dimension_id)}
+              </h3>
+              <p className="hint">
+                {cap.source === "budget_rule" ? "Budget rule" : "Policy"} “{cap.source_name}” ·{" "}
+                {formatWindow(cap.window_seconds)} window from {formatDateTime(cap.window_start_utc)}
+              </p>
+              <Meter
+                label={`${cap.measure === "usd" ? "Spend" : "Tokens"} of ${cap.source_name}`}
+                share={usedShare(cap.used + cap.held, cap.limit)}
+                text={`${amount(cap, cap.used)} used · ${amount(cap, cap.held)} held · ${amount(cap, cap.remaining)} left of ${amount(cap, cap.limit)}`}
+              />
+            </li>
+          ))}
+        </ul>
+      )}
     </section>
   );
 }
