@@ -78,7 +78,6 @@ describe("the dashboard against the real stack", { timeout: 60_000 }, () => {
     const providers = await stack.api<{ name: string }[]>("GET", "/api/agent-network/providers", owner.token);
     expect(providers.map((p) => p.name)).toEqual(["OpenAI"]);
     expect(JSON.stringify(providers)).not.toContain("sk-test-upstream");
-    await screenshot(page, "08-providers");
   });
 
   it("creates a policy; the limits editor refuses a short window before submitting", async () => {
@@ -239,6 +238,22 @@ describe("the dashboard against the real stack", { timeout: 60_000 }, () => {
     await page.getByText("Saved.").waitFor();
     await expect.poll(() => nav.getByRole("link", { name: "Team" }).count(), { timeout: 15_000 }).toBe(0);
     await screenshot(page, "16-account-settings");
+  });
+
+  it("lists models seen without a price for admins, with a way to set their rates", async () => {
+    // Under a token cap only, an unpriced model is served (at $0) and logged.
+    expect(await stack.chat(owner.token, { model: "gpt-9-preview" })).toBe(200);
+    await stack.waitFor(
+      () => stack.api<LogPage>("GET", "/api/agent-network/access-logs?model=gpt-9-preview", owner.token),
+      (logs) => logs.total_records >= 1,
+      "the unpriced request's row",
+    );
+    await go(page, "/config/providers");
+    const table = page.getByRole("table", { name: "Models seen without a price" });
+    await table.getByText("gpt-9-preview").waitFor();
+    expect(await table.getByText("gpt-4o-mini").count()).toBe(0);
+    expect(await table.getByRole("button", { name: "Set rates" }).count()).toBe(1);
+    await screenshot(page, "08-providers");
   });
 
   it("refuses to delete the settings while a provider exists and shows the 412 reason", async () => {

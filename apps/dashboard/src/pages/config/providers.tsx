@@ -1,6 +1,7 @@
 import type { CatalogProvider, Provider } from "@agentnet/contracts";
 import { useState } from "react";
 import { Badge, EmptyState, FormError, LoadState } from "../../components/ui";
+import { unpricedModels } from "../../domain/unpriced";
 import { useLoad, useSubmit } from "../../hooks";
 import { useSession } from "../../session";
 import { ProviderForm } from "./provider-form";
@@ -38,6 +39,70 @@ function CatalogPicker(props: {
       <button type="button" className="ghost" onClick={props.onCancel}>
         Cancel
       </button>
+    </div>
+  );
+}
+
+const DAY_MS = 24 * 3600 * 1000;
+
+/**
+ * Models requested in the last 30 days that have no price: served at $0, or refused where a USD
+ * limit applies (`pricing.unknown_model`). Read from the access logs (so only while log
+ * collection is on): the cheapest allowed rows first, and the refused ones by reason.
+ */
+function UnpricedModels(props: { providers: Provider[]; onEdit: (provider: Provider) => void }) {
+  const { api, canWrite } = useSession();
+  const loaded = useLoad(async () => {
+    const since = new Date(Date.now() - 30 * DAY_MS).toISOString();
+    const query = { start_date: since, page_size: 100 };
+    const [cheapest, refused] = await Promise.all([
+      api.accessLogs({ ...query, decision: "allow", sort_by: "cost_usd", sort_order: "ascending" }),
+      api.accessLogs({ ...query, decision: "deny", sort_by: "deny_reason", sort_order: "descending" }),
+    ]);
+    return [...cheapest.data, ...refused.data];
+  }, []);
+  const models = loaded.data ? unpricedModels(loaded.data, props.providers) : [];
+  if (models.length === 0) return null;
+  return (
+    <div className="card warning" role="region" aria-labelledby="unpriced-title">
+      <h2 id="unpriced-title">Models seen without a price</h2>
+      <p className="hint">
+        Requests for these models cost $0, and are refused wherever a USD limit applies. Set their rates on
+        the provider (a model row with input and output prices per 1k tokens).
+      </p>
+      <table className="table" aria-label="Models seen without a price">
+        <thead>
+          <tr>
+            <th scope="col">Provider</th>
+            <th scope="col">Model</th>
+            <th scope="col">Requests (30 days)</th>
+            <th scope="col">
+              <span className="sr-only">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {models.map((m) => {
+            const provider = props.providers.find((p) => p.id === m.providerId);
+            return (
+              <tr key={`${m.providerId}|${m.model}`}>
+                <td>{m.providerName}</td>
+                <td>
+                  <code>{m.model}</code>
+                </td>
+                <td>{m.requests}</td>
+                <td className="row-actions">
+                  {canWrite && provider ? (
+                    <button type="button" className="ghost" onClick={() => props.onEdit(provider)}>
+                      Set rates
+                    </button>
+                  ) : null}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
     </div>
   );
 }
@@ -84,6 +149,13 @@ export function ProvidersPage() {
             </button>
           ) : null}
           <FormError error={remove.error} />
+          <UnpricedModels
+            providers={data.providers}
+            onEdit={(provider) => {
+              const entry = entryOf(provider);
+              if (entry) setMode({ kind: "form", entry, existing: provider });
+            }}
+          />
           {data.providers.length === 0 ? (
             <EmptyState title="No providers yet">
               {canWrite
