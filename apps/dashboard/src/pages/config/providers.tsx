@@ -64,7 +64,7 @@ function UnpricedModels(props: { providers: Provider[]; onEdit: (provider: Provi
   const models = loaded.data ? unpricedModels(loaded.data, props.providers) : [];
   if (models.length === 0) return null;
   return (
-    <div className="card warning" role="region" aria-labelledby="unpriced-title">
+    <section className="card warning" aria-labelledby="unpriced-title">
       <h2 id="unpriced-title">Models seen without a price</h2>
       <p className="hint">
         Requests for these models cost $0, and are refused wherever a USD limit applies. Set their rates on
@@ -103,7 +103,7 @@ function UnpricedModels(props: { providers: Provider[]; onEdit: (provider: Provi
           })}
         </tbody>
       </table>
-    </div>
+    </section>
   );
 }
 
