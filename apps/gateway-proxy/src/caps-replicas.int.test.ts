@@ -5,7 +5,7 @@ import { startProxyProcess } from "./test-support/proxy-process";
 import { configure, openaiClient, waitUntil } from "./test-support/setup";
 import { type ProxyStack, startProxyStack } from "./test-support/stack";
 
-const LEASE_TTL_MS = 1_500;
+const LEASE_TTL_MS = 3_000;
 let stack: ProxyStack;
 let second: Awaited<ReturnType<typeof startProxyProcess>>;
 beforeAll(async () => {

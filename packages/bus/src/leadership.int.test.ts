@@ -2,7 +2,11 @@ import { connectTestBus, eventually, uniqueId } from "@agentnet/testkit";
 import { describe, expect, it } from "vitest";
 import { contendForLeadership, type NatsConnection } from "./index";
 
-const TTL_MS = 900;
+/**
+ * Long enough that a busy machine (other test files start processes beside this one) does not
+ * stall a renewal past it, short enough that "at once" (a third of it) differs from "on expiry".
+ */
+const TTL_MS = 2_000;
 
 /** A contender on its own connection that records what it was told. */
 async function contender(key: string) {
