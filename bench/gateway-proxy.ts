@@ -14,16 +14,17 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { connectBus, deleteDurableConsumer, request } from "@agentnet/bus";
+import { deleteDurableConsumer, request } from "@agentnet/bus";
 import { ACCOUNT_EVENTS_STREAM, type Caller, ControlPlane } from "@agentnet/contracts";
 import { startControlPlane } from "@agentnet/control-plane/app";
-import { ensureMongo, ensureNats, findRepoRoot } from "@agentnet/local-backends";
+import { ensureMongo, findRepoRoot } from "@agentnet/local-backends";
 import { startVerifier } from "@agentnet/provider-verifier/app";
 import { generateSealingKey, parseSealingKey } from "@agentnet/sealing";
-import { createLogger } from "@agentnet/service-kit";
+import { createLogger, hashToken } from "@agentnet/service-kit";
 import autocannon from "autocannon";
 import mongoose from "mongoose";
 import { Pool } from "undici";
+import { startBenchNats } from "./bus";
 import { percentile } from "./percentile";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -188,14 +189,14 @@ async function throughput(target: Target, stream: boolean) {
 async function main() {
   const logger = createLogger("bench", "warn");
   const dataDir = join(ROOT, ".data", "bench");
-  const nats = await ensureNats({ url: process.env.BENCH_NATS_URL ?? "nats://127.0.0.1:4455", dataDir });
+  const nats = await startBenchNats();
   const mongo = await ensureMongo({
     url: process.env.BENCH_MONGO_URL ?? "mongodb://127.0.0.1:27455/agentnet_bench",
     dataDir,
   });
   const children: ChildProcess[] = [];
   const durable = `bench-proxy-${Date.now()}`;
-  const nc = await connectBus({ url: nats.url, name: "bench" });
+  const nc = await nats.connectOperator("bench");
   // A database per run: its credentials are sealed with this run's key.
   const database = new URL(mongo.url);
   database.pathname = `/agentnet_bench_${Date.now()}`;
@@ -213,8 +214,8 @@ async function main() {
         '"ready":true',
       ),
     );
-    await startControlPlane({ nc, connection, logger, sealingKey });
-    await startVerifier({ nc, logger });
+    await startControlPlane({ nc: await nats.connectAs("control-plane"), connection, logger, sealingKey });
+    await startVerifier({ nc: await nats.connectAs("provider-verifier"), logger });
 
     const proxyPort = await freePort();
     children.push(
@@ -227,7 +228,7 @@ async function main() {
           join(ROOT, "apps", "gateway-proxy", "src", "main.ts"),
         ],
         {
-          NATS_URL: nats.url,
+          ...nats.serviceEnv("gateway-proxy"),
           AGN_SEALING_KEY: sealingText,
           AGN_PROXY_PORT: String(proxyPort),
           LOG_LEVEL: "info",
@@ -259,7 +260,9 @@ async function main() {
       const boot = await request(nc, ControlPlane.accountsBootstrap, {
         email: `bench-${Date.now()}-${capped}@example.com`,
       });
-      const caller: Caller = await request(nc, ControlPlane.authResolve, { token: boot.token });
+      const caller: Caller = await request(nc, ControlPlane.authResolve, {
+        token_hash: hashToken(boot.token),
+      });
       await request(nc, ControlPlane.settingsCreate, { caller, body: { proxy_address: "gw.bench.local" } });
       const provider = await request(nc, ControlPlane.providersCreate, {
         caller,
@@ -328,7 +331,7 @@ async function main() {
           ...(process.env.BENCH_CONSUMPTION_NODE_ARGS?.split(" ") ?? []),
           join(ROOT, "bench", "consumption-service.ts"),
         ],
-        { BENCH_MONGO_URL: database.toString(), BENCH_NATS_URL: nats.url, BENCH_DURABLE: durable },
+        { BENCH_MONGO_URL: database.toString(), BENCH_DURABLE: durable, ...nats.serviceEnv("consumption") },
         '"ready":true',
       ),
     );

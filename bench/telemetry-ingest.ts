@@ -14,13 +14,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { connectBus, deleteDurableConsumer, ensureRequestStream } from "@agentnet/bus";
+import { deleteDurableConsumer, ensureRequestStream } from "@agentnet/bus";
 import { openWarehouse, type Warehouse } from "@agentnet/clickhouse";
 import { Events } from "@agentnet/contracts";
-import { defaultDataDir, ensureNats } from "@agentnet/local-backends";
 import { createLogger, newId } from "@agentnet/service-kit";
 import { startTelemetry } from "@agentnet/telemetry/app";
 import { spawnBenchScript } from "./bench-script";
+import { startBenchNats } from "./bus";
 import { publishEvents } from "./telemetry-events";
 
 const N = Number(process.env.BENCH_EVENTS ?? 1_000_000);
@@ -31,14 +31,14 @@ const E2E = Number(process.env.BENCH_E2E_EVENTS ?? 200_000);
  * Resolves once it has published everything, with the publisher's own time.
  */
 function publishFromChild(
-  natsUrl: string,
+  busEnv: Record<string, string>,
   accountId: string,
   count: number,
   window: number,
   onProgress: (published: number) => void,
 ) {
   const child = spawnBenchScript("telemetry-publisher.ts", {
-    BENCH_NATS_URL: natsUrl,
+    ...busEnv,
     BENCH_ACCOUNT: accountId,
     BENCH_COUNT: String(count),
     BENCH_WINDOW: String(window),
@@ -108,11 +108,10 @@ function report(label: string, count: number, stored: Awaited<ReturnType<typeof 
 }
 
 const logger = createLogger("bench", "warn");
-const nats = await ensureNats({
-  url: process.env.NATS_URL ?? "nats://127.0.0.1:4222",
-  dataDir: join(defaultDataDir(), "bench"),
-});
-const nc = await connectBus({ url: nats.url, name: "bench-telemetry" });
+const nats = await startBenchNats();
+// Pre-fill and clean-up as an operator; telemetry consumes as itself.
+const nc = await nats.connectOperator("bench-telemetry");
+const telemetryBus = await nats.connectAs("telemetry");
 await ensureRequestStream(nc, [Events.requestsAll]);
 const dataDir = mkdtempSync(join(tmpdir(), "agn-bench-telemetry-"));
 const warehouse = await openWarehouse({ dataDir, database: "agentnet" });
@@ -130,7 +129,7 @@ const drainDurable = `bench-${newId()}`;
 const drain = await withPeakRss(async () => {
   const started = performance.now();
   const telemetry = await startTelemetry({
-    nc,
+    nc: telemetryBus,
     warehouse,
     logger,
     options: {
@@ -156,7 +155,7 @@ report("  stored", N, await storedCounts(warehouse, drained));
 const live = `bench_${newId()}`;
 const liveDurable = `bench-${newId()}`;
 const telemetry = await startTelemetry({
-  nc,
+  nc: telemetryBus,
   warehouse,
   logger,
   options: {
@@ -170,8 +169,12 @@ const telemetry = await startTelemetry({
 // ingest keeps up, growing when it falls behind.
 const backlogs: Promise<number>[] = [];
 const e2e = await withPeakRss(async () => {
-  const { publishMs } = await publishFromChild(nats.url, live, E2E, 512, (published) =>
-    backlogs.push(storedCount(warehouse, live).then((stored) => published - stored)),
+  const { publishMs } = await publishFromChild(
+    nats.serviceEnv("gateway-proxy"),
+    live,
+    E2E,
+    512,
+    (published) => backlogs.push(storedCount(warehouse, live).then((stored) => published - stored)),
   );
   const publishedAt = performance.now();
   await waitStored(warehouse, live, E2E);
@@ -197,7 +200,9 @@ console.log(
     .join(", ")}`,
 );
 
+await telemetryBus.drain();
 await nc.drain();
+await nats.stop();
 await warehouse.close();
 rmSync(dataDir, { recursive: true, force: true });
 await nats.stop();

@@ -4,7 +4,7 @@
  * `{"published": n}` each time another PROGRESS_EVERY are acked, then the time it took as
  * `{"publishMs": …}`, and exits. Started by telemetry-ingest.ts.
  */
-import { connectBus } from "@agentnet/bus";
+import { connectFromEnv } from "./bus";
 import { publishEvents } from "./telemetry-events";
 
 const required = (name: string) => {
@@ -16,7 +16,8 @@ const required = (name: string) => {
 const PROGRESS_EVERY = 10_000;
 let nextReport = PROGRESS_EVERY;
 
-const nc = await connectBus({ url: required("BENCH_NATS_URL"), name: "bench-telemetry-publisher" });
+// Publishes as the gateway proxy does, with its credentials.
+const nc = await connectFromEnv("gateway-proxy");
 const publishMs = await publishEvents(
   nc,
   required("BENCH_ACCOUNT"),

@@ -1,5 +1,5 @@
 import type { AddressInfo } from "node:net";
-import { connectBus } from "@agentnet/bus";
+import { busOptionsFromEnv, connectBus } from "@agentnet/bus";
 import { runService } from "@agentnet/service-kit";
 import { createApp } from "./app";
 import { parseEnv } from "./env";
@@ -7,7 +7,7 @@ import { parseEnv } from "./env";
 const env = parseEnv(process.env);
 
 await runService({ name: "api-gateway", logLevel: env.LOG_LEVEL }, async ({ logger, lifecycle, health }) => {
-  const nc = await connectBus({ url: env.NATS_URL, name: "api-gateway" });
+  const nc = await connectBus(busOptionsFromEnv(env, "api-gateway"));
   lifecycle.onStop("nats", () => nc.drain());
   const app = createApp({
     nc,

@@ -1,8 +1,16 @@
-import { envPort, LogLevel, parseEnvWith } from "@agentnet/service-kit";
+import { envBoolean, envPort, LogLevel, parseEnvWith } from "@agentnet/service-kit";
 import { z } from "zod";
 
 export const CliEnv = z.object({
   NATS_URL: z.string().default("nats://127.0.0.1:4222"),
+  /**
+   * Use a NATS at NATS_URL that admits clients without credentials. Off: such a server is never
+   * joined (anyone on the host could then mint tokens); the stack starts its own on another port.
+   */
+  AGN_NATS_REUSE_UNAUTHENTICATED: envBoolean.default(false),
+  /** The CLI's own NATS user and password when the stack's bus is not the local one (`bootstrap`). */
+  NATS_USER: z.string().min(1).optional(),
+  NATS_PASSWORD: z.string().min(1).optional(),
   MONGO_URL: z.string().default("mongodb://127.0.0.1:27017/agentnet"),
   /** Set to use a ClickHouse server; unset keeps chDB inside the telemetry process. */
   CLICKHOUSE_URL: z.string().optional(),

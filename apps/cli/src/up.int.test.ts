@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync, statSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -8,6 +8,7 @@ import { createInterface } from "node:readline";
 import { promisify } from "node:util";
 import { freePort } from "@agentnet/local-backends";
 import { isolatedNatsUrl, TEST_SEALING_KEY, testBackends } from "@agentnet/testkit";
+import { connect } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const cli = join(import.meta.dirname, "..", "bin", "agentnet.mjs");
@@ -17,22 +18,26 @@ describe("agentnet up, end to end", () => {
   let env: NodeJS.ProcessEnv;
   let apiUrl: string;
   let proxyPort: number;
+  let takenNatsUrl: string;
+  let dataDir: string;
   const printed: string[] = [];
 
   beforeAll(async () => {
     const port = await freePort();
     proxyPort = await freePort();
     const { mongoUrl } = testBackends();
-    // This file's own NATS: the stack's durable consumers must not meet a dev stack's on the shared server.
-    const natsUrl = await isolatedNatsUrl();
+    // NATS_URL names a server that is not the stack's (this file's own, which refuses the stack's
+    // credentials): `up` must start its own authenticated nats-server on another port and say so.
+    takenNatsUrl = await isolatedNatsUrl();
+    dataDir = mkdtempSync(join(tmpdir(), "agentnet-e2e-"));
     env = {
       ...process.env,
-      NATS_URL: natsUrl,
+      NATS_URL: takenNatsUrl,
       MONGO_URL: mongoUrl,
       AGN_SEALING_KEY: TEST_SEALING_KEY,
       AGN_API_PORT: String(port),
       AGN_PROXY_PORT: String(proxyPort),
-      AGN_DATA_DIR: mkdtempSync(join(tmpdir(), "agentnet-e2e-")),
+      AGN_DATA_DIR: dataDir,
     };
     apiUrl = `http://127.0.0.1:${port}`;
     stack = spawn(process.execPath, [cli, "up"], { env, stdio: ["ignore", "pipe", "pipe"] });
@@ -66,6 +71,36 @@ describe("agentnet up, end to end", () => {
     expect(printed.some((line) => /^consumption\s/.test(line))).toBe(true);
     expect(printed).toContain(`${"gateway-proxy".padEnd(20)}http://127.0.0.1:${proxyPort}`);
     expect(printed).toContain(`${"api-gateway".padEnd(20)}${apiUrl}`);
+  });
+
+  it("starts its own NATS, which admits no client without the stack's credentials", async () => {
+    const natsLine = printed.find((line) => line.startsWith("nats "));
+    expect(natsLine).toMatch(/held by another NATS server; started ours on port \d+/);
+    const stackUrl = /^nats\s+(\S+)/.exec(natsLine ?? "")?.[1] ?? "";
+    expect(stackUrl).not.toBe(takenNatsUrl);
+    await expect(connect({ servers: stackUrl, reconnect: false })).rejects.toThrow(/authoriz/i);
+    // Nobody else on the host reads the stack's data: the directory is 0700, secrets 0600, and the
+    // backends' files are created under a 0077 umask.
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+    for (const file of ["nats-credentials.json", "nats/nats-server.conf"]) {
+      expect(statSync(join(dataDir, file)).mode & 0o777, file).toBe(0o600);
+    }
+    expect(statSync(join(dataDir, "chdb")).mode & 0o077).toBe(0);
+    const credentials = JSON.parse(readFileSync(join(dataDir, "nats-credentials.json"), "utf8")) as Record<
+      string,
+      string
+    >;
+    // The proxy's own credentials cannot mint a token for anyone (only the api-gateway calls agn.ctl.*).
+    const proxy = await connect({
+      servers: stackUrl,
+      user: "gateway-proxy",
+      pass: credentials["gateway-proxy"],
+      inboxPrefix: "_INBOX_gateway-proxy",
+    });
+    await expect(
+      proxy.request("agn.ctl.tokens.create", JSON.stringify({}), { timeout: 2_000 }),
+    ).rejects.toThrow(/permission/i);
+    await proxy.close();
   });
 
   it("bootstraps an account whose token reads it, and refuses a call without a token", async () => {

@@ -1,4 +1,4 @@
-import { connectBus } from "@agentnet/bus";
+import { busOptionsFromEnv, connectBus } from "@agentnet/bus";
 import { runService } from "@agentnet/service-kit";
 import mongoose from "mongoose";
 import { startConsumption } from "./app";
@@ -13,7 +13,7 @@ await runService(
       .createConnection(env.MONGO_URL, { serverSelectionTimeoutMS: 10_000 })
       .asPromise();
     lifecycle.onStop("mongodb", () => connection.close());
-    const nc = await connectBus({ url: env.NATS_URL, name: "consumption" });
+    const nc = await connectBus(busOptionsFromEnv(env, "consumption"));
     lifecycle.onStop("nats", () => nc.drain());
     const service = await startConsumption({
       nc,

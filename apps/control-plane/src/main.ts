@@ -1,4 +1,4 @@
-import { connectBus } from "@agentnet/bus";
+import { busOptionsFromEnv, connectBus } from "@agentnet/bus";
 import { parseSealingKey } from "@agentnet/sealing";
 import { runService } from "@agentnet/service-kit";
 import mongoose from "mongoose";
@@ -15,7 +15,7 @@ await runService(
       .createConnection(env.MONGO_URL, { serverSelectionTimeoutMS: 10_000 })
       .asPromise();
     lifecycle.onStop("mongodb", () => connection.close());
-    const nc = await connectBus({ url: env.NATS_URL, name: "control-plane" });
+    const nc = await connectBus(busOptionsFromEnv(env, "control-plane"));
     lifecycle.onStop("nats", () => nc.drain());
     await startControlPlane({ nc, connection, logger, sealingKey, verifyTimeoutMs: env.VERIFY_TIMEOUT_MS });
     return { nats: env.NATS_URL };

@@ -4,7 +4,7 @@ import { ensureRequestStream, type NatsConnection, publishEvent, request } from 
 import { LeaseTable } from "@agentnet/caps";
 import { AppError, ConfigChangedEvent, Consumption, ControlPlane, Events } from "@agentnet/contracts";
 import type { SealingKey } from "@agentnet/sealing";
-import { createHealth, type Health, type Logger, newId } from "@agentnet/service-kit";
+import { createHealth, type Health, type Logger, newId, tokenResolveRequest } from "@agentnet/service-kit";
 import type { ProxyContext } from "./context";
 import { heartbeat, ServedEndpoints } from "./events/heartbeat";
 import { BufferedPublisher, type PublishFn } from "./events/publisher";
@@ -79,8 +79,10 @@ export async function startGatewayProxy(deps: {
     options.snapshotMaxAgeMs,
   );
   const callers = new CallerCache(async (token) => {
+    const resolve = tokenResolveRequest(token);
+    if (!resolve) return undefined;
     try {
-      return await request(nc, ControlPlane.authResolve, { token });
+      return await request(nc, ControlPlane.authResolve, resolve);
     } catch (error) {
       if (error instanceof AppError && error.status === 401) return undefined;
       throw error;

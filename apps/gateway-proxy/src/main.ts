@@ -1,4 +1,4 @@
-import { connectBus } from "@agentnet/bus";
+import { busOptionsFromEnv, connectBus } from "@agentnet/bus";
 import { parseSealingKey } from "@agentnet/sealing";
 import { runService } from "@agentnet/service-kit";
 import { startGatewayProxy } from "./app";
@@ -10,7 +10,7 @@ await runService(
   { name: "gateway-proxy", logLevel: env.LOG_LEVEL },
   async ({ logger, lifecycle, health }) => {
     const sealingKey = parseSealingKey(env.AGN_SEALING_KEY);
-    const nc = await connectBus({ url: env.NATS_URL, name: "gateway-proxy" });
+    const nc = await connectBus(busOptionsFromEnv(env, "gateway-proxy"));
     lifecycle.onStop("nats", () => nc.drain());
     const proxy = await startGatewayProxy({
       nc,

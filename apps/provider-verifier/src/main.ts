@@ -1,4 +1,4 @@
-import { connectBus } from "@agentnet/bus";
+import { busOptionsFromEnv, connectBus } from "@agentnet/bus";
 import { runService } from "@agentnet/service-kit";
 import { startVerifier } from "./app";
 import { parseEnv } from "./env";
@@ -8,7 +8,7 @@ const env = parseEnv(process.env);
 await runService(
   { name: "provider-verifier", logLevel: env.LOG_LEVEL, healthPort: env.HEALTH_PORT },
   async ({ logger, lifecycle }) => {
-    const nc = await connectBus({ url: env.NATS_URL, name: "provider-verifier" });
+    const nc = await connectBus(busOptionsFromEnv(env, "provider-verifier"));
     lifecycle.onStop("nats", () => nc.drain());
     await startVerifier({
       nc,

@@ -1,4 +1,4 @@
-import { connectBus } from "@agentnet/bus";
+import { busOptionsFromEnv, connectBus } from "@agentnet/bus";
 import { openWarehouse } from "@agentnet/clickhouse";
 import { runService } from "@agentnet/service-kit";
 import { startTelemetry } from "./app";
@@ -17,7 +17,7 @@ await runService(
       password: env.CLICKHOUSE_PASSWORD,
     });
     lifecycle.onStop("warehouse", () => warehouse.close());
-    const nc = await connectBus({ url: env.NATS_URL, name: "telemetry" });
+    const nc = await connectBus(busOptionsFromEnv(env, "telemetry"));
     lifecycle.onStop("nats", () => nc.drain());
     const telemetry = await startTelemetry({
       nc,

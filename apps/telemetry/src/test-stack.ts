@@ -15,7 +15,7 @@ import {
 } from "@agentnet/contracts";
 import { startControlPlane } from "@agentnet/control-plane/app";
 import { parseSealingKey } from "@agentnet/sealing";
-import { createLogger } from "@agentnet/service-kit";
+import { createLogger, hashToken } from "@agentnet/service-kit";
 import { connectTestBus, connectTestMongo, TEST_SEALING_KEY, uniqueId } from "@agentnet/testkit";
 import { startTelemetry } from "./app";
 import { makeEvent } from "./test-events";
@@ -49,7 +49,7 @@ export async function startTelemetryStack() {
   const api = await startTestApi({ nc, logger, bodyLimitBytes: 65_536, requestTimeoutMs: 5_000 });
   const baseUrl = api.url;
 
-  const resolve = (token: string) => request(nc, ControlPlane.authResolve, { token });
+  const resolve = (token: string) => request(nc, ControlPlane.authResolve, { token_hash: hashToken(token) });
 
   /** A fresh account and its owner (as the gateway would resolve them). */
   const newAccount = async () => {

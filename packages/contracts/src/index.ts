@@ -2,6 +2,7 @@ export * from "./access-logs";
 export * from "./account";
 export * from "./agent-config";
 export * from "./budget-rules";
+export * from "./bus-access";
 export * from "./catalog";
 export * from "./common";
 export * from "./consumption";

@@ -40,7 +40,8 @@ export const QUEUE = {
   consumption: "consumption",
 } as const;
 
-export const AuthResolveRequest = z.object({ token: z.string() });
+/** Only the token's hash travels on the bus (see `hashToken`): a subscriber never sees a usable token. */
+export const AuthResolveRequest = z.object({ token_hash: z.string().regex(/^[0-9a-f]{64}$/) });
 
 export const ControlPlane = {
   authResolve: endpoint("agn.ctl.auth.resolve", AuthResolveRequest, Caller),

@@ -3,6 +3,12 @@ import { Id, Timestamp } from "./common";
 
 /** Prefix of every API token: lets secret scanners and humans recognise a leaked one. */
 export const TOKEN_PREFIX = "agn_";
+/** The random part of a token: 40 base62 characters (about 238 bits). */
+export const TOKEN_SECRET_LENGTH = 40;
+
+/** Cheap shape check at the edge, before anything is asked of the control-plane. */
+export const looksLikeToken = (token: string): boolean =>
+  token.startsWith(TOKEN_PREFIX) && token.length === TOKEN_PREFIX.length + TOKEN_SECRET_LENGTH;
 
 /** NetBird's personal access token; the secret itself is shown once, in `PersonalAccessTokenGenerated`. */
 export const PersonalAccessToken = z.object({

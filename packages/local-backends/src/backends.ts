@@ -1,7 +1,9 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { mongoAnswers, natsAnswers, waitUntil } from "./probe";
+import { type BusCredentials, natsServerConfig, type OperatorUser, writeNatsServerConfig } from "./nats-auth";
+import { freePort } from "./ports";
+import { mongoAnswers, natsAnswers, probeNats, waitUntil } from "./probe";
 import { type Backend, externalBackend, startProcess } from "./process";
 import { findRepoRoot } from "./root";
 
@@ -27,24 +29,71 @@ const hostAndPort = (url: string, defaultPort: number) => {
   return { host: parsed.hostname || "127.0.0.1", port: Number(parsed.port || defaultPort) };
 };
 
-/** NATS with JetStream: the one at `url` when it answers, else `nats-server -js` started here. */
-export async function ensureNats({ url, dataDir }: BackendOptions): Promise<Backend> {
-  if (await natsAnswers(url)) return externalBackend(url, "nats-server");
-  if (!onPath("nats-server")) {
-    throw new Error(
-      `NATS does not answer at ${url} and nats-server is not installed (run: bash infra/local/setup.sh)`,
-    );
+export interface NatsOptions extends BackendOptions {
+  /** The services' passwords: the server started here admits each service as itself, and nobody else. */
+  credentials: BusCredentials;
+  /** Users with every permission (tests, benchmarks); none in a stack started by `agentnet up`. */
+  operators?: OperatorUser[];
+  /** Use a server at `url` that admits anyone: only when the operator says so explicitly. */
+  reuseUnauthenticated?: boolean;
+}
+
+export interface NatsBackend extends Backend {
+  /** Set when the stack did not get what `url` asked for, e.g. another server held the port. */
+  note?: string;
+}
+
+/**
+ * NATS with JetStream that requires credentials: the server at `url` when it admits this stack's
+ * credentials (one an earlier `agentnet up` started), else `nats-server` started here with the
+ * per-service users of `busPermissions`. A server that admits anyone is never used unless
+ * `reuseUnauthenticated`; one that holds the port otherwise makes this start ours on a free port.
+ */
+export async function ensureNats(options: NatsOptions): Promise<NatsBackend> {
+  const { url, credentials } = options;
+  const anonymous = await probeNats(url);
+  if (anonymous === "answers" && options.reuseUnauthenticated) {
+    return { ...externalBackend(url, "nats-server"), note: "admits clients without credentials" };
+  }
+  if (
+    anonymous === "refused" &&
+    (await natsAnswers(url, { auth: { user: "cli", password: credentials.cli } }))
+  ) {
+    return externalBackend(url, "nats-server");
   }
   const { host, port } = hostAndPort(url, 4222);
+  if (anonymous === "down") return startNats({ ...options, host, port });
+  const own = await freePort();
+  const started = await startNats({ ...options, host, port: own });
+  const other = anonymous === "answers" ? "a NATS server that admits anyone" : "another NATS server";
+  return { ...started, note: `port ${port} is held by ${other}; started ours on port ${own}` };
+}
+
+/** Starts `nats-server` on `host:port` with JetStream and this stack's users, its data under `dataDir`. */
+export async function startNats(
+  options: Omit<NatsOptions, "url" | "reuseUnauthenticated"> & { host: string; port: number },
+): Promise<NatsBackend> {
+  if (!onPath("nats-server")) {
+    throw new Error("nats-server is not installed (run: bash infra/local/setup.sh)");
+  }
+  const { host, port, dataDir } = options;
   const storeDir = join(dataDir, "nats");
-  mkdirSync(storeDir, { recursive: true });
-  const started = startProcess(
-    "nats-server",
-    "nats-server",
-    ["-js", "-a", host, "-p", String(port), "-sd", storeDir],
-    join(dataDir, "logs"),
+  mkdirSync(storeDir, { recursive: true, mode: 0o700 });
+  const configFile = join(storeDir, "nats-server.conf");
+  writeNatsServerConfig(
+    configFile,
+    natsServerConfig({
+      host,
+      port,
+      storeDir,
+      passwords: options.credentials,
+      ...(options.operators ? { operators: options.operators } : {}),
+    }),
   );
-  await waitUntil(() => natsAnswers(url), 15_000, `nats-server on ${host}:${port}`);
+  const started = startProcess("nats-server", "nats-server", ["-c", configFile], join(dataDir, "logs"));
+  const url = `nats://${host}:${port}`;
+  const auth = { user: "cli", password: options.credentials.cli };
+  await waitUntil(() => natsAnswers(url, { auth }), 15_000, `nats-server on ${host}:${port}`);
   return { url, origin: "started", engine: "nats-server", stop: started.stop };
 }
 

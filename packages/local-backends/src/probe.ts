@@ -1,19 +1,45 @@
-import { connect } from "@nats-io/transport-node";
+import { connect, errors } from "@nats-io/transport-node";
 import mongoose from "mongoose";
 
-/** True when a NATS server answers at `url` within `timeoutMs`. */
-export async function natsAnswers(url: string, timeoutMs = 1_500): Promise<boolean> {
+export interface NatsProbeOptions {
+  timeoutMs?: number;
+  /** Credentials to present; without them the probe connects anonymously. */
+  auth?: { user: string; password: string };
+}
+
+/**
+ * What answers at `url`: `answers` (connected, with `auth` if given), `refused` (a server that
+ * wants other credentials), or `down` (nothing, within `timeoutMs`). Throws for a server without
+ * JetStream, which no part of agentnet can use.
+ */
+export async function probeNats(
+  url: string,
+  options: NatsProbeOptions = {},
+): Promise<"answers" | "refused" | "down"> {
   try {
-    const nc = await connect({ servers: url, timeout: timeoutMs, maxReconnectAttempts: 0, reconnect: false });
+    const nc = await connect({
+      servers: url,
+      timeout: options.timeoutMs ?? 1_500,
+      maxReconnectAttempts: 0,
+      reconnect: false,
+      ...(options.auth ? { user: options.auth.user, pass: options.auth.password } : {}),
+    });
     const jetStreamOn = nc.info?.jetstream === true;
     await nc.close();
     if (!jetStreamOn) throw new Error(`NATS at ${url} answers but has JetStream disabled; start it with -js`);
-    return true;
+    return "answers";
   } catch (error) {
     if (error instanceof Error && error.message.includes("JetStream disabled")) throw error;
-    return false;
+    if (error instanceof errors.AuthorizationError || /authoriz|authenticat/i.test(String(error))) {
+      return "refused";
+    }
+    return "down";
   }
 }
+
+/** True when a NATS server answers at `url` (with `auth` if given) within the timeout. */
+export const natsAnswers = async (url: string, options: NatsProbeOptions = {}) =>
+  (await probeNats(url, options)) === "answers";
 
 /** True when a MongoDB-wire server answers a ping at `url` within `timeoutMs`. */
 export async function mongoAnswers(url: string, timeoutMs = 1_500): Promise<boolean> {

@@ -12,6 +12,13 @@ export const LogLevel = z.enum(["fatal", "error", "warn", "info", "debug", "trac
 /** Settings every service reads. */
 export const baseEnv = {
   NATS_URL: z.string().default("nats://127.0.0.1:4222"),
+  /** The service's NATS user and password (the local stack generates them; see docs/OPERATIONS.md). */
+  NATS_USER: z.string().min(1).optional(),
+  NATS_PASSWORD: z.string().min(1).optional(),
+  /** Or a decentralized-auth credentials file (JWT and nkey seed), instead of user and password. */
+  NATS_CREDS: z.string().min(1).optional(),
+  /** A CA certificate (PEM) to verify the server's TLS certificate; TLS is required when set. */
+  NATS_CA: z.string().min(1).optional(),
   LOG_LEVEL: LogLevel.default("info"),
   /** Port of the `/healthz` + `/readyz` listener; 0 picks a free one, unset disables it. */
   HEALTH_PORT: envPort.optional(),

@@ -4,3 +4,4 @@ export * from "./ids";
 export * from "./lifecycle";
 export * from "./logger";
 export * from "./run";
+export * from "./tokens";

@@ -13,33 +13,21 @@ export async function dockerAnswers(): Promise<boolean> {
   }
 }
 
-/** Real MongoDB and NATS (JetStream) in throwaway containers. */
-export async function startContainerBackends(): Promise<{
-  natsUrl: string;
-  mongoUrl: string;
-  backend: Backend;
-}> {
+/** A real MongoDB in a throwaway container. */
+export async function startContainerMongo(): Promise<{ mongoUrl: string; backend: Backend }> {
   const { GenericContainer, Wait } = await import("testcontainers");
-  const [nats, mongo] = await Promise.all([
-    new GenericContainer("nats:2.10")
-      .withCommand(["-js"])
-      .withExposedPorts(4222)
-      .withWaitStrategy(Wait.forLogMessage(/Server is ready/))
-      .start(),
-    new GenericContainer("mongo:7")
-      .withExposedPorts(27017)
-      .withWaitStrategy(Wait.forListeningPorts())
-      .start(),
-  ]);
+  const mongo = await new GenericContainer("mongo:7")
+    .withExposedPorts(27017)
+    .withWaitStrategy(Wait.forListeningPorts())
+    .start();
   return {
-    natsUrl: `nats://${nats.getHost()}:${nats.getMappedPort(4222)}`,
     mongoUrl: `mongodb://${mongo.getHost()}:${mongo.getMappedPort(27017)}/agentnet_test`,
     backend: {
       url: "containers",
       origin: "started",
       engine: "testcontainers",
       stop: async () => {
-        await Promise.all([nats.stop(), mongo.stop()]);
+        await mongo.stop();
       },
     },
   };

@@ -3,14 +3,29 @@ import { connect, type NatsConnection } from "@nats-io/transport-node";
 import mongoose, { type Connection } from "mongoose";
 import { inject } from "vitest";
 import "./provided";
-import { isolatedNatsUrl } from "./isolated-nats";
+import { inboxPrefix } from "@agentnet/contracts";
+import { isBusService, isolatedNats } from "./isolated-nats";
 
 /** URLs of the backends the global setup made sure of. */
-export const testBackends = () => ({ natsUrl: inject("natsUrl"), mongoUrl: inject("mongoUrl") });
+export const testBackends = () => ({ mongoUrl: inject("mongoUrl") });
 
-/** A connection to this test file's own NATS server (see `isolatedNatsUrl`). */
-export const connectTestBus = async (name = "test"): Promise<NatsConnection> =>
-  connect({ servers: await isolatedNatsUrl(), name });
+/**
+ * A connection to this test file's own NATS server (see `isolatedNats`): as that service, with its
+ * permissions, when `name` is a service's; else as the test's operator, allowed everything.
+ */
+export async function connectTestBus(name = "test"): Promise<NatsConnection> {
+  const nats = await isolatedNats();
+  if (isBusService(name)) {
+    return connect({
+      servers: nats.url,
+      name,
+      user: name,
+      pass: nats.credentials[name],
+      inboxPrefix: inboxPrefix(name),
+    });
+  }
+  return connect({ servers: nats.url, name, user: nats.operator.user, pass: nats.operator.password });
+}
 
 export const connectTestMongo = (): Promise<Connection> =>
   mongoose.createConnection(testBackends().mongoUrl, { serverSelectionTimeoutMS: 10_000 }).asPromise();

@@ -1,49 +1,35 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  type Backend,
-  ensureMongo,
-  ensureNats,
-  findRepoRoot,
-  freePort,
-  startMongo,
-} from "@agentnet/local-backends";
+import { type Backend, ensureMongo, findRepoRoot, freePort, startMongo } from "@agentnet/local-backends";
 import type { TestProject } from "vitest/node";
-import { dockerAnswers, startContainerBackends } from "./containers";
+import { dockerAnswers, startContainerMongo } from "./containers";
 import "./provided";
 
 /**
- * Makes sure the backends tests talk to answer, once per test run: `NATS_URL` / `MONGO_URL` when
- * set; else containers when a Docker engine answers; else local ones: the NATS at 127.0.0.1:4222
- * (or nats-server started here) and a MongoDB-wire server of this run's own (FerretDB or mongod).
- * A missing backend fails the run loudly; no test is skipped for lack of one.
+ * Makes sure the MongoDB-wire server tests talk to answers, once per test run: `MONGO_URL` when set;
+ * else a container when a Docker engine answers; else a server of this run's own (FerretDB or
+ * mongod). NATS is not shared: each test file starts its own authenticated nats-server
+ * (`isolatedNats`). A missing backend fails the run loudly; no test is skipped for lack of one.
  */
 export default async function setup(project: TestProject) {
   const env = process.env;
   const started: Backend[] = [];
-  let natsUrl = env.NATS_URL;
   let mongoUrl = env.MONGO_URL;
-  if ((!natsUrl || !mongoUrl) && (await dockerAnswers())) {
-    const containers = await startContainerBackends();
-    natsUrl ??= containers.natsUrl;
-    mongoUrl ??= containers.mongoUrl;
-    started.push(containers.backend);
+  if (!mongoUrl && (await dockerAnswers())) {
+    const container = await startContainerMongo();
+    mongoUrl = container.mongoUrl;
+    started.push(container.backend);
   }
-  const nats = await ensureNats({
-    url: natsUrl ?? "nats://127.0.0.1:4222",
-    dataDir: join(findRepoRoot(), ".data", "test"),
-  });
   // Without MONGO_URL the run gets a server of its own, on a free port with a throwaway data dir:
   // a server another run started (and will stop) must never be what this run depends on.
   const privateDir = mongoUrl ? undefined : mkdtempSync(join(tmpdir(), "agn-test-mongo-"));
   const mongo = privateDir
     ? await startMongo({ url: `mongodb://127.0.0.1:${await freePort()}/agentnet_test`, dataDir: privateDir })
     : await ensureMongo({ url: mongoUrl ?? "", dataDir: join(findRepoRoot(), ".data", "test") });
-  started.push(nats, mongo);
+  started.push(mongo);
   const runDir = mkdtempSync(join(tmpdir(), "agn-test-run-"));
   project.provide("runDir", runDir);
-  project.provide("natsUrl", nats.url);
   project.provide("mongoUrl", withDatabase(mongo.url, "agentnet_test"));
   return async () => {
     stopFileServers(runDir);

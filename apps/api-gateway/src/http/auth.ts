@@ -6,6 +6,7 @@ import {
   hasAccountWideGrant,
   unauthenticated,
 } from "@agentnet/contracts";
+import { tokenResolveRequest } from "@agentnet/service-kit";
 import type { Request, RequestHandler } from "express";
 
 /** Who may call a route. Finer, per-resource rules are the control-plane's. */
@@ -55,7 +56,9 @@ export function authenticate(nc: NatsConnection, ttlMs: number): RequestHandler 
       if (!token) throw unauthenticated("send your API token as 'Authorization: Token <token>'");
       let caller = cache.get(token);
       if (!caller) {
-        caller = await request(nc, ControlPlane.authResolve, { token });
+        const resolve = tokenResolveRequest(token);
+        if (!resolve) throw unauthenticated();
+        caller = await request(nc, ControlPlane.authResolve, resolve);
         cache.set(token, caller);
       }
       res.locals.caller = caller;

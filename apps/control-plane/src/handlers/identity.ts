@@ -1,21 +1,14 @@
 import { ControlPlane, unauthenticated } from "@agentnet/contracts";
-import { newId } from "@agentnet/service-kit";
+import { hashToken, newId } from "@agentnet/service-kit";
 import { ALL_GROUP_NAME, DEFAULT_ONBOARDING, defaultAccountSettings, domainOf } from "../domain/accounts";
-import {
-  BOOTSTRAP_TOKEN_DAYS,
-  expiresAfterDays,
-  generateToken,
-  hashToken,
-  looksLikeToken,
-} from "../domain/tokens";
+import { BOOTSTRAP_TOKEN_DAYS, expiresAfterDays, generateToken } from "../domain/tokens";
 import { type HandlerContext, handle } from "./context";
 
 /** Token → caller, and the bootstrap of a new account with its owner and first token. */
 export function registerIdentityHandlers(ctx: HandlerContext) {
   const { models } = ctx;
-  handle(ctx, ControlPlane.authResolve, async ({ token }) => {
-    if (!looksLikeToken(token)) throw unauthenticated();
-    const stored = await models.Token.findOne({ hash: hashToken(token) }).lean();
+  handle(ctx, ControlPlane.authResolve, async ({ token_hash }) => {
+    const stored = await models.Token.findOne({ hash: token_hash }).lean();
     if (!stored || stored.expires_at.getTime() <= Date.now()) throw unauthenticated();
     const [user, account] = await Promise.all([
       models.User.findOne({ _id: stored.user_id, account_id: stored.account_id }).lean(),

@@ -1,7 +1,7 @@
 import { type Caller, ControlPlane, notFound } from "@agentnet/contracts";
-import { newId } from "@agentnet/service-kit";
+import { hashToken, newId } from "@agentnet/service-kit";
 import { requireTokenAccess } from "../domain/access";
-import { expiresAfterDays, generateToken, hashToken } from "../domain/tokens";
+import { expiresAfterDays, generateToken } from "../domain/tokens";
 import { toToken } from "../store/views";
 import { type HandlerContext, handle } from "./context";
 

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { isolatedNatsUrl, TEST_SEALING_KEY } from "@agentnet/testkit";
+import { TEST_SEALING_KEY, testBusEnv } from "@agentnet/testkit";
 
 const MAIN = join(import.meta.dirname, "..", "main.ts");
 
@@ -18,7 +18,7 @@ export async function startProxyProcess(env: Record<string, string> = {}) {
     {
       env: {
         ...process.env,
-        NATS_URL: await isolatedNatsUrl(),
+        ...(await testBusEnv("gateway-proxy")),
         AGN_SEALING_KEY: TEST_SEALING_KEY,
         AGN_PROXY_PORT: "0",
         AGN_AUTH_CACHE_MS: "0",

@@ -9,7 +9,7 @@ import { type Caller, ControlPlane, Events, type GatewayRequestEvent } from "@ag
 import { startControlPlane } from "@agentnet/control-plane/app";
 import { startVerifier } from "@agentnet/provider-verifier/app";
 import { parseSealingKey } from "@agentnet/sealing";
-import { createLogger } from "@agentnet/service-kit";
+import { createLogger, hashToken } from "@agentnet/service-kit";
 import { startTelemetry } from "@agentnet/telemetry/app";
 import { connectTestBus, connectTestMongo, TEST_SEALING_KEY, uniqueId } from "@agentnet/testkit";
 import { type GatewayProxyOptions, startGatewayProxy } from "../app";
@@ -32,11 +32,19 @@ export async function startProxyStack(
   extras: { telemetry?: boolean; consumption?: Partial<ConsumptionOptions> } = {},
 ) {
   const logger = createLogger("gateway-proxy-test", "silent");
+  // The test drives the bus as an operator; each service joins as itself, with its own permissions.
   const nc = await connectTestBus("gateway-proxy-test");
+  const buses = {
+    controlPlane: await connectTestBus("control-plane"),
+    verifier: await connectTestBus("provider-verifier"),
+    telemetry: await connectTestBus("telemetry"),
+    api: await connectTestBus("api-gateway"),
+    proxy: await connectTestBus("gateway-proxy"),
+  };
   const connection = await connectTestMongo();
   const sealingKey = parseSealingKey(TEST_SEALING_KEY);
-  await startControlPlane({ nc, connection, logger, sealingKey, verifyTimeoutMs: 5_000 });
-  const verifier = await startVerifier({ nc, logger, options: { timeoutMs: 2_000 } });
+  await startControlPlane({ nc: buses.controlPlane, connection, logger, sealingKey, verifyTimeoutMs: 5_000 });
+  const verifier = await startVerifier({ nc: buses.verifier, logger, options: { timeoutMs: 2_000 } });
   const consumptionOptions: Partial<ConsumptionOptions> = {
     durable: uniqueId("consumption"),
     deliverNew: true,
@@ -70,7 +78,7 @@ export async function startProxyStack(
     : undefined;
   const telemetry = warehouse
     ? await startTelemetry({
-        nc,
+        nc: buses.telemetry,
         warehouse,
         logger,
         options: {
@@ -82,10 +90,10 @@ export async function startProxyStack(
         },
       })
     : undefined;
-  const apiServer = await startTestApi({ nc, logger, bodyLimitBytes: 1_000_000 });
+  const apiServer = await startTestApi({ nc: buses.api, logger, bodyLimitBytes: 1_000_000 });
   const apiUrl = apiServer.url;
   const proxy = await startGatewayProxy({
-    nc,
+    nc: buses.proxy,
     logger,
     sealingKey,
     options: { port: 0, authCacheMs: 0, ...options },
@@ -114,7 +122,7 @@ export async function startProxyStack(
     const boot = await request(nc, ControlPlane.accountsBootstrap, {
       email: `${uniqueId("owner")}@example.com`,
     });
-    const owner: Caller = await request(nc, ControlPlane.authResolve, { token: boot.token });
+    const owner: Caller = await request(nc, ControlPlane.authResolve, { token_hash: hashToken(boot.token) });
     const token = boot.token;
     const must = async <T>(call: Promise<{ status: number; body: T }>): Promise<T> => {
       const result = await call;
@@ -161,6 +169,7 @@ export async function startProxyStack(
     await apiServer.stop();
     await openai.stop();
     await anthropic.stop();
+    for (const bus of Object.values(buses)) await bus.drain();
     await nc.drain();
     await connection.close();
   };

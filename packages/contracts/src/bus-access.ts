@@ -1,0 +1,123 @@
+import { Consumption } from "./reservations";
+import { ACCOUNT_EVENTS_STREAM, ControlPlane, Events, REQUESTS_STREAM } from "./subjects";
+import { Telemetry } from "./telemetry";
+import { Verifier } from "./verifier";
+
+/**
+ * Who may do what on the bus. Every service connects as its own NATS user and gets only the
+ * subjects it needs: a service's credentials cannot call another's endpoints, read its requests or
+ * its replies. The control-plane trusts the `caller` a message carries because only the api-gateway
+ * may send `caller`-bearing requests. The local stack's nats-server configuration, the compose
+ * file's and the tests' are all generated from this table.
+ */
+export const BUS_SERVICES = [
+  "control-plane",
+  "provider-verifier",
+  "telemetry",
+  "consumption",
+  "gateway-proxy",
+  "api-gateway",
+  "cli",
+] as const;
+export type BusService = (typeof BUS_SERVICES)[number];
+
+export interface BusPermissions {
+  publish: string[];
+  subscribe: string[];
+}
+
+/**
+ * Replies come back on the requester's own inbox prefix, which only it may subscribe to; a service
+ * answers on the reply subject of a request it received (NATS `allow_responses`), nowhere else.
+ */
+export const inboxPrefix = (service: BusService) => `_INBOX_${service}`;
+
+const KV_LEASES = "KV_agn_leases";
+
+/** Creating or updating a stream the service depends on (each service ensures what it uses). */
+const manageStream = (stream: string) => [
+  "$JS.API.INFO",
+  `$JS.API.STREAM.INFO.${stream}`,
+  `$JS.API.STREAM.CREATE.${stream}`,
+  `$JS.API.STREAM.UPDATE.${stream}`,
+];
+
+/** A durable pull consumer on `stream`: create, look up, pull, ack. */
+const consume = (stream: string) => [
+  `$JS.API.CONSUMER.CREATE.${stream}.>`,
+  `$JS.API.CONSUMER.DURABLE.CREATE.${stream}.>`,
+  `$JS.API.CONSUMER.INFO.${stream}.>`,
+  `$JS.API.CONSUMER.MSG.NEXT.${stream}.>`,
+  `$JS.ACK.${stream}.>`,
+];
+
+/** A lease key in the leadership bucket (JetStream KV). */
+const leadership = [
+  ...manageStream(KV_LEASES),
+  `$JS.API.DIRECT.GET.${KV_LEASES}.>`,
+  `$JS.API.STREAM.MSG.GET.${KV_LEASES}`,
+  "$KV.agn_leases.>",
+];
+
+const subjects = (endpoints: Record<string, { subject: string }>) =>
+  Object.values(endpoints).map((endpoint) => endpoint.subject);
+
+/** Control-plane endpoints that carry a `caller`: the api-gateway's alone. */
+const callerEndpoints = "agn.ctl.>";
+
+const PERMISSIONS: Record<BusService, BusPermissions> = {
+  "api-gateway": {
+    publish: [callerEndpoints, ...subjects(Telemetry), Consumption.list.subject, Consumption.caps.subject],
+    subscribe: [Events.proxyHeartbeat],
+  },
+  "control-plane": {
+    publish: [
+      Events.configChangedAll,
+      Events.accountDeleted,
+      ...subjects(Verifier),
+      ...manageStream(ACCOUNT_EVENTS_STREAM),
+    ],
+    subscribe: [callerEndpoints, Events.proxyHeartbeat],
+  },
+  "provider-verifier": { publish: [], subscribe: subjects(Verifier) },
+  telemetry: {
+    publish: [
+      ControlPlane.settingsOfAccount.subject,
+      ControlPlane.retentionList.subject,
+      ...manageStream(REQUESTS_STREAM),
+      ...consume(REQUESTS_STREAM),
+      ...manageStream(ACCOUNT_EVENTS_STREAM),
+      ...consume(ACCOUNT_EVENTS_STREAM),
+    ],
+    subscribe: subjects(Telemetry),
+  },
+  consumption: {
+    publish: [
+      ControlPlane.gatewaySnapshot.subject,
+      ...manageStream(REQUESTS_STREAM),
+      ...consume(REQUESTS_STREAM),
+      ...manageStream(ACCOUNT_EVENTS_STREAM),
+      ...consume(ACCOUNT_EVENTS_STREAM),
+      ...leadership,
+    ],
+    subscribe: subjects(Consumption),
+  },
+  "gateway-proxy": {
+    publish: [
+      ControlPlane.authResolve.subject,
+      ControlPlane.gatewaySnapshot.subject,
+      Consumption.lease.subject,
+      Events.requestsAll,
+      Events.proxyHeartbeat,
+      ...manageStream(REQUESTS_STREAM),
+    ],
+    subscribe: [Events.configChangedAll, Events.accountDeleted],
+  },
+  cli: { publish: [ControlPlane.accountsBootstrap.subject], subscribe: [] },
+};
+
+/** What `service` may publish and subscribe to, its own inbox included. */
+export function busPermissions(service: BusService): BusPermissions {
+  const own = PERMISSIONS[service];
+  return { publish: own.publish, subscribe: [...own.subscribe, `${inboxPrefix(service)}.>`] };
+}

@@ -1,0 +1,88 @@
+import { randomBytes } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { BUS_SERVICES, type BusService, busPermissions } from "@agentnet/contracts";
+
+/** One NATS user per service (see `busPermissions`), each with its own password. */
+export type BusCredentials = Record<BusService, string>;
+
+/** A user with every permission: tests and benchmarks drive the bus as an operator would. */
+export interface OperatorUser {
+  user: string;
+  password: string;
+}
+
+export const generateBusCredentials = (): BusCredentials =>
+  Object.fromEntries(
+    BUS_SERVICES.map((service) => [service, randomBytes(24).toString("base64url")]),
+  ) as BusCredentials;
+
+/**
+ * The local stack's bus credentials: generated once into `file` (mode 0600, like the sealing
+ * key) and read from there afterwards, so a restarted stack reconnects to the same server.
+ */
+export function localBusCredentials(file: string): BusCredentials {
+  if (!existsSync(file)) {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    writeFileSync(file, `${JSON.stringify(generateBusCredentials(), null, 2)}\n`, { mode: 0o600 });
+  }
+  const stored = JSON.parse(readFileSync(file, "utf8")) as Partial<BusCredentials>;
+  const missing = BUS_SERVICES.filter((service) => typeof stored[service] !== "string");
+  if (missing.length === 0) return stored as BusCredentials;
+  // A service added since the file was written gets its password now; the others keep theirs.
+  const completed = { ...generateBusCredentials(), ...stored } as BusCredentials;
+  writeFileSync(file, `${JSON.stringify(completed, null, 2)}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return completed;
+}
+
+export interface NatsServerConfigOptions {
+  host: string;
+  port: number;
+  storeDir: string;
+  /** Each service's password, or a reference to an environment variable (`{ env: "NAME" }`). */
+  passwords: Record<BusService, string | { env: string }>;
+  operators?: OperatorUser[];
+}
+
+/**
+ * A nats-server configuration (JSON, which its parser reads) with JetStream and one user per service
+ * holding only that service's permissions. Passwords given as `{ env }` are left to the server to
+ * read from its environment (the compose file's form).
+ */
+export function natsServerConfig(options: NatsServerConfigOptions): string {
+  const password = (value: string | { env: string }) =>
+    typeof value === "string" ? JSON.stringify(value) : `$${value.env}`;
+  const services = BUS_SERVICES.map((service) => {
+    const { publish, subscribe } = busPermissions(service);
+    // An empty allow list would allow everything: a service that only answers publishes nothing else.
+    const permissions = {
+      publish: publish.length > 0 ? { allow: publish } : { deny: [">"] },
+      subscribe: { allow: subscribe },
+      allow_responses: true,
+    };
+    return `    { user: ${JSON.stringify(service)}, password: ${password(options.passwords[service])}, permissions: ${JSON.stringify(permissions)} }`;
+  });
+  const operators = (options.operators ?? []).map(
+    (operator) =>
+      `    { user: ${JSON.stringify(operator.user)}, password: ${JSON.stringify(operator.password)} }`,
+  );
+  return [
+    "# Generated from packages/contracts/src/bus-access.ts: every service has its own user and only its subjects.",
+    `listen: ${JSON.stringify(`${options.host}:${options.port}`)}`,
+    `jetstream: { store_dir: ${JSON.stringify(options.storeDir)} }`,
+    "authorization: {",
+    "  users: [",
+    [...services, ...operators].join(",\n"),
+    "  ]",
+    "}",
+    "",
+  ].join("\n");
+}
+
+/** Writes `config` where only this user can read it (it holds passwords). */
+export function writeNatsServerConfig(file: string, config: string) {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  writeFileSync(file, config, { mode: 0o600 });
+  chmodSync(file, 0o600);
+}
