@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { AppError } from "@agentnet/contracts";
 import { bootstrap } from "./commands/bootstrap";
+import { composeEnv } from "./commands/compose-env";
 import { up } from "./commands/up";
 import { parseEnv } from "./env";
 
@@ -9,6 +10,7 @@ const USAGE = `usage: agentnet <command>
   up                                  start the whole local stack (backends it cannot reach, every service)
   bootstrap --email <e> [--name <n>] [--json]
                                       create an account, its owner and an API token for the owner
+  compose-env                         write <data>/compose.env: passwords and URLs for infra/docker-compose.yml
 `;
 
 async function main(argv: string[]): Promise<number> {
@@ -39,6 +41,13 @@ async function main(argv: string[]): Promise<number> {
         print(`token    ${created.token}`);
         print("keep the token: it is shown once. Use it as 'Authorization: Token <token>'.");
       }
+      return 0;
+    }
+    case "compose-env": {
+      const file = composeEnv(env);
+      print(`wrote ${file} (mode 0600). Start the backends and the stack with:`);
+      print(`  docker compose --env-file ${file} -f infra/docker-compose.yml up -d`);
+      print(`  set -a; . ${file}; set +a; pnpm start`);
       return 0;
     }
     default:

@@ -1,4 +1,5 @@
 export * from "./backends";
+export * from "./compose";
 export * from "./nats-auth";
 export * from "./ports";
 export * from "./probe";

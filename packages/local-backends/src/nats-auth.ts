@@ -43,7 +43,13 @@ export interface NatsServerConfigOptions {
   /** Each service's password, or a reference to an environment variable (`{ env: "NAME" }`). */
   passwords: Record<BusService, string | { env: string }>;
   operators?: OperatorUser[];
+  /** Serve `/healthz` (and the monitoring pages) on this port, e.g. for a container health check. */
+  monitorPort?: number;
 }
+
+/** The environment variable holding `service`'s password in the compose setup. */
+export const composePasswordVariable = (service: BusService) =>
+  `NATS_PASSWORD_${service.toUpperCase().replaceAll("-", "_")}`;
 
 /**
  * A nats-server configuration (JSON, which its parser reads) with JetStream and one user per service
@@ -70,6 +76,7 @@ export function natsServerConfig(options: NatsServerConfigOptions): string {
   return [
     "# Generated from packages/contracts/src/bus-access.ts: every service has its own user and only its subjects.",
     `listen: ${JSON.stringify(`${options.host}:${options.port}`)}`,
+    ...(options.monitorPort === undefined ? [] : [`http_port: ${options.monitorPort}`]),
     `jetstream: { store_dir: ${JSON.stringify(options.storeDir)} }`,
     "authorization: {",
     "  users: [",
