@@ -19,7 +19,7 @@ import { ACCOUNT_EVENTS_STREAM, type Caller, ControlPlane } from "@agentnet/cont
 import { startControlPlane } from "@agentnet/control-plane/app";
 import { ensureMongo, findRepoRoot } from "@agentnet/local-backends";
 import { startVerifier } from "@agentnet/provider-verifier/app";
-import { generateSealingKey, parseSealingKey } from "@agentnet/sealing";
+import { generateSealingKey, parseSealingKeys } from "@agentnet/sealing";
 import { createLogger, hashToken } from "@agentnet/service-kit";
 import autocannon from "autocannon";
 import mongoose from "mongoose";
@@ -202,7 +202,7 @@ async function main() {
   database.pathname = `/agentnet_bench_${Date.now()}`;
   const connection = await mongoose.createConnection(database.toString()).asPromise();
   const sealingText = generateSealingKey();
-  const sealingKey = parseSealingKey(sealingText);
+  const sealingKey = parseSealingKeys(sealingText);
   try {
     const tsx = join(ROOT, "node_modules", ".bin", "tsx");
     const upstreamPort = await freePort();

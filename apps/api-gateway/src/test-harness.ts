@@ -1,7 +1,7 @@
 import { request } from "@agentnet/bus";
 import { ControlPlane, type Verifier } from "@agentnet/contracts";
 import { startControlPlane } from "@agentnet/control-plane/app";
-import { parseSealingKey } from "@agentnet/sealing";
+import { parseSealingKeys } from "@agentnet/sealing";
 import { createLogger } from "@agentnet/service-kit";
 import { connectTestBus, connectTestMongo, TEST_SEALING_KEY, uniqueId } from "@agentnet/testkit";
 import { startTestApi } from "./testing";
@@ -24,7 +24,7 @@ export async function startApiHarness(options: { verifier?: typeof Verifier } = 
     nc,
     connection,
     logger,
-    sealingKey: parseSealingKey(TEST_SEALING_KEY),
+    sealingKey: parseSealingKeys(TEST_SEALING_KEY),
     verifyTimeoutMs: 5_000,
     ...(options.verifier ? { verifier: options.verifier } : {}),
   });

@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { AppError } from "@agentnet/contracts";
 import { bootstrap } from "./commands/bootstrap";
 import { composeEnv } from "./commands/compose-env";
+import { reseal } from "./commands/reseal";
 import { up } from "./commands/up";
 import { parseEnv } from "./env";
 
@@ -11,6 +12,9 @@ const USAGE = `usage: agentnet <command>
   bootstrap --email <e> [--name <n>] [--json]
                                       create an account, its owner and an API token for the owner
   compose-env                         write <data>/compose.env: passwords and URLs for infra/docker-compose.yml
+  reseal                              re-seal every provider credential with the newest sealing key
+                                      (rotation: AGN_SEALING_KEY=<new>,<old> on control-plane and proxy,
+                                      reseal, then drop <old>)
 `;
 
 async function main(argv: string[]): Promise<number> {
@@ -48,6 +52,19 @@ async function main(argv: string[]): Promise<number> {
       print(`wrote ${file} (mode 0600). Start the backends and the stack with:`);
       print(`  docker compose --env-file ${file} -f infra/docker-compose.yml up -d`);
       print(`  set -a; . ${file}; set +a; pnpm start`);
+      return 0;
+    }
+    case "reseal": {
+      const result = await reseal(env);
+      print(
+        `re-sealed ${result.resealed} provider credentials with key ${result.current_key}; ${result.already_current} already used it`,
+      );
+      if (result.unopened > 0) {
+        print(
+          `${result.unopened} credentials were sealed with a key not in AGN_SEALING_KEY and were left as they are`,
+        );
+        return 1;
+      }
       return 0;
     }
     default:

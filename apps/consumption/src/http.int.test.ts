@@ -2,7 +2,7 @@ import { startTestApi } from "@agentnet/api-gateway/testing";
 import { request } from "@agentnet/bus";
 import { type ConsumptionCounter, ControlPlane, type Group } from "@agentnet/contracts";
 import { startControlPlane } from "@agentnet/control-plane/app";
-import { parseSealingKey } from "@agentnet/sealing";
+import { parseSealingKeys } from "@agentnet/sealing";
 import { createLogger } from "@agentnet/service-kit";
 import { connectTestBus, connectTestMongo, eventually, TEST_SEALING_KEY, uniqueId } from "@agentnet/testkit";
 import type { Connection } from "mongoose";
@@ -35,7 +35,7 @@ beforeAll(async () => {
     nc: gatewayBus,
     connection: cpConnection,
     logger,
-    sealingKey: parseSealingKey(TEST_SEALING_KEY),
+    sealingKey: parseSealingKeys(TEST_SEALING_KEY),
   });
   consumption = await startReplica("agentnet_test_consumption_http", clock, {
     durable: uniqueId("consumption"),

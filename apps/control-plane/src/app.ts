@@ -1,6 +1,6 @@
 import { ensureAccountEventsStream, type NatsConnection } from "@agentnet/bus";
 import { Verifier } from "@agentnet/contracts";
-import type { SealingKey } from "@agentnet/sealing";
+import type { SealingKeys } from "@agentnet/sealing";
 import type { Logger } from "@agentnet/service-kit";
 import type { Connection } from "mongoose";
 import { ActiveEndpoints } from "./domain/settings";
@@ -14,6 +14,7 @@ import { registerGuardrailHandlers } from "./handlers/guardrails";
 import { registerIdentityHandlers } from "./handlers/identity";
 import { registerPolicyHandlers } from "./handlers/policies";
 import { registerProviderHandlers } from "./handlers/providers";
+import { registerSealingHandlers } from "./handlers/sealing";
 import { registerSettingsHandlers } from "./handlers/settings";
 import { registerTokenHandlers } from "./handlers/tokens";
 import { registerUserHandlers } from "./handlers/users";
@@ -25,7 +26,7 @@ export interface ControlPlaneDeps {
   nc: NatsConnection;
   connection: Connection;
   logger: Logger;
-  sealingKey: SealingKey;
+  sealingKey: SealingKeys;
   verifyTimeoutMs?: number;
   /** The verifier's endpoints; tests point them at a verifier of their own. */
   verifier?: typeof Verifier;
@@ -61,6 +62,7 @@ export async function startControlPlane(deps: ControlPlaneDeps) {
     registerPolicyHandlers,
     registerGuardrailHandlers,
     registerAgentConfigHandlers,
+    registerSealingHandlers,
   ]) {
     register(ctx);
   }

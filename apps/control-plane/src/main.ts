@@ -1,5 +1,5 @@
 import { busOptionsFromEnv, connectBus } from "@agentnet/bus";
-import { parseSealingKey } from "@agentnet/sealing";
+import { parseSealingKeys } from "@agentnet/sealing";
 import { runService } from "@agentnet/service-kit";
 import mongoose from "mongoose";
 import { startControlPlane } from "./app";
@@ -10,7 +10,7 @@ const env = parseEnv(process.env);
 await runService(
   { name: "control-plane", logLevel: env.LOG_LEVEL, healthPort: env.HEALTH_PORT },
   async ({ logger, lifecycle }) => {
-    const sealingKey = parseSealingKey(env.AGN_SEALING_KEY);
+    const sealingKey = parseSealingKeys(env.AGN_SEALING_KEY);
     const connection = await mongoose
       .createConnection(env.MONGO_URL, { serverSelectionTimeoutMS: 10_000 })
       .asPromise();

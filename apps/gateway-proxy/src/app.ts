@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { ensureRequestStream, type NatsConnection, publishEvent, request } from "@agentnet/bus";
 import { LeaseTable } from "@agentnet/caps";
 import { AppError, ConfigChangedEvent, Consumption, ControlPlane, Events } from "@agentnet/contracts";
-import type { SealingKey } from "@agentnet/sealing";
+import type { SealingKeys } from "@agentnet/sealing";
 import { createHealth, type Health, type Logger, newId, tokenResolveRequest } from "@agentnet/service-kit";
 import type { ProxyContext } from "./context";
 import { heartbeat, ServedEndpoints } from "./events/heartbeat";
@@ -65,7 +65,7 @@ export const DEFAULT_OPTIONS: GatewayProxyOptions = {
 export async function startGatewayProxy(deps: {
   nc: NatsConnection;
   logger: Logger;
-  sealingKey: SealingKey;
+  sealingKey: SealingKeys;
   health?: Health;
   options?: Partial<GatewayProxyOptions>;
 }) {

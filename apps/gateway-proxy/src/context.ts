@@ -1,7 +1,7 @@
 import type { NatsConnection } from "@agentnet/bus";
 import type { LeaseTable } from "@agentnet/caps";
 import type { GatewayProvider } from "@agentnet/contracts";
-import { providerCredentialAad, type SealingKey, unseal } from "@agentnet/sealing";
+import { providerCredentialAad, type SealingKeys, unseal } from "@agentnet/sealing";
 import type { Logger } from "@agentnet/service-kit";
 import type { ServedEndpoints } from "./events/heartbeat";
 import type { BufferedPublisher } from "./events/publisher";
@@ -18,7 +18,7 @@ export interface ProxyOptions {
 export interface ProxyContext {
   nc: NatsConnection;
   logger: Logger;
-  sealingKey: SealingKey;
+  sealingKey: SealingKeys;
   callers: CallerCache;
   snapshots: SnapshotCache;
   leases: LeaseTable;

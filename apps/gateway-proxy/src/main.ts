@@ -1,5 +1,5 @@
 import { busOptionsFromEnv, connectBus } from "@agentnet/bus";
-import { parseSealingKey } from "@agentnet/sealing";
+import { parseSealingKeys } from "@agentnet/sealing";
 import { runService } from "@agentnet/service-kit";
 import { startGatewayProxy } from "./app";
 import { parseEnv } from "./env";
@@ -9,7 +9,7 @@ const env = parseEnv(process.env);
 await runService(
   { name: "gateway-proxy", logLevel: env.LOG_LEVEL },
   async ({ logger, lifecycle, health }) => {
-    const sealingKey = parseSealingKey(env.AGN_SEALING_KEY);
+    const sealingKey = parseSealingKeys(env.AGN_SEALING_KEY);
     const nc = await connectBus(busOptionsFromEnv(env, "gateway-proxy"));
     lifecycle.onStop("nats", () => nc.drain());
     const proxy = await startGatewayProxy({

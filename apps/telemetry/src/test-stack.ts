@@ -14,7 +14,7 @@ import {
   Telemetry,
 } from "@agentnet/contracts";
 import { startControlPlane } from "@agentnet/control-plane/app";
-import { parseSealingKey } from "@agentnet/sealing";
+import { parseSealingKeys } from "@agentnet/sealing";
 import { createLogger, hashToken } from "@agentnet/service-kit";
 import { connectTestBus, connectTestMongo, TEST_SEALING_KEY, uniqueId } from "@agentnet/testkit";
 import { startTelemetry } from "./app";
@@ -28,7 +28,7 @@ export async function startTelemetryStack() {
   const logger = createLogger("telemetry-test", "silent");
   const nc = await connectTestBus("telemetry-test");
   const connection = await connectTestMongo();
-  await startControlPlane({ nc, connection, logger, sealingKey: parseSealingKey(TEST_SEALING_KEY) });
+  await startControlPlane({ nc, connection, logger, sealingKey: parseSealingKeys(TEST_SEALING_KEY) });
   const dataDir = mkdtempSync(join(tmpdir(), "agn-telemetry-"));
   const warehouse = await openWarehouse({ dataDir, database: "agentnet" });
   const durable = uniqueId("telemetry-test");

@@ -113,7 +113,10 @@ const PERMISSIONS: Record<BusService, BusPermissions> = {
     ],
     subscribe: [Events.configChangedAll, Events.accountDeleted],
   },
-  cli: { publish: [ControlPlane.accountsBootstrap.subject], subscribe: [] },
+  cli: {
+    publish: [ControlPlane.accountsBootstrap.subject, ControlPlane.sealingReseal.subject],
+    subscribe: [],
+  },
 };
 
 /** What `service` may publish and subscribe to, its own inbox included. */

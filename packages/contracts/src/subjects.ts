@@ -128,6 +128,21 @@ export const ControlPlane = {
   gatewaySnapshot: endpoint("agn.ctl.gateway.snapshot", z.object({ account_id: Id }), GatewaySnapshot),
   /** Service-to-service: an account's settings whatever the caller's role (telemetry reads log collection). */
   settingsOfAccount: endpoint("agn.ctl.settings.of_account", z.object({ account_id: Id }), Settings),
+  /**
+   * Operator only (the `cli` bus user): re-seals every stored credential with the current sealing
+   * key, so older keys can be dropped from AGN_SEALING_KEY.
+   */
+  sealingReseal: endpoint(
+    "agn.ctl.sealing.reseal",
+    z.object({}),
+    z.object({
+      current_key: z.string(),
+      resealed: z.number().int(),
+      already_current: z.number().int(),
+      /** Sealed with a key the ring does not hold: left as they are. */
+      unopened: z.number().int(),
+    }),
+  ),
   /** Every account's access-log retention, for telemetry's sweep. */
   retentionList: endpoint(
     "agn.ctl.settings.retention",

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { generateSealingKey, parseSealingKey, SealingError, seal, unseal } from "./index";
+import { generateSealingKey, parseSealingKeys, SealingError, seal, unseal } from "./index";
 
 describe("sealing", () => {
-  const key = parseSealingKey(generateSealingKey());
+  const key = parseSealingKeys(generateSealingKey());
 
   it("round-trips a secret and never stores it in clear", () => {
     const sealed = seal(key, "sk-live-123", "acct/prov");
@@ -16,7 +16,7 @@ describe("sealing", () => {
 
   it("refuses another key, another owner and a tampered ciphertext", () => {
     const sealed = seal(key, "secret", "acct/prov");
-    const other = parseSealingKey(generateSealingKey());
+    const other = parseSealingKeys(generateSealingKey());
     expect(() => unseal(other, sealed, "acct/prov")).toThrow(/sealed with key/);
     expect(() => unseal(key, sealed, "acct/other")).toThrow(SealingError);
     const tampered = { ...sealed, ct: Buffer.from("garbage").toString("base64") };
@@ -24,8 +24,19 @@ describe("sealing", () => {
   });
 
   it("fails clearly on a missing or malformed key, accepts base64 and hex", () => {
-    expect(() => parseSealingKey(undefined)).toThrow(/AGN_SEALING_KEY is not set/);
-    expect(() => parseSealingKey("c2hvcnQ=")).toThrow(/32 bytes/);
-    expect(parseSealingKey("ab".repeat(32)).bytes).toHaveLength(32);
+    expect(() => parseSealingKeys(undefined)).toThrow(/AGN_SEALING_KEY is not set/);
+    expect(() => parseSealingKeys("c2hvcnQ=")).toThrow(/32 bytes/);
+    expect(parseSealingKeys("ab".repeat(32)).current.bytes).toHaveLength(32);
+  });
+
+  it("seals with the first key of a ring and opens with any of them", () => {
+    const oldText = generateSealingKey();
+    const newText = generateSealingKey();
+    const before = seal(parseSealingKeys(oldText), "sk-old", "a");
+    const ring = parseSealingKeys(`${newText}, ${oldText}`);
+    expect(unseal(ring, before, "a")).toBe("sk-old");
+    const after = seal(ring, "sk-new", "a");
+    expect(after.kid).toBe(parseSealingKeys(newText).current.kid);
+    expect(() => unseal(parseSealingKeys(oldText), after, "a")).toThrow(/configured keys are/);
   });
 });

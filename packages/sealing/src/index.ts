@@ -3,23 +3,44 @@ import type { SealedSecret } from "@agentnet/contracts";
 
 export { SealedSecret } from "@agentnet/contracts";
 
-export interface SealingKey {
+interface SealingKey {
   readonly kid: string;
   readonly bytes: Buffer;
+}
+
+/**
+ * A key ring: `current` seals, any key of `all` opens what it sealed (found by the envelope's key
+ * id). Rotation: put the new key first, keep the old ones after it, re-seal (`agentnet reseal`),
+ * then drop the old ones.
+ */
+export interface SealingKeys {
+  readonly current: SealingKey;
+  readonly all: readonly SealingKey[];
 }
 
 const KEY_BYTES = 32;
 
 /**
- * Reads the sealing key: 32 bytes as base64 (or 64 hex characters). A missing or malformed key
- * is a startup error, because every stored credential depends on it.
+ * Reads the sealing keys: one or more keys separated by commas, newest first, each 32 bytes as
+ * base64 (or 64 hex characters). A missing or malformed key is a startup error, because every
+ * stored credential depends on them.
  */
-export function parseSealingKey(text: string | undefined): SealingKey {
-  if (!text)
+export function parseSealingKeys(text: string | undefined): SealingKeys {
+  if (!text?.trim())
     throw new Error(
       "AGN_SEALING_KEY is not set: provide 32 random bytes, base64-encoded (openssl rand -base64 32)",
     );
-  const trimmed = text.trim();
+  const all = text
+    .split(",")
+    .map((part) => part.trim())
+    .filter((part) => part !== "")
+    .map(parseOneKey);
+  const [current] = all;
+  if (!current) throw new Error("AGN_SEALING_KEY holds no key");
+  return { current, all };
+}
+
+function parseOneKey(trimmed: string): SealingKey {
   const bytes = /^[0-9a-fA-F]{64}$/.test(trimmed)
     ? Buffer.from(trimmed, "hex")
     : Buffer.from(trimmed, "base64");
@@ -34,7 +55,8 @@ export function parseSealingKey(text: string | undefined): SealingKey {
 export const generateSealingKey = (): string => randomBytes(KEY_BYTES).toString("base64");
 
 /** `aad` binds the ciphertext to its owner (e.g. account and provider id): a sealed key moved to another record will not open. */
-export function seal(key: SealingKey, plaintext: string, aad: string): SealedSecret {
+export function seal(keys: SealingKeys, plaintext: string, aad: string): SealedSecret {
+  const key = keys.current;
   const iv = randomBytes(12);
   const cipher = createCipheriv("aes-256-gcm", key.bytes, iv);
   cipher.setAAD(Buffer.from(aad));
@@ -52,9 +74,12 @@ export class SealingError extends Error {
   override readonly name = "SealingError";
 }
 
-export function unseal(key: SealingKey, sealed: SealedSecret, aad: string): string {
-  if (sealed.kid !== key.kid) {
-    throw new SealingError(`secret was sealed with key ${sealed.kid}, but the configured key is ${key.kid}`);
+export function unseal(keys: SealingKeys, sealed: SealedSecret, aad: string): string {
+  const key = keys.all.find((candidate) => candidate.kid === sealed.kid);
+  if (!key) {
+    throw new SealingError(
+      `secret was sealed with key ${sealed.kid}, but the configured keys are ${keys.all.map((k) => k.kid).join(", ")}`,
+    );
   }
   try {
     const decipher = createDecipheriv("aes-256-gcm", key.bytes, Buffer.from(sealed.iv, "base64"));

@@ -9,7 +9,7 @@ import {
   QUEUE,
   type Verifier,
 } from "@agentnet/contracts";
-import type { SealingKey } from "@agentnet/sealing";
+import type { SealingKeys } from "@agentnet/sealing";
 import type { Logger } from "@agentnet/service-kit";
 import type { ActiveEndpoints } from "../domain/settings";
 import type { AgentModels } from "../store/agent-models";
@@ -20,7 +20,7 @@ export interface HandlerContext {
   models: Models & AgentModels;
   nc: NatsConnection;
   logger: Logger;
-  sealingKey: SealingKey;
+  sealingKey: SealingKeys;
   activeEndpoints: ActiveEndpoints;
   /** How long to wait for the provider-verifier's answer. */
   verifyTimeoutMs: number;

@@ -1,4 +1,4 @@
-import { generateSealingKey, parseSealingKey } from "@agentnet/sealing";
+import { generateSealingKey, parseSealingKeys } from "@agentnet/sealing";
 import { connectTestMongo, TEST_SEALING_KEY, uniqueId } from "@agentnet/testkit";
 import type { Connection } from "mongoose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,23 +16,25 @@ afterAll(async () => {
 describe("the sealing key check at start", () => {
   it("accepts the key the database's credentials were sealed with", async () => {
     const models = await createAgentModels(connection);
-    await expect(verifySealingKey(models, parseSealingKey(TEST_SEALING_KEY))).resolves.toBeUndefined();
+    await expect(verifySealingKey(models, parseSealingKeys(TEST_SEALING_KEY))).resolves.toBeUndefined();
   });
 
   it("refuses another key with a message naming both keys", async () => {
     const models = await createAgentModels(connection);
-    const wrong = parseSealingKey(generateSealingKey());
+    const wrong = parseSealingKeys(generateSealingKey());
     await expect(verifySealingKey(models, wrong)).rejects.toThrow(
-      new RegExp(`key ${wrong.kid}.*sealed with key ${parseSealingKey(TEST_SEALING_KEY).kid}`),
+      new RegExp(
+        `keys ${wrong.current.kid}.*sealed with key ${parseSealingKeys(TEST_SEALING_KEY).current.kid}`,
+      ),
     );
   });
 
   it("seals a canary on first start of an empty database", async () => {
     const fresh = connection.useDb(uniqueId("fresh"));
     const models = await createAgentModels(fresh);
-    const key = parseSealingKey(generateSealingKey());
+    const key = parseSealingKeys(generateSealingKey());
     await verifySealingKey(models, key);
-    expect((await models.SealingCanary.findById("sealing-key").lean())?.sealed.kid).toBe(key.kid);
+    expect((await models.SealingCanary.findById("sealing-key").lean())?.sealed.kid).toBe(key.current.kid);
     await fresh.dropDatabase();
   });
 });

@@ -1,4 +1,4 @@
-import { SealingError, type SealingKey, seal, unseal } from "@agentnet/sealing";
+import { SealingError, type SealingKeys, seal, unseal } from "@agentnet/sealing";
 import type { AgentModels } from "./agent-models";
 
 const CANARY_ID = "sealing-key";
@@ -9,7 +9,7 @@ const CANARY_TEXT = "agentnet sealing canary";
  * canary, every later start must open it. A wrong key stops the service with a clear message
  * instead of failing on the first provider it touches.
  */
-export async function verifySealingKey(models: AgentModels, key: SealingKey): Promise<void> {
+export async function verifySealingKey(models: AgentModels, key: SealingKeys): Promise<void> {
   const existing = await models.SealingCanary.findById(CANARY_ID).lean();
   if (!existing) {
     await models.SealingCanary.updateOne(
@@ -25,6 +25,15 @@ export async function verifySealingKey(models: AgentModels, key: SealingKey): Pr
     if (!(error instanceof SealingError)) throw error;
   }
   throw new Error(
-    `AGN_SEALING_KEY (key ${key.kid}) does not open the credentials in this database (sealed with key ${existing.sealed.kid}); start with the key they were sealed with`,
+    `AGN_SEALING_KEY (keys ${key.all.map((k) => k.kid).join(", ")}) does not open the credentials in this database (sealed with key ${existing.sealed.kid}); start with the key they were sealed with`,
+  );
+}
+
+/** After a re-seal: the canary is sealed with the current key, so a start without it fails clearly. */
+export async function resealCanary(models: AgentModels, keys: SealingKeys): Promise<void> {
+  await models.SealingCanary.updateOne(
+    { _id: CANARY_ID },
+    { $set: { sealed: seal(keys, CANARY_TEXT, CANARY_ID) } },
+    { upsert: true },
   );
 }

@@ -9,7 +9,7 @@ import { ControlPlane } from "@agentnet/contracts";
 import { startControlPlane } from "@agentnet/control-plane/app";
 import { startGatewayProxy } from "@agentnet/gateway-proxy/app";
 import { startVerifier } from "@agentnet/provider-verifier/app";
-import { parseSealingKey } from "@agentnet/sealing";
+import { parseSealingKeys } from "@agentnet/sealing";
 import { createLogger } from "@agentnet/service-kit";
 import { startTelemetry } from "@agentnet/telemetry/app";
 import { connectTestBus, connectTestMongo, TEST_SEALING_KEY, uniqueId } from "@agentnet/testkit";
@@ -41,7 +41,7 @@ export async function startDashboardStack() {
 
   const nc = await connectTestBus("dashboard-test");
   const connection = await connectTestMongo();
-  const sealingKey = parseSealingKey(TEST_SEALING_KEY);
+  const sealingKey = parseSealingKeys(TEST_SEALING_KEY);
   await startControlPlane({ nc, connection, logger, sealingKey, verifyTimeoutMs: 5_000 });
   const verifier = await startVerifier({ nc, logger, options: { timeoutMs: 2_000 } });
   const warehouse = await openWarehouse({ dataDir: join(tmp, "chdb"), database: "agentnet" });

@@ -8,7 +8,7 @@ import { type ConsumptionOptions, startConsumption } from "@agentnet/consumption
 import { type Caller, ControlPlane, Events, type GatewayRequestEvent } from "@agentnet/contracts";
 import { startControlPlane } from "@agentnet/control-plane/app";
 import { startVerifier } from "@agentnet/provider-verifier/app";
-import { parseSealingKey } from "@agentnet/sealing";
+import { parseSealingKeys } from "@agentnet/sealing";
 import { createLogger, hashToken } from "@agentnet/service-kit";
 import { startTelemetry } from "@agentnet/telemetry/app";
 import { connectTestBus, connectTestMongo, TEST_SEALING_KEY, uniqueId } from "@agentnet/testkit";
@@ -42,7 +42,7 @@ export async function startProxyStack(
     proxy: await connectTestBus("gateway-proxy"),
   };
   const connection = await connectTestMongo();
-  const sealingKey = parseSealingKey(TEST_SEALING_KEY);
+  const sealingKey = parseSealingKeys(TEST_SEALING_KEY);
   await startControlPlane({ nc: buses.controlPlane, connection, logger, sealingKey, verifyTimeoutMs: 5_000 });
   const verifier = await startVerifier({ nc: buses.verifier, logger, options: { timeoutMs: 2_000 } });
   const consumptionOptions: Partial<ConsumptionOptions> = {
