@@ -23,6 +23,8 @@ export interface GatewayProxyOptions {
   bodyLimitBytes: number;
   headersTimeoutMs: number;
   bodyTimeoutMs: number;
+  /** Refuse upstreams at private, loopback or link-local addresses (shared deployments). */
+  refusePrivateUpstreams: boolean;
   eventBufferMax: number;
   authCacheMs: number;
   snapshotMaxAgeMs: number;
@@ -47,6 +49,7 @@ export const DEFAULT_OPTIONS: GatewayProxyOptions = {
   bodyLimitBytes: 10 * 1024 * 1024,
   headersTimeoutMs: 300_000,
   bodyTimeoutMs: 300_000,
+  refusePrivateUpstreams: false,
   eventBufferMax: 50_000,
   authCacheMs: 5_000,
   snapshotMaxAgeMs: 60_000,
@@ -108,6 +111,7 @@ export async function startGatewayProxy(deps: {
     pools: new UpstreamPools({
       headersTimeoutMs: options.headersTimeoutMs,
       bodyTimeoutMs: options.bodyTimeoutMs,
+      refusePrivate: options.refusePrivateUpstreams,
     }),
     publisher,
     served: new ServedEndpoints(),

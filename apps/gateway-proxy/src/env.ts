@@ -30,6 +30,11 @@ export const GatewayProxyEnv = z.object({
   AGN_UPSTREAM_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).default(300_000),
   /** Longest silence between two body chunks of the upstream's response. */
   AGN_UPSTREAM_BODY_TIMEOUT_MS: z.coerce.number().int().min(100).default(300_000),
+  /**
+   * Refuse upstreams that are, or resolve to, private, loopback or link-local addresses. Off by
+   * default (self-hosted models on the LAN); turn on where admins of many accounts share the proxy.
+   */
+  AGN_REFUSE_PRIVATE_UPSTREAMS: envBoolean.default(false),
   /** Events kept in memory while NATS is unavailable; beyond it the oldest are dropped. */
   AGN_EVENT_BUFFER_MAX: z.coerce.number().int().min(1).default(50_000),
   AGN_AUTH_CACHE_MS: z.coerce.number().int().min(0).default(5_000),

@@ -25,6 +25,7 @@ await runService(
         bodyLimitBytes: env.AGN_PROXY_BODY_LIMIT_BYTES,
         headersTimeoutMs: env.AGN_UPSTREAM_HEADERS_TIMEOUT_MS,
         bodyTimeoutMs: env.AGN_UPSTREAM_BODY_TIMEOUT_MS,
+        refusePrivateUpstreams: env.AGN_REFUSE_PRIVATE_UPSTREAMS,
         eventBufferMax: env.AGN_EVENT_BUFFER_MAX,
         authCacheMs: env.AGN_AUTH_CACHE_MS,
         snapshotMaxAgeMs: env.AGN_SNAPSHOT_MAX_AGE_MS,

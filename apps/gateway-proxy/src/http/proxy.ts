@@ -24,7 +24,7 @@ import { isMetered, type Operation, wireOf } from "../domain/wire";
 import { buildEvent, type RequestRecord } from "../events/build";
 import type { AccountView } from "../snapshot/cache";
 import { forward, type StreamGrowth, upstreamHeaders } from "../upstream/forward";
-import { upstreamTarget } from "../upstream/pools";
+import { privateUpstreamOf, upstreamTarget } from "../upstream/pools";
 import { accountView, authenticate } from "./auth";
 import { BodyTooLarge, readBody, sourceIp } from "./body";
 import { capChecks, capDenyReason, hasUsdCap, holdHeadroom } from "./caps";
@@ -296,6 +296,18 @@ async function forwardAllowed(
     res,
   );
   if (result.outcome === "unreachable") {
+    const privateUpstream = privateUpstreamOf(result.error);
+    if (privateUpstream) {
+      sendError(
+        res,
+        wire,
+        403,
+        "provider.private_upstream",
+        `the upstream of provider ${provider.name} (${privateUpstream.host}) is a private address, which this gateway refuses (AGN_REFUSE_PRIVATE_UPSTREAMS)`,
+      );
+      publish(ctx, { ...record, status: 403, denyReason: "provider.private_upstream" });
+      return undefined;
+    }
     ctx.logger.warn({ err: result.error, provider_id: provider.id }, "upstream unreachable");
     sendError(
       res,

@@ -5,7 +5,13 @@ import { startTestApi } from "@agentnet/api-gateway/testing";
 import { type NatsConnection, request } from "@agentnet/bus";
 import { openWarehouse } from "@agentnet/clickhouse";
 import { type ConsumptionOptions, startConsumption } from "@agentnet/consumption/app";
-import { type Caller, ControlPlane, Events, type GatewayRequestEvent } from "@agentnet/contracts";
+import {
+  type Caller,
+  ControlPlane,
+  Events,
+  type GatewayRequestEvent,
+  type Provider,
+} from "@agentnet/contracts";
 import { startControlPlane } from "@agentnet/control-plane/app";
 import { startVerifier } from "@agentnet/provider-verifier/app";
 import { parseSealingKeys } from "@agentnet/sealing";
@@ -137,7 +143,7 @@ export async function startProxyStack(
       }),
     );
     const openaiProvider = await must(
-      api<{ id: string }>("POST", "/agent-network/providers", token, {
+      api<Provider>("POST", "/agent-network/providers", token, {
         provider_id: "openai_api",
         name: "OpenAI",
         upstream_url: `${openaiUrl}/v1`,
@@ -147,7 +153,7 @@ export async function startProxyStack(
       }),
     );
     const anthropicProvider = await must(
-      api<{ id: string }>("POST", "/agent-network/providers", token, {
+      api<Provider>("POST", "/agent-network/providers", token, {
         provider_id: "anthropic_api",
         name: "Claude",
         upstream_url: anthropicUrl,

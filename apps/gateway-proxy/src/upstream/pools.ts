@@ -1,8 +1,57 @@
-import { Pool } from "undici";
+import { lookup } from "node:dns";
+import type { LookupFunction } from "node:net";
+import { buildConnector, Pool } from "undici";
+import { isPrivateAddress } from "../domain/private-address";
 
-export interface UpstreamTimeouts {
+export interface UpstreamOptions {
   headersTimeoutMs: number;
   bodyTimeoutMs: number;
+  /** Refuse upstreams that are, or resolve to, private, loopback or link-local addresses. */
+  refusePrivate: boolean;
+}
+
+/** An upstream refused because it is, or resolves to, a private address (AGN_REFUSE_PRIVATE_UPSTREAMS). */
+export class PrivateUpstreamError extends Error {
+  override readonly name = "PrivateUpstreamError";
+  constructor(
+    readonly host: string,
+    readonly address: string,
+  ) {
+    super(`${host} is the private address ${address}`);
+  }
+}
+
+/**
+ * Resolves as `dns.lookup` does and fails if any address is private. Checked when the socket
+ * connects, on the addresses it connects to, so a name that resolves differently later (DNS
+ * rebinding) cannot slip past a check made earlier.
+ */
+const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
+  lookup(hostname, { ...options, all: true }, (error, addresses) => {
+    if (error) return callback(error, "", 0);
+    const refused = addresses.find((entry) => isPrivateAddress(entry.address));
+    if (refused) return callback(new PrivateUpstreamError(hostname, refused.address), "", 0);
+    if (options.all) return (callback as unknown as (e: null, a: typeof addresses) => void)(null, addresses);
+    const [first] = addresses;
+    return callback(null, first?.address ?? "", first?.family ?? 4);
+  });
+};
+
+/** Connects as undici does; with `refusePrivate`, never to a private address, literal or resolved. */
+function upstreamConnector(skipTlsVerification: boolean, refusePrivate: boolean): buildConnector.connector {
+  const connect = buildConnector({
+    ...(skipTlsVerification ? { rejectUnauthorized: false } : {}),
+    ...(refusePrivate ? { lookup: publicOnlyLookup } : {}),
+  });
+  if (!refusePrivate) return connect;
+  return (options, callback) => {
+    // An IP literal is connected to without a lookup: check it here.
+    if (isPrivateAddress(options.hostname)) {
+      callback(new PrivateUpstreamError(options.hostname, options.hostname), null);
+      return;
+    }
+    connect(options, callback);
+  };
 }
 
 /** Connections per upstream origin: enough for a busy proxy, bounded so one vendor cannot take all sockets. */
@@ -16,7 +65,7 @@ const CONNECTIONS_PER_ORIGIN = 256;
 export class UpstreamPools {
   private readonly pools = new Map<string, Pool>();
 
-  constructor(private readonly timeouts: UpstreamTimeouts) {}
+  constructor(private readonly options: UpstreamOptions) {}
 
   get(origin: string, skipTlsVerification: boolean): Pool {
     const key = `${skipTlsVerification ? "insecure" : "verified"} ${origin}`;
@@ -25,9 +74,9 @@ export class UpstreamPools {
       pool = new Pool(origin, {
         connections: CONNECTIONS_PER_ORIGIN,
         keepAliveTimeout: 30_000,
-        headersTimeout: this.timeouts.headersTimeoutMs,
-        bodyTimeout: this.timeouts.bodyTimeoutMs,
-        ...(skipTlsVerification ? { connect: { rejectUnauthorized: false } } : {}),
+        headersTimeout: this.options.headersTimeoutMs,
+        bodyTimeout: this.options.bodyTimeoutMs,
+        connect: upstreamConnector(skipTlsVerification, this.options.refusePrivate),
       });
       this.pools.set(key, pool);
     }
@@ -75,4 +124,13 @@ function parsedUpstream(upstreamUrl: string) {
     parsedUpstreams.set(upstreamUrl, parsed);
   }
   return parsed;
+}
+
+/** The private-upstream refusal behind a failed request, however deep undici wrapped it. */
+export function privateUpstreamOf(error: unknown): PrivateUpstreamError | undefined {
+  for (let cause = error, depth = 0; cause instanceof Error && depth < 5; depth++) {
+    if (cause instanceof PrivateUpstreamError) return cause;
+    cause = cause.cause;
+  }
+  return undefined;
 }
