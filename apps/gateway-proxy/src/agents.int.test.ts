@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runClaude } from "./test-support/claude-code";
+import { runCodex } from "./test-support/codex";
 import { configure } from "./test-support/setup";
 import { type ProxyStack, startProxyStack } from "./test-support/stack";
 
@@ -72,5 +73,46 @@ describe("Claude Code through the proxy (the real CLI)", () => {
     expect(`${run.json?.result}`).toContain("pricing.unknown_model");
     const [event] = await account.events.waitFor(1);
     expect(event).toMatchObject({ decision: "deny", deny_reason: "pricing.unknown_model" });
+  });
+});
+
+describe("Codex through the proxy (the real CLI)", () => {
+  it("answers over HTTP streaming after one refused WebSocket, costed and grouped by its session", async () => {
+    const account = await stack.newAccount();
+    const setup = configure(stack, account);
+    await setup.policy([account.openaiProvider.id]);
+    await setup.budgetRule({
+      budget_limit: { enabled: true, group_cap_usd: 0, user_cap_usd: 1, window_seconds: DAY },
+    });
+    stack.openai.usage = { input: 2_000, output: 30, cached: 500, creation: 0 };
+    stack.openai.reply = "Hello from the Codex mock.";
+    const seenBefore = stack.openai.seen.length;
+
+    const runs = await Promise.all(
+      [1, 2].map(() =>
+        runCodex({ baseUrl: stack.proxy.url, token: account.token, prompt: "say hi", model: "gpt-5" }),
+      ),
+    );
+    for (const run of runs) {
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(run.stdout).toContain(stack.openai.reply);
+      // 426 on the WebSocket upgrade: Codex falls back at once instead of retrying five times.
+      expect(run.stderr).not.toContain("Reconnecting");
+    }
+
+    const events = await account.events.waitFor(2);
+    expect(new Set(events.map((event) => event.session_id)).size).toBe(2);
+    for (const event of events) {
+      expect(event).toMatchObject({ decision: "allow", model: "gpt-5", stream: true, input_tokens: 2_000 });
+      expect(event.cost_usd).toBeGreaterThan(0);
+    }
+    const seen = stack.openai.seen.slice(seenBefore);
+    expect(seen.map((request) => request.path)).toEqual(["/v1/responses", "/v1/responses"]);
+    for (const request of seen) {
+      expect(request.headers.authorization).toBe("Bearer sk-upstream-openai");
+      expect(JSON.stringify(request.headers)).not.toContain(account.token);
+      // The session the proxy grouped by is the one Codex sent.
+      expect(events.map((event) => event.session_id)).toContain(request.headers["session-id"]);
+    }
   });
 });

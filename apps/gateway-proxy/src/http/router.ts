@@ -31,6 +31,19 @@ export function createRequestHandler(ctx: ProxyContext, health: Health) {
       else res.destroy();
     };
 
+    // The Responses API's WebSocket transport is not served: 426 makes Codex fall back to HTTP
+    // streaming at once (other refusals make it retry five times first).
+    if (req.headers.upgrade) {
+      sendError(
+        res,
+        wire,
+        426,
+        "gateway.websocket_unsupported",
+        `${path} is served over HTTP (POST, with "stream": true for streaming), not over a WebSocket`,
+      );
+      req.resume();
+      return;
+    }
     const operation = INFERENCE[path];
     if (operation && req.method === "POST") {
       handleInference(ctx, req, res, operation, path, query).catch(done);

@@ -70,7 +70,8 @@ export class FakeUpstream {
       return body.stream ? this.anthropicStream(res, body) : this.anthropic(res, body);
     if (path.endsWith("/v1/chat/completions"))
       return body.stream ? this.chatStream(res, body) : this.chat(res, body);
-    if (path.endsWith("/v1/responses")) return this.responses(res, body);
+    if (path.endsWith("/v1/responses"))
+      return body.stream ? this.responsesStream(res, body) : this.responses(res, body);
     if (path.endsWith("/v1/embeddings")) return this.embeddings(res, body);
     res.writeHead(404, { "content-type": "application/json" });
     res.end(JSON.stringify({ error: { message: "not found", type: "invalid_request_error" } }));
@@ -151,9 +152,9 @@ export class FakeUpstream {
     ]);
   }
 
-  private responses(res: ServerResponse, body: Record<string, unknown>) {
+  private responseBody(body: Record<string, unknown>) {
     const u = this.usage;
-    this.json(res, {
+    return {
       id: "resp_1",
       object: "response",
       created_at: 1_700_000_000,
@@ -175,7 +176,38 @@ export class FakeUpstream {
         output_tokens_details: { reasoning_tokens: 0 },
         total_tokens: u.input + u.output,
       },
-    });
+    };
+  }
+
+  private responses(res: ServerResponse, body: Record<string, unknown>) {
+    this.json(res, this.responseBody(body));
+  }
+
+  /** The Responses API's streaming events, as Codex reads them; usage comes in `response.completed`. */
+  private responsesStream(res: ServerResponse, body: Record<string, unknown>) {
+    const done = this.responseBody(body);
+    const [item] = done.output;
+    const events = [
+      { type: "response.created", response: { ...done, status: "in_progress", output: [], usage: null } },
+      {
+        type: "response.output_item.added",
+        output_index: 0,
+        item: { ...item, status: "in_progress", content: [] },
+      },
+      {
+        type: "response.output_text.delta",
+        item_id: "msg_1",
+        output_index: 0,
+        content_index: 0,
+        delta: this.reply,
+      },
+      { type: "response.output_item.done", output_index: 0, item },
+      { type: "response.completed", response: done },
+    ];
+    return this.sse(
+      res,
+      events.map((data, sequence) => ({ event: data.type, data: { ...data, sequence_number: sequence } })),
+    );
   }
 
   private embeddings(res: ServerResponse, body: Record<string, unknown>) {

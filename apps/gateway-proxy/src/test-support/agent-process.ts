@@ -1,0 +1,48 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export interface AgentRun {
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs a coding agent's CLI as a user would, in a fresh HOME (no config, no login) that is its
+ * working directory too, with only PATH and `env` in its environment. Killed after `timeoutMs`.
+ */
+export async function runAgent(
+  binary: string,
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+): Promise<AgentRun> {
+  const home = mkdtempSync(join(tmpdir(), "agn-agent-home-"));
+  try {
+    return await new Promise<AgentRun>((resolve, reject) => {
+      const child = spawn(binary, args, {
+        cwd: home,
+        env: { PATH: process.env.PATH ?? "", HOME: home, ...env },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (chunk: Buffer) => {
+        stdout += chunk.toString();
+      });
+      child.stderr.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
+      const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+      child.once("error", reject);
+      child.once("close", (exitCode) => {
+        clearTimeout(timer);
+        resolve({ exitCode, stdout, stderr });
+      });
+    });
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+}
