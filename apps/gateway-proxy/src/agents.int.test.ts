@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runClaude } from "./test-support/claude-code";
 import { runCodex } from "./test-support/codex";
+import { runOpencode } from "./test-support/opencode";
 import { configure } from "./test-support/setup";
 import { type ProxyStack, startProxyStack } from "./test-support/stack";
 
@@ -114,5 +115,32 @@ describe("Codex through the proxy (the real CLI)", () => {
       // The session the proxy grouped by is the one Codex sent.
       expect(events.map((event) => event.session_id)).toContain(request.headers["session-id"]);
     }
+  });
+});
+
+describe("OpenCode through the proxy (the real CLI)", () => {
+  it("answers, with its title request and its turn grouped under its own session and costed", async () => {
+    const account = await capped();
+    stack.anthropic.usage = { input: 900, output: 12, cached: 0, creation: 0 };
+    stack.anthropic.reply = "Hello from the OpenCode mock.";
+    const run = await runOpencode({
+      baseUrl: stack.proxy.url,
+      token: account.token,
+      prompt: "say hi",
+      model: "claude-sonnet-4-5",
+    });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stdout).toContain(stack.anthropic.reply);
+    // A title from a small model, then the turn: one session, OpenCode's own id.
+    const events = await account.events.waitFor(2);
+    expect(new Set(events.map((event) => event.session_id)).size).toBe(1);
+    expect(events[0]?.session_id).toMatch(/^ses_/);
+    for (const event of events) {
+      expect(event).toMatchObject({ decision: "allow", stream: true });
+      expect(event.cost_usd).toBeGreaterThan(0);
+    }
+    const request = stack.anthropic.seen.at(-1);
+    expect(request?.headers["x-api-key"]).toBe("sk-ant-upstream");
+    expect(JSON.stringify(request?.headers)).not.toContain(account.token);
   });
 });

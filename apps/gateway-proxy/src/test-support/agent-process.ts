@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -10,16 +10,19 @@ export interface AgentRun {
 }
 
 /**
- * Runs a coding agent's CLI as a user would, in a fresh HOME (no config, no login) that is its
- * working directory too, with only PATH and `env` in its environment. Killed after `timeoutMs`.
+ * Runs a coding agent's CLI as a user would, in a fresh HOME (no login; only `files`, written
+ * there) that is its working directory too, with only PATH and `env` in its environment. Killed
+ * after `timeoutMs`.
  */
 export async function runAgent(
   binary: string,
   args: string[],
   env: Record<string, string>,
-  timeoutMs = 60_000,
+  options: { timeoutMs?: number | undefined; files?: Record<string, string> } = {},
 ): Promise<AgentRun> {
   const home = mkdtempSync(join(tmpdir(), "agn-agent-home-"));
+  for (const [name, content] of Object.entries(options.files ?? {})) writeFileSync(join(home, name), content);
+  const timeoutMs = options.timeoutMs ?? 60_000;
   try {
     return await new Promise<AgentRun>((resolve, reject) => {
       const child = spawn(binary, args, {

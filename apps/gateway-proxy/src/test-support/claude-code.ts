@@ -40,7 +40,7 @@ export async function runClaude(options: {
       DISABLE_AUTOUPDATER: "1",
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
     },
-    options.timeoutMs,
+    { timeoutMs: options.timeoutMs },
   );
   return { ...run, json: parseResult(run.stdout) };
 }

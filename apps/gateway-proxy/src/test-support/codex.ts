@@ -40,6 +40,6 @@ export function runCodex(options: {
       options.prompt,
     ],
     { CODEX_API_KEY: options.token },
-    options.timeoutMs,
+    { timeoutMs: options.timeoutMs },
   );
 }
