@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { NatsConnection } from "@agentnet/bus";
-import { type Health, healthResponse, type Logger } from "@agentnet/service-kit";
+import { clientRequestId, type Health, healthResponse, type Logger } from "@agentnet/service-kit";
 import express, { type Express } from "express";
 import { authenticate } from "./http/auth";
 import { errorMiddleware, notFoundRoute } from "./http/errors";
@@ -27,7 +27,7 @@ export function createApp(options: ApiGatewayOptions): Express {
   app.set("etag", false);
 
   app.use((req, res, next) => {
-    const requestId = req.header("x-request-id") ?? randomUUID();
+    const requestId = clientRequestId(req.headers["x-request-id"]) ?? randomUUID();
     res.setHeader("x-request-id", requestId);
     const started = process.hrtime.bigint();
     res.on("finish", () => {
@@ -50,8 +50,10 @@ export function createApp(options: ApiGatewayOptions): Express {
 
   const api = express.Router();
   api.use(jsonOnly);
-  api.use(express.json({ limit: options.bodyLimitBytes, type: "application/json", strict: false }));
+  // Who is asking before anything is read: an unauthenticated client cannot make the gateway wait
+  // for (or buffer) its body.
   api.use(authenticate(options.nc, options.authCacheTtlMs));
+  api.use(express.json({ limit: options.bodyLimitBytes, type: "application/json", strict: false }));
   api.use(identityRoutes(options.nc, options.requestTimeoutMs));
   api.use(consumptionRoutes(options.nc, options.requestTimeoutMs));
   api.use(telemetryRoutes(options.nc, options.requestTimeoutMs));

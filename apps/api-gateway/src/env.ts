@@ -1,8 +1,9 @@
-import { baseEnv, envPort, parseEnvWith } from "@agentnet/service-kit";
+import { baseEnv, envPort, httpServerEnv, parseEnvWith } from "@agentnet/service-kit";
 import { z } from "zod";
 
 export const ApiGatewayEnv = z.object({
   ...baseEnv,
+  ...httpServerEnv,
   AGN_API_HOST: z.string().default("127.0.0.1"),
   AGN_API_PORT: envPort.default(8080),
   /** How long a resolved token is trusted without asking the control-plane again. */

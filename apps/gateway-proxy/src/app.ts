@@ -23,6 +23,9 @@ export interface GatewayProxyOptions {
   bodyLimitBytes: number;
   headersTimeoutMs: number;
   bodyTimeoutMs: number;
+  /** How long a client may take to send its headers, and its whole request (body included). */
+  headersReceiveTimeoutMs: number;
+  requestReceiveTimeoutMs: number;
   /** Refuse upstreams at private, loopback or link-local addresses (shared deployments). */
   refusePrivateUpstreams: boolean;
   eventBufferMax: number;
@@ -49,6 +52,8 @@ export const DEFAULT_OPTIONS: GatewayProxyOptions = {
   bodyLimitBytes: 10 * 1024 * 1024,
   headersTimeoutMs: 300_000,
   bodyTimeoutMs: 300_000,
+  headersReceiveTimeoutMs: 15_000,
+  requestReceiveTimeoutMs: 60_000,
   refusePrivateUpstreams: false,
   eventBufferMax: 50_000,
   authCacheMs: 5_000,
@@ -160,8 +165,13 @@ export async function startGatewayProxy(deps: {
   }, options.leaseMaintainMs);
   leaseTimer.unref();
 
+  // requestTimeout bounds receiving the request only: streamed answers may run for minutes.
   const server: Server = createServer(
-    { keepAliveTimeout: 65_000, requestTimeout: 0 },
+    {
+      keepAliveTimeout: 65_000,
+      headersTimeout: options.headersReceiveTimeoutMs,
+      requestTimeout: options.requestReceiveTimeoutMs,
+    },
     createRequestHandler(ctx, health),
   );
   await new Promise<void>((resolve, reject) => {

@@ -1,4 +1,4 @@
-import { baseEnv, envBoolean, envPort, parseEnvWith } from "@agentnet/service-kit";
+import { baseEnv, envBoolean, envPort, httpServerEnv, parseEnvWith } from "@agentnet/service-kit";
 import { z } from "zod";
 
 const commaList = z
@@ -13,6 +13,7 @@ const commaList = z
 
 export const GatewayProxyEnv = z.object({
   ...baseEnv,
+  ...httpServerEnv,
   AGN_PROXY_HOST: z.string().default("127.0.0.1"),
   AGN_PROXY_PORT: envPort.default(8090),
   /** 32 random bytes, base64: opens the provider credentials the control-plane sealed. */

@@ -26,6 +26,8 @@ await runService(
         headersTimeoutMs: env.AGN_UPSTREAM_HEADERS_TIMEOUT_MS,
         bodyTimeoutMs: env.AGN_UPSTREAM_BODY_TIMEOUT_MS,
         refusePrivateUpstreams: env.AGN_REFUSE_PRIVATE_UPSTREAMS,
+        headersReceiveTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS,
+        requestReceiveTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
         eventBufferMax: env.AGN_EVENT_BUFFER_MAX,
         authCacheMs: env.AGN_AUTH_CACHE_MS,
         snapshotMaxAgeMs: env.AGN_SNAPSHOT_MAX_AGE_MS,

@@ -232,6 +232,27 @@ describe("refusals", () => {
     });
   });
 
+  it("400 for an absurd output cap or a body nested past 64 levels, never 500", async () => {
+    const account = await stack.newAccount();
+    await grant(account, [account.openaiProvider.id]);
+    const send = (body: string) =>
+      undiciRequest(`${stack.proxy.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${account.token}`, "content-type": "application/json" },
+        body,
+      });
+    const huge = await send('{"model":"gpt-4o","messages":[],"max_tokens":1e308}');
+    expect(huge.statusCode).toBe(400);
+    expect(await huge.body.json()).toMatchObject({
+      error: { code: "request.invalid", message: /max_tokens/ },
+    });
+    const deep = await send(`{"model":"gpt-4o","messages":[${"[".repeat(10_000)}${"]".repeat(10_000)}]}`);
+    expect(deep.statusCode).toBe(400);
+    expect(await deep.body.json()).toMatchObject({
+      error: { code: "request.invalid", message: /nests deeper/ },
+    });
+  });
+
   it("403 llm_policy.no_matching_policy without a policy, logged as a denied event", async () => {
     const account = await stack.newAccount();
     const call = openaiClient(account.token).chat.completions.create({

@@ -9,6 +9,12 @@ export const envPort = z.coerce.number().int().min(0).max(65_535);
 
 export const LogLevel = z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]);
 
+/** Settings of a service that listens for HTTP clients (see `applyHttpTimeouts`). */
+export const httpServerEnv = {
+  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(15_000),
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(60_000),
+};
+
 /** Settings every service reads. */
 export const baseEnv = {
   NATS_URL: z.string().default("nats://127.0.0.1:4222"),

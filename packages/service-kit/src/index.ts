@@ -1,5 +1,6 @@
 export * from "./env";
 export * from "./health";
+export * from "./http";
 export * from "./ids";
 export * from "./lifecycle";
 export * from "./logger";

@@ -28,7 +28,10 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
     let appError: AppError;
     if (error instanceof AppError) appError = error;
     else if (error instanceof ZodError) appError = invalidInput(error);
-    else if (isParserError(error) && error.type === "entity.parse.failed") {
+    // Express decodes `:id` parameters; a malformed escape (`/providers/%ff`) is the client's error.
+    else if (error instanceof URIError) {
+      appError = new AppError(400, "bad_request", "the request path has a malformed percent-encoding");
+    } else if (isParserError(error) && error.type === "entity.parse.failed") {
       appError = new AppError(400, "bad_request", "request body is not valid JSON");
     } else if (isParserError(error) && error.type === "entity.too.large") {
       appError = new AppError(413, "payload_too_large", "request body is too large");

@@ -121,9 +121,12 @@ export async function createModels(connection: Connection): Promise<Models> {
   return models;
 }
 
-/** True for MongoDB's duplicate-key error: how a unique index reports a taken name. */
+/**
+ * A unique index refused the write. MongoDB says so with code 11000; FerretDB (SQLite) does for
+ * inserts, but its findAndModify reports the SQLite constraint with another code, by message only.
+ */
 export const isDuplicateKey = (error: unknown): boolean =>
   typeof error === "object" &&
   error !== null &&
-  "code" in error &&
-  (error as { code: unknown }).code === 11000;
+  (("code" in error && (error as { code: unknown }).code === 11000) ||
+    /E11000|UNIQUE constraint failed/.test(String((error as { message?: unknown }).message)));

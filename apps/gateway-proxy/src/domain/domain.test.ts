@@ -110,10 +110,6 @@ describe("estimates", () => {
       admissionTokens(estimateTokens({ ...agent, max_tokens: 10 }, "messages"), true).output_tokens,
     ).toBe(10);
   });
-
-  it("reads no token field beyond any model's window (a hostile max_tokens stays a finite estimate)", () => {
-    expect(estimateTokens({ input: "a", max_tokens: 1e308 }, "chat").output_tokens).toBe(100_000_000);
-  });
 });
 
 describe("capturePlan", () => {
@@ -167,6 +163,14 @@ describe("identity", () => {
       "x-groups": "grp_all,grp_eng",
     });
     expect(identityHeaders(makeProvider(), caller)).toEqual({});
+  });
+  it("sends no identity headers when the provider has identity metadata disabled", () => {
+    const provider = makeProvider({
+      identity_header_user_id: "X-User",
+      identity_header_groups: "X-Groups",
+      metadata_disabled: true,
+    });
+    expect(identityHeaders(provider, caller)).toEqual({});
   });
   it("injects the opaque user id where the vendor takes it", () => {
     const openaiBody: JsonObject = { user: "spoofed" };

@@ -16,9 +16,6 @@ export const DEFAULT_OUTPUT_TOKENS = 4_096;
  */
 export const STREAM_OUTPUT_STEP_TOKENS = 1_024;
 
-/** Largest token count an estimate reads from a request: beyond any model's window, and exact in a double. */
-const MAX_TOKEN_FIELD = 100_000_000;
-
 /** About four characters of JSON per token: cheap, and conservative for English and code. */
 const CHARS_PER_TOKEN = 4;
 
@@ -36,10 +33,9 @@ export function promptText(body: JsonObject): string {
   return parts.join("\n");
 }
 
+/** Output caps were checked on arrival (requestShapeProblem): an integer from 1 to 1e8, or absent. */
 const positiveInt = (value: unknown): number | undefined =>
-  typeof value === "number" && Number.isInteger(value) && value > 0
-    ? Math.min(value, MAX_TOKEN_FIELD)
-    : undefined;
+  typeof value === "number" && Number.isInteger(value) && value > 0 ? value : undefined;
 
 /** Worst-case tokens of a request: the prompt estimate plus its output cap (none for embeddings). */
 export function estimateTokens(body: JsonObject, operation: Operation) {

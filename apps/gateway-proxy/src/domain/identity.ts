@@ -8,9 +8,12 @@ export const displayIdentity = (caller: Caller): string => caller.email || calle
 /**
  * Identity headers the provider asked for: the caller's display identity, and their group ids
  * comma-separated (ids, not names: the snapshot carries no group names, and ids never change).
+ * None when the provider has identity metadata disabled (`metadata_disabled`), which covers the
+ * user and the authorising groups however they would travel, headers included.
  */
 export function identityHeaders(provider: GatewayProvider, caller: Caller): Record<string, string> {
   const headers: Record<string, string> = {};
+  if (provider.metadata_disabled) return headers;
   if (provider.identity_header_user_id) {
     headers[provider.identity_header_user_id.toLowerCase()] = displayIdentity(caller);
   }

@@ -19,6 +19,7 @@ import {
 import { checkHost } from "../domain/host";
 import { identityHeaders, injectMetadata } from "../domain/identity";
 import { isJsonObject, type JsonObject } from "../domain/json";
+import { requestShapeProblem } from "../domain/request-shape";
 import { sessionIdFrom } from "../domain/session";
 import { isMetered, type Operation, wireOf } from "../domain/wire";
 import { buildEvent, type RequestRecord } from "../events/build";
@@ -90,6 +91,8 @@ export async function handleInference(
   if (typeof body.model !== "string" || body.model === "") {
     return sendError(res, wire, 400, "request.model_missing", "the request body must name a model");
   }
+  const shapeProblem = requestShapeProblem(body);
+  if (shapeProblem) return sendError(res, wire, 400, "request.invalid", shapeProblem);
 
   const view = await accountView(ctx, res, wire, caller.account_id);
   if (!view) return;
