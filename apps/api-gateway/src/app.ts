@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import { randomUUID } from "node:crypto";
 import type { NatsConnection } from "@agentnet/bus";
 import { clientRequestId, type Health, healthResponse, type Logger } from "@agentnet/service-kit";
@@ -53,7 +54,17 @@ export function createApp(options: ApiGatewayOptions): Express {
   // Who is asking before anything is read: an unauthenticated client cannot make the gateway wait
   // for (or buffer) its body.
   api.use(authenticate(options.nc, options.authCacheTtlMs));
-  api.use(express.json({ limit: options.bodyLimitBytes, type: "application/json", strict: false }));
+  api.use(
+    express.json({
+      limit: options.bodyLimitBytes,
+      type: "application/json",
+      strict: false,
+      // Invalid UTF-8 would be stored as replacement characters: refuse it instead.
+      verify: (_req, _res, buffer) => {
+        if (!isUtf8(buffer)) throw new Error("invalid UTF-8");
+      },
+    }),
+  );
   api.use(identityRoutes(options.nc, options.requestTimeoutMs));
   api.use(consumptionRoutes(options.nc, options.requestTimeoutMs));
   api.use(telemetryRoutes(options.nc, options.requestTimeoutMs));

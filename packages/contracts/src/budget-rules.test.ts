@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { BudgetRule, BudgetRuleBody, isAccountWide, ResourceName } from "./budget-rules";
+import { BudgetRule, BudgetRuleBody, isAccountWide } from "./budget-rules";
+import { ResourceName } from "./common";
 import type { Limits } from "./limits";
 
 const issuePaths = (result: { error?: { issues: { path: PropertyKey[] }[] } }) =>
@@ -76,6 +77,13 @@ describe("BudgetRuleBody", () => {
   it("trims the name", () => {
     expect(ResourceName.parse("  Team caps ")).toBe("Team caps");
   });
+
+  it.each(["a".repeat(201), "bad\u0000name", "line\nbreak", "bell\u0007", "c1\u0085"])(
+    "rejects the hostile name %j (too long, control characters)",
+    (name) => {
+      expect(ResourceName.safeParse(name).success).toBe(false);
+    },
+  );
 
   it("requires both members of limits", () => {
     const { budget_limit: _dropped, ...tokenOnly } = makeLimits();

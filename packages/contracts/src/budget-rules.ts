@@ -1,9 +1,8 @@
 import { z } from "zod";
-import { Id, ResourceTimestamps } from "./common";
+import { Id, ResourceName, ResourceTimestamps } from "./common";
 import { Limits } from "./limits";
 
 /** A display name: surrounding blanks are dropped so "  " cannot pass as a name. */
-export const ResourceName = z.string().trim().min(1, "name must not be empty");
 
 /**
  * Account-level caps on groups and users. Empty target_groups together with empty

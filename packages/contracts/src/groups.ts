@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Id, Timestamp } from "./common";
+import { Id, ResourceName, Timestamp } from "./common";
 
 /** A group of users. Members are users whose `auto_groups` hold the group id. */
 export const Group = z.object({
@@ -12,5 +12,5 @@ export const Group = z.object({
 });
 export type Group = z.infer<typeof Group>;
 
-export const GroupBody = z.object({ name: z.string().trim().min(1).max(200) });
+export const GroupBody = z.object({ name: ResourceName });
 export type GroupBody = z.infer<typeof GroupBody>;

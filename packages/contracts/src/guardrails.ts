@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { ResourceName } from "./budget-rules";
-import { Id, ResourceTimestamps } from "./common";
+import { Description, Id, ResourceName, ResourceTimestamps } from "./common";
 
 /**
  * Only the listed catalog model ids may be requested. Enabled with an empty list denies
@@ -37,7 +36,7 @@ export type Guardrail = z.infer<typeof Guardrail>;
 /** POST and PUT body (PUT replaces the whole guardrail). */
 export const GuardrailBody = z.object({
   name: ResourceName,
-  description: z.string().default(""),
+  description: Description.default(""),
   checks: GuardrailChecks,
 });
 export type GuardrailBody = z.infer<typeof GuardrailBody>;

@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { ResourceName } from "./budget-rules";
-import { Id, ResourceTimestamps } from "./common";
+import { Description, Id, ResourceName, ResourceTimestamps } from "./common";
 import { Limits } from "./limits";
 
 /** Binds source groups to destination providers, optionally with guardrails and caps. */
@@ -24,7 +23,7 @@ export type Policy = z.infer<typeof Policy>;
  */
 export const PolicyBody = z.object({
   name: ResourceName,
-  description: z.string().default(""),
+  description: Description.default(""),
   enabled: z.boolean().default(true),
   source_groups: z.array(Id).min(1, "at least one source group is required"),
   destination_provider_ids: z.array(Id).min(1, "at least one destination provider is required"),

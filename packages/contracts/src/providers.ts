@@ -1,7 +1,6 @@
 import { z } from "zod";
-import { ResourceName } from "./budget-rules";
 import { CatalogProviderId, HttpHeaderName, RatePer1k, UpstreamUrl } from "./catalog";
-import { Id, ResourceTimestamps } from "./common";
+import { Id, ResourceName, ResourceTimestamps } from "./common";
 
 /**
  * A priced model row. The three cache rates are optional: omitted inherits the catalog

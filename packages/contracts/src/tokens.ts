@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Id, Timestamp } from "./common";
+import { Id, ResourceName, Timestamp } from "./common";
 
 /** Prefix of every API token: lets secret scanners and humans recognise a leaked one. */
 export const TOKEN_PREFIX = "agn_";
@@ -22,7 +22,7 @@ export const PersonalAccessToken = z.object({
 export type PersonalAccessToken = z.infer<typeof PersonalAccessToken>;
 
 export const CreateTokenBody = z.object({
-  name: z.string().trim().min(1).max(200),
+  name: ResourceName,
   /** Days until the token expires, as NetBird: 1 to 365. */
   expires_in: z.number().int().min(1).max(365),
 });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Id, Role, Timestamp } from "./common";
+import { Id, ResourceName, Role, Timestamp } from "./common";
 
 /** NetBird's user resource, trimmed to what an LLM gateway's users need. Group membership is `auto_groups`. */
 export const User = z.object({
@@ -21,7 +21,7 @@ export type User = z.infer<typeof User>;
 
 export const CreateUserBody = z.object({
   email: z.email().transform((email) => email.toLowerCase()),
-  name: z.string().trim().min(1).max(200).optional(),
+  name: ResourceName.optional(),
   role: Role.default("user"),
   auto_groups: z.array(Id).default([]),
   is_service_user: z.boolean().default(false),
@@ -32,6 +32,6 @@ export const UpdateUserBody = z.object({
   role: Role,
   auto_groups: z.array(Id),
   is_blocked: z.boolean().default(false),
-  name: z.string().trim().min(1).max(200).optional(),
+  name: ResourceName.optional(),
 });
 export type UpdateUserBody = z.infer<typeof UpdateUserBody>;

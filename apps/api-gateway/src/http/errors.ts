@@ -33,6 +33,8 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
       appError = new AppError(400, "bad_request", "the request path has a malformed percent-encoding");
     } else if (isParserError(error) && error.type === "entity.parse.failed") {
       appError = new AppError(400, "bad_request", "request body is not valid JSON");
+    } else if (isParserError(error) && error.type === "entity.verify.failed") {
+      appError = new AppError(400, "bad_request", "request body is not valid UTF-8");
     } else if (isParserError(error) && error.type === "entity.too.large") {
       appError = new AppError(413, "payload_too_large", "request body is too large");
     } else if (isParserError(error) && error.status < 500) {

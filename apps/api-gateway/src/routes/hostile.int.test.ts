@@ -31,6 +31,26 @@ describe("hostile input at the API", () => {
     expect(rename.body).toMatchObject({ code: 409 });
   });
 
+  it("refuses names too long or with control characters, and bodies that are not UTF-8", async () => {
+    const { token } = await api.bootstrap();
+    for (const name of ["x".repeat(300), "nul\u0000byte"]) {
+      const response = await api.call("POST", "/api/groups", { token, body: { name } });
+      expect(response.status).toBe(400);
+      expect(response.body).toMatchObject({ details: [{ path: "name" }] });
+    }
+    const invalid = await fetch(`${api.baseUrl}/api/groups`, {
+      method: "POST",
+      headers: {
+        authorization: `Token ${token}`,
+        "content-type": "application/json",
+        accept: "application/json",
+      },
+      body: Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]),
+    });
+    expect(invalid.status).toBe(400);
+    expect(await invalid.json()).toMatchObject({ message: "request body is not valid UTF-8" });
+  });
+
   it("echoes a plain x-request-id and replaces one that is long or not plain", async () => {
     const plain = await api.call("GET", "/api/accounts", { headers: { "x-request-id": "trace-1.2:3_x" } });
     expect(plain.headers.get("x-request-id")).toBe("trace-1.2:3_x");
