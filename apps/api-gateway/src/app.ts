@@ -4,6 +4,7 @@ import type { NatsConnection } from "@agentnet/bus";
 import { clientRequestId, type Health, healthResponse, type Logger } from "@agentnet/service-kit";
 import express, { type Express } from "express";
 import { authenticate } from "./http/auth";
+import { dashboardRoutes } from "./http/dashboard";
 import { errorMiddleware, notFoundRoute } from "./http/errors";
 import { jsonOnly } from "./http/negotiation";
 import { agentNetworkRoutes } from "./routes/agent-network";
@@ -71,11 +72,7 @@ export function createApp(options: ApiGatewayOptions): Express {
   api.use(agentNetworkRoutes(options.nc, options.requestTimeoutMs));
   app.use("/api", api);
 
-  if (options.dashboardDir) {
-    const root = options.dashboardDir;
-    app.use(express.static(root, { index: "index.html", fallthrough: true }));
-    app.get(/^\/(?!api(?:\/|$)).*/, (_req, res) => res.sendFile("index.html", { root }));
-  }
+  if (options.dashboardDir) app.use(dashboardRoutes(options.dashboardDir));
 
   app.use(notFoundRoute);
   app.use(errorMiddleware(options.logger));

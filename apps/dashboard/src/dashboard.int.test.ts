@@ -13,6 +13,8 @@ let browser: Browser;
 let page: Page;
 let owner: { token: string; account_id: string; user_id: string };
 let member: { id: string; token: string };
+/** What the browser refused under the gateway's Content-Security-Policy, on any page of the run. */
+const cspViolations: string[] = [];
 
 const go = async (p: Page, hash: string) => {
   await p.goto(`${stack.baseUrl}/#${hash}`);
@@ -26,6 +28,9 @@ beforeAll(async () => {
   const boot = await stack.bootstrap();
   owner = { token: boot.token, account_id: boot.account_id, user_id: boot.user_id };
   page = await newPage(browser);
+  page.on("console", (message) => {
+    if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
+  });
 }, 180_000);
 
 afterAll(async () => {
@@ -261,5 +266,9 @@ describe("the dashboard against the real stack", { timeout: 60_000 }, () => {
     await page.getByRole("button", { name: "Delete settings…" }).click();
     await page.getByRole("button", { name: "Yes, delete the settings" }).click();
     await page.getByText(/Error 412/).waitFor();
+  });
+
+  it("ran every page above without anything refused by the Content-Security-Policy", () => {
+    expect(cspViolations).toEqual([]);
   });
 });
