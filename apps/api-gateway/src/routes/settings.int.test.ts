@@ -67,6 +67,30 @@ describe("settings lifecycle", () => {
     expect(taken).toMatchObject({ status: 422, body: { code: 422, details: [{ path: "endpoint" }] } });
   });
 
+  it("refuses loopback names and another account's cluster address as a dedicated endpoint", async () => {
+    const owner = await api.bootstrap();
+    for (const body of [
+      { endpoint: "localhost" },
+      { endpoint: "gw.localhost" },
+      { endpoint: "127.0.0.1" },
+      { endpoint: "0.0.0.0" },
+      { proxy_address: "localhost" },
+    ]) {
+      const refused = await api.call("POST", path, { token: owner.token, body });
+      expect(refused, JSON.stringify(body)).toMatchObject({
+        status: 422,
+        body: { reason: "settings.loopback_hostname" },
+      });
+    }
+    const cluster = await api.bootstrap();
+    const clusterAddress = uniqueHost();
+    await api.call("POST", path, { token: cluster.token, body: { proxy_address: clusterAddress } });
+    for (const endpoint of [clusterAddress, `agn-mine.${clusterAddress}`]) {
+      const taken = await api.call("POST", path, { token: owner.token, body: { endpoint } });
+      expect(taken, endpoint).toMatchObject({ status: 422, body: { reason: "settings.endpoint_taken" } });
+    }
+  });
+
   it("refuses both or neither of proxy_address and endpoint with 422", async () => {
     const owner = await api.bootstrap();
     const both = await api.call("POST", path, {

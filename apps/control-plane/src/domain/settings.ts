@@ -18,6 +18,38 @@ export function endpointSource(
   return { dedicated: false, proxyAddress: body.proxy_address ?? "" };
 }
 
+/**
+ * Names that reach the host itself (`localhost`, `*.localhost`, 127.0.0.0/8, 0.0.0.0): the proxy
+ * serves loopback Host headers to every account for local use, so no account may own one.
+ */
+export function isLoopbackHostname(hostname: string): boolean {
+  const name = hostname.toLowerCase().replace(/\.$/, "");
+  if (name === "localhost" || name.endsWith(".localhost")) return true;
+  const octets = name.split(".");
+  const isIpv4 = octets.length === 4 && octets.every((octet) => /^\d{1,3}$/.test(octet));
+  return isIpv4 && (octets[0] === "127" || name === "0.0.0.0");
+}
+
+/** Refuses a loopback name as an endpoint or a cluster address, naming the field. */
+export function assertNotLoopback(field: "endpoint" | "proxy_address", hostname: string): void {
+  if (!isLoopbackHostname(hostname)) return;
+  throw unprocessable(
+    "settings.loopback_hostname",
+    `${field} ${hostname} is a loopback name, which no account may hold`,
+    [{ path: field, message: "must not be a loopback name" }],
+  );
+}
+
+/**
+ * The cluster addresses a dedicated endpoint would fall under: itself and every parent domain.
+ * A dedicated endpoint equal to another account's cluster address, or under it, would take over
+ * that account's allocated endpoints (`agn-<label>.<proxy_address>`).
+ */
+export function clusterAddressesCovering(endpoint: string): string[] {
+  const labels = endpoint.split(".");
+  return labels.map((_, index) => labels.slice(index).join(".")).filter((name) => name.includes("."));
+}
+
 /** `<label>.<proxy_address>`: a fresh, unguessable label per allocation; released labels are never reused on purpose. */
 export const allocateEndpoint = (proxyAddress: string, label: string): string =>
   `agn-${label}.${proxyAddress}`;

@@ -10,7 +10,13 @@ import {
 } from "@agentnet/contracts";
 import { newId } from "@agentnet/service-kit";
 import { requireAccountWideGrant, requireWriter } from "../domain/access";
-import { allocateEndpoint, assertAssignedUnchanged, endpointSource } from "../domain/settings";
+import {
+  allocateEndpoint,
+  assertAssignedUnchanged,
+  assertNotLoopback,
+  clusterAddressesCovering,
+  endpointSource,
+} from "../domain/settings";
 import { toSettings } from "../store/agent-views";
 import { isDuplicateKey } from "../store/models";
 import { announceConfigChange, type HandlerContext, handle } from "./context";
@@ -39,6 +45,23 @@ export function registerSettingsHandlers(ctx: HandlerContext) {
   handle(ctx, ControlPlane.settingsCreate, async ({ caller, body }) => {
     requireWriter(caller);
     const source = endpointSource(body);
+    if (source.dedicated) {
+      assertNotLoopback("endpoint", source.endpoint);
+      const cluster = await models.Settings.findOne({
+        dedicated: false,
+        proxy_address: { $in: clusterAddressesCovering(source.endpoint) },
+        account_id: { $ne: caller.account_id },
+      }).lean();
+      if (cluster) {
+        throw unprocessable(
+          "settings.endpoint_taken",
+          `endpoint ${source.endpoint} is, or is under, a cluster address another account allocates endpoints from`,
+          [{ path: "endpoint", message: "under another account's cluster address" }],
+        );
+      }
+    } else {
+      assertNotLoopback("proxy_address", source.proxyAddress);
+    }
     const fields = {
       account_id: caller.account_id,
       proxy_address: source.dedicated ? "" : source.proxyAddress,
