@@ -222,3 +222,11 @@ describe("the catalog against the API contract", () => {
     },
   );
 });
+
+describe("price table freshness", () => {
+  it("says for every vendor when its prices were last checked", () => {
+    for (const entry of CATALOG) {
+      expect(entry.prices_checked_on, entry.id).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    }
+  });
+});

@@ -43,9 +43,10 @@ export const findCatalogModel = (catalogId: string, modelId: string): CatalogEnt
 /**
  * What GET /api/agent-network/catalog/providers returns for an entry: a deep copy with every
  * field of contracts' CatalogProvider, including api_flavor, listing and auth_header_name
- * (none is secret: they say how any client talks to the vendor). Model aliases stay internal.
+ * (none is secret: they say how any client talks to the vendor). Model aliases and the price
+ * check date stay internal.
  */
 export const catalogPublicView = (entry: CatalogEntry): CatalogProvider => {
-  const { models, ...provider } = structuredClone(entry);
+  const { models, prices_checked_on: _checked, ...provider } = structuredClone(entry);
   return { ...provider, models: models.map(({ aliases: _aliases, ...m }) => m) };
 };

@@ -24,4 +24,9 @@ export type CatalogEntry = Omit<CatalogProvider, "models" | "auth_header_name" |
   auth_header_name: string;
   pricing_surfaces: PricingSurface[];
   models: CatalogEntryModel[];
+  /**
+   * The day the model prices were last checked against the vendor's own price page (YYYY-MM-DD).
+   * A model missing from the table is unpriced (docs/ARCHITECTURE.md "Caps and consumption").
+   */
+  prices_checked_on: string;
 };

@@ -232,3 +232,27 @@ describe("sumCosts", () => {
     expect(sumCosts(two()).cost_usd).toBe(0.005);
   });
 });
+
+describe("1-hour cache writes", () => {
+  const rates = resolveRates(
+    { input_per_1k: 0.005, output_per_1k: 0.025, cache_creation_per_1k: 0.00625 },
+    undefined,
+  );
+  it("bill at 1.6x the 5-minute write rate (2x input), the rest of the writes at the 5-minute rate", () => {
+    const cost = computeCost(
+      { input_tokens: 0, output_tokens: 0, cache_creation_tokens: 3_000, cache_creation_1h_tokens: 2_000 },
+      rates,
+      "anthropic",
+    );
+    // 1,000 x $6.25/M + 2,000 x $10/M
+    expect(cost.cache_creation_cost_nanos).toBe(6_250_000 + 20_000_000);
+  });
+  it("never count more 1-hour writes than writes", () => {
+    const cost = computeCost(
+      { input_tokens: 0, output_tokens: 0, cache_creation_tokens: 100, cache_creation_1h_tokens: 5_000 },
+      rates,
+      "anthropic",
+    );
+    expect(cost.cache_creation_cost_nanos).toBe(1_000_000);
+  });
+});

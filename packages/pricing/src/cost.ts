@@ -1,4 +1,4 @@
-import { nanosToUsd, rateToPicosPer1k, tokenCostNanos, toSafeNumber } from "./money";
+import { nanosToUsd, type RateMultiplier, rateToPicosPer1k, tokenCostNanos, toSafeNumber } from "./money";
 import type { EffectiveRates } from "./rates";
 
 /**
@@ -6,7 +6,11 @@ import type { EffectiveRates } from "./rates";
  * - "openai": cached prompt tokens are a SUBSET of input_tokens (OpenAI, Azure, Gemini, and
  *   every OpenAI-compatible API). Cost = (input − cached)·in + cached·cached_in + output·out.
  * - "anthropic": cache-read and cache-creation tokens are ADDITIVE to input_tokens.
- *   Cost = input·in + cache_read·read + cache_creation·creation + output·out.
+ *   Cost = input·in + cache_read·read + creation_5m·creation + creation_1h·creation_1h + output·out.
+ *
+ * Cache writes: `cache_creation_per_1k` is the 5-minute write rate (1.25× input at Anthropic). Writes
+ * to the 1-hour cache bill at 2× input, i.e. 1.6× the 5-minute rate; that ratio is applied to
+ * whatever 5-minute rate a provider row or the catalog sets (CACHE_1H_PER_5M).
  */
 export type CostShape = "openai" | "anthropic";
 
@@ -19,8 +23,13 @@ export type TokenUsage = {
   output_tokens: number;
   cached_input_tokens?: number;
   cache_creation_tokens?: number;
+  /** Of cache_creation_tokens, the writes to the 1-hour cache (Anthropic shape). */
+  cache_creation_1h_tokens?: number;
   total_tokens?: number;
 };
+
+/** A 1-hour cache write costs 2× input where a 5-minute one costs 1.25×: 8/5 of the 5-minute rate. */
+export const CACHE_1H_PER_5M: RateMultiplier = { numerator: 8n, denominator: 5n };
 
 /** The spec's cost fields in USD, and the same amounts as exact integer nano-USD. */
 export type CostBreakdown = {
@@ -87,16 +96,19 @@ export const computeCost = (usage: TokenUsage, rates: EffectiveRates, shape: Cos
         output: outputCost,
       });
     }
-    case "anthropic":
+    case "anthropic": {
+      const creation = tokens(usage.cache_creation_tokens);
+      const oneHour = Math.min(tokens(usage.cache_creation_1h_tokens), creation);
+      const fiveMinuteRate = rateToPicosPer1k(rates.cache_creation_per_1k);
       return breakdown({
         input: tokenCostNanos(input, inputRate),
         cachedInput: tokenCostNanos(cached, rateToPicosPer1k(rates.cache_read_per_1k)),
-        cacheCreation: tokenCostNanos(
-          tokens(usage.cache_creation_tokens),
-          rateToPicosPer1k(rates.cache_creation_per_1k),
-        ),
+        cacheCreation:
+          tokenCostNanos(creation - oneHour, fiveMinuteRate) +
+          tokenCostNanos(oneHour, fiveMinuteRate, CACHE_1H_PER_5M),
         output: outputCost,
       });
+    }
   }
 };
 

@@ -68,6 +68,18 @@ export const rateToPicosPer1k = (ratePer1k: number): bigint => {
   return picos;
 };
 
-/** Cost of `tokens` at a rate in pico-USD per 1k, in nano-USD, rounded half up once. */
-export const tokenCostNanos = (tokens: number, picosPer1k: bigint): bigint =>
-  divRound(BigInt(tokens) * picosPer1k, FEMTO_PER_NANO);
+/** An exact multiplier of a rate (e.g. 8/5 for a 1-hour cache write over a 5-minute one). */
+export interface RateMultiplier {
+  numerator: bigint;
+  denominator: bigint;
+}
+
+const ONE: RateMultiplier = { numerator: 1n, denominator: 1n };
+
+/** Cost of `tokens` at a rate in pico-USD per 1k (times `multiplier`), in nano-USD, rounded half up once. */
+export const tokenCostNanos = (
+  tokens: number,
+  picosPer1k: bigint,
+  multiplier: RateMultiplier = ONE,
+): bigint =>
+  divRound(BigInt(tokens) * picosPer1k * multiplier.numerator, FEMTO_PER_NANO * multiplier.denominator);

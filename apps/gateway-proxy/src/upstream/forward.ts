@@ -148,12 +148,22 @@ export async function forward(request: ForwardRequest, res: ServerResponse): Pro
   return { outcome: "answered", status, ...read(watcher, chunks, bytes, request), stream };
 }
 
+/**
+ * What a finished (or interrupted) stream reports: the vendor's usage as far as it came, and the
+ * output it streamed (a token per data event, or the delta-text estimate, whichever is more).
+ */
+export function streamUsage(watcher: SseWatcher) {
+  watcher.end();
+  const streamedOutputTokens = Math.max(watcher.events, watcher.outputTokens());
+  return { usage: watcher.usage, completion: watcher.completion(), streamedOutputTokens };
+}
+
+/** The usage a whole (non-streamed) JSON answer reports. */
+export const bodyUsage = (body: unknown, wire: Wire) =>
+  isJsonObject(body) ? readUsage(body.usage, wire) : zeroUsage();
+
 function read(watcher: SseWatcher | undefined, chunks: Buffer[], bytes: number, request: ForwardRequest) {
-  if (watcher) {
-    watcher.end();
-    const streamedOutputTokens = Math.max(watcher.events, watcher.outputTokens());
-    return { usage: watcher.usage, completion: watcher.completion(), streamedOutputTokens };
-  }
+  if (watcher) return streamUsage(watcher);
   const nothing = { usage: zeroUsage(), completion: "", streamedOutputTokens: 0 };
   if (bytes === 0 || bytes > MAX_PARSED_BODY_BYTES) return nothing;
   let body: unknown;
@@ -162,7 +172,7 @@ function read(watcher: SseWatcher | undefined, chunks: Buffer[], bytes: number, 
   } catch {
     return nothing;
   }
-  const usage = isJsonObject(body) ? readUsage(body.usage, request.wire) : zeroUsage();
+  const usage = bodyUsage(body, request.wire);
   const completion = request.captureLimit > 0 ? completionText(body).slice(0, request.captureLimit) : "";
   return { usage, completion, streamedOutputTokens: 0 };
 }

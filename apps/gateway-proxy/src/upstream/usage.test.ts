@@ -11,10 +11,22 @@ describe("readUsage", () => {
         { prompt_tokens: 10, completion_tokens: 5, prompt_tokens_details: { cached_tokens: 4 } },
         "openai",
       ),
-    ).toEqual({ input_tokens: 10, output_tokens: 5, cached_input_tokens: 4, cache_creation_tokens: 0 });
+    ).toEqual({
+      input_tokens: 10,
+      output_tokens: 5,
+      cached_input_tokens: 4,
+      cache_creation_tokens: 0,
+      cache_creation_1h_tokens: 0,
+    });
     expect(
       readUsage({ input_tokens: 8, output_tokens: 2, input_tokens_details: { cached_tokens: 3 } }, "openai"),
-    ).toEqual({ input_tokens: 8, output_tokens: 2, cached_input_tokens: 3, cache_creation_tokens: 0 });
+    ).toEqual({
+      input_tokens: 8,
+      output_tokens: 2,
+      cached_input_tokens: 3,
+      cache_creation_tokens: 0,
+      cache_creation_1h_tokens: 0,
+    });
     const anthropic = readUsage(
       { input_tokens: 7, output_tokens: 9, cache_read_input_tokens: 100, cache_creation_input_tokens: 20 },
       "anthropic",
@@ -24,6 +36,7 @@ describe("readUsage", () => {
       output_tokens: 9,
       cached_input_tokens: 100,
       cache_creation_tokens: 20,
+      cache_creation_1h_tokens: 0,
     });
     expect(totalTokens(anthropic, "anthropic")).toBe(136);
   });
@@ -50,6 +63,7 @@ describe("SseWatcher", () => {
       output_tokens: 2,
       cached_input_tokens: 6,
       cache_creation_tokens: 0,
+      cache_creation_1h_tokens: 0,
     });
     expect(watcher.completion()).toBe("Hello");
   });
@@ -69,6 +83,7 @@ describe("SseWatcher", () => {
       output_tokens: 30,
       cached_input_tokens: 50,
       cache_creation_tokens: 10,
+      cache_creation_1h_tokens: 0,
     });
     expect(watcher.completion()).toBe("");
   });

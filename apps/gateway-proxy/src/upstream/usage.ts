@@ -11,6 +11,8 @@ export interface UsageCounts {
   output_tokens: number;
   cached_input_tokens: number;
   cache_creation_tokens: number;
+  /** Of cache_creation_tokens, those written to Anthropic's 1-hour cache (billed at its own rate). */
+  cache_creation_1h_tokens: number;
 }
 
 export const zeroUsage = (): UsageCounts => ({
@@ -18,6 +20,7 @@ export const zeroUsage = (): UsageCounts => ({
   output_tokens: 0,
   cached_input_tokens: 0,
   cache_creation_tokens: 0,
+  cache_creation_1h_tokens: 0,
 });
 
 const count = (value: unknown): number | undefined =>
@@ -41,11 +44,17 @@ export const totalTokens = (usage: UsageCounts, wire: Wire): number =>
 export function readUsage(usage: unknown, wire: Wire, base: UsageCounts = zeroUsage()): UsageCounts {
   if (!isJsonObject(usage)) return base;
   if (wire === "anthropic") {
+    // `cache_creation` splits the writes by cache lifetime; `cache_creation_input_tokens` is their sum.
+    const fiveMinutes = count(child(usage.cache_creation, "ephemeral_5m_input_tokens"));
+    const oneHour = count(child(usage.cache_creation, "ephemeral_1h_input_tokens"));
+    const split =
+      fiveMinutes === undefined && oneHour === undefined ? undefined : (fiveMinutes ?? 0) + (oneHour ?? 0);
     return {
       input_tokens: count(usage.input_tokens) ?? base.input_tokens,
       output_tokens: count(usage.output_tokens) ?? base.output_tokens,
       cached_input_tokens: count(usage.cache_read_input_tokens) ?? base.cached_input_tokens,
-      cache_creation_tokens: count(usage.cache_creation_input_tokens) ?? base.cache_creation_tokens,
+      cache_creation_tokens: count(usage.cache_creation_input_tokens) ?? split ?? base.cache_creation_tokens,
+      cache_creation_1h_tokens: oneHour ?? base.cache_creation_1h_tokens,
     };
   }
   if ("prompt_tokens" in usage) {
@@ -55,6 +64,7 @@ export function readUsage(usage: unknown, wire: Wire, base: UsageCounts = zeroUs
       cached_input_tokens:
         count(child(usage.prompt_tokens_details, "cached_tokens")) ?? base.cached_input_tokens,
       cache_creation_tokens: base.cache_creation_tokens,
+      cache_creation_1h_tokens: base.cache_creation_1h_tokens,
     };
   }
   return {
@@ -63,6 +73,7 @@ export function readUsage(usage: unknown, wire: Wire, base: UsageCounts = zeroUs
     cached_input_tokens:
       count(child(usage.input_tokens_details, "cached_tokens")) ?? base.cached_input_tokens,
     cache_creation_tokens: base.cache_creation_tokens,
+    cache_creation_1h_tokens: base.cache_creation_1h_tokens,
   };
 }
 

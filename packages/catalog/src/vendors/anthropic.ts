@@ -2,13 +2,46 @@ import type { CatalogEntry, CatalogEntryModel } from "../types";
 import { API_KEY_TOKEN, model } from "./model";
 
 /**
- * Anthropic list prices (docs.anthropic.com "Pricing"). Cache reads and cache writes are
- * additive to input; cache_creation is the 5-minute cache-write rate (1-hour writes cost 2× input
- * and are not distinguished in usage we read). cached_input is 0: not an Anthropic surface.
+ * Anthropic list prices (platform.claude.com/docs/en/about-claude/pricing, "Model pricing", checked
+ * on prices_checked_on). Cache reads and cache writes are additive to input; cache_creation is the
+ * 5-minute cache-write rate, and 1-hour writes (usage's cache_creation.ephemeral_1h_input_tokens)
+ * are priced at 1.6× it, the vendor's 2× input (packages/pricing CACHE_1H_PER_5M). cached_input is
+ * 0: not an Anthropic surface. Models the page did not show when checked (Claude Opus 5.5, Claude
+ * Code's default) stay unpriced until an admin sets rates on the provider.
  * Sonnet 4 / 4.5 requests above 200K input tokens (1M-context beta) bill at a higher tier not
  * modelled here. The dated ids the /v1/models listing returns are aliases.
  */
 export const ANTHROPIC_MODELS: CatalogEntryModel[] = [
+  model("claude-opus-5", "Claude Opus 5", 200_000, {
+    input: 5,
+    output: 25,
+    cache_read: 0.5,
+    cache_creation: 6.25,
+  }),
+  model("claude-opus-4-8", "Claude Opus 4.8", 200_000, {
+    input: 5,
+    output: 25,
+    cache_read: 0.5,
+    cache_creation: 6.25,
+  }),
+  model("claude-opus-4-7", "Claude Opus 4.7", 200_000, {
+    input: 5,
+    output: 25,
+    cache_read: 0.5,
+    cache_creation: 6.25,
+  }),
+  model("claude-opus-4-6", "Claude Opus 4.6", 200_000, {
+    input: 5,
+    output: 25,
+    cache_read: 0.5,
+    cache_creation: 6.25,
+  }),
+  model("claude-sonnet-4-6", "Claude Sonnet 4.6", 200_000, {
+    input: 3,
+    output: 15,
+    cache_read: 0.3,
+    cache_creation: 3.75,
+  }),
   model(
     "claude-opus-4-5",
     "Claude Opus 4.5",
@@ -54,6 +87,7 @@ export const ANTHROPIC_MODELS: CatalogEntryModel[] = [
 ];
 
 export const anthropic: CatalogEntry = {
+  prices_checked_on: "2026-11-24",
   id: "anthropic_api",
   name: "Anthropic",
   description: "Anthropic Messages API at api.anthropic.com.",

@@ -23,6 +23,7 @@ const AZURE_MODEL_IDS = new Set([
  * operator chooses: the listing's `model` field of each deployment names the catalog model.
  */
 export const azure: CatalogEntry = {
+  prices_checked_on: "2026-11-22",
   id: "azure_api",
   name: "Azure OpenAI",
   description: "OpenAI models deployed in an Azure OpenAI (Azure AI Foundry) resource.",

@@ -19,6 +19,7 @@ const viaGateway = (provider: string, models: CatalogEntryModel[]): CatalogEntry
   }));
 
 export const cloudflare: CatalogEntry = {
+  prices_checked_on: "2026-11-22",
   id: "cloudflare_api",
   name: "Cloudflare AI Gateway",
   description:

@@ -6,6 +6,7 @@ import { BEARER_TEMPLATE } from "./model";
  * endpoint is assumed and no models are shipped: the operator declares model rows and rates.
  */
 export const custom: CatalogEntry = {
+  prices_checked_on: "2026-11-22",
   id: "custom",
   name: "Custom (OpenAI-compatible)",
   description: "An OpenAI-compatible upstream at a URL you provide; declare its models and prices.",

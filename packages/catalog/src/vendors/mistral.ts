@@ -20,6 +20,7 @@ export const MISTRAL_MODELS: CatalogEntryModel[] = [
 ];
 
 export const mistral: CatalogEntry = {
+  prices_checked_on: "2026-11-22",
   id: "mistral_api",
   name: "Mistral",
   description: "Mistral AI La Plateforme API at api.mistral.ai.",

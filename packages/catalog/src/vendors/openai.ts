@@ -39,6 +39,7 @@ export const OPENAI_MODELS: CatalogEntryModel[] = [
 ];
 
 export const openai: CatalogEntry = {
+  prices_checked_on: "2026-11-22",
   id: "openai_api",
   name: "OpenAI",
   description: "OpenAI API (Chat Completions and Responses) at api.openai.com.",

@@ -20,6 +20,7 @@ export const VERTEX_MODELS: CatalogEntryModel[] = [
 ];
 
 export const vertex: CatalogEntry = {
+  prices_checked_on: "2026-11-22",
   id: "vertex_api",
   name: "Google Vertex AI",
   description: "Gemini models on Google Cloud Vertex AI, addressed by region and project.",

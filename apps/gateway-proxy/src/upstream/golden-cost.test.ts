@@ -1,0 +1,84 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { findCatalogProvider } from "@agentnet/catalog";
+import type { ProviderModel } from "@agentnet/contracts";
+import { computeCost } from "@agentnet/pricing";
+import { describe, expect, it } from "vitest";
+import { interruptedUsage, ratesFor } from "../domain/estimate";
+import type { Operation, Wire } from "../domain/wire";
+import { makeProvider } from "../test-support/factories";
+import { bodyUsage, streamUsage } from "./forward";
+import { SseWatcher } from "./sse";
+
+/**
+ * The golden corpus (apps/gateway-proxy/golden): vendor answers as they arrive, each with its cost
+ * worked out by hand in cases.json. Each is read and priced by the code the proxy runs on a live
+ * answer (the stream watcher or the body reader, the interrupted-stream rule, the rate
+ * resolution and computeCost), and must match to the nano-dollar.
+ */
+const GOLDEN = join(import.meta.dirname, "..", "..", "golden");
+
+interface GoldenCase {
+  file: string;
+  about: string;
+  wire: Wire;
+  operation: Operation;
+  catalog: string;
+  model: string;
+  provider_model?: ProviderModel;
+  aborted?: boolean;
+  request?: Record<string, unknown>;
+  computation: string;
+  expected: Record<string, number>;
+}
+
+const { cases } = JSON.parse(readFileSync(join(GOLDEN, "cases.json"), "utf8")) as { cases: GoldenCase[] };
+
+function priced(golden: GoldenCase) {
+  const payload = readFileSync(join(GOLDEN, golden.file), "utf8");
+  let usage: ReturnType<typeof bodyUsage>;
+  if (golden.file.endsWith(".sse")) {
+    const watcher = new SseWatcher(golden.wire, 0);
+    watcher.pushText(payload);
+    const streamed = streamUsage(watcher);
+    usage = golden.aborted
+      ? interruptedUsage(
+          streamed.usage,
+          golden.request ?? {},
+          golden.operation,
+          streamed.streamedOutputTokens,
+        )
+      : streamed.usage;
+  } else {
+    usage = bodyUsage(JSON.parse(payload), golden.wire);
+  }
+  const catalog = findCatalogProvider(golden.catalog);
+  if (!catalog) throw new Error(`no catalog provider ${golden.catalog}`);
+  const provider = makeProvider({
+    provider_id: golden.catalog,
+    models: golden.provider_model ? [golden.provider_model] : [],
+  });
+  const pricing = ratesFor(provider, catalog, golden.model);
+  return { usage, cost: computeCost(usage, pricing.rates, pricing.shape) };
+}
+
+describe("golden cost corpus", () => {
+  it.each(cases.map((golden) => [golden.file, golden] as const))("%s", (_file, golden) => {
+    const { usage, cost } = priced(golden);
+    const { expected } = golden;
+    expect(
+      {
+        input_tokens: usage.input_tokens,
+        cached_input_tokens: usage.cached_input_tokens,
+        cache_creation_tokens: usage.cache_creation_tokens,
+        output_tokens: usage.output_tokens,
+        input_cost_nanos: cost.input_cost_nanos,
+        cached_input_cost_nanos: cost.cached_input_cost_nanos,
+        cache_creation_cost_nanos: cost.cache_creation_cost_nanos,
+        output_cost_nanos: cost.output_cost_nanos,
+        cost_nanos: cost.cost_nanos,
+      },
+      `${golden.about}: ${golden.computation}`,
+    ).toEqual(expected);
+  });
+});
