@@ -1,33 +1,14 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { connectBus } from "@agentnet/bus";
 import { findRepoRoot, localBusCredentials } from "@agentnet/local-backends";
 import type { CliEnv } from "./env";
+import { runningStack } from "./stack-file";
 
 /** Where the local stack keeps its data, logs, sealing key and bus credentials. */
 export const localDataDir = (env: CliEnv) => env.AGN_DATA_DIR ?? join(findRepoRoot(), ".data");
 
 /** The local stack's bus credentials file (mode 0600): one password per service. */
 export const busCredentialsFile = (dataDir: string) => join(dataDir, "nats-credentials.json");
-
-/** What a running `agentnet up` tells other commands: where its bus really is (it may not be NATS_URL). */
-interface RunningStack {
-  nats_url: string;
-  pid: number;
-}
-
-const stackFile = (dataDir: string) => join(dataDir, "stack.json");
-
-export function recordRunningStack(dataDir: string, natsUrl: string) {
-  const stack: RunningStack = { nats_url: natsUrl, pid: process.pid };
-  writeFileSync(stackFile(dataDir), `${JSON.stringify(stack)}\n`, { mode: 0o600 });
-  return () => rmSync(stackFile(dataDir), { force: true });
-}
-
-function runningStack(dataDir: string): RunningStack | undefined {
-  if (!existsSync(stackFile(dataDir))) return undefined;
-  return JSON.parse(readFileSync(stackFile(dataDir), "utf8")) as RunningStack;
-}
 
 /**
  * The CLI joins the bus as its own user, which may only bootstrap accounts: with NATS_USER and
@@ -38,7 +19,7 @@ export function connectCli(env: CliEnv) {
   const password = env.NATS_USER ? env.NATS_PASSWORD : localBusCredentials(busCredentialsFile(dataDir)).cli;
   if (!password) throw new Error("NATS_USER is set without NATS_PASSWORD");
   return connectBus({
-    url: env.NATS_USER ? env.NATS_URL : (runningStack(dataDir)?.nats_url ?? env.NATS_URL),
+    url: env.NATS_USER ? env.NATS_URL : runningStack(dataDir)?.nats_url || env.NATS_URL,
     service: "cli",
     auth: { user: env.NATS_USER ?? "cli", password },
     timeoutMs: 5_000,

@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { AppError } from "@agentnet/contracts";
 import { bootstrap } from "./commands/bootstrap";
@@ -6,76 +8,143 @@ import { reseal } from "./commands/reseal";
 import { up } from "./commands/up";
 import { parseEnv } from "./env";
 
-const USAGE = `usage: agentnet <command>
+interface Command {
+  /** One line per form, as `agentnet help` lists them. */
+  usage: string;
+  summary: string;
+  run: (args: string[]) => Promise<number>;
+}
 
-  up                                  start the whole local stack (backends it cannot reach, every service)
-  bootstrap --email <e> [--name <n>] [--json]
-                                      create an account, its owner and an API token for the owner
-  compose-env                         write <data>/compose.env: passwords and URLs for infra/docker-compose.yml
-  reseal                              re-seal every provider credential with the newest sealing key
-                                      (rotation: AGN_SEALING_KEY=<new>,<old> on control-plane and proxy,
-                                      reseal, then drop <old>)
-`;
+const print = (line: string) => process.stdout.write(`${line}\n`);
 
-async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
-  const env = parseEnv(process.env);
-  const print = (line: string) => process.stdout.write(`${line}\n`);
-  switch (command) {
-    case "up":
-      return up(env, print);
-    case "bootstrap": {
+const COMMANDS: Record<string, Command> = {
+  up: {
+    usage: "up",
+    summary: "start the whole local stack (backends it cannot reach, every service); Ctrl-C stops it",
+    run: async (args) => {
+      parseArgs({ args, options: {} });
+      return up(parseEnv(process.env), print);
+    },
+  },
+  bootstrap: {
+    usage: "bootstrap --email <e> [--name <n>] [--json]",
+    summary: "create an account, its owner and an API token for the owner",
+    run: async (args) => {
       const { values } = parseArgs({
-        args: rest,
+        args,
         options: {
           email: { type: "string" },
           name: { type: "string" },
           json: { type: "boolean", default: false },
         },
       });
-      if (!values.email) {
-        process.stderr.write(`--email is required\n\n${USAGE}`);
-        return 2;
-      }
-      const created = await bootstrap(env, values.email, values.name);
+      if (!values.email) throw new UsageError("bootstrap", "--email is required");
+      const created = await bootstrap(parseEnv(process.env), values.email, values.name);
       if (values.json) print(JSON.stringify(created));
       else {
         print(`account  ${created.account_id}`);
         print(`owner    ${created.user_id} (${values.email})`);
         print(`token    ${created.token}`);
-        print("keep the token: it is shown once. Use it as 'Authorization: Token <token>'.");
+        print("keep the token: it is shown once.");
+        print("  API (dashboard, /api):   Authorization: Token <token>");
+        print("  gateway proxy (SDKs):    Authorization: Bearer <token>  or  x-api-key: <token>");
       }
       return 0;
-    }
-    case "compose-env": {
-      const file = composeEnv(env);
+    },
+  },
+  "compose-env": {
+    usage: "compose-env",
+    summary: "write <data>/compose.env: passwords and URLs for infra/docker-compose.yml",
+    run: async (args) => {
+      parseArgs({ args, options: {} });
+      const file = composeEnv(parseEnv(process.env));
       print(`wrote ${file} (mode 0600). Start the backends and the stack with:`);
       print(`  docker compose --env-file ${file} -f infra/docker-compose.yml up -d`);
       print(`  set -a; . ${file}; set +a; pnpm start`);
       return 0;
-    }
-    case "reseal": {
-      const result = await reseal(env);
+    },
+  },
+  reseal: {
+    usage: "reseal",
+    summary:
+      "re-seal every provider credential with the newest sealing key (rotation: AGN_SEALING_KEY=<new>,<old> on control-plane and proxy, reseal, then drop <old>)",
+    run: async (args) => {
+      parseArgs({ args, options: {} });
+      const result = await reseal(parseEnv(process.env));
       print(
         `re-sealed ${result.resealed} provider credentials with key ${result.current_key}; ${result.already_current} already used it`,
       );
-      if (result.unopened > 0) {
-        print(
-          `${result.unopened} credentials were sealed with a key not in AGN_SEALING_KEY and were left as they are`,
-        );
-        return 1;
-      }
-      return 0;
+      if (result.unopened === 0) return 0;
+      print(
+        `${result.unopened} credentials were sealed with a key not in AGN_SEALING_KEY and were left as they are`,
+      );
+      return 1;
+    },
+  },
+};
+
+/** A mistake in how the CLI was called: said on stderr with the command's usage, exit code 2. */
+class UsageError extends Error {
+  constructor(
+    readonly command: string | undefined,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const usageOf = (command: Command) => `usage: agentnet ${command.usage}\n\n  ${command.summary}\n`;
+
+const overview = () =>
+  [
+    "usage: agentnet <command> [options]      (agentnet <command> --help for its options)",
+    "",
+    ...Object.values(COMMANDS).map((command) => `  ${command.usage.padEnd(46)}${command.summary}`),
+    "",
+    "  --version                                     print the version",
+    "",
+  ].join("\n");
+
+const version = () =>
+  (JSON.parse(readFileSync(join(import.meta.dirname, "..", "package.json"), "utf8")) as { version: string })
+    .version;
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "help" || name === "--help" || name === "-h") {
+    const topic = name === "help" && rest[0] ? COMMANDS[rest[0]] : undefined;
+    process.stdout.write(topic ? usageOf(topic) : overview());
+    return 0;
+  }
+  if (name === "--version" || name === "-v") {
+    print(`agentnet ${version()}`);
+    return 0;
+  }
+  const command = COMMANDS[name];
+  if (!command) throw new UsageError(undefined, `unknown command '${name}'`);
+  if (rest.includes("--help") || rest.includes("-h")) {
+    process.stdout.write(usageOf(command));
+    return 0;
+  }
+  try {
+    return await command.run(rest);
+  } catch (error) {
+    // parseArgs refuses unknown options and missing values with a TypeError carrying a code.
+    if (error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS")) {
+      throw new UsageError(name, error.message);
     }
-    default:
-      process.stderr.write(USAGE);
-      return command === undefined || command === "help" || command === "--help" ? 0 : 2;
+    throw error;
   }
 }
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
+    if (error instanceof UsageError) {
+      const command = error.command ? COMMANDS[error.command] : undefined;
+      process.stderr.write(`agentnet: ${error.message}\n\n${command ? usageOf(command) : overview()}`);
+      process.exit(2);
+    }
     const message =
       error instanceof AppError
         ? `${error.message} (${error.status})`

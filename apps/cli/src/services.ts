@@ -40,8 +40,15 @@ export function startService(spec: ServiceSpec, root: string, logDir: string): R
       cwd: root,
       env: { ...process.env, ...spec.env },
       stdio: ["ignore", "pipe", "pipe"],
+      // Its own process group: a Ctrl-C in the terminal reaches `up` alone, which then stops the
+      // services in order (edges first) instead of every one dying at once.
+      detached: true,
     },
   );
+  // Never outlive the stack: killed if `up` exits without stopping it.
+  const killOnExit = () => child.kill("SIGKILL");
+  process.once("exit", killOnExit);
+  child.once("exit", () => process.removeListener("exit", killOnExit));
   child.stderr?.pipe(log);
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const ready = new Promise<void>((resolve, reject) => {

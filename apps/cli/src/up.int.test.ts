@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -196,6 +196,32 @@ describe("agentnet up, end to end", () => {
     }
   });
 
+  it("refuses a second agentnet up on the same data while this one runs, starting nothing", async () => {
+    const second = await promisify(execFile)(process.execPath, [cli, "up"], { env, timeout: 30_000 }).then(
+      () => ({ code: 0, stderr: "" }),
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(second.code).toBe(1);
+    expect(second.stderr).toMatch(/a stack is already running on .* \(agentnet up, pid \d+, NATS nats:\/\//);
+    // The first stack still answers.
+    expect((await fetch(`${apiUrl}/healthz`)).status).toBe(200);
+  });
+
+  it("restarts a service that dies, and keeps the others running", async () => {
+    const telemetry = descendants(stack.pid ?? 0).find((pid) =>
+      readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(join("apps", "telemetry", "src", "main.ts")),
+    );
+    expect(telemetry).toBeDefined();
+    process.kill(telemetry ?? 0, "SIGKILL");
+    await expect
+      .poll(() => printed.some((line) => /^telemetry\s+restarted: /.test(line)), { timeout: 60_000 })
+      .toBe(true);
+    expect(printed.some((line) => /^telemetry\s+exited \(code null\); restarting in 1 s/.test(line))).toBe(
+      true,
+    );
+    expect((await fetch(`${apiUrl}/healthz`)).status).toBe(200);
+  });
+
   it("stops every service on SIGTERM and exits 0", async () => {
     const exited = new Promise<number | null>((resolve) => stack.once("exit", resolve));
     stack.kill("SIGTERM");
@@ -203,3 +229,12 @@ describe("agentnet up, end to end", () => {
     await expect(fetch(`${apiUrl}/healthz`)).rejects.toThrow();
   });
 });
+
+/** Every process below `pid` (the CLI wrapper, the CLI, its services), read from /proc. */
+function descendants(pid: number): number[] {
+  const children = readdirSync(`/proc/${pid}/task`).flatMap((task) => {
+    const text = readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim();
+    return text === "" ? [] : text.split(" ").map(Number);
+  });
+  return children.flatMap((child) => [child, ...descendants(child)]);
+}

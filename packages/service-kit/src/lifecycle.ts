@@ -2,9 +2,13 @@ import type { Logger } from "pino";
 
 type Cleanup = () => Promise<unknown> | unknown;
 
+/** How long one shutdown step may take: draining a NATS connection that cannot reach its server never ends. */
+const STEP_TIMEOUT_MS = 10_000;
+
 /**
  * Graceful shutdown: on SIGTERM or SIGINT run the registered steps in reverse order of
- * registration (stop accepting first, close stores last), then exit. A second signal exits at once.
+ * registration (stop accepting first, close stores last), each bounded in time, then exit. A second
+ * signal exits at once.
  */
 export class Lifecycle {
   private readonly steps: { name: string; run: Cleanup }[] = [];
@@ -33,10 +37,22 @@ export class Lifecycle {
 
   private async runSteps(): Promise<void> {
     for (const step of [...this.steps].reverse()) {
+      let timer: NodeJS.Timeout | undefined;
       try {
-        await step.run();
+        await Promise.race([
+          step.run(),
+          new Promise((_, reject) => {
+            timer = setTimeout(
+              () => reject(new Error(`did not finish in ${STEP_TIMEOUT_MS} ms`)),
+              STEP_TIMEOUT_MS,
+            );
+            timer.unref();
+          }),
+        ]);
       } catch (error) {
         this.logger.error({ err: error, step: step.name }, "shutdown step failed");
+      } finally {
+        clearTimeout(timer);
       }
     }
   }

@@ -8,10 +8,11 @@ import {
   findRepoRoot,
   localBusCredentials,
 } from "@agentnet/local-backends";
-import { busCredentialsFile, localDataDir, recordRunningStack } from "../bus-credentials";
+import { busCredentialsFile, localDataDir } from "../bus-credentials";
 import type { CliEnv } from "../env";
 import { localSealingKey } from "../sealing-key";
 import { type RunningService, type ServiceSpec, startService, stopService } from "../services";
+import { claimStack } from "../stack-file";
 
 const pad = (text: string) => text.padEnd(20);
 
@@ -28,18 +29,24 @@ export async function up(env: CliEnv, print: (line: string) => void): Promise<nu
   const services: RunningService[] = [];
   let stopping = false;
 
-  let forgetStack: (() => void) | undefined;
+  // Edges first, so clients are drained while the services behind them still answer; then the
+  // rest; the backends last, once nothing uses them.
   const stopAll = async () => {
     stopping = true;
-    forgetStack?.();
-    await Promise.all(services.map((service) => stopService(service)));
+    const edges = services.filter((service) => EDGES.has(service.spec.name));
+    await Promise.all(edges.map((service) => stopService(service)));
+    await Promise.all(
+      services.filter((service) => !edges.includes(service)).map((service) => stopService(service)),
+    );
     for (const backend of backends.reverse()) await backend.stop();
+    claim.release();
   };
 
   // The stack's data (credentials, sealing key, databases, logs) is its user's alone.
   process.umask(0o077);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   chmodSync(dataDir, 0o700);
+  const claim = claimStack(dataDir);
 
   try {
     const credentials = localBusCredentials(busCredentialsFile(dataDir));
@@ -50,6 +57,7 @@ export async function up(env: CliEnv, print: (line: string) => void): Promise<nu
       reuseUnauthenticated: env.AGN_NATS_REUSE_UNAUTHENTICATED,
     });
     backends.push(nats);
+    claim.setNatsUrl(nats.url);
     print(
       `${pad("nats")}${nats.url} (${nats.origin === "started" ? `started ${nats.engine}` : "already running"}${nats.note ? `; ${nats.note}` : ""})`,
     );
@@ -134,7 +142,6 @@ export async function up(env: CliEnv, print: (line: string) => void): Promise<nu
         : `${pad("dashboard")}not built: pnpm --filter @agentnet/dashboard build`,
     );
     print(`${pad("logs")}${logDir}`);
-    forgetStack = recordRunningStack(dataDir, nats.url);
     print(
       "ready: create an account with `pnpm agentnet bootstrap --email you@example.com`; Ctrl-C stops the stack",
     );
@@ -146,16 +153,51 @@ export async function up(env: CliEnv, print: (line: string) => void): Promise<nu
   return new Promise<number>((resolve) => {
     const shutdown = (code: number) => {
       if (stopping) return;
+      print("stopping: draining the gateway proxy and the API, then the services, then the backends");
       void stopAll().then(() => resolve(code));
     };
     process.once("SIGINT", () => shutdown(0));
     process.once("SIGTERM", () => shutdown(0));
-    for (const service of services) {
-      void service.exited.then((code) => {
-        if (stopping) return;
-        print(`${service.spec.name} exited with code ${code}; stopping the stack`);
-        shutdown(1);
+    // A service that dies is restarted with backoff; the others keep running. The stack stops only
+    // when one keeps failing to start.
+    const supervise = (index: number) => {
+      const current = services[index];
+      if (!current) return;
+      void current.exited.then(async (code) => {
+        for (let failures = 0; !stopping; failures++) {
+          if (failures >= MAX_FAILED_RESTARTS) {
+            print(
+              `${current.spec.name} failed to start ${failures} times in a row (see ${join(logDir, `${current.spec.name}.log`)}); stopping the stack`,
+            );
+            shutdown(1);
+            return;
+          }
+          const delayMs = Math.min(MAX_RESTART_DELAY_MS, 1_000 * 2 ** failures);
+          print(`${pad(current.spec.name)}exited (code ${code}); restarting in ${delayMs / 1000} s`);
+          await new Promise((wake) => setTimeout(wake, delayMs));
+          if (stopping) return;
+          const restarted = startService(current.spec, root, logDir);
+          services[index] = restarted;
+          try {
+            await restarted.ready;
+          } catch {
+            code = restarted.child.exitCode;
+            continue;
+          }
+          print(`${pad(current.spec.name)}restarted: ${current.spec.address}`);
+          supervise(index);
+          return;
+        }
       });
-    }
+    };
+    services.forEach((_, index) => {
+      supervise(index);
+    });
   });
 }
+
+/** The parts clients talk to: stopped (drained) before the services behind them. */
+const EDGES = new Set(["gateway-proxy", "api-gateway"]);
+/** Restarts in a row that fail before the stack gives up on a service. */
+const MAX_FAILED_RESTARTS = 5;
+const MAX_RESTART_DELAY_MS = 30_000;
