@@ -27,6 +27,7 @@ export async function startBenchNats() {
   });
   return {
     url: nats.url,
+    pid: nats.pid ?? 0,
     /** The environment a service's process joins with (as the services read it). */
     serviceEnv: (service: BusService) => ({
       NATS_URL: nats.url,

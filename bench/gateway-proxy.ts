@@ -11,6 +11,7 @@
  *   BENCH_SECONDS=10 BENCH_LATENCY_REQUESTS=2000 pnpm --filter @agentnet/bench bench:proxy
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -185,6 +186,27 @@ async function throughput(target: Target, stream: boolean) {
   return { rps: result.requests.average, non2xx: result.non2xx, errors: result.errors };
 }
 
+/**
+ * CPU time (user + system, ms) of a process and all its descendants: a service started through tsx
+ * is a wrapper process with the service as its child. CPU per request is steadier than req/s on a
+ * shared machine, where a neighbour's burst moves throughput but not the work each request costs.
+ */
+function processTreeCpuMs(pid: number): number {
+  let ms = 0;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    ms = ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      const children = readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim();
+      for (const child of children === "" ? [] : children.split(" ")) ms += processTreeCpuMs(Number(child));
+    }
+  } catch {
+    // The process ended while being read: it costs nothing more.
+  }
+  return ms;
+}
+const CLOCK_TICKS_PER_SECOND = 100;
+
 // ---- the run ----
 async function main() {
   const logger = createLogger("bench", "warn");
@@ -218,24 +240,23 @@ async function main() {
     await startVerifier({ nc: await nats.connectAs("provider-verifier"), logger });
 
     const proxyPort = await freePort();
-    children.push(
-      await startChild(
-        "agentnet",
-        // BENCH_PROXY_NODE_ARGS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, profiles the proxy under load.
-        [
-          tsx,
-          ...(process.env.BENCH_PROXY_NODE_ARGS?.split(" ") ?? []),
-          join(ROOT, "apps", "gateway-proxy", "src", "main.ts"),
-        ],
-        {
-          ...nats.serviceEnv("gateway-proxy"),
-          AGN_SEALING_KEY: sealingText,
-          AGN_PROXY_PORT: String(proxyPort),
-          LOG_LEVEL: "info",
-        },
-        '"ready":true',
-      ),
+    const proxyChild = await startChild(
+      "agentnet",
+      // BENCH_PROXY_NODE_ARGS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, profiles the proxy under load.
+      [
+        tsx,
+        ...(process.env.BENCH_PROXY_NODE_ARGS?.split(" ") ?? []),
+        join(ROOT, "apps", "gateway-proxy", "src", "main.ts"),
+      ],
+      {
+        ...nats.serviceEnv("gateway-proxy"),
+        AGN_SEALING_KEY: sealingText,
+        AGN_PROXY_PORT: String(proxyPort),
+        LOG_LEVEL: "info",
+      },
+      '"ready":true',
     );
+    children.push(proxyChild);
     const portkeyPort = await freePort();
     const portkeyMain = join(
       ROOT,
@@ -323,18 +344,17 @@ async function main() {
     // Consumption (lease grants and the settlement consumer) runs in a process of its own for the
     // whole run, as in a deployed stack, where it reads every event whether a cap applies or not:
     // the "+ cap" rows then differ from the plain ones by what a cap costs, not by a service more.
-    children.push(
-      await startChild(
-        "consumption",
-        [
-          tsx,
-          ...(process.env.BENCH_CONSUMPTION_NODE_ARGS?.split(" ") ?? []),
-          join(ROOT, "bench", "consumption-service.ts"),
-        ],
-        { BENCH_MONGO_URL: database.toString(), BENCH_DURABLE: durable, ...nats.serviceEnv("consumption") },
-        '"ready":true',
-      ),
+    const consumptionChild = await startChild(
+      "consumption",
+      [
+        tsx,
+        ...(process.env.BENCH_CONSUMPTION_NODE_ARGS?.split(" ") ?? []),
+        join(ROOT, "bench", "consumption-service.ts"),
+      ],
+      { BENCH_MONGO_URL: database.toString(), BENCH_DURABLE: durable, ...nats.serviceEnv("consumption") },
+      '"ready":true',
     );
+    children.push(consumptionChild);
     const modes = [false, true].filter((stream) => MODES.includes(stream ? "streaming" : "non-streaming"));
     const selected = targets.filter(
       (target) => target.name === "direct" || !TARGETS || TARGETS.includes(target.name),
@@ -342,20 +362,35 @@ async function main() {
     // Rounds interleave the targets, so a burst of load elsewhere on the machine lands on all of
     // them rather than on one row, and alternate their order (what runs before a target leaves
     // work behind, e.g. events still to settle); each row is the median of its rounds.
-    const samples = new Map<string, { lat: Measured; rps: number; failed: number }[]>();
+    const samples = new Map<
+      string,
+      { lat: Measured; rps: number; failed: number; proxyCpuUs: number; backendCpuUs: number }[]
+    >();
+    const proxyPid = proxyChild.pid ?? 0;
+    // What else a request costs on this machine: consumption (settling), NATS and FerretDB.
+    const backendCpuMs = () =>
+      processTreeCpuMs(consumptionChild.pid ?? 0) +
+      processTreeCpuMs(nats.pid) +
+      processTreeCpuMs(mongo.pid ?? 0);
     for (const stream of modes) {
       for (let round = 1; round <= ROUNDS; round++) {
         // Every other round in reverse, so no target always follows the same one.
         for (const target of round % 2 === 1 ? selected : [...selected].reverse()) {
           const lat = await latency(target, stream);
+          const cpuBefore = processTreeCpuMs(proxyPid);
+          const backendBefore = backendCpuMs();
           const load = await throughput(target, stream);
+          const served = load.rps * SECONDS;
+          const perRequestUs = (ms: number) => (served > 0 ? (ms * 1000) / served : Number.NaN);
+          const proxyCpuUs = perRequestUs(processTreeCpuMs(proxyPid) - cpuBefore);
+          const backendCpuUs = perRequestUs(backendCpuMs() - backendBefore);
           const key = `${stream} ${target.name}`;
           samples.set(key, [
             ...(samples.get(key) ?? []),
-            { lat, rps: load.rps, failed: load.non2xx + load.errors },
+            { lat, rps: load.rps, failed: load.non2xx + load.errors, proxyCpuUs, backendCpuUs },
           ]);
           process.stdout.write(
-            `round ${round} ${stream ? "streaming" : "non-streaming"} ${target.name}: p50 ${lat.p50.toFixed(2)} p99 ${lat.p99.toFixed(2)} ms, ${Math.round(load.rps)} req/s\n`,
+            `round ${round} ${stream ? "streaming" : "non-streaming"} ${target.name}: p50 ${lat.p50.toFixed(2)} p99 ${lat.p99.toFixed(2)} ms, ${Math.round(load.rps)} req/s, CPU per request: proxy ${proxyCpuUs.toFixed(0)} µs, consumption + NATS + FerretDB ${backendCpuUs.toFixed(0)} µs\n`,
           );
         }
       }
@@ -370,6 +405,8 @@ async function main() {
         p50: median(runs.map((run) => run.lat.p50)),
         p99: median(runs.map((run) => run.lat.p99)),
         rps: median(runs.map((run) => run.rps)),
+        proxyCpuUs: median(runs.map((run) => run.proxyCpuUs)),
+        backendCpuUs: median(runs.map((run) => run.backendCpuUs)),
         failed: runs.reduce((total, run) => total + run.failed, 0),
       };
     };
@@ -392,7 +429,7 @@ async function main() {
       const capped = summary(stream, "agentnet + cap");
       if (!Number.isNaN(plain.rps) && !Number.isNaN(capped.rps)) {
         process.stdout.write(
-          `${stream ? "streaming" : "non-streaming"}: agentnet + cap = ${((capped.rps / plain.rps) * 100).toFixed(0)} % of agentnet req/s; its p99 ${(capped.p99 - plain.p99).toFixed(2)} ms from agentnet's\n`,
+          `${stream ? "streaming" : "non-streaming"}: agentnet + cap = ${((capped.rps / plain.rps) * 100).toFixed(0)} % of agentnet req/s; its p99 ${(capped.p99 - plain.p99).toFixed(2)} ms from agentnet's; CPU per request: proxy ${capped.proxyCpuUs.toFixed(0)} vs ${plain.proxyCpuUs.toFixed(0)} µs, consumption + NATS + FerretDB ${capped.backendCpuUs.toFixed(0)} vs ${plain.backendCpuUs.toFixed(0)} µs\n`,
         );
       }
     }

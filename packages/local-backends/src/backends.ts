@@ -94,7 +94,7 @@ export async function startNats(
   const url = `nats://${host}:${port}`;
   const auth = { user: "cli", password: options.credentials.cli };
   await waitUntil(() => natsAnswers(url, { auth }), 15_000, `nats-server on ${host}:${port}`);
-  return { url, origin: "started", engine: "nats-server", stop: started.stop };
+  return { url, origin: "started", engine: "nats-server", pid: started.child.pid, stop: started.stop };
 }
 
 /**
@@ -150,5 +150,5 @@ export async function startMongo({ url, dataDir, toolsDir }: BackendOptions): Pr
     );
   }
   await waitUntil(() => mongoAnswers(url), 30_000, `${engine} on ${host}:${port}`);
-  return { url, origin: "started", engine, stop: started.stop };
+  return { url, origin: "started", engine, pid: started.child.pid, stop: started.stop };
 }

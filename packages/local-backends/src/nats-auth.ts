@@ -76,6 +76,11 @@ export function natsServerConfig(options: NatsServerConfigOptions): string {
   return [
     "# Generated from packages/contracts/src/bus-access.ts: every service has its own user and only its subjects.",
     `listen: ${JSON.stringify(`${options.host}:${options.port}`)}`,
+    // A client that answers no PING for ~3 s is disconnected and its subscriptions dropped (the
+    // default is 2 min x 2). The server skips PINGs to a client it keeps delivering to, so a frozen
+    // member of a busy queue group goes only once its deliveries back up.
+    'ping_interval: "1s"',
+    "ping_max: 3",
     ...(options.monitorPort === undefined ? [] : [`http_port: ${options.monitorPort}`]),
     `jetstream: { store_dir: ${JSON.stringify(options.storeDir)} }`,
     "authorization: {",

@@ -9,6 +9,8 @@ export interface Backend {
   origin: "external" | "started";
   /** What serves it, e.g. `nats-server`, `ferretdb (sqlite)`. */
   engine: string;
+  /** The process serving it, when started here (benchmarks read its CPU time). */
+  pid?: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -31,7 +33,9 @@ export function startProcess(
 ): { child: ChildProcess; stop: () => Promise<void> } {
   mkdirSync(logDir, { recursive: true });
   const log = createWriteStream(join(logDir, `${name}.log`), { flags: "a" });
-  const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
+  // Its own process group: a Ctrl-C in the terminal must not stop a backend before the services
+  // using it have drained.
+  const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], detached: true });
   child.stdout?.pipe(log);
   child.stderr?.pipe(log);
   const killOnExit = () => child.kill("SIGKILL");
