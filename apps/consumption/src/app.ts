@@ -6,13 +6,18 @@ import {
   type Leadership,
   type NatsConnection,
 } from "@agentnet/bus";
-import type { GatewayRequestEvent } from "@agentnet/contracts";
+import {
+  CONSUMPTION_LEADER_SUBJECT,
+  type ConsumptionLeaderAnnouncement,
+  type GatewayRequestEvent,
+  leaseSubjectOfTerm,
+} from "@agentnet/contracts";
 import { type Logger, newId } from "@agentnet/service-kit";
 import type { Connection } from "mongoose";
 import { followAccountDeletions } from "./handlers/accounts";
 import { registerCapsHandler } from "./handlers/caps";
 import type { HandlerContext } from "./handlers/context";
-import { registerLeaseHandler } from "./handlers/lease";
+import { registerLeaseHandlers } from "./handlers/lease";
 import { registerListHandler } from "./handlers/list";
 import { startSettlement } from "./handlers/settlement";
 import { UsageKeeper } from "./keeper";
@@ -113,7 +118,10 @@ interface Term {
   stop(save: boolean): Promise<void>;
 }
 
-/** One leadership term: load, subscribe, consume, sweep; `stop` undoes it all. */
+/** How often the leader says where its lease endpoint answers (proxies drop a silent leader after 3 s). */
+const LEADER_ANNOUNCE_INTERVAL_MS = 1_000;
+
+/** One leadership term: load, subscribe, consume, sweep, announce; `stop` undoes it all. */
 async function lead(
   deps: { nc: NatsConnection; logger: Logger },
   store: UsageStore,
@@ -151,12 +159,28 @@ async function lead(
     every(options.snapshotIntervalMs, () => keeper.snapshot(), deps.logger, "snapshot"),
     every(options.pruneIntervalMs, () => keeper.prune(), deps.logger, "prune"),
   ];
-  const subscriptions = [registerLeaseHandler(ctx), registerListHandler(ctx), registerCapsHandler(ctx)];
+  const term = newId();
+  const subscriptions = [
+    ...registerLeaseHandlers(ctx, term),
+    registerListHandler(ctx),
+    registerCapsHandler(ctx),
+  ];
   // A flush makes sure the server has every subscription before anyone sends a request.
   await deps.nc.flush();
+  const announce = () => {
+    const announcement: ConsumptionLeaderAnnouncement = {
+      v: 1,
+      lease_subject: leaseSubjectOfTerm(term),
+      at: new Date().toISOString(),
+    };
+    if (!deps.nc.isClosed()) deps.nc.publish(CONSUMPTION_LEADER_SUBJECT, JSON.stringify(announcement));
+  };
+  announce();
+  const announcer = setInterval(announce, LEADER_ANNOUNCE_INTERVAL_MS);
   return {
     keeper,
     async stop(save) {
+      clearInterval(announcer);
       for (const subscription of subscriptions) subscription.unsubscribe();
       for (const timer of timers) if (timer) clearInterval(timer);
       abort.abort();

@@ -11,6 +11,7 @@ import { BufferedPublisher, type PublishFn } from "./events/publisher";
 import { createRequestHandler } from "./http/router";
 import { SnapshotCache } from "./snapshot/cache";
 import { CallerCache } from "./snapshot/callers";
+import { ConsumptionLeader } from "./snapshot/consumption-leader";
 import { UpstreamPools } from "./upstream/pools";
 
 export interface GatewayProxyOptions {
@@ -31,6 +32,12 @@ export interface GatewayProxyOptions {
   eventBufferMax: number;
   authCacheMs: number;
   snapshotMaxAgeMs: number;
+  /**
+   * How long known callers and accounts keep being served from their last good answer while the
+   * control-plane (or MongoDB, or NATS) cannot answer. A revocation made during an outage takes
+   * effect when the control-plane answers again.
+   */
+  staleServeMs: number;
   /** How long a request waits for the consumption leader when its leases lack room. */
   leaseTimeoutMs: number;
   /** A lease unused this long gives back what it has not committed. */
@@ -58,6 +65,7 @@ export const DEFAULT_OPTIONS: GatewayProxyOptions = {
   eventBufferMax: 50_000,
   authCacheMs: 5_000,
   snapshotMaxAgeMs: 60_000,
+  staleServeMs: 600_000,
   leaseTimeoutMs: 2_000,
   leaseIdleMs: 2_000,
   leaseMaintainMs: 500,
@@ -85,25 +93,34 @@ export async function startGatewayProxy(deps: {
   const snapshots = new SnapshotCache(
     (accountId) => request(nc, ControlPlane.gatewaySnapshot, { account_id: accountId }),
     options.snapshotMaxAgeMs,
+    options.staleServeMs,
   );
-  const callers = new CallerCache(async (token) => {
-    const resolve = tokenResolveRequest(token);
-    if (!resolve) return undefined;
-    try {
-      return await request(nc, ControlPlane.authResolve, resolve);
-    } catch (error) {
-      if (error instanceof AppError && error.status === 401) return undefined;
-      throw error;
-    }
-  }, options.authCacheMs);
+  const callers = new CallerCache(
+    async (token) => {
+      const resolve = tokenResolveRequest(token);
+      if (!resolve) return undefined;
+      try {
+        return await request(nc, ControlPlane.authResolve, resolve);
+      } catch (error) {
+        if (error instanceof AppError && error.status === 401) return undefined;
+        throw error;
+      }
+    },
+    options.authCacheMs,
+    options.staleServeMs,
+  );
   // The request id is the Nats-Msg-Id, so a retried publish is stored once.
   const publisher = new BufferedPublisher({
     publish: options.publish ?? ((subject, event, msgId) => publishEvent(nc, subject, event, msgId)),
     logger,
     maxBuffered: options.eventBufferMax,
   });
+  const consumptionLeader = new ConsumptionLeader(nc);
   const leases = new LeaseTable(
-    (ask) => request(nc, Consumption.lease, ask, { timeoutMs: options.leaseTimeoutMs }),
+    (ask) =>
+      request(nc, { ...Consumption.lease, subject: consumptionLeader.leaseSubject() }, ask, {
+        timeoutMs: options.leaseTimeoutMs,
+      }),
     { proxyId, clock: Date.now, idleMs: options.leaseIdleMs },
   );
   const ctx: ProxyContext = {
@@ -195,6 +212,7 @@ export async function startGatewayProxy(deps: {
       clearInterval(leaseTimer);
       await leases.releaseAll();
       configEvents.unsubscribe();
+      consumptionLeader.stop();
       deletions.unsubscribe();
       const flushed = await publisher.flush(options.shutdownFlushMs);
       if (!flushed)
@@ -210,13 +228,13 @@ export async function startGatewayProxy(deps: {
 
 export type GatewayProxy = Awaited<ReturnType<typeof startGatewayProxy>>;
 
-/** On reconnect: publish buffered events now, and forget snapshots (config events may have been missed). */
+/** On reconnect: publish buffered events now, and refresh snapshots (config events may have been missed). */
 function watchReconnects(nc: NatsConnection, publisher: BufferedPublisher, snapshots: SnapshotCache) {
   void (async () => {
     for await (const status of nc.status()) {
       if (status.type === "reconnect") {
         publisher.resume();
-        snapshots.clear();
+        snapshots.markStale();
       }
     }
   })().catch(() => undefined);

@@ -40,6 +40,11 @@ export const GatewayProxyEnv = z.object({
   AGN_EVENT_BUFFER_MAX: z.coerce.number().int().min(1).default(50_000),
   AGN_AUTH_CACHE_MS: z.coerce.number().int().min(0).default(5_000),
   AGN_SNAPSHOT_MAX_AGE_MS: z.coerce.number().int().min(0).default(60_000),
+  /**
+   * How long known callers and accounts are served from their last good answer while the
+   * control-plane cannot answer (revocations made meanwhile apply when it answers again).
+   */
+  AGN_STALE_SERVE_SECONDS: z.coerce.number().int().min(0).default(600),
   /** How long a request waits for the consumption leader when its leases of cap headroom lack room. */
   AGN_LEASE_TIMEOUT_MS: z.coerce.number().int().min(50).default(2_000),
   /** A lease of cap headroom unused this long gives back what it has not committed. */

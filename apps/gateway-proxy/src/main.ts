@@ -31,6 +31,7 @@ await runService(
         eventBufferMax: env.AGN_EVENT_BUFFER_MAX,
         authCacheMs: env.AGN_AUTH_CACHE_MS,
         snapshotMaxAgeMs: env.AGN_SNAPSHOT_MAX_AGE_MS,
+        staleServeMs: env.AGN_STALE_SERVE_SECONDS * 1000,
         leaseTimeoutMs: env.AGN_LEASE_TIMEOUT_MS,
         leaseIdleMs: env.AGN_LEASE_IDLE_MS,
       },

@@ -1,4 +1,4 @@
-import { Consumption } from "./reservations";
+import { CONSUMPTION_LEADER_SUBJECT, Consumption } from "./reservations";
 import { ACCOUNT_EVENTS_STREAM, ControlPlane, Events, REQUESTS_STREAM } from "./subjects";
 import { Telemetry } from "./telemetry";
 import { Verifier } from "./verifier";
@@ -99,19 +99,21 @@ const PERMISSIONS: Record<BusService, BusPermissions> = {
       ...manageStream(ACCOUNT_EVENTS_STREAM),
       ...consume(ACCOUNT_EVENTS_STREAM),
       ...leadership,
+      CONSUMPTION_LEADER_SUBJECT,
     ],
-    subscribe: subjects(Consumption),
+    subscribe: [...subjects(Consumption), `${Consumption.lease.subject}.*`],
   },
   "gateway-proxy": {
     publish: [
       ControlPlane.authResolve.subject,
       ControlPlane.gatewaySnapshot.subject,
       Consumption.lease.subject,
+      `${Consumption.lease.subject}.*`,
       Events.requestsAll,
       Events.proxyHeartbeat,
       ...manageStream(REQUESTS_STREAM),
     ],
-    subscribe: [Events.configChangedAll, Events.accountDeleted],
+    subscribe: [Events.configChangedAll, Events.accountDeleted, CONSUMPTION_LEADER_SUBJECT],
   },
   cli: {
     publish: [ControlPlane.accountsBootstrap.subject, ControlPlane.sealingReseal.subject],

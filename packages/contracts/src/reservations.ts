@@ -95,3 +95,18 @@ export const Consumption = {
   /** The caps that apply to the caller (every policy covering their groups, every rule targeting them). */
   caps: endpoint("agn.consumption.caps", byCaller({}), z.array(CapStatus)),
 } as const;
+
+/**
+ * `agn.consumption.leader`: every second, the leading consumption replica says on which subject
+ * its lease endpoint answers: `agn.consumption.lease.<term>`, a subject of this leadership term
+ * alone. Proxies address their lease requests there, so a frozen ex-leader (still subscribed to
+ * the shared queue subject until NATS drops it) gets none of them once a new leader speaks.
+ */
+export const CONSUMPTION_LEADER_SUBJECT = "agn.consumption.leader";
+export const ConsumptionLeaderAnnouncement = z.object({
+  v: z.literal(1),
+  lease_subject: z.string().startsWith("agn.consumption.lease."),
+  at: Timestamp,
+});
+export type ConsumptionLeaderAnnouncement = z.infer<typeof ConsumptionLeaderAnnouncement>;
+export const leaseSubjectOfTerm = (term: string) => `agn.consumption.lease.${term}`;

@@ -14,37 +14,49 @@ type Load = (accountId: string) => Promise<GatewaySnapshot>;
 /**
  * Snapshot per account. `invalidate` (on `agn.config.changed.<account>`) drops the entry, so the
  * next request waits for fresh config. Past `maxAgeMs` (a missed event) the entry is still
- * served while one refresh runs in the background. Concurrent loads of one account share one
- * request, and a load that started before an invalidation is not cached.
+ * served while one refresh runs in the background, for at most `staleServeMs` past its load: the
+ * proxy keeps serving known accounts through a control-plane, MongoDB or NATS outage that long.
+ * `markStale` (on a NATS reconnect, when config events may have been missed) refreshes every entry
+ * in the background without dropping it. Concurrent loads of one account share one request, and a
+ * load that started before an invalidation is not cached.
  */
 export class SnapshotCache {
   private readonly entries = new Map<string, AccountView>();
   private readonly loading = new Map<string, Promise<AccountView>>();
   private readonly generations = new Map<string, number>();
+  /** Accounts to refresh on next use whatever their age (config events may have been missed). */
+  private readonly refreshDue = new Set<string>();
 
   constructor(
     private readonly load: Load,
     private readonly maxAgeMs: number,
+    private readonly staleServeMs: number,
     private readonly now: () => number = Date.now,
   ) {}
 
   get(accountId: string): Promise<AccountView> {
     const entry = this.entries.get(accountId);
     if (entry) {
-      if (this.now() - entry.loadedAt > this.maxAgeMs) this.refresh(accountId).catch(() => undefined);
+      const age = this.now() - entry.loadedAt;
+      if (age > this.maxAgeMs || this.refreshDue.has(accountId)) {
+        const refreshing = this.refresh(accountId);
+        if (age <= this.staleServeMs) refreshing.catch(() => undefined);
+        else return refreshing;
+      }
       return Promise.resolve(entry);
     }
     return this.refresh(accountId);
+  }
+
+  /** Every entry is refreshed on its next use, and served meanwhile (within `staleServeMs`). */
+  markStale(): void {
+    for (const accountId of this.entries.keys()) this.refreshDue.add(accountId);
   }
 
   invalidate(accountId: string): void {
     this.entries.delete(accountId);
     this.loading.delete(accountId);
     this.generations.set(accountId, (this.generations.get(accountId) ?? 0) + 1);
-  }
-
-  clear(): void {
-    for (const accountId of [...this.entries.keys()]) this.invalidate(accountId);
   }
 
   private refresh(accountId: string): Promise<AccountView> {
@@ -59,7 +71,10 @@ export class SnapshotCache {
           keys: new Map(),
           loadedAt: this.now(),
         };
-        if ((this.generations.get(accountId) ?? 0) === generation) this.entries.set(accountId, view);
+        if ((this.generations.get(accountId) ?? 0) === generation) {
+          this.entries.set(accountId, view);
+          this.refreshDue.delete(accountId);
+        }
         return view;
       })
       .finally(() => {

@@ -65,6 +65,8 @@ export async function startProxyStack(
     logger,
     options: consumptionOptions,
   });
+  /** Kills the control-plane as a crash would: its connection drops and nobody answers `agn.ctl.*`. */
+  const crashControlPlane = () => buses.controlPlane.close();
   /** Kills consumption: its connection drops, its leadership and leases lapse on their own. */
   const crashConsumption = () => consumptionBus.close();
   /** Starts consumption again on the same durable, as a restarted process would. */
@@ -175,7 +177,7 @@ export async function startProxyStack(
     await apiServer.stop();
     await openai.stop();
     await anthropic.stop();
-    for (const bus of Object.values(buses)) await bus.drain();
+    for (const bus of Object.values(buses)) if (!bus.isClosed()) await bus.drain();
     await nc.drain();
     await connection.close();
   };
@@ -184,6 +186,7 @@ export async function startProxyStack(
     nc,
     api,
     proxy,
+    crashControlPlane,
     openai,
     anthropic,
     get consumption() {

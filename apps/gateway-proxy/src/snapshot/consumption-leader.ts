@@ -1,0 +1,50 @@
+import type { NatsConnection, Subscription } from "@agentnet/bus";
+import { CONSUMPTION_LEADER_SUBJECT, Consumption, ConsumptionLeaderAnnouncement } from "@agentnet/contracts";
+
+/** A leader not heard for this long may be gone: ask the shared queue subject again. */
+const LEADER_SILENCE_MS = 3_000;
+
+/**
+ * Where this proxy sends lease requests: the subject the consumption leader last announced for its
+ * term, while it keeps announcing; the shared queue subject before any announcement or after the
+ * leader fell silent. A frozen ex-leader stays subscribed to the queue subject until NATS drops
+ * it, but never gets a request on the new leader's term subject.
+ */
+export class ConsumptionLeader {
+  private announced: string | undefined;
+  private heardAt = Number.NEGATIVE_INFINITY;
+  private readonly subscription: Subscription;
+
+  constructor(
+    nc: NatsConnection,
+    private readonly clock: () => number = Date.now,
+  ) {
+    this.subscription = nc.subscribe(CONSUMPTION_LEADER_SUBJECT, {
+      callback: (error, msg) => {
+        if (error) return;
+        const parsed = ConsumptionLeaderAnnouncement.safeParse(safeJson(msg.data));
+        if (!parsed.success) return;
+        this.announced = parsed.data.lease_subject;
+        this.heardAt = this.clock();
+      },
+    });
+  }
+
+  leaseSubject(): string {
+    return this.announced && this.clock() - this.heardAt <= LEADER_SILENCE_MS
+      ? this.announced
+      : Consumption.lease.subject;
+  }
+
+  stop(): void {
+    this.subscription.unsubscribe();
+  }
+}
+
+function safeJson(data: Uint8Array): unknown {
+  try {
+    return JSON.parse(new TextDecoder().decode(data));
+  } catch {
+    return undefined;
+  }
+}
