@@ -22,6 +22,12 @@ import { createAgentModels } from "./store/agent-models";
 import { createModels } from "./store/models";
 import { verifySealingKey } from "./store/sealing-canary";
 
+/**
+ * How the control-plane connects to MongoDB: a request waits at most 2 s for the server and is
+ * never queued while disconnected, so an outage is a quick 503 `store.unavailable` (see `handle`).
+ */
+export const MONGO_CONNECTION_OPTIONS = { serverSelectionTimeoutMS: 2_000, bufferCommands: false } as const;
+
 export interface ControlPlaneDeps {
   nc: NatsConnection;
   connection: Connection;

@@ -2,7 +2,7 @@ import { busOptionsFromEnv, connectBus } from "@agentnet/bus";
 import { parseSealingKeys } from "@agentnet/sealing";
 import { runService } from "@agentnet/service-kit";
 import mongoose from "mongoose";
-import { startControlPlane } from "./app";
+import { MONGO_CONNECTION_OPTIONS, startControlPlane } from "./app";
 import { parseEnv } from "./env";
 
 const env = parseEnv(process.env);
@@ -11,9 +11,7 @@ await runService(
   { name: "control-plane", logLevel: env.LOG_LEVEL, healthPort: env.HEALTH_PORT },
   async ({ logger, lifecycle }) => {
     const sealingKey = parseSealingKeys(env.AGN_SEALING_KEY);
-    const connection = await mongoose
-      .createConnection(env.MONGO_URL, { serverSelectionTimeoutMS: 10_000 })
-      .asPromise();
+    const connection = await mongoose.createConnection(env.MONGO_URL, MONGO_CONNECTION_OPTIONS).asPromise();
     lifecycle.onStop("mongodb", () => connection.close());
     const nc = await connectBus(busOptionsFromEnv(env, "control-plane"));
     lifecycle.onStop("nats", () => nc.drain());

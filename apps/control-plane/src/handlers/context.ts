@@ -1,5 +1,6 @@
 import { type Handler, type NatsConnection, serve } from "@agentnet/bus";
 import {
+  AppError,
   type Caller,
   type ConfigChangedEvent,
   conflict,
@@ -33,12 +34,44 @@ export const announceConfigChange = (ctx: HandlerContext, accountId: string): vo
   ctx.nc.publish(Events.configChanged(accountId), JSON.stringify(event));
 };
 
-/** Serves one control-plane endpoint in the service's queue group, logging unexpected failures. */
+/** The driver's ways of saying MongoDB cannot be reached (server selection timed out, socket lost). */
+const STORE_UNREACHABLE = new Set([
+  "MongoServerSelectionError",
+  "MongoNetworkError",
+  "MongoNetworkTimeoutError",
+  "MongoNotConnectedError",
+  "MongoTopologyClosedError",
+]);
+
+/**
+ * Serves one control-plane endpoint in the service's queue group, logging unexpected failures. A
+ * request that finds MongoDB unreachable is 503 `store.unavailable`, which the api-gateway passes
+ * on as it is (the proxy keeps serving from its last good answers meanwhile).
+ */
 export const handle = <E extends Endpoint>(ctx: HandlerContext, endpoint: E, handler: Handler<E>): void => {
-  serve(ctx.nc, endpoint, handler, {
-    queue: QUEUE.controlPlane,
-    onUnexpectedError: (err, subject) => ctx.logger.error({ err, subject }, "handler failed"),
-  });
+  serve(
+    ctx.nc,
+    endpoint,
+    async (request, msg) => {
+      try {
+        return await handler(request, msg);
+      } catch (error) {
+        if (error instanceof Error && STORE_UNREACHABLE.has(error.name)) {
+          ctx.logger.warn({ err: error, subject: endpoint.subject }, "MongoDB unreachable");
+          throw new AppError(
+            503,
+            "store.unavailable",
+            "the configuration store (MongoDB) is not reachable; try again",
+          );
+        }
+        throw error;
+      }
+    },
+    {
+      queue: QUEUE.controlPlane,
+      onUnexpectedError: (err, subject) => ctx.logger.error({ err, subject }, "handler failed"),
+    },
+  );
 };
 
 /** Loads one document of the caller's account by id, or 404 (an id of another account is not found, too). */
