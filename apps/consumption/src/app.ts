@@ -2,6 +2,7 @@ import { hostname } from "node:os";
 import {
   contendForLeadership,
   DEFAULT_LEASE_TTL_MS,
+  DEFAULT_REQUESTS_STREAM_MAX_BYTES,
   ensureRequestStream,
   type Leadership,
   type NatsConnection,
@@ -42,6 +43,8 @@ export interface ConsumptionOptions {
   leaseTtlMs: number;
   /** Milliseconds since the epoch; injectable so tests roll windows over without waiting. */
   clock: () => number;
+  /** The request stream's byte limit (every service ensuring the stream must agree on it). */
+  requestStreamMaxBytes: number;
 }
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -56,6 +59,7 @@ export const defaultOptions: ConsumptionOptions = {
   deliverNew: false,
   ackWaitMs: 30_000,
   leaseTtlMs: DEFAULT_LEASE_TTL_MS,
+  requestStreamMaxBytes: DEFAULT_REQUESTS_STREAM_MAX_BYTES,
   clock: Date.now,
 };
 
@@ -74,7 +78,7 @@ export async function startConsumption(deps: {
 }) {
   const options = { ...defaultOptions, ...deps.options };
   const store = await UsageStore.open(deps.connection);
-  await ensureRequestStream(deps.nc);
+  await ensureRequestStream(deps.nc, undefined, options.requestStreamMaxBytes);
   let term: Term | undefined;
   let leadership: Leadership | undefined;
 

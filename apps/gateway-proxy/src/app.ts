@@ -1,6 +1,12 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { ensureRequestStream, type NatsConnection, publishEvent, request } from "@agentnet/bus";
+import {
+  DEFAULT_REQUESTS_STREAM_MAX_BYTES,
+  ensureRequestStream,
+  type NatsConnection,
+  publishEvent,
+  request,
+} from "@agentnet/bus";
 import { LeaseTable } from "@agentnet/caps";
 import { AppError, ConfigChangedEvent, Consumption, ControlPlane, Events } from "@agentnet/contracts";
 import type { SealingKeys } from "@agentnet/sealing";
@@ -27,6 +33,8 @@ export interface GatewayProxyOptions {
   /** How long a client may take to send its headers, and its whole request (body included). */
   headersReceiveTimeoutMs: number;
   requestReceiveTimeoutMs: number;
+  /** The request stream's byte limit (every service ensuring the stream must agree on it). */
+  requestStreamMaxBytes: number;
   /** Refuse upstreams at private, loopback or link-local addresses (shared deployments). */
   refusePrivateUpstreams: boolean;
   eventBufferMax: number;
@@ -62,6 +70,7 @@ export const DEFAULT_OPTIONS: GatewayProxyOptions = {
   headersReceiveTimeoutMs: 15_000,
   requestReceiveTimeoutMs: 60_000,
   refusePrivateUpstreams: false,
+  requestStreamMaxBytes: DEFAULT_REQUESTS_STREAM_MAX_BYTES,
   eventBufferMax: 50_000,
   authCacheMs: 5_000,
   snapshotMaxAgeMs: 60_000,
@@ -144,7 +153,7 @@ export async function startGatewayProxy(deps: {
   };
 
   // The stream must exist for JetStream to ack events; whoever starts first creates it.
-  await ensureRequestStream(nc, [Events.requestsAll]).catch((err: unknown) =>
+  await ensureRequestStream(nc, [Events.requestsAll], options.requestStreamMaxBytes).catch((err: unknown) =>
     logger.warn({ err }, "cannot make sure the request stream exists; events stay buffered until it does"),
   );
   const configEvents = nc.subscribe(Events.configChangedAll, {

@@ -1,4 +1,11 @@
-import { baseEnv, envBoolean, envPort, httpServerEnv, parseEnvWith } from "@agentnet/service-kit";
+import {
+  baseEnv,
+  envBoolean,
+  envPort,
+  httpServerEnv,
+  parseEnvWith,
+  requestStreamEnv,
+} from "@agentnet/service-kit";
 import { z } from "zod";
 
 const commaList = z
@@ -13,6 +20,7 @@ const commaList = z
 
 export const GatewayProxyEnv = z.object({
   ...baseEnv,
+  ...requestStreamEnv,
   ...httpServerEnv,
   AGN_PROXY_HOST: z.string().default("127.0.0.1"),
   AGN_PROXY_PORT: envPort.default(8090),

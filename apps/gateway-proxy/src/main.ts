@@ -32,6 +32,9 @@ await runService(
         authCacheMs: env.AGN_AUTH_CACHE_MS,
         snapshotMaxAgeMs: env.AGN_SNAPSHOT_MAX_AGE_MS,
         staleServeMs: env.AGN_STALE_SERVE_SECONDS * 1000,
+        ...(env.AGN_REQUESTS_STREAM_MAX_BYTES
+          ? { requestStreamMaxBytes: env.AGN_REQUESTS_STREAM_MAX_BYTES }
+          : {}),
         leaseTimeoutMs: env.AGN_LEASE_TIMEOUT_MS,
         leaseIdleMs: env.AGN_LEASE_IDLE_MS,
       },

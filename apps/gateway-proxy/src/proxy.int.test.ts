@@ -232,6 +232,14 @@ describe("refusals", () => {
     });
   });
 
+  it("reports its event pipeline on /status without auth: publishing, pending, dropped", async () => {
+    const response = await undiciRequest(`${stack.proxy.url}/status`);
+    expect(response.statusCode).toBe(200);
+    expect(await response.body.json()).toMatchObject({
+      events: { publishing: true, dropped: 0, buffer_bound: expect.any(Number) },
+    });
+  });
+
   it("400 for an absurd output cap or a body nested past 64 levels, never 500", async () => {
     const account = await stack.newAccount();
     await grant(account, [account.openaiProvider.id]);

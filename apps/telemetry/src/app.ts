@@ -1,4 +1,4 @@
-import { ensureRequestStream, type NatsConnection } from "@agentnet/bus";
+import { DEFAULT_REQUESTS_STREAM_MAX_BYTES, ensureRequestStream, type NatsConnection } from "@agentnet/bus";
 import { MIGRATIONS_DIR, runMigrations, type Warehouse } from "@agentnet/clickhouse";
 import { Events } from "@agentnet/contracts";
 import type { Logger } from "@agentnet/service-kit";
@@ -30,9 +30,12 @@ export interface TelemetryOptions {
   rollupIntervalMs: number;
   settingsCacheMs: number;
   requestTimeoutMs: number;
+  /** The request stream's byte limit (every service ensuring the stream must agree on it). */
+  requestStreamMaxBytes: number;
 }
 
 export const DEFAULT_TELEMETRY_OPTIONS: TelemetryOptions = {
+  requestStreamMaxBytes: DEFAULT_REQUESTS_STREAM_MAX_BYTES,
   durable: "telemetry",
   deliver: "all",
   ackWaitMs: 30_000,
@@ -69,7 +72,7 @@ export async function startTelemetry(deps: {
 
   registerReadHandlers(ctx, createSettingsReader(ctx, options.settingsCacheMs));
   const deletions = await followAccountDeletions(ctx, `${options.durable}-account-deletions`);
-  await ensureRequestStream(deps.nc, [Events.requestsAll]);
+  await ensureRequestStream(deps.nc, [Events.requestsAll], options.requestStreamMaxBytes);
   const ingest = await startIngest(ctx, options);
   const stopRetention =
     options.retentionIntervalMs > 0 ? scheduleRetention(ctx, options.retentionIntervalMs) : () => {};

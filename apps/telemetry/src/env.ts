@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { findRepoRoot } from "@agentnet/local-backends";
-import { baseEnv, parseEnvWith } from "@agentnet/service-kit";
+import { baseEnv, parseEnvWith, requestStreamEnv } from "@agentnet/service-kit";
 import { z } from "zod";
 
 const positiveInt = z.coerce.number().int().min(1);
@@ -8,6 +8,7 @@ const positiveInt = z.coerce.number().int().min(1);
 export const TelemetryEnv = z
   .object({
     ...baseEnv,
+    ...requestStreamEnv,
     /** A ClickHouse server; unset means chDB in this process under CHDB_DATA_DIR. */
     CLICKHOUSE_URL: z.string().url().optional(),
     CLICKHOUSE_DATABASE: z

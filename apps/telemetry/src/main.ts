@@ -28,6 +28,9 @@ await runService(
         flushIntervalMs: env.TELEMETRY_FLUSH_INTERVAL_MS,
         retentionIntervalMs: env.TELEMETRY_RETENTION_INTERVAL_MS,
         rollupIntervalMs: env.TELEMETRY_ROLLUP_INTERVAL_MS,
+        ...(env.AGN_REQUESTS_STREAM_MAX_BYTES
+          ? { requestStreamMaxBytes: env.AGN_REQUESTS_STREAM_MAX_BYTES }
+          : {}),
       },
     });
     // Registered after NATS: stops run in reverse, so consuming stops and the last batch is written

@@ -4,6 +4,7 @@ import {
   AckPolicy,
   type Consumer,
   DeliverPolicy,
+  DiscardPolicy,
   type JetStreamClient,
   type JsMsg,
   jetstream,
@@ -19,6 +20,8 @@ interface StreamSpec {
   name: string;
   subjects: string[];
   maxAgeMs: number;
+  /** Beyond it the oldest messages go (discard old), so the server's storage never fills up. */
+  maxBytes?: number;
 }
 
 /** Creates the stream, or brings an existing one to `spec`. File storage, so a NATS restart loses nothing. */
@@ -30,6 +33,7 @@ async function ensureStream(nc: NatsConnection, spec: StreamSpec) {
     retention: RetentionPolicy.Limits,
     storage: StorageType.File,
     max_age: nanos(spec.maxAgeMs),
+    ...(spec.maxBytes === undefined ? {} : { max_bytes: spec.maxBytes, discard: DiscardPolicy.Old }),
     // A retried publish with the same Nats-Msg-Id inside this window is stored once.
     duplicate_window: nanos(2 * 60 * 1000),
   };
@@ -43,9 +47,22 @@ async function ensureStream(nc: NatsConnection, spec: StreamSpec) {
 
 const DAY_MS = 24 * 3600 * 1000;
 
-/** Gateway request events, kept a week so a consumer that was down catches up. */
-export const ensureRequestStream = (nc: NatsConnection, subjects = ["agn.requests.>"]) =>
-  ensureStream(nc, { name: REQUESTS_STREAM, subjects, maxAgeMs: 7 * DAY_MS });
+/**
+ * Default byte limit of the request stream: at ~1 KB an event, about ten million events, days of
+ * traffic at hundreds of requests a second. `agentnet up` derives one from the disk instead.
+ */
+export const DEFAULT_REQUESTS_STREAM_MAX_BYTES = 10 * 1024 ** 3;
+
+/**
+ * Gateway request events, kept a week (a consumer that was down catches up) within `maxBytes`:
+ * past it the oldest events go, so a full disk never stops publishing. A consumer down longer than
+ * the stream holds loses what was discarded (the proxy's status and telemetry's lag say so).
+ */
+export const ensureRequestStream = (
+  nc: NatsConnection,
+  subjects = ["agn.requests.>"],
+  maxBytes = DEFAULT_REQUESTS_STREAM_MAX_BYTES,
+) => ensureStream(nc, { name: REQUESTS_STREAM, subjects, maxAgeMs: 7 * DAY_MS, maxBytes });
 
 /** Account lifecycle events, kept 30 days. */
 export const ensureAccountEventsStream = (nc: NatsConnection) =>

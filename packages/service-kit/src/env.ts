@@ -15,6 +15,14 @@ export const httpServerEnv = {
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(60_000),
 };
 
+/**
+ * Settings of the services that ensure the request stream (gateway proxy, telemetry, consumption):
+ * they must agree, or each start would set its own. Unset, the default of `ensureRequestStream`.
+ */
+export const requestStreamEnv = {
+  AGN_REQUESTS_STREAM_MAX_BYTES: z.coerce.number().int().min(1_048_576).optional(),
+};
+
 /** Settings every service reads. */
 export const baseEnv = {
   NATS_URL: z.string().default("nats://127.0.0.1:4222"),

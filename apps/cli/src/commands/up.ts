@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, statfsSync } from "node:fs";
 import { join } from "node:path";
 import type { BusService } from "@agentnet/contracts";
 import {
@@ -70,7 +70,11 @@ export async function up(env: CliEnv, print: (line: string) => void): Promise<nu
     const builtDashboard = join(root, "apps", "dashboard", "dist");
     const dashboardDir = existsSync(join(builtDashboard, "index.html")) ? builtDashboard : undefined;
     const sealingKey = localSealingKey(env.AGN_SEALING_KEY, join(dataDir, "sealing.key"));
-    const common = { NATS_URL: nats.url, LOG_LEVEL: env.LOG_LEVEL };
+    const common = {
+      NATS_URL: nats.url,
+      LOG_LEVEL: env.LOG_LEVEL,
+      AGN_REQUESTS_STREAM_MAX_BYTES: String(requestStreamMaxBytes(dataDir)),
+    };
     // Each service joins the bus as itself, with only its own subjects (busPermissions).
     const bus = (service: BusService) => ({
       ...common,
@@ -194,6 +198,16 @@ export async function up(env: CliEnv, print: (line: string) => void): Promise<nu
       supervise(index);
     });
   });
+}
+
+/**
+ * The request stream's byte limit on this machine: a quarter of the free space where the stack
+ * keeps its data (NATS stores the stream there), between 256 MiB and 20 GiB, so the disk never
+ * fills before the stream discards its oldest events.
+ */
+function requestStreamMaxBytes(dataDir: string): number {
+  const { bavail, bsize } = statfsSync(dataDir);
+  return Math.min(20 * 1024 ** 3, Math.max(256 * 1024 ** 2, Math.floor((bavail * bsize) / 4)));
 }
 
 /** The parts clients talk to: stopped (drained) before the services behind them. */

@@ -1,6 +1,8 @@
 import { ensureRequestStream, type NatsConnection, publishEvent } from "@agentnet/bus";
+import { REQUESTS_STREAM } from "@agentnet/contracts";
 import { createLogger } from "@agentnet/service-kit";
 import { connectTestBus, eventually, uniqueId } from "@agentnet/testkit";
+import { DiscardPolicy, jetstreamManager } from "@nats-io/jetstream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BufferedPublisher } from "./publisher";
 
@@ -69,10 +71,20 @@ describe("BufferedPublisher", () => {
     for (let i = 1; i <= 5; i++) publisher.enqueue(subject, { id: `e${i}` }, `e${i}`);
     await eventually(() => publisher.pending === 3);
     expect(publisher.dropped).toBe(2);
+    // Said, not silent: what /status reports while publishing fails.
+    await eventually(() => !publisher.status().publishing);
+    expect(publisher.status()).toMatchObject({
+      publishing: false,
+      pending: 3,
+      dropped: 2,
+      last_error: expect.any(String),
+      failing_since: expect.any(String),
+    });
     connection = await connectTestBus("proxy-4");
     expect(await publisher.flush(5_000)).toBe(true);
     await eventually(() => seen.length === 3);
     expect([...seen].sort()).toEqual(["e3", "e4", "e5"]);
+    expect(publisher.status()).toMatchObject({ publishing: true, pending: 0, published: 3, dropped: 2 });
     publisher.stop();
     await connection.close();
   });
@@ -85,5 +97,15 @@ describe("BufferedPublisher", () => {
     expect(again.duplicate).toBe(true);
     expect(again.seq).toBe(first.seq);
     await connection.close();
+  });
+});
+
+describe("the request stream", () => {
+  it("is bounded in bytes, discarding the oldest events, so a full disk never stops publishing", async () => {
+    const limit = 64 * 1024 * 1024;
+    await ensureRequestStream(observer, ["agn.requests.>"], limit);
+    const info = await (await jetstreamManager(observer)).streams.info(REQUESTS_STREAM);
+    expect(info.config).toMatchObject({ max_bytes: limit, discard: DiscardPolicy.Old });
+    await ensureRequestStream(observer);
   });
 });

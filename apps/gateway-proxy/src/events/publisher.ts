@@ -38,6 +38,10 @@ export class BufferedPublisher {
   private idleWaiters: (() => void)[] = [];
   /** Events dropped because the buffer was full. */
   dropped = 0;
+  /** Events published (acked by JetStream) since start. */
+  published = 0;
+  /** When the last publish failed and why, until one succeeds again. */
+  private failing: { since: string; error: string } | undefined;
   private readonly maxInFlight: number;
   private readonly retryMs: number;
 
@@ -140,13 +144,29 @@ export class BufferedPublisher {
     if (this.pending === 0) for (const wake of this.idleWaiters.splice(0)) wake();
   }
 
+  /** What `/status` reports: a proxy that cannot publish says so instead of dropping silently. */
+  status() {
+    return {
+      publishing: this.failing === undefined,
+      pending: this.pending,
+      buffer_bound: this.options.maxBuffered,
+      published: this.published,
+      dropped: this.dropped,
+      ...(this.failing ? { failing_since: this.failing.since, last_error: this.failing.error } : {}),
+    };
+  }
+
   private settled(): void {
     this.inFlight--;
+    this.published++;
+    this.failing = undefined;
     this.pump();
   }
 
   private failed(item: Pending, err: unknown): void {
     this.inFlight--;
+    this.failing ??= { since: new Date().toISOString(), error: "" };
+    this.failing.error = err instanceof Error ? err.message : String(err);
     this.retries.push(item);
     this.trim();
     if (!this.paused) this.options.logger.warn({ err }, "publishing a request event failed; buffering");

@@ -53,6 +53,12 @@ export function createRequestHandler(ctx: ProxyContext, health: Health) {
       handleModels(ctx, req, res).catch(done);
       return;
     }
+    if (path === "/status" && req.method === "GET") {
+      // Not behind auth, like /healthz: it says how the proxy's event pipeline is doing, no data.
+      res.writeHead(ctx.publisher.status().publishing ? 200 : 503, { "content-type": "application/json" });
+      res.end(JSON.stringify({ events: ctx.publisher.status() }));
+      return;
+    }
     const answer = req.method === "GET" ? healthResponse(health, path) : undefined;
     if (answer) {
       res.writeHead(answer.status, { "content-type": "application/json" });
