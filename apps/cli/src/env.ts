@@ -17,6 +17,8 @@ export const CliEnv = z.object({
   AGN_API_HOST: z.string().default("127.0.0.1"),
   AGN_API_PORT: envPort.default(8080),
   AGN_PROXY_PORT: envPort.default(8090),
+  /** The demo upstream `up` runs for `quickstart` without a vendor key (loopback only). */
+  AGN_DEMO_UPSTREAM_PORT: envPort.default(8091),
   /** Where started backends and services keep data and logs; the repo's `.data/` by default. */
   AGN_DATA_DIR: z.string().optional(),
   LOG_LEVEL: LogLevel.default("info"),

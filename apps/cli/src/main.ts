@@ -4,6 +4,7 @@ import { parseArgs } from "node:util";
 import { AppError } from "@agentnet/contracts";
 import { bootstrap } from "./commands/bootstrap";
 import { composeEnv } from "./commands/compose-env";
+import { quickstart, quickstartSnippets } from "./commands/quickstart";
 import { reseal } from "./commands/reseal";
 import { up } from "./commands/up";
 import { parseEnv } from "./env";
@@ -49,6 +50,51 @@ const COMMANDS: Record<string, Command> = {
         print("  API (dashboard, /api):   Authorization: Token <token>");
         print("  gateway proxy (SDKs):    Authorization: Bearer <token>  or  x-api-key: <token>");
       }
+      return 0;
+    },
+  },
+  quickstart: {
+    usage:
+      "quickstart [--upstream-url <url> --api-key <key> [--provider <catalog id>]] [--token <owner token>] [--email <e>] [--json]",
+    summary:
+      "with the stack running: an account (or --token's), settings, provider(s), a policy for All and a member token, then ready-to-paste configuration; without --upstream-url the providers point at the stack's demo upstream",
+    run: async (args) => {
+      const { values } = parseArgs({
+        args,
+        options: {
+          "upstream-url": { type: "string" },
+          "api-key": { type: "string" },
+          provider: { type: "string" },
+          token: { type: "string" },
+          email: { type: "string" },
+          json: { type: "boolean", default: false },
+        },
+      });
+      if (values["upstream-url"] && !values["api-key"]) {
+        throw new UsageError(
+          "quickstart",
+          "--upstream-url needs --api-key (the vendor key agentnet stores sealed)",
+        );
+      }
+      const result = await quickstart(parseEnv(process.env), {
+        token: values.token,
+        email: values.email,
+        upstreamUrl: values["upstream-url"],
+        apiKey: values["api-key"],
+        provider: values.provider,
+      });
+      if (values.json) {
+        print(JSON.stringify(result));
+        return 0;
+      }
+      print(
+        `account         ${result.account_id}${result.owner_token ? ` (owner token, shown once: ${result.owner_token})` : ""}`,
+      );
+      print(`policy          quickstart: the All group may use ${result.provider_ids.length} provider(s)`);
+      print(`member          ${result.member_email}, token valid 30 days (shown once):`);
+      print(`token           ${result.member_token}`);
+      print("");
+      for (const line of quickstartSnippets(result, !values["upstream-url"])) print(line);
       return 0;
     },
   },

@@ -8,6 +8,8 @@ export interface ServiceSpec {
   name: string;
   /** The app folder under `apps/`. */
   app: string;
+  /** The entry file within the app; `src/main.ts` unless given. */
+  entry?: string;
   env: Record<string, string>;
   /** Node flags the service's process runs with (heap tuning its README explains). */
   nodeArgs?: string[];
@@ -35,7 +37,12 @@ export function startService(spec: ServiceSpec, root: string, logDir: string): R
   const log = createWriteStream(join(logDir, `${spec.name}.log`), { flags: "a" });
   const child = spawn(
     process.execPath,
-    [...(spec.nodeArgs ?? []), "--import", tsxLoader(), join(root, "apps", spec.app, "src", "main.ts")],
+    [
+      ...(spec.nodeArgs ?? []),
+      "--import",
+      tsxLoader(),
+      join(root, "apps", spec.app, spec.entry ?? join("src", "main.ts")),
+    ],
     {
       cwd: root,
       env: { ...process.env, ...spec.env },

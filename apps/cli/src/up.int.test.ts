@@ -37,6 +37,7 @@ describe("agentnet up, end to end", () => {
       AGN_SEALING_KEY: TEST_SEALING_KEY,
       AGN_API_PORT: String(port),
       AGN_PROXY_PORT: String(proxyPort),
+      AGN_DEMO_UPSTREAM_PORT: String(await freePort()),
       AGN_DATA_DIR: dataDir,
     };
     apiUrl = `http://127.0.0.1:${port}`;
@@ -194,6 +195,35 @@ describe("agentnet up, end to end", () => {
     } finally {
       upstream.close();
     }
+  });
+
+  it("quickstart: from an empty account to a member token that gets answers in both formats", async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, [cli, "quickstart", "--json"], { env });
+    const result = JSON.parse(stdout) as { member_token: string; provider_ids: string[]; proxy_url: string };
+    expect(result.provider_ids).toHaveLength(2);
+    expect(result.proxy_url).toBe(`http://127.0.0.1:${proxyPort}`);
+    const chat = await fetch(`${result.proxy_url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${result.member_token}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "demo-chat", messages: [{ role: "user", content: "hi" }] }),
+    });
+    expect(chat.status).toBe(200);
+    expect(JSON.stringify(await chat.json())).toContain("agentnet demo upstream");
+    const message = await fetch(`${result.proxy_url}/v1/messages`, {
+      method: "POST",
+      headers: {
+        "x-api-key": result.member_token,
+        "anthropic-version": "2023-06-01",
+        "content-type": "application/json",
+      },
+      body: JSON.stringify({
+        model: "claude-demo",
+        max_tokens: 100,
+        messages: [{ role: "user", content: "hi" }],
+      }),
+    });
+    expect(message.status).toBe(200);
+    expect(JSON.stringify(await message.json())).toContain("agentnet demo upstream");
   });
 
   it("refuses a second agentnet up on the same data while this one runs, starting nothing", async () => {

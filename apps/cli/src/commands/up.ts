@@ -135,6 +135,13 @@ export async function up(env: CliEnv, print: (line: string) => void): Promise<nu
         address: `http://${env.AGN_API_HOST}:${env.AGN_API_PORT}`,
       },
     ];
+    specs.push({
+      name: "demo-upstream",
+      app: "cli",
+      entry: join("src", "demo-upstream.ts"),
+      env: { AGN_DEMO_UPSTREAM_PORT: String(env.AGN_DEMO_UPSTREAM_PORT) },
+      address: `http://127.0.0.1:${env.AGN_DEMO_UPSTREAM_PORT} (OpenAI and Anthropic formats, canned answers, for quickstart)`,
+    });
     for (const spec of specs) services.push(startService(spec, root, logDir));
     for (const service of services) {
       await service.ready;
@@ -147,7 +154,7 @@ export async function up(env: CliEnv, print: (line: string) => void): Promise<nu
     );
     print(`${pad("logs")}${logDir}`);
     print(
-      "ready: create an account with `pnpm agentnet bootstrap --email you@example.com`; Ctrl-C stops the stack",
+      "ready: `pnpm agentnet quickstart` sets up an account you can send requests with; Ctrl-C stops the stack",
     );
   } catch (error) {
     await stopAll();
