@@ -7,6 +7,8 @@ import { authenticate } from "./http/auth";
 import { dashboardRoutes } from "./http/dashboard";
 import { errorMiddleware, notFoundRoute } from "./http/errors";
 import { jsonOnly } from "./http/negotiation";
+import { openApiDocument } from "./http/openapi";
+import { routesOf } from "./http/route";
 import { agentNetworkRoutes } from "./routes/agent-network";
 import { consumptionRoutes } from "./routes/consumption";
 import { identityRoutes } from "./routes/identity";
@@ -22,6 +24,9 @@ export interface ApiGatewayOptions {
   /** Built dashboard (apps/dashboard/dist): served for GETs outside /api, with an SPA fallback. */
   dashboardDir?: string;
 }
+
+/** The API's version as the OpenAPI document states it. */
+const API_VERSION = "1.0.0";
 
 export function createApp(options: ApiGatewayOptions): Express {
   const app = express();
@@ -66,10 +71,18 @@ export function createApp(options: ApiGatewayOptions): Express {
       },
     }),
   );
-  api.use(identityRoutes(options.nc, options.requestTimeoutMs));
-  api.use(consumptionRoutes(options.nc, options.requestTimeoutMs));
-  api.use(telemetryRoutes(options.nc, options.requestTimeoutMs));
-  api.use(agentNetworkRoutes(options.nc, options.requestTimeoutMs));
+  const routers = [
+    identityRoutes(options.nc, options.requestTimeoutMs),
+    consumptionRoutes(options.nc, options.requestTimeoutMs),
+    telemetryRoutes(options.nc, options.requestTimeoutMs),
+    agentNetworkRoutes(options.nc, options.requestTimeoutMs),
+  ];
+  for (const router of routers) api.use(router);
+  // The API's description is public, like any published API reference; built once from the routes.
+  const openApi = JSON.stringify(openApiDocument(routers.flatMap(routesOf), API_VERSION));
+  app.get("/api/openapi.json", (_req, res) => {
+    res.type("application/json").send(openApi);
+  });
   app.use("/api", api);
 
   if (options.dashboardDir) app.use(dashboardRoutes(options.dashboardDir));

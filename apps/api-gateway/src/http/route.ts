@@ -16,6 +16,12 @@ export interface RouteSpec<E extends Endpoint> {
   status?: number;
 }
 
+/** The routes mounted on each router, for the OpenAPI document (see `openApiDocument`). */
+const mounted = new WeakMap<Router, RouteSpec<Endpoint>[]>();
+
+/** What `mount` put on `router`, in order. */
+export const routesOf = (router: Router): readonly RouteSpec<Endpoint>[] => mounted.get(router) ?? [];
+
 /**
  * Mounts a route that forwards to one control-plane endpoint: access check, request mapping and
  * validation, one NATS request, the reply as JSON. Errors fall through to the one error middleware.
@@ -35,6 +41,7 @@ export function mount<E extends Endpoint>(
     }
   };
   router[spec.method](spec.path, requireAccess(spec.access), forward);
+  mounted.set(router, [...routesOf(router), spec as unknown as RouteSpec<Endpoint>]);
 }
 
 /** A path parameter, which Express 5 types loosely. */

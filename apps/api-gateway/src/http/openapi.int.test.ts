@@ -1,0 +1,49 @@
+import { createLogger } from "@agentnet/service-kit";
+import { connectTestBus } from "@agentnet/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApi } from "../testing";
+
+interface Operation {
+  operationId: string;
+  parameters: { name: string; in: string }[];
+  requestBody?: { content: { "application/json": { schema: { properties?: Record<string, unknown> } } } };
+  responses: Record<string, unknown>;
+}
+
+describe("the OpenAPI document", () => {
+  let api: Awaited<ReturnType<typeof startTestApi>>;
+  let stopBus: () => Promise<void>;
+  beforeAll(async () => {
+    const nc = await connectTestBus("api-gateway");
+    stopBus = () => nc.drain();
+    api = await startTestApi({ nc, logger: createLogger("test", "silent") });
+  });
+  afterAll(async () => {
+    await api.stop();
+    await stopBus();
+  });
+
+  it("is served without a token, as OpenAPI 3.1 generated from the routes and their contracts", async () => {
+    const response = await fetch(`${api.url}/api/openapi.json`);
+    expect(response.status).toBe(200);
+    const document = (await response.json()) as {
+      openapi: string;
+      paths: Record<string, Record<string, Operation>>;
+    };
+    expect(document.openapi).toBe("3.1.0");
+    expect(Object.keys(document.paths).length).toBeGreaterThan(20);
+
+    const createProvider = document.paths["/api/agent-network/providers"]?.post;
+    expect(createProvider?.operationId).toBe("providers.create");
+    expect(
+      Object.keys(createProvider?.requestBody?.content["application/json"].schema.properties ?? {}),
+    ).toEqual(expect.arrayContaining(["provider_id", "name", "upstream_url", "api_key"]));
+    const getUser = document.paths["/api/users/{userId}"]?.get;
+    expect(getUser?.parameters).toEqual([expect.objectContaining({ name: "userId", in: "path" })]);
+    const logs = document.paths["/api/agent-network/access-logs"]?.get;
+    expect(logs?.parameters.map((parameter) => parameter.name)).toEqual(
+      expect.arrayContaining(["page", "page_size"]),
+    );
+    expect(logs?.responses["200"]).toBeDefined();
+  });
+});

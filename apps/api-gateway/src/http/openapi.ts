@@ -1,0 +1,100 @@
+import type { Endpoint } from "@agentnet/contracts";
+import { z } from "zod";
+import type { RouteSpec } from "./route";
+
+type JsonSchema = Record<string, unknown>;
+
+/** JSON Schema (2020-12, what OpenAPI 3.1 uses) of a contract schema, as sent or as answered. */
+const schemaOf = (schema: z.ZodType, io: "input" | "output"): JsonSchema => {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as JsonSchema;
+  return rest;
+};
+
+const shapeOf = (schema: z.ZodType): Record<string, z.ZodType> =>
+  schema instanceof z.ZodObject ? (schema.shape as Record<string, z.ZodType>) : {};
+
+/** `users.list` from `agn.ctl.users.list`: the operation's name is its bus endpoint's. */
+const operationId = (endpoint: Endpoint) => endpoint.subject.replace(/^agn\.(ctl\.)?/, "");
+
+/**
+ * The API's OpenAPI 3.1 document, built from the routes as mounted: paths and methods from the
+ * route table, request bodies, query parameters and replies from the same zod contracts the
+ * gateway validates with. Nothing in it is written by hand, so it cannot drift from the API.
+ */
+export function openApiDocument(routes: readonly RouteSpec<Endpoint>[], version: string) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const request = shapeOf(route.endpoint.request);
+    const pathParameters = [...route.path.matchAll(/:(\w+)/g)].map((match) => ({
+      name: match[1],
+      in: "path",
+      required: true,
+      schema: { type: "string" },
+    }));
+    const queryParameters = Object.entries(shapeOf(request.query ?? z.object({}))).map(([name, schema]) => ({
+      name,
+      in: "query",
+      required: !schema.safeParse(undefined).success,
+      schema: schemaOf(schema, "input"),
+    }));
+    const path = `/api${route.path.replace(/:(\w+)/g, "{$1}")}`;
+    paths[path] ??= {};
+    paths[path][route.method] = {
+      operationId: operationId(route.endpoint),
+      "x-access": route.access,
+      parameters: [...pathParameters, ...queryParameters],
+      ...(request.body
+        ? {
+            requestBody: {
+              required: true,
+              content: { "application/json": { schema: schemaOf(request.body, "input") } },
+            },
+          }
+        : {}),
+      responses: {
+        [String(route.status ?? 200)]: {
+          description: "OK",
+          content: { "application/json": { schema: schemaOf(route.endpoint.reply, "output") } },
+        },
+        default: {
+          description: "An error: 400 invalid input, 401, 403, 404, 409, 412, 422, 503, 504",
+          content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+        },
+      },
+    };
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "agentnet API",
+      version,
+      description: "Accounts, users, groups, tokens and the agent network (docs/API.md).",
+    },
+    security: [{ token: [] }],
+    components: {
+      securitySchemes: {
+        token: { type: "apiKey", in: "header", name: "Authorization", description: "`Token <api token>`" },
+      },
+      schemas: {
+        Error: {
+          type: "object",
+          required: ["message", "code"],
+          properties: {
+            message: { type: "string" },
+            code: { type: "integer", description: "the HTTP status" },
+            reason: { type: "string", description: "machine code, e.g. settings.endpoint_taken" },
+            details: {
+              type: "array",
+              items: {
+                type: "object",
+                properties: { path: { type: "string" }, message: { type: "string" } },
+              },
+            },
+            error_id: { type: "string" },
+          },
+        },
+      },
+    },
+    paths,
+  };
+}
