@@ -8,6 +8,8 @@ export const CliEnv = z.object({
    * joined (anyone on the host could then mint tokens); the stack starts its own on another port.
    */
   AGN_NATS_REUSE_UNAUTHENTICATED: envBoolean.default(false),
+  /** An API token for the resource commands (`agentnet providers list`, ...), instead of --token. */
+  AGN_TOKEN: z.string().min(1).optional(),
   /** The CLI's own NATS user and password when the stack's bus is not the local one (`bootstrap`). */
   NATS_USER: z.string().min(1).optional(),
   NATS_PASSWORD: z.string().min(1).optional(),

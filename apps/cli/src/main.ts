@@ -6,6 +6,8 @@ import { bootstrap } from "./commands/bootstrap";
 import { composeEnv } from "./commands/compose-env";
 import { quickstart, quickstartSnippets } from "./commands/quickstart";
 import { reseal } from "./commands/reseal";
+import { callResource, RESOURCES, type ResourceName, table } from "./commands/resources";
+import { stackStatus } from "./commands/status";
 import { up } from "./commands/up";
 import { parseEnv } from "./env";
 
@@ -98,6 +100,25 @@ const COMMANDS: Record<string, Command> = {
       return 0;
     },
   },
+  status: {
+    usage: "status [--json]",
+    summary: "what of the local stack runs, where, and whether it is healthy (exit 1 if a part is not)",
+    run: async (args) => {
+      const { values } = parseArgs({ args, options: { json: { type: "boolean", default: false } } });
+      const status = await stackStatus(parseEnv(process.env));
+      if (values.json) print(JSON.stringify(status));
+      else {
+        for (const line of table(
+          status.parts.map((part) => ({ ...part, healthy: part.healthy ? "yes" : "NO" })),
+          ["part", "address", "healthy", "detail"],
+        )) {
+          print(line);
+        }
+      }
+      return status.parts.every((part) => part.healthy) ? 0 : 1;
+    },
+  },
+  ...resourceCommands(),
   "compose-env": {
     usage: "compose-env",
     summary: "write <data>/compose.env: passwords and URLs for infra/docker-compose.yml",
@@ -128,6 +149,54 @@ const COMMANDS: Record<string, Command> = {
     },
   },
 };
+
+/** `agentnet <resource> list|create|delete`, one command per API collection (RESOURCES). */
+function resourceCommands(): Record<string, Command> {
+  return Object.fromEntries(
+    (Object.keys(RESOURCES) as ResourceName[]).map((resource) => {
+      const user = resource === "tokens" ? " --user <user id>" : "";
+      const command: Command = {
+        usage: `${resource} list|create|delete${user} [--body <json>] [<id>] [--token <t>] [--json]`,
+        summary: `list, create (--body: the JSON the API takes) or delete ${resource}; the token from --token or AGN_TOKEN`,
+        run: async (args) => {
+          const { values, positionals } = parseArgs({
+            args,
+            allowPositionals: true,
+            options: {
+              token: { type: "string" },
+              user: { type: "string" },
+              body: { type: "string" },
+              json: { type: "boolean", default: false },
+            },
+          });
+          const [action, id] = positionals;
+          if (action !== "list" && action !== "create" && action !== "delete") {
+            throw new UsageError(resource, `say list, create or delete (got ${action ?? "nothing"})`);
+          }
+          if (action === "delete" && !id) throw new UsageError(resource, "delete needs the id");
+          const env = parseEnv(process.env);
+          const token = values.token ?? env.AGN_TOKEN;
+          if (!token) throw new UsageError(resource, "an API token is needed: --token <t> or AGN_TOKEN");
+          const answer = await callResource(env, {
+            resource,
+            action,
+            token,
+            user: values.user,
+            body: values.body,
+            id,
+          });
+          if (values.json || action === "create") print(JSON.stringify(answer, null, values.json ? 0 : 2));
+          else if (action === "list") {
+            for (const line of table(answer as Record<string, unknown>[], RESOURCES[resource].columns))
+              print(line);
+          } else print(`deleted ${id}`);
+          return 0;
+        },
+      };
+      return [resource, command];
+    }),
+  );
+}
 
 /** A mistake in how the CLI was called: said on stderr with the command's usage, exit code 2. */
 class UsageError extends Error {

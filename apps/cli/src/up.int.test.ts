@@ -226,6 +226,33 @@ describe("agentnet up, end to end", () => {
     expect(JSON.stringify(await message.json())).toContain("agentnet demo upstream");
   });
 
+  it("status says what runs and that it is healthy; resource commands list, create and delete", async () => {
+    const run = (args: string[], extra: Record<string, string> = {}) =>
+      promisify(execFile)(process.execPath, [cli, ...args], { env: { ...env, ...extra } });
+    const status = JSON.parse((await run(["status", "--json"])).stdout) as {
+      running: boolean;
+      parts: { part: string; healthy: boolean }[];
+    };
+    expect(status.running).toBe(true);
+    expect(status.parts.every((part) => part.healthy)).toBe(true);
+
+    const { stdout } = await run(["bootstrap", "--email", "cli-resources@example.com", "--json"]);
+    const { token } = JSON.parse(stdout) as { token: string };
+    const created = JSON.parse(
+      (await run(["groups", "create", "--body", '{"name":"platform"}'], { AGN_TOKEN: token })).stdout,
+    ) as {
+      id: string;
+    };
+    const listed = (await run(["groups", "list"], { AGN_TOKEN: token })).stdout;
+    expect(listed.split("\n")[0]).toMatch(/^ID\s+NAME\s+USERS_COUNT$/);
+    expect(listed).toContain("platform");
+    expect((await run(["groups", "delete", created.id], { AGN_TOKEN: token })).stdout).toBe(
+      `deleted ${created.id}\n`,
+    );
+    const refused = await run(["groups", "list"]).catch((error: { code: number; stderr: string }) => error);
+    expect(refused).toMatchObject({ code: 2, stderr: expect.stringContaining("an API token is needed") });
+  });
+
   it("refuses a second agentnet up on the same data while this one runs, starting nothing", async () => {
     const second = await promisify(execFile)(process.execPath, [cli, "up"], { env, timeout: 30_000 }).then(
       () => ({ code: 0, stderr: "" }),
