@@ -199,11 +199,26 @@ describe("the dashboard against the real stack", { timeout: 60_000 }, () => {
     await screenshot(page, "13-consumption");
   });
 
-  it("gives copyable SDK snippets on the agent config page", async () => {
+  it("gives copyable snippets per client on the agent config page, the token masked until revealed", async () => {
     await go(page, "/agent");
-    await page.getByText("OpenAI SDK (TypeScript)").waitFor();
-    expect(await page.locator("pre").first().textContent()).toContain(owner.token);
+    const tabs = page.getByRole("tablist", { name: "Client" });
+    await tabs.waitFor();
+    expect(await tabs.getByRole("tab").allTextContents()).toEqual([
+      "curl",
+      "Python",
+      "TypeScript",
+      "Claude Code",
+      "Codex",
+    ]);
+    // Opened on loopback: the snippets use the local proxy, and say where deployed clients go.
+    const curl = await page.locator("pre").first().textContent();
+    expect(curl).toContain("http://127.0.0.1:8090/v1/chat/completions");
+    expect(curl).not.toContain(owner.token);
+    await page.getByText(/In a deployment, clients use the endpoint/).waitFor();
+    await tabs.getByRole("tab", { name: "Claude Code" }).click();
     await screenshot(page, "14-agent-config");
+    await page.getByRole("button", { name: "Reveal" }).click();
+    expect(await page.locator("pre").first().textContent()).toContain(`ANTHROPIC_AUTH_TOKEN=${owner.token}`);
   });
 
   it("lets a regular member see only their own rows and no configuration", async () => {

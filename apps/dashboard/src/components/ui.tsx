@@ -171,7 +171,8 @@ export function Meter(props: { label: string; share: number; text: string }) {
 }
 
 /** A code block with a copy button. */
-export function CopyBlock(props: { label: string; code: string }) {
+/** A code block with a copy button; `display` is what is shown when it differs (a masked token). */
+export function CopyBlock(props: { label: string; code: string; display?: string }) {
   const [copied, setCopied] = useState(false);
   const copy = async () => {
     try {
@@ -196,7 +197,7 @@ export function CopyBlock(props: { label: string; code: string }) {
         </button>
       </figcaption>
       <pre>
-        <code>{props.code}</code>
+        <code>{props.display ?? props.code}</code>
       </pre>
     </figure>
   );

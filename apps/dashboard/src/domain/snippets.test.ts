@@ -1,17 +1,31 @@
 import { describe, expect, it } from "vitest";
-import { agentSnippets } from "./snippets";
+import { agentSnippets, maskToken } from "./snippets";
+
+const code = (s: ReturnType<typeof agentSnippets>, id: string) =>
+  s.snippets.find((snippet) => snippet.id === id)?.code;
 
 describe("agentSnippets", () => {
-  it("points both SDKs at the endpoint on the proxy port with the member's token", () => {
-    const s = agentSnippets("acme.proxy.example.com", "agn_abc", "gpt-4o");
+  it("points every client at the endpoint on the proxy port when the dashboard is deployed", () => {
+    const s = agentSnippets("acme.proxy.example.com", "agn_abc", "gpt-4o", "dashboard.example.com");
+    expect(s.local).toBe(false);
     expect(s.openaiBaseUrl).toBe("http://acme.proxy.example.com:8090/v1");
     expect(s.anthropicBaseUrl).toBe("http://acme.proxy.example.com:8090");
-    expect(s.openai).toContain('apiKey: "agn_abc"');
-    expect(s.openai).toContain('model: "gpt-4o"');
-    expect(s.anthropic).toContain('baseURL: "http://acme.proxy.example.com:8090"');
+    expect(code(s, "typescript")).toContain('apiKey: "agn_abc"');
+    expect(code(s, "typescript")).toContain('model: "gpt-4o"');
+    expect(code(s, "python")).toContain('base_url="http://acme.proxy.example.com:8090/v1"');
+    expect(code(s, "curl")).toContain("Authorization: Bearer agn_abc");
+    expect(code(s, "claude-code")).toContain("ANTHROPIC_BASE_URL=http://acme.proxy.example.com:8090");
+    expect(code(s, "codex")).toContain("CODEX_API_KEY=agn_abc");
+    expect(code(s, "codex")).toContain("openai_base_url=http://acme.proxy.example.com:8090/v1");
   });
 
-  it("uses 127.0.0.1 before an endpoint exists", () => {
+  it("uses 127.0.0.1 before an endpoint exists and while the dashboard is opened on loopback", () => {
     expect(agentSnippets("", "t").openaiBaseUrl).toBe("http://127.0.0.1:8090/v1");
+    const local = agentSnippets("agn-x.gw.agentnet.local", "t", "m", "127.0.0.1");
+    expect(local).toMatchObject({ local: true, anthropicBaseUrl: "http://127.0.0.1:8090" });
+  });
+
+  it("masks a token but its prefix and last four characters", () => {
+    expect(maskToken("agn_0123456789abcdefghij")).toBe("agn_••••••••ghij");
   });
 });

@@ -1,47 +1,97 @@
 /** The gateway proxy's port in the local stack (agentnet up). */
 export const GATEWAY_PORT = 8090;
 
-export interface AgentSnippets {
-  openaiBaseUrl: string;
-  anthropicBaseUrl: string;
-  openai: string;
-  anthropic: string;
-  env: string;
+export interface Snippet {
+  id: "curl" | "python" | "typescript" | "claude-code" | "codex";
+  label: string;
+  code: string;
 }
 
+export interface AgentSnippets {
+  /** Where the snippets point: the proxy origin. */
+  origin: string;
+  /** True when they point at 127.0.0.1 because the account's endpoint does not resolve from here. */
+  local: boolean;
+  openaiBaseUrl: string;
+  anthropicBaseUrl: string;
+  snippets: Snippet[];
+}
+
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
+
 /**
- * How to point an SDK at the gateway: the account's endpoint (or 127.0.0.1 before one exists) on
- * the proxy port; the key is the member's own agentnet token.
+ * How to point a client at the gateway. The account's endpoint is a name DNS must send to the
+ * proxy, which is true in a deployment but not on a laptop running `agentnet up`: while the
+ * dashboard itself is opened on a loopback address (`pageHost`), snippets use 127.0.0.1 (the
+ * proxy serves loopback Host headers to every account). The key is the member's own token.
  */
-export function agentSnippets(endpoint: string, token: string, model = "gpt-4o-mini"): AgentSnippets {
-  const host = endpoint.trim() || "127.0.0.1";
-  const origin = `http://${host}:${GATEWAY_PORT}`;
+export function agentSnippets(
+  endpoint: string,
+  token: string,
+  model = "gpt-4o-mini",
+  pageHost = "127.0.0.1",
+): AgentSnippets {
+  const local = endpoint.trim() === "" || LOOPBACK.has(pageHost);
+  const origin = `http://${local ? "127.0.0.1" : endpoint.trim()}:${GATEWAY_PORT}`;
   const openaiBaseUrl = `${origin}/v1`;
   const anthropicBaseUrl = origin;
-  const openai = [
-    'import OpenAI from "openai";',
-    "",
-    `const client = new OpenAI({ baseURL: "${openaiBaseUrl}", apiKey: "${token}" });`,
-    "const reply = await client.chat.completions.create({",
-    `  model: "${model}",`,
-    '  messages: [{ role: "user", content: "Hello" }],',
-    "});",
-  ].join("\n");
-  const anthropic = [
-    'import Anthropic from "@anthropic-ai/sdk";',
-    "",
-    `const client = new Anthropic({ baseURL: "${anthropicBaseUrl}", apiKey: "${token}" });`,
-    "const reply = await client.messages.create({",
-    '  model: "claude-sonnet-4-5",',
-    "  max_tokens: 256,",
-    '  messages: [{ role: "user", content: "Hello" }],',
-    "});",
-  ].join("\n");
-  const env = [
-    `export OPENAI_BASE_URL=${openaiBaseUrl}`,
-    `export OPENAI_API_KEY=${token}`,
-    `export ANTHROPIC_BASE_URL=${anthropicBaseUrl}`,
-    `export ANTHROPIC_API_KEY=${token}`,
-  ].join("\n");
-  return { openaiBaseUrl, anthropicBaseUrl, openai, anthropic, env };
+  const snippets: Snippet[] = [
+    {
+      id: "curl",
+      label: "curl",
+      code: [
+        `curl -s ${openaiBaseUrl}/chat/completions \\`,
+        `  -H "Authorization: Bearer ${token}" -H "content-type: application/json" \\`,
+        `  -d '{"model":"${model}","messages":[{"role":"user","content":"Hello"}]}'`,
+      ].join("\n"),
+    },
+    {
+      id: "python",
+      label: "Python",
+      code: [
+        "from openai import OpenAI",
+        "",
+        `client = OpenAI(base_url="${openaiBaseUrl}", api_key="${token}")`,
+        `reply = client.chat.completions.create(model="${model}", messages=[{"role": "user", "content": "Hello"}])`,
+      ].join("\n"),
+    },
+    {
+      id: "typescript",
+      label: "TypeScript",
+      code: [
+        'import OpenAI from "openai";',
+        'import Anthropic from "@anthropic-ai/sdk";',
+        "",
+        `const openai = new OpenAI({ baseURL: "${openaiBaseUrl}", apiKey: "${token}" });`,
+        `const anthropic = new Anthropic({ baseURL: "${anthropicBaseUrl}", apiKey: "${token}" });`,
+        "const reply = await openai.chat.completions.create({",
+        `  model: "${model}",`,
+        '  messages: [{ role: "user", content: "Hello" }],',
+        "});",
+      ].join("\n"),
+    },
+    {
+      id: "claude-code",
+      label: "Claude Code",
+      code: [
+        `export ANTHROPIC_BASE_URL=${anthropicBaseUrl}`,
+        `export ANTHROPIC_AUTH_TOKEN=${token}`,
+        'claude -p "Hello"',
+      ].join("\n"),
+    },
+    {
+      id: "codex",
+      label: "Codex",
+      code: [
+        "# Codex 0.169 reads neither OPENAI_BASE_URL nor OPENAI_API_KEY for exec",
+        `export CODEX_API_KEY=${token}`,
+        `codex exec -c openai_base_url=${openaiBaseUrl} "Hello"`,
+      ].join("\n"),
+    },
+  ];
+  return { origin, local, openaiBaseUrl, anthropicBaseUrl, snippets };
 }
+
+/** A token shown without its secret: the prefix and the last four characters. */
+export const maskToken = (token: string): string =>
+  token.length > 12 ? `${token.slice(0, 4)}${"•".repeat(8)}${token.slice(-4)}` : "•".repeat(token.length);

@@ -1,5 +1,6 @@
+import { useState } from "react";
 import { CopyBlock, EmptyState, LoadState } from "../components/ui";
-import { agentSnippets } from "../domain/snippets";
+import { agentSnippets, maskToken, type Snippet } from "../domain/snippets";
 import { useLoad } from "../hooks";
 import { useSession } from "../session";
 
@@ -9,7 +10,12 @@ export function AgentConfigPage() {
   const config = useLoad(() => api.agentConfig(), []);
   const data = config.data;
   const firstModel = data?.providers.flatMap((p) => p.models)[0];
-  const snippets = agentSnippets(data?.endpoint ?? "", token, firstModel);
+  const [revealed, setRevealed] = useState(false);
+  const [tab, setTab] = useState<Snippet["id"]>("curl");
+  const snippets = agentSnippets(data?.endpoint ?? "", token, firstModel, window.location.hostname);
+  // Shown masked until revealed; the copy button always copies the working snippet.
+  const shown = (code: string) => (revealed ? code : code.replaceAll(token, maskToken(token)));
+  const current = snippets.snippets.find((snippet) => snippet.id === tab) ?? snippets.snippets[0];
   return (
     <section aria-labelledby="agent-title">
       <h1 id="agent-title">Agent config</h1>
@@ -45,9 +51,22 @@ export function AgentConfigPage() {
             </div>
             <div>
               <dt>API key</dt>
-              <dd>your agentnet token (the one you signed in with)</dd>
+              <dd>
+                your agentnet token (the one you signed in with):{" "}
+                <code>{revealed ? token : maskToken(token)}</code>{" "}
+                <button type="button" className="ghost" onClick={() => setRevealed(!revealed)}>
+                  {revealed ? "Hide" : "Reveal"}
+                </button>
+              </dd>
             </div>
           </dl>
+          {snippets.local && data.endpoint ? (
+            <p className="note">
+              These point at <code>127.0.0.1:8090</code>, the proxy of the stack on this machine. In a
+              deployment, clients use the endpoint <code>{data.endpoint}</code>, whose DNS name must lead to
+              the gateway proxy.
+            </p>
+          ) : null}
           <h2>Providers you can reach</h2>
           {data.providers.length === 0 ? (
             <EmptyState title="No provider is open to you">
@@ -77,11 +96,28 @@ export function AgentConfigPage() {
               </tbody>
             </table>
           )}
-          <div className="grid-2">
-            <CopyBlock label="OpenAI SDK (TypeScript)" code={snippets.openai} />
-            <CopyBlock label="Anthropic SDK (TypeScript)" code={snippets.anthropic} />
+          <h2>Connect a client</h2>
+          <div role="tablist" aria-label="Client" className="tabs">
+            {snippets.snippets.map((snippet) => (
+              <button
+                key={snippet.id}
+                type="button"
+                role="tab"
+                id={`tab-${snippet.id}`}
+                aria-selected={snippet.id === current?.id}
+                aria-controls="snippet-panel"
+                className={snippet.id === current?.id ? "tab active" : "tab"}
+                onClick={() => setTab(snippet.id)}
+              >
+                {snippet.label}
+              </button>
+            ))}
           </div>
-          <CopyBlock label="Environment variables" code={snippets.env} />
+          {current ? (
+            <div role="tabpanel" id="snippet-panel" aria-labelledby={`tab-${current.id}`}>
+              <CopyBlock label={current.label} code={current.code} display={shown(current.code)} />
+            </div>
+          ) : null}
         </>
       ) : null}
     </section>
