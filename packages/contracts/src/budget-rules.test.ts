@@ -74,6 +74,24 @@ describe("BudgetRuleBody", () => {
     expect(issuePaths(BudgetRuleBody.safeParse(makeBody({ name })))).toEqual(["name"]);
   });
 
+  it("refuses a rule that caps nothing: both limits off, or on with every cap at 0", () => {
+    const off = makeLimits();
+    const noCap = {
+      token_limit: { enabled: true, group_cap: 0, user_cap: 0, window_seconds: 3600 },
+      budget_limit: { enabled: false, group_cap_usd: 5, user_cap_usd: 0, window_seconds: 3600 },
+    };
+    for (const limits of [
+      {
+        ...off,
+        token_limit: { ...off.token_limit, enabled: false },
+        budget_limit: { ...off.budget_limit, enabled: false },
+      },
+      noCap,
+    ]) {
+      expect(issuePaths(BudgetRuleBody.safeParse(makeBody({ limits })))).toEqual(["limits"]);
+    }
+  });
+
   it("trims the name", () => {
     expect(ResourceName.parse("  Team caps ")).toBe("Team caps");
   });

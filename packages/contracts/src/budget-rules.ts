@@ -19,14 +19,34 @@ export const BudgetRule = z.object({
 });
 export type BudgetRule = z.infer<typeof BudgetRule>;
 
-/** POST and PUT body (PUT replaces the whole rule, so the same defaults apply). */
-export const BudgetRuleBody = z.object({
-  name: ResourceName,
-  enabled: z.boolean().default(true),
-  target_groups: z.array(Id).default([]),
-  target_users: z.array(Id).default([]),
-  limits: Limits,
-});
+/** Whether limits cap anything: an enabled limit with a group or user cap above 0. */
+export const capsSomething = (limits: Limits): boolean =>
+  (limits.token_limit.enabled && (limits.token_limit.group_cap > 0 || limits.token_limit.user_cap > 0)) ||
+  (limits.budget_limit.enabled &&
+    (limits.budget_limit.group_cap_usd > 0 || limits.budget_limit.user_cap_usd > 0));
+
+/**
+ * POST and PUT body (PUT replaces the whole rule, so the same defaults apply). A budget rule exists
+ * to cap: one whose limits cap nothing is refused rather than stored as a rule that never applies.
+ */
+export const BudgetRuleBody = z
+  .object({
+    name: ResourceName,
+    enabled: z.boolean().default(true),
+    target_groups: z.array(Id).default([]),
+    target_users: z.array(Id).default([]),
+    limits: Limits,
+  })
+  .superRefine((body, ctx) => {
+    if (!capsSomething(body.limits)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["limits"],
+        message:
+          "a budget rule must cap something: enable the token or USD limit with a group or user cap above 0",
+      });
+    }
+  });
 export type BudgetRuleBody = z.infer<typeof BudgetRuleBody>;
 
 /** True when the rule targets no group and no user, i.e. every caller of the account. */

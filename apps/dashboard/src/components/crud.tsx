@@ -46,8 +46,8 @@ export function CrudPage<T extends { id: string; name: string }>(props: {
           ) : null}
           <FormError error={removal.error} />
           {items.length === 0 ? (
-            <EmptyState title={`No ${props.noun}s yet`}>
-              {canWrite ? props.empty : `An owner or admin adds ${props.noun}s.`}
+            <EmptyState title={`No ${plural(props.noun)} yet`}>
+              {canWrite ? props.empty : `An owner or admin adds ${plural(props.noun)}.`}
             </EmptyState>
           ) : (
             <table className="table">
@@ -106,3 +106,7 @@ export function CrudPage<T extends { id: string; name: string }>(props: {
     </section>
   );
 }
+
+/** English plural of a resource noun: "policy" → "policies", "budget rule" → "budget rules". */
+export const plural = (noun: string): string =>
+  /[^aeiou]y$/.test(noun) ? `${noun.slice(0, -1)}ies` : `${noun}s`;
