@@ -14,7 +14,7 @@ import { createHealth, type Health, type Logger, newId, tokenResolveRequest } fr
 import type { ProxyContext } from "./context";
 import { heartbeat, ServedEndpoints } from "./events/heartbeat";
 import { BufferedPublisher, type PublishFn } from "./events/publisher";
-import { createRequestHandler } from "./http/router";
+import { createRequestHandler, InFlight } from "./http/router";
 import { SnapshotCache } from "./snapshot/cache";
 import { CallerCache } from "./snapshot/callers";
 import { ConsumptionLeader } from "./snapshot/consumption-leader";
@@ -55,6 +55,11 @@ export interface GatewayProxyOptions {
   heartbeatMs: number;
   /** How long a clean shutdown waits for buffered events to reach JetStream. */
   shutdownFlushMs: number;
+  /**
+   * How long a clean shutdown lets requests in flight (streams) finish before it cuts them: a cut
+   * request is charged as an interrupted one and its event published before the process exits.
+   */
+  shutdownDrainMs: number;
   /** Tests replace how events are published (e.g. to exercise the buffer). */
   publish?: PublishFn;
 }
@@ -80,6 +85,7 @@ export const DEFAULT_OPTIONS: GatewayProxyOptions = {
   leaseMaintainMs: 500,
   heartbeatMs: 10_000,
   shutdownFlushMs: 10_000,
+  shutdownDrainMs: 5_000,
 };
 
 /**
@@ -192,13 +198,14 @@ export async function startGatewayProxy(deps: {
   leaseTimer.unref();
 
   // requestTimeout bounds receiving the request only: streamed answers may run for minutes.
+  const inFlight = new InFlight();
   const server: Server = createServer(
     {
       keepAliveTimeout: 65_000,
       headersTimeout: options.headersReceiveTimeoutMs,
       requestTimeout: options.requestReceiveTimeoutMs,
     },
-    createRequestHandler(ctx, health),
+    createRequestHandler(ctx, health, inFlight),
   );
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -217,7 +224,11 @@ export async function startGatewayProxy(deps: {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
+        // Streams still running after the drain bound are cut; their handlers then charge and
+        // publish them (the wait below), so nothing a vendor billed goes unrecorded.
+        setTimeout(() => server.closeAllConnections(), options.shutdownDrainMs).unref();
       });
+      await inFlight.settled(options.shutdownFlushMs);
       clearInterval(leaseTimer);
       await leases.releaseAll();
       configEvents.unsubscribe();

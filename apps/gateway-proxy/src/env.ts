@@ -48,6 +48,8 @@ export const GatewayProxyEnv = z.object({
   AGN_EVENT_BUFFER_MAX: z.coerce.number().int().min(1).default(50_000),
   AGN_AUTH_CACHE_MS: z.coerce.number().int().min(0).default(5_000),
   AGN_SNAPSHOT_MAX_AGE_MS: z.coerce.number().int().min(0).default(60_000),
+  /** On SIGTERM, how long requests in flight (streams) may finish before they are cut and charged. */
+  AGN_SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).default(5_000),
   /**
    * How long known callers and accounts are served from their last good answer while the
    * control-plane cannot answer (revocations made meanwhile apply when it answers again).

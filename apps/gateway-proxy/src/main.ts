@@ -32,6 +32,7 @@ await runService(
         authCacheMs: env.AGN_AUTH_CACHE_MS,
         snapshotMaxAgeMs: env.AGN_SNAPSHOT_MAX_AGE_MS,
         staleServeMs: env.AGN_STALE_SERVE_SECONDS * 1000,
+        shutdownDrainMs: env.AGN_SHUTDOWN_DRAIN_MS,
         ...(env.AGN_REQUESTS_STREAM_MAX_BYTES
           ? { requestStreamMaxBytes: env.AGN_REQUESTS_STREAM_MAX_BYTES }
           : {}),

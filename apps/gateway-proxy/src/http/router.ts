@@ -14,8 +14,31 @@ const INFERENCE: Record<string, Operation> = {
   "/v1/messages/count_tokens": "count_tokens",
 };
 
+/** Inference requests being handled: a shutdown waits for them to publish their events. */
+export class InFlight {
+  private count = 0;
+  private waiters: (() => void)[] = [];
+
+  track<T>(work: Promise<T>): Promise<T> {
+    this.count++;
+    return work.finally(() => {
+      this.count--;
+      if (this.count === 0) for (const wake of this.waiters.splice(0)) wake();
+    });
+  }
+
+  /** Resolves once none is in flight, or after `timeoutMs`. */
+  settled(timeoutMs: number): Promise<void> {
+    if (this.count === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.waiters.push(resolve);
+      setTimeout(resolve, timeoutMs).unref();
+    });
+  }
+}
+
 /** The proxy's routes; a small table rather than a framework: this is the hot path. */
-export function createRequestHandler(ctx: ProxyContext, health: Health) {
+export function createRequestHandler(ctx: ProxyContext, health: Health, inFlight: InFlight) {
   return (req: IncomingMessage, res: ServerResponse): void => {
     const url = req.url ?? "/";
     const mark = url.indexOf("?");
@@ -46,7 +69,7 @@ export function createRequestHandler(ctx: ProxyContext, health: Health) {
     }
     const operation = INFERENCE[path];
     if (operation && req.method === "POST") {
-      handleInference(ctx, req, res, operation, path, query).catch(done);
+      inFlight.track(handleInference(ctx, req, res, operation, path, query)).catch(done);
       return;
     }
     if (path === "/v1/models" && req.method === "GET") {
