@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useState } from "react";
+import { UNAUTHORIZED_EVENT } from "./api/client";
 import { asApiError } from "./hooks";
 import { SignIn } from "./pages/sign-in";
 import { clearToken, loadSession, readToken, type Session, SessionContext, storeToken } from "./session";
@@ -39,6 +40,17 @@ export function App() {
     setSession(undefined);
     window.location.hash = "#/";
   }, []);
+
+  // A token revoked or expired while signed in: back to sign-in, saying why.
+  useEffect(() => {
+    if (!session) return;
+    const onUnauthorized = () => {
+      signOut();
+      setError("Your token is no longer accepted (revoked or expired). Sign in with a valid one.");
+    };
+    window.addEventListener(UNAUTHORIZED_EVENT, onUnauthorized);
+    return () => window.removeEventListener(UNAUTHORIZED_EVENT, onUnauthorized);
+  }, [session, signOut]);
 
   const refreshAccount = useCallback(async () => {
     if (session) setSession(await loadSession(session.token));

@@ -283,6 +283,29 @@ describe("the dashboard against the real stack", { timeout: 60_000 }, () => {
     await page.getByText(/Error 412/).waitFor();
   });
 
+  it("sends a member whose token was revoked back to sign-in, saying why", async () => {
+    const revokedPage = await newPage(browser);
+    const minted = await stack.api<{ plain_token: string; personal_access_token: { id: string } }>(
+      "POST",
+      `/api/users/${member.id}/tokens`,
+      owner.token,
+      { name: "to revoke", expires_in: 1 },
+    );
+    await revokedPage.goto(stack.baseUrl);
+    await revokedPage.getByLabel("API token").fill(minted.plain_token);
+    await revokedPage.getByRole("button", { name: "Sign in" }).click();
+    await heading(revokedPage, "Overview").waitFor();
+    await stack.api(
+      "DELETE",
+      `/api/users/${member.id}/tokens/${minted.personal_access_token.id}`,
+      owner.token,
+    );
+    await go(revokedPage, "/logs");
+    await revokedPage.getByText(/no longer accepted \(revoked or expired\)/).waitFor();
+    await revokedPage.getByLabel("API token").waitFor();
+    await revokedPage.context().close();
+  });
+
   it("ran every page above without anything refused by the Content-Security-Policy", () => {
     expect(cspViolations).toEqual([]);
   });

@@ -40,6 +40,9 @@ export const toSearch = (query: Query): string => {
   return text ? `?${text}` : "";
 };
 
+/** Said on `window` when the API refuses the token (revoked, expired, blocked user): the app signs out. */
+export const UNAUTHORIZED_EVENT = "agentnet:unauthorized";
+
 /** One API call with the caller's token; throws ApiError for any non-2xx answer. */
 export async function apiFetch<T>(
   token: string,
@@ -62,6 +65,7 @@ export async function apiFetch<T>(
   const text = await response.text();
   const parsed: unknown = text ? safeJson(text) : undefined;
   if (!response.ok) {
+    if (response.status === 401) window.dispatchEvent(new Event(UNAUTHORIZED_EVENT));
     const errorBody = isObject(parsed) ? (parsed as Partial<HttpErrorBody>) : undefined;
     throw new ApiError(response.status, errorBody, `${method} ${path} answered ${response.status}`);
   }
