@@ -11,6 +11,9 @@ import { scheduleRollup } from "./handlers/rollup";
 import { createSettingsReader } from "./handlers/settings";
 import { rollHours } from "./store/rollup";
 
+/** Exported for tests that start a late follower of account deletions next to a running service. */
+export { followAccountDeletions };
+
 export interface TelemetryOptions {
   /** Durable consumer name; every replica shares it ("telemetry"), tests use their own. */
   durable: string;

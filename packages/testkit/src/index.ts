@@ -1,3 +1,4 @@
 export * from "./containers";
+export * from "./events";
 export * from "./fixtures";
 export * from "./isolated-nats";

@@ -1,20 +1,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { startTestApi } from "@agentnet/api-gateway/testing";
 import { request } from "@agentnet/bus";
-import { openWarehouse } from "@agentnet/clickhouse";
-import { startConsumption } from "@agentnet/consumption/app";
 import { ControlPlane } from "@agentnet/contracts";
-import { startControlPlane } from "@agentnet/control-plane/app";
-import { startGatewayProxy } from "@agentnet/gateway-proxy/app";
-import { startVerifier } from "@agentnet/provider-verifier/app";
-import { parseSealingKeys } from "@agentnet/sealing";
-import { createLogger } from "@agentnet/service-kit";
-import { startTelemetry } from "@agentnet/telemetry/app";
-import { connectTestBus, connectTestMongo, TEST_SEALING_KEY, uniqueId } from "@agentnet/testkit";
+import { startStack } from "@agentnet/e2e";
+import { uniqueId } from "@agentnet/testkit";
 import { build } from "vite";
-import { FakeOpenAI } from "./fake-upstream";
 
 const DASHBOARD_ROOT = resolve(import.meta.dirname, "../..");
 
@@ -29,69 +20,31 @@ export async function buildDashboard(outDir: string): Promise<void> {
 }
 
 /**
- * Every service the dashboard reads, in this process, over this file's own NATS and the test
- * MongoDB: control-plane, provider-verifier, telemetry (chDB in a temp dir), consumption, the
- * gateway proxy with a fake OpenAI upstream, and the api-gateway serving the built dashboard.
+ * The project's one stack fixture (`@agentnet/e2e`) with telemetry, the api-gateway serving the
+ * freshly built dashboard, and the helpers the browser tests drive it with.
  */
 export async function startDashboardStack() {
-  const logger = createLogger("dashboard-test", "silent");
   const tmp = mkdtempSync(join(tmpdir(), "agn-dashboard-"));
   const dashboardDir = join(tmp, "dist");
   await buildDashboard(dashboardDir);
-
-  const nc = await connectTestBus("dashboard-test");
-  const connection = await connectTestMongo();
-  const sealingKey = parseSealingKeys(TEST_SEALING_KEY);
-  await startControlPlane({ nc, connection, logger, sealingKey, verifyTimeoutMs: 5_000 });
-  const verifier = await startVerifier({ nc, logger, options: { timeoutMs: 2_000 } });
-  const warehouse = await openWarehouse({ dataDir: join(tmp, "chdb"), database: "agentnet" });
-  const telemetry = await startTelemetry({
-    nc,
-    warehouse,
-    logger,
-    options: {
-      durable: uniqueId("telemetry"),
-      deliver: "new",
-      flushIntervalMs: 50,
-      retentionIntervalMs: 0,
-      settingsCacheMs: 0,
-    },
+  const stack = await startStack({
+    telemetry: true,
+    dashboardDir,
+    proxy: { snapshotMaxAgeMs: 500 },
+    consumption: { sweepIntervalMs: 0 },
   });
-  const consumption = await startConsumption({
-    nc,
-    connection,
-    logger,
-    options: { durable: uniqueId("consumption"), deliverNew: true, sweepIntervalMs: 0, pruneIntervalMs: 0 },
-  });
-  const proxy = await startGatewayProxy({
-    nc,
-    logger,
-    sealingKey,
-    options: { port: 0, authCacheMs: 0, snapshotMaxAgeMs: 500 },
-  });
-  const upstream = new FakeOpenAI();
-  const upstreamUrl = await upstream.start();
-
-  const server = await startTestApi({ nc, logger, bodyLimitBytes: 1_000_000, dashboardDir });
-  const baseUrl = server.url;
+  stack.openai.usage = { input: 120, output: 30, cached: 0, creation: 0 };
+  const baseUrl = stack.apiUrl;
 
   const api = async <T>(method: string, path: string, token: string, body?: unknown): Promise<T> => {
-    const response = await fetch(`${baseUrl}${path}`, {
-      method,
-      headers: {
-        accept: "application/json",
-        authorization: `Token ${token}`,
-        "content-type": "application/json",
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-    return JSON.parse(text) as T;
+    const result = await stack.api<T>(method, path.replace(/^\/api/, ""), token, body);
+    if (result.status >= 300)
+      throw new Error(`${method} ${path}: ${result.status} ${JSON.stringify(result.body)}`);
+    return result.body;
   };
 
   const bootstrap = () =>
-    request(nc, ControlPlane.accountsBootstrap, {
+    request(stack.nc, ControlPlane.accountsBootstrap, {
       email: `${uniqueId("owner")}@example.com`,
       name: "Olivia Owner",
     });
@@ -115,7 +68,7 @@ export async function startDashboardStack() {
     token: string,
     options: { session?: string; model?: string; maxTokens?: number } = {},
   ) => {
-    const response = await fetch(`${proxy.url}/v1/chat/completions`, {
+    const response = await fetch(`${stack.proxy.url}/v1/chat/completions`, {
       method: "POST",
       headers: {
         authorization: `Bearer ${token}`,
@@ -151,19 +104,11 @@ export async function startDashboardStack() {
   };
 
   const stop = async () => {
-    await server.stop();
-    await proxy.stop();
-    await consumption.stop();
-    await telemetry.stop();
-    verifier.stop();
-    await upstream.stop();
-    await nc.drain();
-    await warehouse.close();
-    await connection.close();
+    await stack.stop();
     rmSync(tmp, { recursive: true, force: true });
   };
 
-  return { baseUrl, upstreamUrl, upstream, api, bootstrap, addMember, chat, waitFor, stop };
+  return { baseUrl, upstreamUrl: stack.openaiUrl, api, bootstrap, addMember, chat, waitFor, stop };
 }
 
 export type DashboardStack = Awaited<ReturnType<typeof startDashboardStack>>;

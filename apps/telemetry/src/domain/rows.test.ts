@@ -1,5 +1,5 @@
+import { makeEvent } from "@agentnet/testkit";
 import { describe, expect, it } from "vitest";
-import { makeEvent } from "../test-events";
 import { ACCESS_LOG_LINE_COLUMNS, toAccessLogLine, toUsageLine, USAGE_LINE_COLUMNS } from "./rows";
 
 /** A positional line read back against its column list. */

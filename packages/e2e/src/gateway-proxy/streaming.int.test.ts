@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { anthropicClient, configure, openaiClient, waitUntil } from "./test-support/setup";
-import { type ProxyStack, startProxyStack } from "./test-support/stack";
+import { anthropicClient, configure, openaiClient, waitUntil } from "../setup";
+import { type Stack, startStack } from "../stack";
 
-let stack: ProxyStack;
+let stack: Stack;
 beforeAll(async () => {
-  stack = await startProxyStack();
+  stack = await startStack();
 });
 afterAll(async () => {
   await stack?.stop();

@@ -1,8 +1,7 @@
 import type { AccessLogPage, Caller, GatewayRequestEvent } from "@agentnet/contracts";
-import { uniqueId } from "@agentnet/testkit";
+import { makeEvent, uniqueId } from "@agentnet/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeEvent } from "./test-events";
-import { startTelemetryStack, type TelemetryStack } from "./test-stack";
+import { startTelemetryStack, type TelemetryStack } from "./stack";
 
 let stack: TelemetryStack;
 let owner: Caller;

@@ -7,11 +7,11 @@ import type {
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ProxyStack, startProxyStack } from "./test-support/stack";
+import { type Stack, startStack } from "../stack";
 
-let stack: ProxyStack;
+let stack: Stack;
 beforeAll(async () => {
-  stack = await startProxyStack({}, { telemetry: true });
+  stack = await startStack({ telemetry: true });
 });
 afterAll(async () => {
   await stack?.stop();

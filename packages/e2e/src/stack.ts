@@ -13,12 +13,12 @@ import {
   type Provider,
 } from "@agentnet/contracts";
 import { startControlPlane } from "@agentnet/control-plane/app";
+import { type GatewayProxyOptions, startGatewayProxy } from "@agentnet/gateway-proxy/app";
 import { startVerifier } from "@agentnet/provider-verifier/app";
 import { parseSealingKeys } from "@agentnet/sealing";
 import { createLogger, hashToken } from "@agentnet/service-kit";
-import { startTelemetry } from "@agentnet/telemetry/app";
+import { startTelemetry, type TelemetryOptions } from "@agentnet/telemetry/app";
 import { connectTestBus, connectTestMongo, TEST_SEALING_KEY, uniqueId } from "@agentnet/testkit";
-import { type GatewayProxyOptions, startGatewayProxy } from "../app";
 import { FakeUpstream } from "./upstream";
 
 export type Api = <T = unknown>(
@@ -28,18 +28,27 @@ export type Api = <T = unknown>(
   body?: unknown,
 ) => Promise<{ status: number; body: T }>;
 
+export interface StackOptions {
+  /** Options of the gateway proxy (its port is always picked by the system). */
+  proxy?: Partial<GatewayProxyOptions>;
+  consumption?: Partial<ConsumptionOptions>;
+  /** Telemetry on chDB in a temp dir, for tests that read logs, sessions or usage back. */
+  telemetry?: boolean | Partial<TelemetryOptions>;
+  /** A built dashboard for the api-gateway to serve at `/`. */
+  dashboardDir?: string;
+}
+
 /**
- * The real control-plane, provider-verifier, consumption, api-gateway and the gateway proxy in
- * this process over this file's own NATS and the MongoDB-wire test backend, plus fake OpenAI and
- * Anthropic upstreams. Accounts are fresh per test.
+ * The whole stack for integration tests: the real control-plane, provider-verifier, consumption,
+ * api-gateway, gateway proxy and (on request) telemetry in this process, over this test file's own
+ * authenticated NATS and the MongoDB-wire test backend, plus fake OpenAI and Anthropic upstreams.
+ * Accounts are fresh per test.
  */
-export async function startProxyStack(
-  options: Partial<GatewayProxyOptions> = {},
-  extras: { telemetry?: boolean; consumption?: Partial<ConsumptionOptions> } = {},
-) {
-  const logger = createLogger("gateway-proxy-test", "silent");
+export async function startStack(stackOptions: StackOptions = {}) {
+  const { proxy: options = {}, dashboardDir } = stackOptions;
+  const logger = createLogger("stack-test", "silent");
   // The test drives the bus as an operator; each service joins as itself, with its own permissions.
-  const nc = await connectTestBus("gateway-proxy-test");
+  const nc = await connectTestBus("stack-test");
   const buses = {
     controlPlane: await connectTestBus("control-plane"),
     verifier: await connectTestBus("provider-verifier"),
@@ -55,7 +64,7 @@ export async function startProxyStack(
     durable: uniqueId("consumption"),
     deliverNew: true,
     pruneIntervalMs: 0,
-    ...extras.consumption,
+    ...stackOptions.consumption,
   };
   // Its own NATS connection, so a test can kill it (no snapshot, no hand-over) as a crash would.
   let consumptionBus = await connectTestBus("consumption");
@@ -80,7 +89,7 @@ export async function startProxyStack(
     });
   };
   // Telemetry (chDB in a temp dir) only where a test reads logs, sessions or usage back.
-  const warehouseDir = extras.telemetry ? mkdtempSync(join(tmpdir(), "agn-proxy-e2e-")) : undefined;
+  const warehouseDir = stackOptions.telemetry ? mkdtempSync(join(tmpdir(), "agn-stack-")) : undefined;
   const warehouse = warehouseDir
     ? await openWarehouse({ dataDir: warehouseDir, database: "agentnet" })
     : undefined;
@@ -95,10 +104,11 @@ export async function startProxyStack(
           flushIntervalMs: 50,
           retentionIntervalMs: 0,
           settingsCacheMs: 0,
+          ...(typeof stackOptions.telemetry === "object" ? stackOptions.telemetry : {}),
         },
       })
     : undefined;
-  const apiServer = await startTestApi({ nc: buses.api, logger, bodyLimitBytes: 1_000_000 });
+  const apiServer = await startTestApi({ nc: buses.api, logger, bodyLimitBytes: 1_000_000, dashboardDir });
   const apiUrl = apiServer.url;
   const proxy = await startGatewayProxy({
     nc: buses.proxy,
@@ -185,7 +195,10 @@ export async function startProxyStack(
   return {
     nc,
     api,
+    apiUrl,
     proxy,
+    openaiUrl,
+    anthropicUrl,
     crashControlPlane,
     openai,
     anthropic,
@@ -195,12 +208,13 @@ export async function startProxyStack(
     crashConsumption,
     restartConsumption,
     telemetry,
+    warehouse,
     newAccount,
     stop,
   };
 }
 
-export type ProxyStack = Awaited<ReturnType<typeof startProxyStack>>;
+export type Stack = Awaited<ReturnType<typeof startStack>>;
 
 /** Every request event of one account as the proxy publishes it (a core subscription sees JetStream subjects too). */
 export function collectEvents(nc: NatsConnection, accountId: string) {

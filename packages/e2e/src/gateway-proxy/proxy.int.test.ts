@@ -5,17 +5,17 @@ import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { request as undiciRequest } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ProxyStack, startProxyStack } from "./test-support/stack";
+import { type Stack, startStack } from "../stack";
 
-let stack: ProxyStack;
+let stack: Stack;
 beforeAll(async () => {
-  stack = await startProxyStack();
+  stack = await startStack();
 });
 afterAll(async () => {
   await stack?.stop();
 });
 
-type Account = Awaited<ReturnType<ProxyStack["newAccount"]>>;
+type Account = Awaited<ReturnType<Stack["newAccount"]>>;
 
 const allGroup = (account: Account) => {
   const group = account.owner.group_ids[0];

@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createRequire } from "node:module";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { TEST_SEALING_KEY, testBusEnv } from "@agentnet/testkit";
 
-const MAIN = join(import.meta.dirname, "..", "main.ts");
+const MAIN = join(dirname(createRequire(import.meta.url).resolve("@agentnet/gateway-proxy/app")), "main.ts");
 
 /**
  * A gateway proxy in a process of its own (TypeScript through tsx, as `agentnet up` runs it) on

@@ -1,9 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { startTestApi } from "@agentnet/api-gateway/testing";
-import { deleteDurableConsumer, publishEvent, request } from "@agentnet/bus";
-import { openWarehouse } from "@agentnet/clickhouse";
+import { publishEvent, request } from "@agentnet/bus";
 import {
   type Caller,
   ControlPlane,
@@ -13,45 +8,23 @@ import {
   type Role,
   Telemetry,
 } from "@agentnet/contracts";
-import { startControlPlane } from "@agentnet/control-plane/app";
-import { parseSealingKeys } from "@agentnet/sealing";
-import { createLogger, hashToken } from "@agentnet/service-kit";
-import { connectTestBus, connectTestMongo, TEST_SEALING_KEY, uniqueId } from "@agentnet/testkit";
-import { startTelemetry } from "./app";
-import { makeEvent } from "./test-events";
+import { hashToken } from "@agentnet/service-kit";
+import { makeEvent, uniqueId } from "@agentnet/testkit";
+import { startStack } from "../stack";
 
 /**
- * The real control-plane, telemetry (chDB in a temp dir, its own durable consumer) and the
- * api-gateway in this process, over the test NATS and MongoDB. Accounts are fresh per test.
+ * The stack fixture with telemetry (hourly rollups off, so reads are computed from events) and
+ * the helpers telemetry's tests drive it with: events published straight onto the request stream,
+ * a barrier until they are stored, and the read paths over the bus and over HTTP.
  */
 export async function startTelemetryStack() {
-  const logger = createLogger("telemetry-test", "silent");
-  const nc = await connectTestBus("telemetry-test");
-  const connection = await connectTestMongo();
-  await startControlPlane({ nc, connection, logger, sealingKey: parseSealingKeys(TEST_SEALING_KEY) });
-  const dataDir = mkdtempSync(join(tmpdir(), "agn-telemetry-"));
-  const warehouse = await openWarehouse({ dataDir, database: "agentnet" });
-  const durable = uniqueId("telemetry-test");
-  const telemetry = await startTelemetry({
-    nc,
-    warehouse,
-    logger,
-    // "new": the shared stream holds other suites' events; this suite reads from its start on.
-    options: {
-      durable,
-      deliver: "new",
-      flushIntervalMs: 50,
-      retentionIntervalMs: 0,
-      rollupIntervalMs: 0,
-      settingsCacheMs: 0,
-    },
-  });
-  const api = await startTestApi({ nc, logger, bodyLimitBytes: 65_536, requestTimeoutMs: 5_000 });
-  const baseUrl = api.url;
+  const stack = await startStack({ telemetry: { rollupIntervalMs: 0 } });
+  const { nc, warehouse, telemetry } = stack;
+  if (!warehouse || !telemetry) throw new Error("the stack started without telemetry");
 
   const resolve = (token: string) => request(nc, ControlPlane.authResolve, { token_hash: hashToken(token) });
 
-  /** A fresh account and its owner (as the gateway would resolve them). */
+  /** A fresh account and its owner (as the gateway would resolve them), with nothing configured. */
   const newAccount = async () => {
     const boot = await request(nc, ControlPlane.accountsBootstrap, {
       email: `${uniqueId("owner")}@example.com`,
@@ -112,20 +85,10 @@ export async function startTelemetryStack() {
     request(nc, Telemetry.usageOverview, { caller, query });
 
   const http = async <T = unknown>(path: string, token: string) => {
-    const response = await fetch(`${baseUrl}${path}`, {
+    const response = await fetch(`${stack.apiUrl}${path}`, {
       headers: { accept: "application/json", authorization: `Token ${token}` },
     });
     return { status: response.status, body: (await response.json()) as T };
-  };
-
-  const stop = async () => {
-    await api.stop();
-    await telemetry.stop();
-    await deleteDurableConsumer(nc, durable);
-    await nc.drain();
-    await warehouse.close();
-    await connection.close();
-    rmSync(dataDir, { recursive: true, force: true });
   };
 
   return {
@@ -141,7 +104,7 @@ export async function startTelemetryStack() {
     sessions,
     usage,
     http,
-    stop,
+    stop: stack.stop,
   };
 }
 

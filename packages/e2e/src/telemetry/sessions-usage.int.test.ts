@@ -1,7 +1,7 @@
 import type { Caller, Granularity } from "@agentnet/contracts";
+import { makeEvent } from "@agentnet/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeEvent } from "./test-events";
-import { startTelemetryStack, type TelemetryStack } from "./test-stack";
+import { startTelemetryStack, type TelemetryStack } from "./stack";
 
 let stack: TelemetryStack;
 let owner: Caller;

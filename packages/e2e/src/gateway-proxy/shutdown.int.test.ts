@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { configure, openaiClient } from "./test-support/setup";
-import { type ProxyStack, startProxyStack } from "./test-support/stack";
+import { configure, openaiClient } from "../setup";
+import { type Stack, startStack } from "../stack";
 
-let stack: ProxyStack;
+let stack: Stack;
 beforeAll(async () => {
-  stack = await startProxyStack({ shutdownDrainMs: 500 });
+  stack = await startStack({ proxy: { shutdownDrainMs: 500 } });
 });
 afterAll(async () => {
   stack.openai.holdStream = false;

@@ -1,6 +1,6 @@
+import { makeEvent } from "@agentnet/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeEvent } from "./test-events";
-import { startTelemetryStack, type TelemetryStack } from "./test-stack";
+import { startTelemetryStack, type TelemetryStack } from "./stack";
 
 let stack: TelemetryStack;
 beforeAll(async () => {

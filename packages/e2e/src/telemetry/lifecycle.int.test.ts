@@ -1,11 +1,10 @@
 import type { AccountDeletedEvent } from "@agentnet/contracts";
 import { Events } from "@agentnet/contracts";
 import { createLogger } from "@agentnet/service-kit";
-import { uniqueId } from "@agentnet/testkit";
+import { followAccountDeletions } from "@agentnet/telemetry/app";
+import { makeEvent, uniqueId } from "@agentnet/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { followAccountDeletions } from "./handlers/accounts";
-import { makeEvent } from "./test-events";
-import { startTelemetryStack, type TelemetryStack } from "./test-stack";
+import { startTelemetryStack, type TelemetryStack } from "./stack";
 
 let stack: TelemetryStack;
 beforeAll(async () => {

@@ -1,8 +1,7 @@
-import { eventually } from "@agentnet/testkit";
+import { insertEvents } from "@agentnet/telemetry/store";
+import { eventually, makeEvent } from "@agentnet/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { insertEvents } from "./store/events";
-import { makeEvent } from "./test-events";
-import { startTelemetryStack, type TelemetryStack } from "./test-stack";
+import { startTelemetryStack, type TelemetryStack } from "./stack";
 
 let stack: TelemetryStack;
 beforeAll(async () => {

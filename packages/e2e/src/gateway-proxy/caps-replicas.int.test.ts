@@ -1,16 +1,16 @@
 import type { GatewayRequestEvent } from "@agentnet/contracts";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startProxyProcess } from "./test-support/proxy-process";
-import { configure, openaiClient, waitUntil } from "./test-support/setup";
-import { type ProxyStack, startProxyStack } from "./test-support/stack";
+import { startProxyProcess } from "../proxy-process";
+import { configure, openaiClient, waitUntil } from "../setup";
+import { type Stack, startStack } from "../stack";
 
 const LEASE_TTL_MS = 3_000;
-let stack: ProxyStack;
+let stack: Stack;
 let second: Awaited<ReturnType<typeof startProxyProcess>>;
 beforeAll(async () => {
   // A short ack wait: events the killed leader had pulled but not acked come again sooner.
-  stack = await startProxyStack({}, { consumption: { quotaLeaseTtlMs: LEASE_TTL_MS, ackWaitMs: 3_000 } });
+  stack = await startStack({ consumption: { quotaLeaseTtlMs: LEASE_TTL_MS, ackWaitMs: 3_000 } });
   second = await startProxyProcess();
 });
 afterAll(async () => {

@@ -1,11 +1,11 @@
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
-import type { ProxyStack } from "./stack";
+import type { Stack } from "./stack";
 
-export type Account = Awaited<ReturnType<ProxyStack["newAccount"]>>;
+export type Account = Awaited<ReturnType<Stack["newAccount"]>>;
 
 /** Configuration through the public API, as an operator would do it. */
-export function configure(stack: ProxyStack, account: Account) {
+export function configure(stack: Stack, account: Account) {
   const allGroup = account.owner.group_ids[0] ?? "";
   return {
     allGroup,
@@ -43,10 +43,10 @@ export function configure(stack: ProxyStack, account: Account) {
   };
 }
 
-export const openaiClient = (stack: ProxyStack, token: string) =>
+export const openaiClient = (stack: Stack, token: string) =>
   new OpenAI({ apiKey: token, baseURL: `${stack.proxy.url}/v1`, maxRetries: 0 });
 
-export const anthropicClient = (stack: ProxyStack, token: string) =>
+export const anthropicClient = (stack: Stack, token: string) =>
   new Anthropic({ apiKey: token, baseURL: stack.proxy.url, maxRetries: 0 });
 
 export const waitUntil = async (check: () => boolean | Promise<boolean>, timeoutMs = 10_000) => {

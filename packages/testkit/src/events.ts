@@ -1,5 +1,5 @@
 import type { GatewayRequestEvent } from "@agentnet/contracts";
-import { uniqueId } from "@agentnet/testkit";
+import { uniqueId } from "./fixtures";
 
 /** A complete, valid gateway request event; a test states only the fields it is about. */
 export function makeEvent(overrides: Partial<GatewayRequestEvent> = {}): GatewayRequestEvent {

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runClaude } from "./test-support/claude-code";
-import { runCodex } from "./test-support/codex";
-import { runOpencode } from "./test-support/opencode";
-import { configure } from "./test-support/setup";
-import { type ProxyStack, startProxyStack } from "./test-support/stack";
+import { configure } from "../setup";
+import { type Stack, startStack } from "../stack";
+import { runClaude } from "./claude-code";
+import { runCodex } from "./codex";
+import { runOpencode } from "./opencode";
 
-let stack: ProxyStack;
+let stack: Stack;
 beforeAll(async () => {
-  stack = await startProxyStack();
+  stack = await startStack();
 });
 afterAll(async () => {
   await stack?.stop();

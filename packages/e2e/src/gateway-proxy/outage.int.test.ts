@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { configure, openaiClient } from "./test-support/setup";
-import { type ProxyStack, startProxyStack } from "./test-support/stack";
+import { configure, openaiClient } from "../setup";
+import { type Stack, startStack } from "../stack";
 
-let stack: ProxyStack;
+let stack: Stack;
 beforeAll(async () => {
   // Callers are cached 100 ms: past that, every request asks the control-plane again.
-  stack = await startProxyStack({ authCacheMs: 100, snapshotMaxAgeMs: 100, staleServeMs: 60_000 });
+  stack = await startStack({ proxy: { authCacheMs: 100, snapshotMaxAgeMs: 100, staleServeMs: 60_000 } });
 });
 afterAll(async () => {
   await stack?.stop();

@@ -1,0 +1,3 @@
+export * from "./setup";
+export * from "./stack";
+export * from "./upstream";
