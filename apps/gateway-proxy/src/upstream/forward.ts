@@ -73,8 +73,11 @@ export type ForwardResult =
       usage: UsageCounts;
       completion: string;
       stream: boolean;
-      /** Output tokens a stream generated as far as the proxy can tell (0 for a JSON answer). */
-      streamedOutputTokens: number;
+      /**
+       * Output tokens a stream generated as far as the proxy can tell (0 for a JSON answer); counted
+       * on demand, since only an answer that did not complete needs it.
+       */
+      streamedOutputTokens: () => number;
     }
   | { outcome: "unreachable"; error: unknown };
 
@@ -154,9 +157,11 @@ export async function forward(request: ForwardRequest, res: ServerResponse): Pro
  */
 export function streamUsage(watcher: SseWatcher) {
   watcher.end();
-  const streamedOutputTokens = Math.max(watcher.events, watcher.outputTokens());
+  const streamedOutputTokens = () => Math.max(watcher.events, watcher.outputTokens());
   return { usage: watcher.usage, completion: watcher.completion(), streamedOutputTokens };
 }
+
+const noOutput = () => 0;
 
 /** The usage a whole (non-streamed) JSON answer reports. */
 export const bodyUsage = (body: unknown, wire: Wire) =>
@@ -164,7 +169,7 @@ export const bodyUsage = (body: unknown, wire: Wire) =>
 
 function read(watcher: SseWatcher | undefined, chunks: Buffer[], bytes: number, request: ForwardRequest) {
   if (watcher) return streamUsage(watcher);
-  const nothing = { usage: zeroUsage(), completion: "", streamedOutputTokens: 0 };
+  const nothing = { usage: zeroUsage(), completion: "", streamedOutputTokens: noOutput };
   if (bytes === 0 || bytes > MAX_PARSED_BODY_BYTES) return nothing;
   let body: unknown;
   try {
@@ -174,7 +179,7 @@ function read(watcher: SseWatcher | undefined, chunks: Buffer[], bytes: number, 
   }
   const usage = bodyUsage(body, request.wire);
   const completion = request.captureLimit > 0 ? completionText(body).slice(0, request.captureLimit) : "";
-  return { usage, completion, streamedOutputTokens: 0 };
+  return { usage, completion, streamedOutputTokens: noOutput };
 }
 
 /**
@@ -194,7 +199,7 @@ async function relayGrowing(
   const relay = async (events: Buffer): Promise<boolean> => {
     watcher.push(events);
     if (!res.write(events)) await drained(res, signal);
-    while (watcher.outputTokens() >= growth.extendAt()) {
+    while (watcher.reached(growth.extendAt())) {
       if (!(await growth.extend())) {
         res.end(watcher.ending());
         return true;

@@ -46,7 +46,7 @@ function priced(golden: GoldenCase) {
           streamed.usage,
           golden.request ?? {},
           golden.operation,
-          streamed.streamedOutputTokens,
+          streamed.streamedOutputTokens(),
         )
       : streamed.usage;
   } else {

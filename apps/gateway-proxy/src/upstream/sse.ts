@@ -27,8 +27,14 @@ function deltaChars(data: string): number {
   return chars;
 }
 
-/** Events whose structure an ending needs: the first chat chunk, Anthropic's blocks, the Responses object. */
-const STRUCTURE = /content_block_st|"response\.(?:created|in_progress)"/;
+/**
+ * Delta events kept unscanned, in characters, before they are counted anyway: counting waits until
+ * an answer is needed (`reached`, `outputTokens`), so a short capped stream never scans its deltas.
+ */
+const MAX_UNSCANNED_CHARS = 64 * 1024;
+
+/** Responses events whose object an ending needs (chat needs its first chunk, Anthropic its open block). */
+const RESPONSE_STARTED = /"response\.(?:created|in_progress)"/;
 
 const child = (value: unknown, key: string): unknown => (isJsonObject(value) ? value[key] : undefined);
 
@@ -45,7 +51,12 @@ export class SseWatcher {
   events = 0;
   private text = "";
   private pending = "";
+  /** Generated characters of the delta events scanned so far. */
   private outputChars = 0;
+  /** Delta events not scanned yet, and the whole length of every delta event: a bound on outputChars. */
+  private unscanned: string[] = [];
+  private unscannedChars = 0;
+  private deltaEventChars = 0;
   /** What an ending needs: the chat chunk's id/model/created, Anthropic's open block, the Responses object. */
   private lastChunk: JsonObject | undefined;
   private openBlock: number | undefined;
@@ -86,7 +97,26 @@ export class SseWatcher {
 
   /** Output tokens generated so far: the vendor's count once it said one, else an estimate from the deltas. */
   outputTokens(): number {
+    this.scan();
     return Math.max(this.usage.output_tokens, Math.ceil(this.outputChars / OUTPUT_CHARS_PER_TOKEN));
+  }
+
+  /**
+   * Whether `outputTokens()` reached `tokens`. A delta event's whole length bounds the text it
+   * generated, so below that bound the answer is no without scanning anything.
+   */
+  reached(tokens: number): boolean {
+    const bound = Math.max(
+      this.usage.output_tokens,
+      Math.ceil(this.deltaEventChars / OUTPUT_CHARS_PER_TOKEN),
+    );
+    return bound >= tokens && this.outputTokens() >= tokens;
+  }
+
+  private scan(): void {
+    for (const data of this.unscanned) this.outputChars += deltaChars(data);
+    this.unscanned = [];
+    this.unscannedChars = 0;
   }
 
   /**
@@ -146,11 +176,14 @@ export class SseWatcher {
     if (data === "" || data === "[DONE]") return;
     this.events++;
     // Only delta events generate output; a finished answer (response.completed) repeats it whole.
-    if (this.trackOutput && data.includes("delta")) this.outputChars += deltaChars(data);
+    if (this.trackOutput && data.includes("delta")) {
+      this.unscanned.push(data);
+      this.unscannedChars += data.length;
+      this.deltaEventChars += data.length;
+      if (this.unscannedChars > MAX_UNSCANNED_CHARS) this.scan();
+    }
     const capturing = this.text.length < this.captureLimit;
-    const structural =
-      this.trackOutput &&
-      ((this.lastChunk === undefined && data.includes('"choices"')) || STRUCTURE.test(data));
+    const structural = this.trackOutput && this.isStructural(data);
     if (!capturing && !structural && !data.includes('"usage"')) return;
     let event: unknown;
     try {
@@ -166,6 +199,13 @@ export class SseWatcher {
     }
     if (capturing) this.text += streamedText(event);
     if (this.trackOutput) this.track(event);
+  }
+
+  /** Whether an ending needs this event: cheap string tests first, a stream has many deltas. */
+  private isStructural(data: string): boolean {
+    if (this.wire === "anthropic") return data.includes("content_block_st");
+    if (this.lastChunk === undefined && data.includes('"choices"')) return true;
+    return data.includes('"response.') && RESPONSE_STARTED.test(data);
   }
 
   private track(event: JsonObject): void {

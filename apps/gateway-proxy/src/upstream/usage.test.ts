@@ -125,6 +125,17 @@ describe("SseWatcher", () => {
     expect(responses.outputTokens()).toBe(2);
   });
 
+  it("answers whether the output reached a size exactly as outputTokens does, scanning only near it", () => {
+    const chunk = (content: string) =>
+      `data: {"id":"c1","object":"chat.completion.chunk","created":7,"model":"m","choices":[{"index":0,"delta":{"content":"${content}"}}]}\n\n`;
+    const watcher = new SseWatcher("openai", 0, true);
+    for (let i = 0; i < 200; i++) {
+      watcher.push(encode(chunk("x".repeat(i % 7))));
+      const tokens = watcher.outputTokens();
+      for (const size of [1, tokens, tokens + 1, 64, 512]) expect(watcher.reached(size)).toBe(tokens >= size);
+    }
+  });
+
   it("ends a stream in the vendor's own format", () => {
     const chat = new SseWatcher("openai", 0, true);
     chat.push(
