@@ -15,7 +15,9 @@ import {
 } from "@agentnet/contracts";
 import { type Logger, newId } from "@agentnet/service-kit";
 import type { Connection } from "mongoose";
+import { AdmissionWatch } from "./domain/admissions";
 import { followAccountDeletions } from "./handlers/accounts";
+import { followAdmissions } from "./handlers/admissions";
 import { registerCapsHandler } from "./handlers/caps";
 import type { HandlerContext } from "./handlers/context";
 import { registerLeaseHandlers } from "./handlers/lease";
@@ -45,7 +47,17 @@ export interface ConsumptionOptions {
   clock: () => number;
   /** The request stream's byte limit (every service ensuring the stream must agree on it). */
   requestStreamMaxBytes: number;
+  /**
+   * A proxy silent this long (no heartbeat, no admission) is taken for dead: the admission events
+   * of its unfinished requests are published in their place. Three of the proxy's heartbeats.
+   */
+  admissionOrphanMs: number;
+  /** How often the leader looks for such proxies. */
+  admissionSweepMs: number;
 }
+
+/** Pending admissions kept at most (about the requests in flight across every proxy). */
+const MAX_PENDING_ADMISSIONS = 200_000;
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -60,6 +72,8 @@ export const defaultOptions: ConsumptionOptions = {
   ackWaitMs: 30_000,
   leaseTtlMs: DEFAULT_LEASE_TTL_MS,
   requestStreamMaxBytes: DEFAULT_REQUESTS_STREAM_MAX_BYTES,
+  admissionOrphanMs: 30_000,
+  admissionSweepMs: 1_000,
   clock: Date.now,
 };
 
@@ -140,7 +154,11 @@ async function lead(
     redeliveryHorizonMs: 4 * options.ackWaitMs,
     clock: options.clock,
   });
-  const ctx: HandlerContext = { ...deps, keeper };
+  const admissions = new AdmissionWatch({
+    orphanAfterMs: options.admissionOrphanMs,
+    maxPending: MAX_PENDING_ADMISSIONS,
+  });
+  const ctx: HandlerContext = { ...deps, keeper, admissions };
   const abort = new AbortController();
   const onError = (err: unknown) => {
     if (err instanceof JournalFencedError) {
@@ -163,6 +181,10 @@ async function lead(
     every(options.snapshotIntervalMs, () => keeper.snapshot(), deps.logger, "snapshot"),
     every(options.pruneIntervalMs, () => keeper.prune(), deps.logger, "prune"),
   ];
+  const stopFollowingAdmissions = followAdmissions(
+    { ...deps, watch: admissions, clock: options.clock },
+    options.admissionSweepMs,
+  );
   const term = newId();
   const subscriptions = [
     ...registerLeaseHandlers(ctx, term),
@@ -185,6 +207,7 @@ async function lead(
     keeper,
     async stop(save) {
       clearInterval(announcer);
+      stopFollowingAdmissions();
       for (const subscription of subscriptions) subscription.unsubscribe();
       for (const timer of timers) if (timer) clearInterval(timer);
       abort.abort();

@@ -20,6 +20,11 @@ export const ConsumptionEnv = z.object({
   LEASE_TTL_SECONDS: z.coerce.number().min(1).default(6),
   /** Counters stay listed this many days after their window ended. */
   COUNTER_RETENTION_DAYS: z.coerce.number().min(0).default(7),
+  /**
+   * A proxy silent this long is taken for dead and its unfinished requests are charged as admitted
+   * (three of its heartbeats, AGN_PROXY_HEARTBEAT_SECONDS).
+   */
+  AGN_PROXY_LOST_AFTER_SECONDS: z.coerce.number().min(0.1).default(30),
   /** Durable JetStream consumer name on AGN_REQUESTS, shared by every replica. */
   CONSUMER_DURABLE: z.string().min(1).default("consumption"),
 });

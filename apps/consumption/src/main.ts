@@ -27,6 +27,7 @@ await runService(
         leaseTtlMs: env.LEASE_TTL_SECONDS * 1000,
         counterRetentionMs: env.COUNTER_RETENTION_DAYS * 24 * 3600 * 1000,
         durable: env.CONSUMER_DURABLE,
+        admissionOrphanMs: env.AGN_PROXY_LOST_AFTER_SECONDS * 1000,
         ...(env.AGN_REQUESTS_STREAM_MAX_BYTES
           ? { requestStreamMaxBytes: env.AGN_REQUESTS_STREAM_MAX_BYTES }
           : {}),

@@ -140,6 +140,7 @@ export async function startGatewayProxy(deps: {
   );
   const ctx: ProxyContext = {
     nc,
+    proxyId,
     logger,
     sealingKey: deps.sealingKey,
     callers,

@@ -17,6 +17,8 @@ export interface ProxyOptions {
 /** What request handling needs, built once by `startGatewayProxy`. */
 export interface ProxyContext {
   nc: NatsConnection;
+  /** This process's id on the bus (heartbeats, leases, admissions). */
+  proxyId: string;
   logger: Logger;
   sealingKey: SealingKeys;
   callers: CallerCache;

@@ -45,6 +45,8 @@ export const GatewayProxyEnv = z.object({
    */
   AGN_REFUSE_PRIVATE_UPSTREAMS: envBoolean.default(false),
   /** Events kept in memory while NATS is unavailable; beyond it the oldest are dropped. */
+  /** How often the proxy says it is alive (consumption takes it for dead after three silent beats). */
+  AGN_PROXY_HEARTBEAT_SECONDS: z.coerce.number().min(0.05).default(10),
   AGN_EVENT_BUFFER_MAX: z.coerce.number().int().min(1).default(50_000),
   AGN_AUTH_CACHE_MS: z.coerce.number().int().min(0).default(5_000),
   AGN_SNAPSHOT_MAX_AGE_MS: z.coerce.number().int().min(0).default(60_000),

@@ -29,6 +29,7 @@ await runService(
         headersReceiveTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS,
         requestReceiveTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
         eventBufferMax: env.AGN_EVENT_BUFFER_MAX,
+        heartbeatMs: env.AGN_PROXY_HEARTBEAT_SECONDS * 1000,
         authCacheMs: env.AGN_AUTH_CACHE_MS,
         snapshotMaxAgeMs: env.AGN_SNAPSHOT_MAX_AGE_MS,
         staleServeMs: env.AGN_STALE_SERVE_SECONDS * 1000,

@@ -100,8 +100,15 @@ const PERMISSIONS: Record<BusService, BusPermissions> = {
       ...consume(ACCOUNT_EVENTS_STREAM),
       ...leadership,
       CONSUMPTION_LEADER_SUBJECT,
+      // The admission event of a request whose proxy died, published in its place.
+      Events.requestsAll,
     ],
-    subscribe: [...subjects(Consumption), `${Consumption.lease.subject}.*`],
+    subscribe: [
+      ...subjects(Consumption),
+      `${Consumption.lease.subject}.*`,
+      Events.proxyAdmittedAll,
+      Events.proxyHeartbeat,
+    ],
   },
   "gateway-proxy": {
     publish: [
@@ -111,6 +118,7 @@ const PERMISSIONS: Record<BusService, BusPermissions> = {
       `${Consumption.lease.subject}.*`,
       Events.requestsAll,
       Events.proxyHeartbeat,
+      Events.proxyAdmittedAll,
       ...manageStream(REQUESTS_STREAM),
     ],
     subscribe: [Events.configChangedAll, Events.accountDeleted, CONSUMPTION_LEADER_SUBJECT],

@@ -161,7 +161,22 @@ export const Events = {
   requests: (accountId: string) => `agn.requests.${accountId}`,
   requestsAll: "agn.requests.>",
   proxyHeartbeat: "agn.proxy.heartbeat",
+  /**
+   * A proxy admitted a request and is about to forward it: the event it stands for if the proxy
+   * dies before the answer ends (see PROXY_LOST_REASON). Core NATS, read by the consumption leader.
+   */
+  proxyAdmitted: (proxyId: string, requestId: string) => `agn.proxy.admitted.${proxyId}.${requestId}`,
+  proxyAdmittedAll: "agn.proxy.admitted.>",
 } as const;
+
+/**
+ * deny_reason of the row of a request whose proxy died before its answer ended: the consumption
+ * leader publishes the proxy's admission event once the proxy has been silent for a while. The
+ * request is charged what it held when admitted (prompt estimate plus its first output hold).
+ */
+export const PROXY_LOST_REASON = "gateway.proxy_lost";
+/** The status such a row carries: the gateway failed to complete the request. */
+export const PROXY_LOST_STATUS = 502;
 
 export const AccountDeletedEvent = z.object({ v: z.literal(1), account_id: Id, deleted_at: z.string() });
 export type AccountDeletedEvent = z.infer<typeof AccountDeletedEvent>;

@@ -44,6 +44,14 @@ export async function startProxyProcess(env: Record<string, string> = {}) {
   });
   return {
     url,
+    /** Kills the process as a crash would (SIGKILL): no drain, no flush, no goodbye. */
+    async crash() {
+      process.removeListener("exit", killOnExit);
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+      child.kill("SIGKILL");
+      await exited;
+    },
     async stop() {
       process.removeListener("exit", killOnExit);
       if (child.exitCode !== null) return;

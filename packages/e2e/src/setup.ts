@@ -56,3 +56,20 @@ export const waitUntil = async (check: () => boolean | Promise<boolean>, timeout
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 };
+
+/**
+ * Polls a read until `done` accepts it, and returns the last value either way (the test's
+ * assertions then say what was wrong): events reach telemetry and consumption asynchronously.
+ */
+export async function readUntil<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 15_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

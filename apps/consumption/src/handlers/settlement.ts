@@ -47,6 +47,7 @@ export async function startSettlement(
         else ctx.logger.warn({ seq: message.seq }, "skipping an event that is not a GatewayRequestEvent");
       });
       await ctx.keeper.settle(events);
+      ctx.admissions.accounted(events.map((event) => event.id));
     },
     { maxMessages: 1_000, signal, onError: options.onError },
   );

@@ -10,6 +10,9 @@ const WORDS: Record<string, string> = {
   "gateway.flavor_mismatch": "The request's API shape does not match the provider's",
   "gateway.endpoint_mismatch": "The token was used through another account's endpoint",
   "gateway.not_configured": "The agent network is not set up for this account",
+  "gateway.proxy_lost":
+    "The proxy serving it stopped before the answer ended; charged what it was admitted with",
+  "pricing.unknown_model": "The model has no price and a USD limit applies",
 };
 
 /** A reason in words; an unknown code is spelled out from its last part and kept in brackets. */

@@ -102,7 +102,12 @@ export const holdAmount = (
  * it holds its worst case (prompt estimate + its output cap); a stream holds the prompt estimate
  * and one output step, and grows as it streams.
  */
-export function admissionTokens(worst: { input_tokens: number; output_tokens: number }, stream: boolean) {
+export function admissionTokens(worst: AdmittedTokens, stream: boolean): AdmittedTokens {
   if (!stream) return worst;
   return { ...worst, output_tokens: Math.min(worst.output_tokens, STREAM_OUTPUT_STEP_TOKENS) };
+}
+
+export interface AdmittedTokens {
+  input_tokens: number;
+  output_tokens: number;
 }

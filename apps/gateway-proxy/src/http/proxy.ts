@@ -7,6 +7,7 @@ import { apiKeyOf, type ProxyContext } from "../context";
 import { type CapturePlan, captured, capturePlan } from "../domain/capture";
 import { decide } from "../domain/decision";
 import {
+  type AdmittedTokens,
   admissionTokens,
   estimateTokens,
   holdAmount,
@@ -22,6 +23,7 @@ import { isJsonObject, type JsonObject } from "../domain/json";
 import { requestShapeProblem } from "../domain/request-shape";
 import { sessionIdFrom } from "../domain/session";
 import { isMetered, type Operation, wireOf } from "../domain/wire";
+import { announceAdmission } from "../events/admission";
 import { buildEvent, type RequestRecord } from "../events/build";
 import type { AccountView } from "../snapshot/cache";
 import { forward, type StreamGrowth, upstreamHeaders } from "../upstream/forward";
@@ -165,9 +167,10 @@ export async function handleInference(
     );
   }
   let capped: CappedRequest | undefined;
+  const worst = estimateTokens(body, operation);
+  // What the request holds under caps, and is charged should this proxy die before it ends.
+  const admitted = admissionTokens(worst, body.stream === true);
   if (checks.length > 0) {
-    const worst = estimateTokens(body, operation);
-    const admitted = admissionTokens(worst, body.stream === true);
     const headroom = await holdHeadroom(ctx, caller.account_id, checks, holdAmount(admitted, pricing));
     if (headroom.kind === "unavailable") {
       return deny(503, "consumption.unavailable", "usage limits cannot be checked right now; try again");
@@ -194,6 +197,7 @@ export async function handleInference(
       decision,
       pricing,
       capped,
+      admitted,
       settings,
       policy,
     });
@@ -234,11 +238,12 @@ async function forwardAllowed(
     decision: Extract<ReturnType<typeof decide>, { decision: "allow" }>;
     pricing: Pricing;
     capped: CappedRequest | undefined;
+    admitted: AdmittedTokens;
     settings: NonNullable<AccountView["snapshot"]["settings"]>;
     policy: Extract<ReturnType<typeof decide>, { decision: "allow" }>["policy"];
   },
 ): Promise<Amount | undefined> {
-  const { record, view, decision, pricing, capped, settings, policy } = request;
+  const { record, view, decision, pricing, capped, admitted, settings, policy } = request;
   const { provider, catalog } = decision;
   const wire = record.wire;
   const plan = capturePlan(settings, policy, view.guardrails);
@@ -281,6 +286,7 @@ async function forwardAllowed(
   }
   if (decision.model !== body.model) body.model = decision.model;
 
+  announceAdmission(ctx, record, admitted, pricing);
   const result = await forward(
     {
       pool: ctx.pools.get(target.origin, provider.skip_tls_verification),
@@ -325,7 +331,7 @@ async function forwardAllowed(
   const usage =
     result.outcome === "answered"
       ? result.usage
-      : interruptedUsage(result.usage, body, operation, result.streamedOutputTokens);
+      : interruptedUsage(result.usage, body, operation, result.streamedOutputTokens());
   const cost = computeCost(usage, pricing.rates, pricing.shape);
   publish(ctx, {
     ...record,

@@ -7,6 +7,7 @@ import type {
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readUntil } from "../setup";
 import { type Stack, startStack } from "../stack";
 
 let stack: Stack;
@@ -16,20 +17,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.stop();
 });
-
-/** Polls an API read until `done` accepts it: events reach telemetry and consumption asynchronously. */
-async function eventually<T>(
-  read: () => Promise<T>,
-  done: (value: T) => boolean,
-  timeoutMs = 15_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 describe("configure through the API, call through the SDKs, read everything back through the API", () => {
   it("logs, sessions, usage and consumption agree with what the upstreams reported, to the cent", async () => {
@@ -76,7 +63,7 @@ describe("configure through the API, call through the SDKs, read everything back
       messages: [{ role: "user", content: "three" }],
     });
 
-    const logs = await eventually(
+    const logs = await readUntil(
       () =>
         account.must(
           stack.api<AccessLogPage>("GET", "/agent-network/access-logs?sort_order=ascending", account.token),
@@ -118,7 +105,7 @@ describe("configure through the API, call through the SDKs, read everything back
     });
     expect(sessions.data[0]?.entries.map((entry) => entry.model)).toEqual(["gpt-4o", "gpt-4o-mini"]);
 
-    const usage = await eventually(
+    const usage = await readUntil(
       () =>
         account.must(
           stack.api<UsageBucket[]>("GET", "/agent-network/usage/overview?granularity=day", account.token),
@@ -134,7 +121,7 @@ describe("configure through the API, call through the SDKs, read everything back
       cost_usd: 0.8012,
     });
 
-    const counters = await eventually(
+    const counters = await readUntil(
       () => account.must(stack.api<ConsumptionCounter[]>("GET", "/agent-network/consumption", account.token)),
       (list) => list.some((c) => c.dimension_kind === "user" && c.tokens_output === 37_000),
     );
