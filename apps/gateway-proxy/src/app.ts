@@ -12,6 +12,7 @@ import { AppError, ConfigChangedEvent, Consumption, ControlPlane, Events } from 
 import type { SealingKeys } from "@agentnet/sealing";
 import { createHealth, type Health, type Logger, newId, tokenResolveRequest } from "@agentnet/service-kit";
 import type { ProxyContext } from "./context";
+import { AdmissionAnnouncer } from "./events/admission";
 import { heartbeat, ServedEndpoints } from "./events/heartbeat";
 import { BufferedPublisher, type PublishFn } from "./events/publisher";
 import { createRequestHandler, InFlight } from "./http/router";
@@ -140,7 +141,7 @@ export async function startGatewayProxy(deps: {
   );
   const ctx: ProxyContext = {
     nc,
-    proxyId,
+    admissions: new AdmissionAnnouncer(nc, proxyId),
     logger,
     sealingKey: deps.sealingKey,
     callers,

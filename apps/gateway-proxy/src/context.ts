@@ -3,6 +3,7 @@ import type { LeaseTable } from "@agentnet/caps";
 import type { GatewayProvider } from "@agentnet/contracts";
 import { providerCredentialAad, type SealingKeys, unseal } from "@agentnet/sealing";
 import type { Logger } from "@agentnet/service-kit";
+import type { AdmissionAnnouncer } from "./events/admission";
 import type { ServedEndpoints } from "./events/heartbeat";
 import type { BufferedPublisher } from "./events/publisher";
 import type { AccountView, SnapshotCache } from "./snapshot/cache";
@@ -17,8 +18,7 @@ export interface ProxyOptions {
 /** What request handling needs, built once by `startGatewayProxy`. */
 export interface ProxyContext {
   nc: NatsConnection;
-  /** This process's id on the bus (heartbeats, leases, admissions). */
-  proxyId: string;
+  admissions: AdmissionAnnouncer;
   logger: Logger;
   sealingKey: SealingKeys;
   callers: CallerCache;

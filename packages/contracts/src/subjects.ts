@@ -162,11 +162,12 @@ export const Events = {
   requestsAll: "agn.requests.>",
   proxyHeartbeat: "agn.proxy.heartbeat",
   /**
-   * A proxy admitted a request and is about to forward it: the event it stands for if the proxy
-   * dies before the answer ends (see PROXY_LOST_REASON). Core NATS, read by the consumption leader.
+   * A proxy admitted requests and is forwarding them: the events they stand for if the proxy dies
+   * before their answers end (see PROXY_LOST_REASON), one line `<request id> <event JSON>` each.
+   * Core NATS, read by the consumption leader.
    */
-  proxyAdmitted: (proxyId: string, requestId: string) => `agn.proxy.admitted.${proxyId}.${requestId}`,
-  proxyAdmittedAll: "agn.proxy.admitted.>",
+  proxyAdmitted: (proxyId: string) => `agn.proxy.admitted.${proxyId}`,
+  proxyAdmittedAll: "agn.proxy.admitted.*",
 } as const;
 
 /**

@@ -3,7 +3,7 @@ import { Events, GatewayRequestEvent, ProxyHeartbeat } from "@agentnet/contracts
 import type { Logger } from "@agentnet/service-kit";
 import type { AdmissionWatch } from "../domain/admissions";
 
-const ADMITTED_PREFIX = Events.proxyAdmitted("", "").slice(0, -1);
+const ADMITTED_PREFIX = Events.proxyAdmitted("");
 
 const parseJson = (text: string): unknown => {
   try {
@@ -27,8 +27,12 @@ export function followAdmissions(
   const admitted = nc.subscribe(Events.proxyAdmittedAll, {
     callback: (error, msg) => {
       if (error) return;
-      const [proxyId, requestId] = msg.subject.slice(ADMITTED_PREFIX.length).split(".");
-      if (proxyId && requestId) watch.admitted(proxyId, requestId, msg.string(), clock());
+      const proxyId = msg.subject.slice(ADMITTED_PREFIX.length);
+      const now = clock();
+      for (const line of msg.string().split("\n")) {
+        const space = line.indexOf(" ");
+        if (space > 0) watch.admitted(proxyId, line.slice(0, space), line.slice(space + 1), now);
+      }
     },
   });
   const heartbeats = nc.subscribe(Events.proxyHeartbeat, {

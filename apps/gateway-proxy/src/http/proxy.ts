@@ -23,7 +23,6 @@ import { isJsonObject, type JsonObject } from "../domain/json";
 import { requestShapeProblem } from "../domain/request-shape";
 import { sessionIdFrom } from "../domain/session";
 import { isMetered, type Operation, wireOf } from "../domain/wire";
-import { announceAdmission } from "../events/admission";
 import { buildEvent, type RequestRecord } from "../events/build";
 import type { AccountView } from "../snapshot/cache";
 import { forward, type StreamGrowth, upstreamHeaders } from "../upstream/forward";
@@ -286,7 +285,7 @@ async function forwardAllowed(
   }
   if (decision.model !== body.model) body.model = decision.model;
 
-  announceAdmission(ctx, record, admitted, pricing);
+  ctx.admissions.announce(record, admitted, pricing);
   const result = await forward(
     {
       pool: ctx.pools.get(target.origin, provider.skip_tls_verification),

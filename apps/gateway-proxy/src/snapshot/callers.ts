@@ -12,8 +12,10 @@ type Entry = { caller: Caller | undefined; expiresAt: number; resolvedAt: number
  *
  * When the control-plane cannot answer (it, MongoDB or NATS is down), a token resolved within
  * `staleServeMs` keeps its last answer: known callers keep working through the outage, and a
- * revocation made meanwhile takes effect once the control-plane answers again. A token never
- * resolved cannot be decided and fails as the lookup did.
+ * revocation made meanwhile takes effect once the control-plane answers again. Such a caller waits
+ * for the lookup `patienceMs` at most, not the bus's whole request timeout (with NATS down a lookup
+ * only fails when it times out); the lookup goes on and its answer counts from then on. A token
+ * never resolved cannot be decided and fails as the lookup did.
  */
 export class CallerCache {
   private readonly entries = new Map<string, Entry>();
@@ -24,13 +26,22 @@ export class CallerCache {
     private readonly ttlMs: number,
     private readonly staleServeMs: number,
     private readonly now: () => number = Date.now,
+    private readonly patienceMs = 250,
   ) {}
 
   get(token: string): Promise<Caller | undefined> {
     const entry = this.entries.get(token);
     if (entry && entry.expiresAt > this.now()) return Promise.resolve(entry.caller);
-    const running = this.pending.get(token);
-    if (running) return running;
+    const lookup = this.pending.get(token) ?? this.lookUp(token, entry);
+    if (!entry || this.now() - entry.resolvedAt > this.staleServeMs) return lookup;
+    let timer: NodeJS.Timeout | undefined;
+    const patience = new Promise<Caller | undefined>((resolve) => {
+      timer = setTimeout(() => resolve(entry.caller), this.patienceMs);
+    });
+    return Promise.race([lookup, patience]).finally(() => clearTimeout(timer));
+  }
+
+  private lookUp(token: string, entry: Entry | undefined): Promise<Caller | undefined> {
     const promise = this.resolve(token)
       .then(
         (caller) => {
@@ -44,6 +55,8 @@ export class CallerCache {
       )
       .finally(() => this.pending.delete(token));
     this.pending.set(token, promise);
+    // Answered by the race when it is lost: a failure after the patience ran out is no one's.
+    promise.catch(() => undefined);
     return promise;
   }
 

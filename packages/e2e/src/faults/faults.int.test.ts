@@ -1,0 +1,253 @@
+import type { AccessLogEntry, AccessLogPage, UsageBucket } from "@agentnet/contracts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readUntil } from "../setup";
+import { FakeUpstream } from "../upstream";
+import { Traffic } from "./traffic";
+import { type StackPart, startUpStack, type UpStack } from "./up-stack";
+
+/**
+ * The operator's fault table, run: a stack started with `agentnet up` (real processes, loopback),
+ * steady traffic through its proxy under a token cap, and one part at a time killed (and, for the
+ * backends `up` does not supervise, started again by hand after BACKEND_OUTAGE_MS). For each fault:
+ * the share of requests answered during it, that serving recovers by itself, and afterwards that
+ * the rows, usage and counters equal what the clients were served. The results table in
+ * docs/ARCHITECTURE.md ("Faults") comes from this test's output.
+ */
+const PER_SECOND = 40;
+const BEFORE_MS = 2_000;
+/** How long a fault's window lasts from the kill; recovery is judged on the seconds after it. */
+const WINDOW_MS = 10_000;
+const AFTER_MS = 3_000;
+const BACKEND_OUTAGE_MS = 5_000;
+
+let stack: UpStack;
+let upstream: FakeUpstream;
+let upstreamUrl: string;
+const results: string[] = [];
+
+beforeAll(async () => {
+  upstream = new FakeUpstream();
+  upstreamUrl = await upstream.start();
+  // A proxy is given up on after 1.5 s of silence (three 0.5 s heartbeats).
+  stack = await startUpStack({ AGN_PROXY_HEARTBEAT_SECONDS: "0.5", AGN_PROXY_LOST_AFTER_SECONDS: "1.5" });
+}, 180_000);
+
+afterAll(async () => {
+  if (results.length > 0) {
+    process.stdout.write(
+      `\n| fault | requests in the window | answered | failures | rows, usage and counters |\n|---|---|---|---|---|\n${results.join("\n")}\n`,
+    );
+  }
+  await stack?.stop();
+  await upstream?.stop();
+});
+
+const api = async <T>(token: string, method: string, path: string, body?: unknown): Promise<T> => {
+  const response = await fetch(`${stack.apiUrl}/api${path}`, {
+    method,
+    headers: { authorization: `Token ${token}`, "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+  return (text ? JSON.parse(text) : undefined) as T;
+};
+
+/** A fresh account as an operator sets one up: settings, a provider, a policy and a token cap. */
+async function newAccount(): Promise<string> {
+  const { token } = JSON.parse(
+    await stack.cli(["bootstrap", "--email", `faults-${Date.now()}-${Math.random()}@example.com`, "--json"]),
+  ) as { token: string };
+  await api(token, "POST", "/agent-network/settings", {
+    proxy_address: "gw.example.com",
+    enable_log_collection: true,
+  });
+  const provider = await api<{ id: string }>(token, "POST", "/agent-network/providers", {
+    provider_id: "openai_api",
+    name: "OpenAI",
+    upstream_url: `${upstreamUrl}/v1`,
+    api_key: "sk-upstream",
+  });
+  const groups = await api<{ id: string; name: string }[]>(token, "GET", "/groups");
+  const all = groups.find((group) => group.name === "All") ?? groups[0];
+  await api(token, "POST", "/agent-network/policies", {
+    name: "everyone",
+    source_groups: [all?.id],
+    destination_provider_ids: [provider.id],
+  });
+  await api(token, "POST", "/agent-network/budget-rules", {
+    name: "cap",
+    limits: {
+      token_limit: { enabled: true, group_cap: 0, user_cap: 10_000_000, window_seconds: 86_400 },
+      budget_limit: { enabled: false, group_cap_usd: 0, user_cap_usd: 0, window_seconds: 3600 },
+    },
+  });
+  return token;
+}
+
+const totalRows = async (token: string) =>
+  (await api<AccessLogPage>(token, "GET", "/agent-network/access-logs?page_size=1")).total_records;
+
+/**
+ * Every row of the account once telemetry has them all (at least `expected`, and no more coming
+ * for a second), oldest first so that pages stay put.
+ */
+async function rowsOf(token: string, expected: number): Promise<AccessLogEntry[]> {
+  let total = -1;
+  // Events a killed telemetry had pulled come again after its consumer's ack wait (30 s).
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
+    const now = await totalRows(token);
+    if (now >= expected && now === total) break;
+    total = now;
+    await sleep(1_000);
+  }
+  const rows: AccessLogEntry[] = [];
+  for (let page = 1; ; page++) {
+    const result = await api<AccessLogPage>(
+      token,
+      "GET",
+      `/agent-network/access-logs?sort_order=ascending&page=${page}&page_size=100`,
+    );
+    rows.push(...result.data);
+    if (rows.length >= result.total_records || result.data.length === 0) return rows;
+  }
+}
+
+const tokensOf = (rows: { input_tokens: number; output_tokens: number }[]) =>
+  rows.reduce((total, row) => total + row.input_tokens + row.output_tokens, 0);
+
+/**
+ * Runs one fault with traffic flowing and checks it. `act` breaks something at the start of the
+ * window (and may mend it); `target` is the share of requests that must be answered in the window;
+ * from `recoveredAfterMs` after the fault every request must be answered again.
+ */
+async function underFault(
+  name: string,
+  target: number,
+  act: () => Promise<void>,
+  recoveredAfterMs = WINDOW_MS,
+) {
+  const token = await newAccount();
+  const traffic = new Traffic(stack.proxyUrl, token, PER_SECOND);
+  traffic.start();
+  await sleep(BEFORE_MS);
+  const faultAt = Date.now();
+  await act();
+  const recoveredAt = faultAt + Math.max(WINDOW_MS, recoveredAfterMs);
+  await sleep(Math.max(0, recoveredAt + AFTER_MS - Date.now()));
+  await traffic.stop();
+
+  const during = traffic.window(faultAt, faultAt + WINDOW_MS);
+  const after = traffic.window(recoveredAt, recoveredAt + AFTER_MS);
+  const served = traffic.answered;
+
+  // Everything reached telemetry and consumption: rows equal what was served, and the account's
+  // usage and its counter equal its rows.
+  // Every request the proxy answered has a row (the clients saw an HTTP status for each).
+  const rows = await rowsOf(token, traffic.sent.filter((entry) => entry.status !== 0).length);
+  const charged = rows.filter((row) => row.decision === "allow");
+  const usage = await readUntil(
+    () => api<UsageBucket[]>(token, "GET", "/agent-network/usage/overview?granularity=day"),
+    (buckets) => tokensOf(buckets) >= tokensOf(charged),
+    15_000,
+  );
+  const counter = await readUntil(
+    async () =>
+      (
+        await api<{ dimension_kind: string; tokens_input: number; tokens_output: number }[]>(
+          token,
+          "GET",
+          "/agent-network/consumption",
+        )
+      ).find((entry) => entry.dimension_kind === "user"),
+    (entry) => (entry?.tokens_input ?? 0) + (entry?.tokens_output ?? 0) >= tokensOf(charged),
+    15_000,
+  );
+  const lost = rows.filter((row) => row.deny_reason === "gateway.proxy_lost").length;
+  const rows200 = rows.filter((row) => row.status_code === 200).length;
+  const statuses = new Map<number, number>();
+  for (const row of rows) statuses.set(row.status_code, (statuses.get(row.status_code) ?? 0) + 1);
+  const rowStatuses = [...statuses]
+    .sort(([a], [b]) => a - b)
+    .map(([status, count]) => `${count} × ${status}`)
+    .join(", ");
+  // A client that gave up (5 s) on an answer the proxy then gave in full sees no 200 for a 200 row.
+  const gaveUp = traffic.sent.filter((entry) => entry.reason === "TimeoutError").length;
+  const counted = (counter?.tokens_input ?? 0) + (counter?.tokens_output ?? 0);
+  const exact =
+    rows200 >= served &&
+    rows200 <= served + gaveUp &&
+    tokensOf(usage) === tokensOf(charged) &&
+    counted === tokensOf(charged);
+  const failures = [...during.failures].map(([what, count]) => `${count} × ${what}`).join("; ") || "—";
+  results.push(
+    `| ${name} | ${during.sent} | ${(during.share * 100).toFixed(1)} % (target ${target * 100} %) | ${failures} | ${exact ? "equal" : "DIFFER"}: ${served} answered 200; rows ${rowStatuses}${lost ? `, ${lost} rows gateway.proxy_lost (charged as admitted)` : ""}; tokens: rows ${tokensOf(charged)}, usage ${tokensOf(usage)}, counter ${counted} |`,
+  );
+
+  expect(during.share, `${name}: ${failures}`).toBeGreaterThanOrEqual(target);
+  expect(after.share, `${name} did not recover: ${[...after.failures].join("; ")}`).toBe(1);
+  expect(rows200).toBeGreaterThanOrEqual(served);
+  expect(rows200).toBeLessThanOrEqual(served + gaveUp);
+  expect(tokensOf(usage)).toBe(tokensOf(charged));
+  expect(counted).toBe(tokensOf(charged));
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const killService = (part: StackPart) => async () => {
+  stack.kill(part);
+};
+const restartBackend = (part: StackPart) => async () => {
+  const killed = stack.kill(part);
+  await sleep(BACKEND_OUTAGE_MS);
+  stack.startAgain(killed);
+};
+
+describe("faults with traffic flowing (agentnet up, real processes)", () => {
+  it("no fault", () => underFault("none", 1, async () => undefined), 120_000);
+  it(
+    "telemetry killed",
+    () => underFault("telemetry killed (kill -9)", 1, killService("telemetry")),
+    120_000,
+  );
+  it(
+    "control-plane killed",
+    () => underFault("control-plane killed (kill -9)", 1, killService("control-plane")),
+    120_000,
+  );
+  it(
+    "consumption killed, a cap in force",
+    // Capped requests are served within the proxy's leases; those that outlast them (6 s) are 503
+    // until the restarted leader's grace ends (it cannot know what the dead one granted before).
+    () => underFault("consumption killed (kill -9), a cap in force", 0.6, killService("consumption"), 20_000),
+    120_000,
+  );
+  it(
+    "NATS restarted",
+    () =>
+      // Uncapped callers are all served; capped ones within their leases (see docs, "Faults").
+      underFault(
+        `NATS killed, started again after ${BACKEND_OUTAGE_MS / 1000} s`,
+        0.5,
+        restartBackend("nats"),
+        25_000,
+      ),
+    120_000,
+  );
+  it(
+    "FerretDB restarted",
+    () =>
+      underFault(
+        `FerretDB killed, started again after ${BACKEND_OUTAGE_MS / 1000} s`,
+        1,
+        restartBackend("ferretdb"),
+      ),
+    120_000,
+  );
+  it(
+    "proxy killed",
+    () =>
+      // Requests in flight at the kill and those sent until `up` has restarted it get no answer.
+      underFault("gateway proxy killed (kill -9)", 0.5, killService("gateway-proxy")),
+    120_000,
+  );
+});
