@@ -1,10 +1,9 @@
 import { request } from "@agentnet/bus";
 import { ControlPlane } from "@agentnet/contracts";
 import { uniqueId } from "@agentnet/testkit";
-import Anthropic from "@anthropic-ai/sdk";
-import OpenAI from "openai";
 import { request as undiciRequest } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Account, anthropicClient as anthropicOf, configure, openaiClient as openaiOf } from "../setup";
 import { type Stack, startStack } from "../stack";
 
 let stack: Stack;
@@ -15,41 +14,15 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-type Account = Awaited<ReturnType<Stack["newAccount"]>>;
-
-const allGroup = (account: Account) => {
-  const group = account.owner.group_ids[0];
-  if (!group) throw new Error("the owner has no group");
-  return group;
-};
-
 /** A policy letting the account's All group use the given providers. */
 const grant = (account: Account, providerIds: string[], extra: Record<string, unknown> = {}) =>
-  account.must(
-    stack.api<{ id: string }>("POST", "/agent-network/policies", account.token, {
-      name: "everyone",
-      source_groups: [allGroup(account)],
-      destination_provider_ids: providerIds,
-      ...extra,
-    }),
-  );
+  configure(stack, account).policy(providerIds, extra);
 
 const guardrail = (account: Account, checks: Record<string, unknown>) =>
-  account.must(
-    stack.api<{ id: string }>("POST", "/agent-network/guardrails", account.token, {
-      name: "g",
-      checks: {
-        model_allowlist: { enabled: false, models: [] },
-        prompt_capture: { enabled: false, redact_pii: false },
-        ...checks,
-      },
-    }),
-  );
+  configure(stack, account).guardrail(checks);
 
-const openaiClient = (token: string) =>
-  new OpenAI({ apiKey: token, baseURL: `${stack.proxy.url}/v1`, maxRetries: 0 });
-const anthropicClient = (token: string) =>
-  new Anthropic({ apiKey: token, baseURL: stack.proxy.url, maxRetries: 0 });
+const openaiClient = (token: string) => openaiOf(stack, token);
+const anthropicClient = (token: string) => anthropicOf(stack, token);
 
 describe("OpenAI-style requests", () => {
   it("forwards a chat completion with the provider's key, identity and metadata, and prices it", async () => {
