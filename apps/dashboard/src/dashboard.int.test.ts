@@ -283,6 +283,31 @@ describe("the dashboard against the real stack", { timeout: 60_000 }, () => {
     await page.getByText(/Error 412/).waitFor();
   });
 
+  it("asks before a delete, naming the policies that use what would go", async () => {
+    await go(page, "/config/providers");
+    await page.getByRole("button", { name: "Delete OpenAI" }).click();
+    const inUse = page.getByRole("dialog", { name: "The provider “OpenAI” is in use" });
+    await inUse.getByText("policy “Everyone may use OpenAI”").waitFor();
+    expect(await inUse.getByRole("button", { name: /^Delete/ }).count()).toBe(0);
+    await inUse.getByRole("button", { name: "OK" }).click();
+    await inUse.waitFor({ state: "hidden" });
+
+    await go(page, "/config/guardrails");
+    await page.getByRole("button", { name: "New guardrail" }).click();
+    await page.getByLabel("Name").fill("Spare");
+    await page.getByRole("button", { name: "Create guardrail" }).click();
+    await page.getByRole("cell", { name: "Spare", exact: true }).waitFor();
+    await page.getByRole("button", { name: "Delete Spare" }).click();
+    const confirm = page.getByRole("dialog", { name: "Delete the guardrail “Spare”?" });
+    // Escape cancels; nothing is deleted without the button.
+    await page.keyboard.press("Escape");
+    await confirm.waitFor({ state: "hidden" });
+    await page.getByRole("cell", { name: "Spare", exact: true }).waitFor();
+    await page.getByRole("button", { name: "Delete Spare" }).click();
+    await confirm.getByRole("button", { name: "Delete guardrail" }).click();
+    await page.getByRole("cell", { name: "Spare", exact: true }).waitFor({ state: "detached" });
+  });
+
   it("sends a member whose token was revoked back to sign-in, saying why", async () => {
     const revokedPage = await newPage(browser);
     const minted = await stack.api<{ plain_token: string; personal_access_token: { id: string } }>(

@@ -2,6 +2,7 @@ import { type ReactNode, useState } from "react";
 import type { Loaded } from "../hooks";
 import { useSubmit } from "../hooks";
 import { useSession } from "../session";
+import { ConfirmDelete } from "./confirm";
 import { EmptyState, FormError, LoadState } from "./ui";
 
 /**
@@ -16,10 +17,13 @@ export function CrudPage<T extends { id: string; name: string }>(props: {
   loaded: Loaded<T[]>;
   columns: { label: string; cell: (item: T) => ReactNode }[];
   remove: (id: string) => Promise<unknown>;
+  /** What refers to an item (e.g. `policy "everyone"`): the API refuses to delete it while anything does. */
+  usedBy?: (item: T) => string[];
   form: (existing: T | undefined, done: () => void, cancel: () => void) => ReactNode;
 }) {
   const { canWrite } = useSession();
   const [editing, setEditing] = useState<{ item: T | undefined } | undefined>();
+  const [deleting, setDeleting] = useState<T | undefined>();
   const removal = useSubmit();
   const items = props.loaded.data;
   const done = () => {
@@ -84,12 +88,7 @@ export function CrudPage<T extends { id: string; name: string }>(props: {
                             type="button"
                             className="ghost danger"
                             aria-label={`Delete ${item.name}`}
-                            onClick={() =>
-                              void removal.run(async () => {
-                                await props.remove(item.id);
-                                props.loaded.reload();
-                              })
-                            }
+                            onClick={() => setDeleting(item)}
                           >
                             Delete
                           </button>
@@ -102,6 +101,23 @@ export function CrudPage<T extends { id: string; name: string }>(props: {
             </table>
           )}
         </>
+      ) : null}
+      {deleting ? (
+        <ConfirmDelete
+          noun={props.noun}
+          name={deleting.name}
+          usedBy={props.usedBy?.(deleting) ?? []}
+          busy={removal.busy}
+          onCancel={() => setDeleting(undefined)}
+          onConfirm={() =>
+            void removal
+              .run(async () => {
+                await props.remove(deleting.id);
+                props.loaded.reload();
+              })
+              .finally(() => setDeleting(undefined))
+          }
+        />
       ) : null}
     </section>
   );

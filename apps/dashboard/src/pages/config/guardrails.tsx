@@ -1,5 +1,6 @@
 import type { Guardrail } from "@agentnet/contracts";
 import { type FormEvent, useState } from "react";
+import { policiesUsing } from "../../components/confirm";
 import { CrudPage } from "../../components/crud";
 import { Check, Field, FormActions, FormError } from "../../components/ui";
 import { splitList } from "../../domain/filters";
@@ -10,6 +11,7 @@ import { useSession } from "../../session";
 export function GuardrailsPage() {
   const { api } = useSession();
   const loaded = useLoad(() => api.guardrails.list(), []);
+  const policies = useLoad(() => api.policies.list(), []);
   return (
     <CrudPage
       title="Guardrails"
@@ -18,6 +20,9 @@ export function GuardrailsPage() {
       empty="Add one to restrict which models a policy's members may call, or to capture their prompts."
       loaded={loaded}
       remove={(id) => api.guardrails.remove(id)}
+      usedBy={(guardrail) =>
+        policiesUsing(policies.data ?? [], (policy) => policy.guardrail_ids.includes(guardrail.id))
+      }
       columns={[
         { label: "Name", cell: (g) => g.name },
         {

@@ -1,5 +1,6 @@
 import type { CatalogProvider, Provider } from "@agentnet/contracts";
 import { useState } from "react";
+import { ConfirmDelete, policiesUsing } from "../../components/confirm";
 import { Badge, EmptyState, FormError, LoadState } from "../../components/ui";
 import { unpricedModels } from "../../domain/unpriced";
 import { useLoad, useSubmit } from "../../hooks";
@@ -110,10 +111,15 @@ function UnpricedModels(props: { providers: Provider[]; onEdit: (provider: Provi
 export function ProvidersPage() {
   const { api, canWrite } = useSession();
   const loaded = useLoad(
-    async () => ({ providers: await api.providers.list(), catalog: await api.catalog() }),
+    async () => ({
+      providers: await api.providers.list(),
+      catalog: await api.catalog(),
+      policies: await api.policies.list(),
+    }),
     [],
   );
   const [mode, setMode] = useState<Mode>({ kind: "list" });
+  const [deleting, setDeleting] = useState<Provider | undefined>();
   const remove = useSubmit();
   const data = loaded.data;
   const entryOf = (p: Provider) => data?.catalog.find((c) => c.id === p.provider_id);
@@ -211,12 +217,8 @@ export function ProvidersPage() {
                           <button
                             type="button"
                             className="ghost danger"
-                            onClick={() =>
-                              void remove.run(async () => {
-                                await api.providers.remove(p.id);
-                                loaded.reload();
-                              })
-                            }
+                            aria-label={`Delete ${p.name}`}
+                            onClick={() => setDeleting(p)}
                           >
                             Delete
                           </button>
@@ -229,6 +231,25 @@ export function ProvidersPage() {
             </table>
           )}
         </>
+      ) : null}
+      {deleting && data ? (
+        <ConfirmDelete
+          noun="provider"
+          name={deleting.name}
+          usedBy={policiesUsing(data.policies, (policy) =>
+            policy.destination_provider_ids.includes(deleting.id),
+          )}
+          busy={remove.busy}
+          onCancel={() => setDeleting(undefined)}
+          onConfirm={() =>
+            void remove
+              .run(async () => {
+                await api.providers.remove(deleting.id);
+                loaded.reload();
+              })
+              .finally(() => setDeleting(undefined))
+          }
+        />
       ) : null}
     </section>
   );
