@@ -243,6 +243,10 @@ describe("the dashboard against the real stack", { timeout: 60_000 }, () => {
       .first()
       .waitFor();
     expect(await ownCaps.getByText(/Budget rule “Hourly tokens”/).count()).toBeGreaterThan(0);
+    // The request the cap refused, with the reason in words.
+    const refusals = memberPage.getByRole("region", { name: "Your last refusals" });
+    await refusals.getByText("A budget rule's token cap for this window was reached").waitFor();
+    expect(await refusals.locator("tbody tr").count()).toBe(1);
     await memberPage.getByRole("button", { name: "Sign out" }).click();
     await memberPage.getByLabel("API token").waitFor();
     expect(await memberPage.evaluate(() => sessionStorage.getItem("agentnet.token"))).toBeNull();

@@ -1,6 +1,7 @@
-import type { BudgetRule, CapStatus, Group, Policy } from "@agentnet/contracts";
+import type { AccessLogEntry, BudgetRule, CapStatus, Group, Policy } from "@agentnet/contracts";
 import { EmptyState, LoadState, Meter } from "../components/ui";
 import { capsForCounter, usedShare, windowResetAt } from "../domain/caps";
+import { denyReasonText } from "../domain/deny-reasons";
 import { formatDateTime, formatIn, formatTokens, formatUsd, formatWindow } from "../domain/format";
 import { useLoad } from "../hooks";
 import { Link } from "../router";
@@ -8,17 +9,18 @@ import { userLabel, useSession } from "../session";
 
 /** Each consumption counter against the cap that applies to it, with when its window resets. */
 export function ConsumptionPage() {
-  const { api, users, accountWide } = useSession();
+  const { api, users, accountWide, me } = useSession();
   const loaded = useLoad(async () => {
-    const [counters, ownCaps, rules, policies, groups] = await Promise.all([
+    const [counters, ownCaps, refusals, rules, policies, groups] = await Promise.all([
       api.consumption(),
       api.consumptionCaps(),
+      api.accessLogs({ decision: "deny", user_id: me.id, page_size: LAST_REFUSALS }),
       accountWide ? api.budgetRules.list() : Promise.resolve<BudgetRule[]>([]),
       accountWide ? api.policies.list() : Promise.resolve<Policy[]>([]),
       accountWide ? api.groups() : Promise.resolve<Group[]>([]),
     ]);
-    return { counters, ownCaps, rules, policies, groups };
-  }, [accountWide]);
+    return { counters, ownCaps, refusals: refusals.data, rules, policies, groups };
+  }, [accountWide, me.id]);
   const data = loaded.data;
   const allGroup = data?.groups.find((g) => g.name === "All")?.id;
   const groupsOfUser = (id: string) => [
@@ -39,6 +41,7 @@ export function ConsumptionPage() {
       </p>
       <LoadState loading={loaded.loading} error={loaded.error} what="consumption counters" />
       {data ? <OwnCaps caps={data.ownCaps} dimension={dimension} /> : null}
+      {data ? <LastRefusals refusals={data.refusals} /> : null}
       {data && data.counters.length === 0 ? (
         <EmptyState title="Nothing consumed yet">
           Counters appear once a request goes through a policy or budget rule with limits.{" "}
@@ -89,6 +92,40 @@ export function ConsumptionPage() {
           })}
         </ul>
       ) : null}
+    </section>
+  );
+}
+
+/** How many of the signed-in user's latest refused requests the page lists. */
+const LAST_REFUSALS = 5;
+
+/** The signed-in user's latest refused requests and why, so a member knows what stopped them. */
+function LastRefusals(props: { refusals: AccessLogEntry[] }) {
+  return (
+    <section aria-labelledby="last-refusals-title">
+      <h2 id="last-refusals-title">Your last refusals</h2>
+      {props.refusals.length === 0 ? (
+        <p className="hint">None of your requests was refused.</p>
+      ) : (
+        <table className="table">
+          <thead>
+            <tr>
+              <th scope="col">When</th>
+              <th scope="col">Model</th>
+              <th scope="col">Why</th>
+            </tr>
+          </thead>
+          <tbody>
+            {props.refusals.map((entry) => (
+              <tr key={entry.id}>
+                <td>{formatDateTime(entry.timestamp)}</td>
+                <td>{entry.model || "—"}</td>
+                <td>{denyReasonText(entry.deny_reason)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
     </section>
   );
 }
