@@ -93,7 +93,9 @@ describe("the dashboard against the real stack", { timeout: 60_000 }, () => {
     await page.getByRole("group", { name: "Providers" }).getByLabel("OpenAI").check();
     await page.getByLabel("Set caps on this policy").check();
     await page.getByLabel("Enforce a token cap").check();
-    await page.getByRole("group", { name: "Token limit" }).getByLabel("Window (seconds)").fill("30");
+    const tokenLimit = page.getByRole("group", { name: "Token limit" });
+    await tokenLimit.getByLabel("Window", { exact: true }).selectOption("custom");
+    await tokenLimit.getByLabel("Window (seconds)").fill("30");
     await page.getByRole("button", { name: "Create policy" }).click();
     await page.getByText("must be at least 60 seconds when the limit is enabled").waitFor();
     await screenshot(page, "09-policy-limits-error");
@@ -109,7 +111,10 @@ describe("the dashboard against the real stack", { timeout: 60_000 }, () => {
     await page.getByLabel("Name").fill("Hourly tokens");
     await page.getByLabel("Enforce a token cap").check();
     await page.getByLabel("Tokens per user").fill("2000");
-    await page.getByRole("group", { name: "Token limit" }).getByLabel("Window (seconds)").fill("3600");
+    await page
+      .getByRole("group", { name: "Token limit" })
+      .getByLabel("Window", { exact: true })
+      .selectOption("3600");
     await page.getByRole("button", { name: "Create budget rule" }).click();
     await page.getByRole("cell", { name: "Hourly tokens", exact: true }).waitFor();
     await screenshot(page, "10-budget-rules");

@@ -1,4 +1,6 @@
 import type { Limits } from "@agentnet/contracts";
+import { useState } from "react";
+import { WINDOW_PRESETS, windowInWords } from "../domain/format";
 import { MIN_WINDOW_SECONDS, parseNumberField } from "../domain/limits";
 import { Check, Field } from "./ui";
 
@@ -65,13 +67,12 @@ export function LimitsEditor(props: {
           (group_cap) => setT({ group_cap }),
           "each source group gets its own bucket; 0 means uncapped",
         )}
-        {num(
-          "Window (seconds)",
-          "token_limit.window_seconds",
-          t.window_seconds,
-          (window_seconds) => setT({ window_seconds }),
-          `at least ${MIN_WINDOW_SECONDS} when enforced`,
-        )}
+        <WindowField
+          seconds={t.window_seconds}
+          onChange={(window_seconds) => setT({ window_seconds })}
+          error={props.error("limits.token_limit.window_seconds")}
+          disabled={props.disabled}
+        />
       </fieldset>
       <fieldset>
         <legend>Spending limit (USD)</legend>
@@ -97,15 +98,71 @@ export function LimitsEditor(props: {
           "0 means uncapped",
           "0.01",
         )}
-        {num(
-          "Window (seconds)",
-          "budget_limit.window_seconds",
-          b.window_seconds,
-          (window_seconds) => setB({ window_seconds }),
-          `at least ${MIN_WINDOW_SECONDS} when enforced`,
-        )}
+        <WindowField
+          seconds={b.window_seconds}
+          onChange={(window_seconds) => setB({ window_seconds })}
+          error={props.error("limits.budget_limit.window_seconds")}
+          disabled={props.disabled}
+        />
       </fieldset>
     </div>
+  );
+}
+
+const CUSTOM = "custom";
+
+/** A cap's window: a named length (minute to 30 days), or any number of seconds. */
+function WindowField(props: {
+  seconds: number;
+  onChange: (seconds: number) => void;
+  error: string | undefined;
+  disabled?: boolean;
+}) {
+  const named = WINDOW_PRESETS.some((preset) => preset.seconds === props.seconds);
+  const [custom, setCustom] = useState(!named);
+  return (
+    <>
+      <Field label="Window" error={custom ? undefined : props.error}>
+        {(c) => (
+          <select
+            {...c}
+            value={custom ? CUSTOM : String(props.seconds)}
+            disabled={props.disabled}
+            onChange={(e) => {
+              const isCustom = e.target.value === CUSTOM;
+              setCustom(isCustom);
+              if (!isCustom) props.onChange(Number(e.target.value));
+            }}
+          >
+            {WINDOW_PRESETS.map((preset) => (
+              <option key={preset.seconds} value={preset.seconds}>
+                {preset.label}
+              </option>
+            ))}
+            <option value={CUSTOM}>Custom…</option>
+          </select>
+        )}
+      </Field>
+      {custom ? (
+        <Field
+          label="Window (seconds)"
+          hint={`at least ${MIN_WINDOW_SECONDS} when enforced`}
+          error={props.error}
+        >
+          {(c) => (
+            <input
+              {...c}
+              type="number"
+              min={0}
+              step="1"
+              value={shown(props.seconds)}
+              disabled={props.disabled}
+              onChange={(e) => props.onChange(parseNumberField(e.target.value))}
+            />
+          )}
+        </Field>
+      ) : null}
+    </>
   );
 }
 
@@ -115,9 +172,13 @@ export function limitsSummary(limits: Limits | undefined): string {
   const parts: string[] = [];
   const t = limits.token_limit;
   if (t.enabled)
-    parts.push(`tokens ${t.user_cap || "∞"}/user, ${t.group_cap || "∞"}/group per ${t.window_seconds}s`);
+    parts.push(
+      `tokens ${t.user_cap || "∞"}/user, ${t.group_cap || "∞"}/group per ${windowInWords(t.window_seconds)}`,
+    );
   const b = limits.budget_limit;
   if (b.enabled)
-    parts.push(`$${b.user_cap_usd || "∞"}/user, $${b.group_cap_usd || "∞"}/group per ${b.window_seconds}s`);
+    parts.push(
+      `$${b.user_cap_usd || "∞"}/user, $${b.group_cap_usd || "∞"}/group per ${windowInWords(b.window_seconds)}`,
+    );
   return parts.length ? parts.join("; ") : "caps off";
 }

@@ -27,6 +27,19 @@ export function formatIn(ms: number): string {
   return `in ${Math.floor(hours / 24)} d ${hours % 24} h`;
 }
 
+/** Windows offered by name; any other length is entered in seconds. */
+export const WINDOW_PRESETS: readonly { seconds: number; label: string; words: string }[] = [
+  { seconds: 60, label: "1 minute", words: "minute" },
+  { seconds: 3_600, label: "1 hour", words: "hour" },
+  { seconds: 86_400, label: "1 day", words: "day" },
+  { seconds: 604_800, label: "1 week", words: "week" },
+  { seconds: 2_592_000, label: "30 days", words: "30 days" },
+];
+
+/** "hour", "30 days", or the length for windows without a name ("90 min"). */
+export const windowInWords = (seconds: number): string =>
+  WINDOW_PRESETS.find((preset) => preset.seconds === seconds)?.words ?? formatWindow(seconds);
+
 export const formatWindow = (seconds: number): string => {
   if (seconds % 86_400 === 0) return `${seconds / 86_400} d`;
   if (seconds % 3600 === 0) return `${seconds / 3600} h`;
