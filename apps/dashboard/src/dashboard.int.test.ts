@@ -63,7 +63,7 @@ describe("the dashboard against the real stack", { timeout: 60_000 }, () => {
     await screenshot(page, "05-settings");
   });
 
-  it("adds a provider from the catalog; discovery's 422 is shown; the key is write-only", async () => {
+  it("adds a provider from the catalog; discovery's refusal is shown in words; the key is write-only", async () => {
     await go(page, "/config/providers");
     await page.getByText("No providers yet").waitFor();
     await page.getByRole("button", { name: "Add provider" }).click();
@@ -76,7 +76,7 @@ describe("the dashboard against the real stack", { timeout: 60_000 }, () => {
     await page.getByLabel("API key").fill("sk-test-upstream");
     await page.getByRole("button", { name: "Discover models" }).click();
     // A loopback upstream is never dialled by the verifier: discovery answers 422 and says why.
-    await page.getByText(/Error 422/).waitFor();
+    await page.getByText(/a loopback address that is not public; the verifier does not dial it/).waitFor();
     await screenshot(page, "07-provider-form");
     await page.getByRole("button", { name: "Add provider" }).click();
     await page.getByRole("cell", { name: "all catalog models", exact: true }).waitFor();
@@ -285,11 +285,13 @@ describe("the dashboard against the real stack", { timeout: 60_000 }, () => {
     await screenshot(page, "08-providers");
   });
 
-  it("refuses to delete the settings while a provider exists and shows the 412 reason", async () => {
+  it("refuses to delete the settings while a provider exists and says why", async () => {
     await go(page, "/config/settings");
     await page.getByRole("button", { name: "Delete settings…" }).click();
     await page.getByRole("button", { name: "Yes, delete the settings" }).click();
-    await page.getByText(/Error 412/).waitFor();
+    const banner = page.getByRole("alert");
+    await banner.getByText("Delete the account's providers before its settings").waitFor();
+    expect(await banner.textContent()).not.toMatch(/Error \d/);
   });
 
   it("asks before a delete, naming the policies that use what would go", async () => {

@@ -109,16 +109,16 @@ export function FormError(props: {
   return (
     <div className="alert" role="alert">
       {props.error ? (
-        <>
-          <strong>{props.error.status ? `Error ${props.error.status}: ` : ""}</strong>
-          {props.error.message}
-        </>
+        // The API's message says what went wrong in words; its status code helps nobody reading it.
+        <span data-status={props.error.status || undefined}>{capitalized(props.error.message)}</span>
       ) : (
         `Fix the highlighted ${props.invalidNoun ?? "fields"}.`
       )}
     </div>
   );
 }
+
+const capitalized = (text: string) => (text ? `${text.charAt(0).toUpperCase()}${text.slice(1)}` : text);
 
 /** A list with nothing in it: what it would hold and what to do next. */
 export function EmptyState(props: { title: string; children: ReactNode }) {
