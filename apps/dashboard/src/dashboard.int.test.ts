@@ -1,6 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium, newPage, screenshot } from "./test/browser";
+import { axeViolations, launchChromium, newPage, screenshot } from "./test/browser";
 import { type DashboardStack, startDashboardStack } from "./test/stack";
 
 interface LogPage {
@@ -340,6 +340,39 @@ describe("the dashboard against the real stack", { timeout: 60_000 }, () => {
     await revokedPage.getByText(/no longer accepted \(revoked or expired\)/).waitFor();
     await revokedPage.getByLabel("API token").waitFor();
     await revokedPage.context().close();
+  });
+
+  it("passes axe (WCAG 2.1 A and AA) on every page, in the light and the dark color scheme", async () => {
+    // Team is hidden by now: an earlier test turned on agent-network-only.
+    const pages = [
+      ["/", "Overview"],
+      ["/logs", "Access logs"],
+      ["/sessions", "Sessions"],
+      ["/consumption", "Consumption"],
+      ["/agent", "Agent config"],
+      ["/config/settings", "Gateway settings"],
+      ["/config/providers", "Providers"],
+      ["/config/policies", "Policies"],
+      ["/config/guardrails", "Guardrails"],
+      ["/config/budget-rules", "Budget rules"],
+      ["/account", "Account settings"],
+    ] as const;
+    const found: string[] = [];
+    for (const colorScheme of ["light", "dark"] as const) {
+      await page.emulateMedia({ colorScheme });
+      for (const [path, title] of pages) {
+        await go(page, path);
+        await heading(page, title).waitFor({ timeout: 5_000 });
+        // Judged with its data shown, not its loading state.
+        await page.waitForFunction(() => !(document.body.textContent ?? "").includes("Loading"), undefined, {
+          timeout: 10_000,
+        });
+        for (const violation of await axeViolations(page)) found.push(`${colorScheme} ${path}: ${violation}`);
+        if (colorScheme === "dark" && path === "/") await screenshot(page, "17-overview-dark");
+      }
+    }
+    await page.emulateMedia({ colorScheme: "light" });
+    expect(found).toEqual([]);
   });
 
   it("ran every page above without anything refused by the Content-Security-Policy", () => {
