@@ -165,6 +165,11 @@ describe("the dashboard against the real stack", { timeout: 60_000 }, () => {
     await page.keyboard.press("Enter");
     await page.getByRole("dialog").getByText("budget_rule.token_cap_exceeded").waitFor();
     await screenshot(page, "04-access-log-drawer");
+    // Focus stays in the drawer: tabbing on never reaches the page behind it.
+    for (let i = 0; i < 12; i++) {
+      await page.keyboard.press("Tab");
+      expect(await page.evaluate(() => document.activeElement?.closest("dialog") !== null)).toBe(true);
+    }
     await page.keyboard.press("Escape");
     await expect.poll(() => page.getByRole("dialog").count(), { timeout: 15_000 }).toBe(0);
     // The URL alone restores the view (a shared link).

@@ -1,5 +1,6 @@
 import type { Policy } from "@agentnet/contracts";
 import { useEffect, useRef } from "react";
+import { trapTab } from "./focus-trap";
 
 /** The policies `uses` picks, named for a ConfirmDelete. */
 export const policiesUsing = (policies: Policy[], uses: (policy: Policy) => boolean): string[] =>
@@ -32,6 +33,7 @@ export function ConfirmDelete(props: {
     <dialog
       ref={dialog}
       className="confirm"
+      onKeyDown={trapTab}
       aria-labelledby={titleId}
       onCancel={(event) => {
         event.preventDefault();

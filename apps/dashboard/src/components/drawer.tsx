@@ -1,40 +1,38 @@
 import { type ReactNode, useEffect, useRef } from "react";
+import { trapTab } from "./focus-trap";
 
-/** A side panel over the page: focus moves into it, Escape or the close button closes it. */
+/**
+ * A side panel over the page, on a native modal dialog: focus moves into it and stays there
+ * (Tab cycles inside, the page behind is inert), Escape or the close button closes it, and focus
+ * returns to what opened it.
+ */
 export function Drawer(props: { title: string; onClose: () => void; children: ReactNode }) {
-  const panel = useRef<HTMLDivElement>(null);
-  const { onClose } = props;
+  const dialog = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-    panel.current?.focus();
-    const onKey = (event: KeyboardEvent) => {
-      if (event.key === "Escape") onClose();
-    };
-    window.addEventListener("keydown", onKey);
-    return () => {
-      window.removeEventListener("keydown", onKey);
-      opener?.focus();
-    };
-  }, [onClose]);
+    dialog.current?.showModal();
+    return () => opener?.focus();
+  }, []);
   return (
-    <div className="drawer-backdrop">
-      <button type="button" className="drawer-scrim" aria-label="Close details" onClick={onClose} />
-      <div
-        className="drawer"
-        role="dialog"
-        aria-modal="true"
-        aria-label={props.title}
-        tabIndex={-1}
-        ref={panel}
-      >
+    <dialog
+      ref={dialog}
+      className="drawer"
+      onKeyDown={trapTab}
+      aria-label={props.title}
+      onCancel={(event) => {
+        event.preventDefault();
+        props.onClose();
+      }}
+    >
+      <div className="drawer-panel">
         <header className="drawer-head">
           <h2>{props.title}</h2>
-          <button type="button" className="ghost" onClick={onClose}>
+          <button type="button" className="ghost" onClick={props.onClose}>
             Close
           </button>
         </header>
         <div className="drawer-body">{props.children}</div>
       </div>
-    </div>
+    </dialog>
   );
 }
