@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import {
   DEFAULT_REQUESTS_STREAM_MAX_BYTES,
   ensureRequestStream,
+  jsonOrUndefined,
   type NatsConnection,
   publishEvent,
   request,
@@ -168,7 +169,7 @@ export async function startGatewayProxy(deps: {
     callback: (error, msg) => {
       if (error) return;
       const accountId = msg.subject.slice(Events.configChanged("").length);
-      const parsed = ConfigChangedEvent.safeParse(safeJson(msg.string()));
+      const parsed = ConfigChangedEvent.safeParse(jsonOrUndefined(msg.string()));
       snapshots.invalidate(parsed.success ? parsed.data.account_id : accountId);
     },
   });
@@ -176,7 +177,7 @@ export async function startGatewayProxy(deps: {
     callback: (error, msg) => {
       const accountId = error
         ? undefined
-        : (safeJson(msg.string()) as { account_id?: unknown } | undefined)?.account_id;
+        : (jsonOrUndefined(msg.string()) as { account_id?: unknown } | undefined)?.account_id;
       if (typeof accountId === "string") snapshots.invalidate(accountId);
     },
   });
@@ -260,12 +261,4 @@ function watchReconnects(nc: NatsConnection, publisher: BufferedPublisher, snaps
       }
     }
   })().catch(() => undefined);
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

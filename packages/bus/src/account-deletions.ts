@@ -1,6 +1,7 @@
 import { ACCOUNT_EVENTS_STREAM, AccountDeletedEvent, Events } from "@agentnet/contracts";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { consumeBatches, ensureAccountEventsStream, ensureDurableConsumer } from "./jetstream";
+import { jsonOrUndefined } from "./json";
 
 export interface AccountDeletionOptions {
   /** The service's own durable consumer on the account events stream. */
@@ -13,14 +14,6 @@ export interface AccountDeletionOptions {
   onMalformed: (issues: unknown) => void;
   onError: (error: unknown) => void;
 }
-
-const parseJson = (text: string): unknown => {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-};
 
 /**
  * Follows `agn.account.deleted` with a durable JetStream consumer, so a service that was down when
@@ -42,7 +35,7 @@ export async function followAccountDeletions(
     consumer,
     async (messages) => {
       for (const message of messages) {
-        const parsed = AccountDeletedEvent.safeParse(parseJson(message.string()));
+        const parsed = AccountDeletedEvent.safeParse(jsonOrUndefined(message.string()));
         if (parsed.success) await options.deleteAccount(parsed.data.account_id);
         else options.onMalformed(parsed.error.issues);
       }

@@ -2,5 +2,6 @@ export type { Msg, NatsConnection, Subscription } from "@nats-io/transport-node"
 export * from "./account-deletions";
 export * from "./connect";
 export * from "./jetstream";
+export * from "./json";
 export * from "./leadership";
 export * from "./rpc";

@@ -1,17 +1,9 @@
-import { type NatsConnection, publishEvent } from "@agentnet/bus";
+import { jsonOrUndefined, type NatsConnection, publishEvent } from "@agentnet/bus";
 import { Events, GatewayRequestEvent, ProxyHeartbeat } from "@agentnet/contracts";
 import type { Logger } from "@agentnet/service-kit";
 import type { AdmissionWatch } from "../domain/admissions";
 
 const ADMITTED_PREFIX = Events.proxyAdmitted("");
-
-const parseJson = (text: string): unknown => {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-};
 
 /**
  * The leader's side of admissions: follows what proxies admit and their heartbeats, and every
@@ -38,7 +30,7 @@ export function followAdmissions(
   const heartbeats = nc.subscribe(Events.proxyHeartbeat, {
     callback: (error, msg) => {
       if (error) return;
-      const beat = ProxyHeartbeat.safeParse(parseJson(msg.string()));
+      const beat = ProxyHeartbeat.safeParse(jsonOrUndefined(msg.string()));
       if (beat.success) watch.heard(beat.data.proxy_id, clock());
     },
   });
@@ -58,7 +50,7 @@ export function followAdmissions(
     unpublished = [];
     let published = 0;
     for (let i = 0; i < events.length; i++) {
-      const event = GatewayRequestEvent.safeParse(parseJson(events[i] as string));
+      const event = GatewayRequestEvent.safeParse(jsonOrUndefined(events[i] as string));
       if (!event.success) {
         logger.warn(
           { issues: event.error.issues.slice(0, 3) },

@@ -1,3 +1,4 @@
+import { jsonOrUndefined } from "@agentnet/bus";
 import {
   ControlPlane,
   conflict,
@@ -31,7 +32,7 @@ export function registerSettingsHandlers(ctx: HandlerContext) {
   ctx.nc.subscribe(Events.proxyHeartbeat, {
     callback: (error, msg) => {
       if (error) return;
-      const heartbeat = ProxyHeartbeat.safeParse(safeJson(msg.string()));
+      const heartbeat = ProxyHeartbeat.safeParse(jsonOrUndefined(msg.string()));
       if (heartbeat.success) ctx.activeEndpoints.record(heartbeat.data.endpoints, Date.now());
     },
   });
@@ -152,12 +153,4 @@ export function registerSettingsHandlers(ctx: HandlerContext) {
       access_log_retention_days: s.access_log_retention_days,
     }));
   });
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

@@ -1,4 +1,4 @@
-import type { NatsConnection, Subscription } from "@agentnet/bus";
+import { jsonOrUndefined, type NatsConnection, type Subscription } from "@agentnet/bus";
 import { CONSUMPTION_LEADER_SUBJECT, Consumption, ConsumptionLeaderAnnouncement } from "@agentnet/contracts";
 
 /** A leader not heard for this long may be gone: ask the shared queue subject again. */
@@ -22,7 +22,7 @@ export class ConsumptionLeader {
     this.subscription = nc.subscribe(CONSUMPTION_LEADER_SUBJECT, {
       callback: (error, msg) => {
         if (error) return;
-        const parsed = ConsumptionLeaderAnnouncement.safeParse(safeJson(msg.data));
+        const parsed = ConsumptionLeaderAnnouncement.safeParse(jsonOrUndefined(msg.string()));
         if (!parsed.success) return;
         this.announced = parsed.data.lease_subject;
         this.heardAt = this.clock();
@@ -38,13 +38,5 @@ export class ConsumptionLeader {
 
   stop(): void {
     this.subscription.unsubscribe();
-  }
-}
-
-function safeJson(data: Uint8Array): unknown {
-  try {
-    return JSON.parse(new TextDecoder().decode(data));
-  } catch {
-    return undefined;
   }
 }
