@@ -76,10 +76,15 @@ describe("estimates", () => {
   it("charges an interrupted answer at least the prompt estimate and a token per streamed event", () => {
     const body = { messages: "x".repeat(400) };
     const seen = { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0 };
-    expect(interruptedUsage(seen, body, "chat", 7)).toEqual({ ...seen, input_tokens: 100, output_tokens: 7 });
+    const promptEstimate = estimateTokens(body, "chat").input_tokens;
+    expect(interruptedUsage(seen, promptEstimate, 7)).toEqual({
+      ...seen,
+      input_tokens: 100,
+      output_tokens: 7,
+    });
     // What the vendor did report (Anthropic's message_start) is kept when it is more.
     const reported = { input_tokens: 500, output_tokens: 9 };
-    expect(interruptedUsage(reported, body, "chat", 3)).toEqual(reported);
+    expect(interruptedUsage(reported, promptEstimate, 3)).toEqual(reported);
   });
 
   it("prices the estimate with the provider's row over the catalog", () => {

@@ -58,13 +58,13 @@ export function estimateTokens(body: JsonObject, operation: Operation) {
  */
 export function interruptedUsage<T extends { input_tokens: number; output_tokens: number }>(
   seen: T,
-  body: JsonObject,
-  operation: Operation,
+  /** The request's `estimateTokens(...).input_tokens`, worked out when it was admitted. */
+  promptEstimate: number,
   streamedOutputTokens: number,
 ): T {
   return {
     ...seen,
-    input_tokens: Math.max(seen.input_tokens, estimateTokens(body, operation).input_tokens),
+    input_tokens: Math.max(seen.input_tokens, promptEstimate),
     output_tokens: Math.max(seen.output_tokens, streamedOutputTokens),
   };
 }

@@ -330,7 +330,7 @@ async function forwardAllowed(
   const usage =
     result.outcome === "answered"
       ? result.usage
-      : interruptedUsage(result.usage, body, operation, result.streamedOutputTokens());
+      : interruptedUsage(result.usage, admitted.input_tokens, result.streamedOutputTokens());
   const cost = computeCost(usage, pricing.rates, pricing.shape);
   publish(ctx, {
     ...record,

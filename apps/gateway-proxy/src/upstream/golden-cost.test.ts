@@ -4,7 +4,7 @@ import { findCatalogProvider } from "@agentnet/catalog";
 import type { ProviderModel } from "@agentnet/contracts";
 import { computeCost } from "@agentnet/pricing";
 import { describe, expect, it } from "vitest";
-import { interruptedUsage, ratesFor } from "../domain/estimate";
+import { estimateTokens, interruptedUsage, ratesFor } from "../domain/estimate";
 import type { Operation, Wire } from "../domain/wire";
 import { makeProvider } from "../test-support/factories";
 import { bodyUsage, streamUsage } from "./forward";
@@ -44,8 +44,7 @@ function priced(golden: GoldenCase) {
     usage = golden.aborted
       ? interruptedUsage(
           streamed.usage,
-          golden.request ?? {},
-          golden.operation,
+          estimateTokens(golden.request ?? {}, golden.operation).input_tokens,
           streamed.streamedOutputTokens(),
         )
       : streamed.usage;
