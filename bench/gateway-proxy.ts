@@ -154,20 +154,25 @@ async function latencies(targets: Target[], stream: boolean): Promise<Map<string
   const clients = targets.map((target) => {
     const url = new URL(target.url);
     const pool = new Pool(url.origin, { connections: 1 });
-    const client = { target, pool, failures: 0, samples: [] as number[] };
-    const send = async () => {
-      const response = await pool.request({
-        method: "POST",
-        path: url.pathname,
-        headers: { "content-type": "application/json", ...target.headers },
-        body: body(stream),
-      });
-      const text = await response.body.text();
-      if (response.statusCode !== 200 && client.failures++ === 0) {
-        process.stderr.write(`${target.name}: status ${response.statusCode}: ${text.slice(0, 300)}\n`);
-      }
+    const client = {
+      target,
+      pool,
+      failures: 0,
+      samples: [] as number[],
+      send: async () => {
+        const response = await pool.request({
+          method: "POST",
+          path: url.pathname,
+          headers: { "content-type": "application/json", ...target.headers },
+          body: body(stream),
+        });
+        const text = await response.body.text();
+        if (response.statusCode !== 200 && client.failures++ === 0) {
+          process.stderr.write(`${target.name}: status ${response.statusCode}: ${text.slice(0, 300)}\n`);
+        }
+      },
     };
-    return { ...client, send };
+    return client;
   });
   for (let i = 0; i < 200; i++) for (const client of clients) await client.send();
   for (const client of clients) client.failures = 0;
