@@ -49,14 +49,6 @@ export const openaiClient = (stack: Stack, token: string) =>
 export const anthropicClient = (stack: Stack, token: string) =>
   new Anthropic({ apiKey: token, baseURL: stack.proxy.url, maxRetries: 0 });
 
-export const waitUntil = async (check: () => boolean | Promise<boolean>, timeoutMs = 10_000) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-};
-
 /**
  * Polls a read until `done` accepts it, and returns the last value either way (the test's
  * assertions then say what was wrong): events reach telemetry and consumption asynchronously.

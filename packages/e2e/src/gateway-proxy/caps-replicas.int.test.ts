@@ -1,8 +1,9 @@
 import type { GatewayRequestEvent } from "@agentnet/contracts";
+import { eventually } from "@agentnet/testkit";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startProxyProcess } from "../proxy-process";
-import { configure, openaiClient, waitUntil } from "../setup";
+import { configure, openaiClient } from "../setup";
 import { type Stack, startStack } from "../stack";
 
 const LEASE_TTL_MS = 3_000;
@@ -66,7 +67,7 @@ describe("caps over two proxy processes", () => {
       } else {
         expect(sum(ok, (e) => e.cost_usd)).toBeLessThanOrEqual(0.003 + 1e-12);
       }
-      await waitUntil(async () => (await userCounter(account.token))?.tokens_input === 100 * answered);
+      await eventually(async () => (await userCounter(account.token))?.tokens_input === 100 * answered);
     }
   });
 });
@@ -105,11 +106,11 @@ describe("consumption going away mid-traffic", () => {
     await stack.restartConsumption();
     // Once the dead leader's leadership has lapsed, the new one grants as soon as the old leases
     // can no longer be in use.
-    await waitUntil(async () => (await ask()) === 200, 20_000);
+    await eventually(async () => (await ask()) === 200, 20_000);
     const events = await account.events.waitFor(statuses.length);
     const ok = served(events);
     expect(ok).toHaveLength(statuses.filter((status) => status === 200).length);
-    await waitUntil(async () => (await userCounter(account.token))?.tokens_input === 10 * ok.length, 15_000);
+    await eventually(async () => (await userCounter(account.token))?.tokens_input === 10 * ok.length, 15_000);
     expect(await userCounter(account.token)).toMatchObject({
       tokens_input: 10 * ok.length,
       tokens_output: 5 * ok.length,

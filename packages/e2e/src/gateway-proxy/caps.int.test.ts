@@ -1,7 +1,8 @@
 import type { GatewayRequestEvent } from "@agentnet/contracts";
 import { STREAM_OUTPUT_STEP_TOKENS } from "@agentnet/gateway-proxy/estimate";
+import { eventually } from "@agentnet/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { anthropicClient, configure, openaiClient, waitUntil } from "../setup";
+import { anthropicClient, configure, openaiClient } from "../setup";
 import { type Stack, startStack } from "../stack";
 
 let stack: Stack;
@@ -43,7 +44,7 @@ describe("caps", () => {
       ["user", "string"],
       ["group", "undefined"],
     ]);
-    await waitUntil(async () => (await userCounter(account.token))?.tokens_input === 600);
+    await eventually(async () => (await userCounter(account.token))?.tokens_input === 600);
 
     // 800 used + (prompt estimate + 300) > 1,000, and settled usage alone says so: wait for the window.
     const denied = await ask().catch((error: unknown) => error);
@@ -166,7 +167,7 @@ describe("unpriced models", () => {
     ).resolves.toMatchObject({ type: "message" });
     const [event] = await account.events.waitFor(1);
     expect(event).toMatchObject({ decision: "allow", cost_usd: 0, input_tokens: 10, output_tokens: 5 });
-    await waitUntil(async () => (await userCounter(account.token))?.tokens_output === 5);
+    await eventually(async () => (await userCounter(account.token))?.tokens_output === 5);
   });
 });
 
@@ -224,7 +225,7 @@ describe("streams under caps", () => {
     const charged = (event?.input_tokens ?? 0) + (event?.output_tokens ?? 0);
     expect(charged).toBeGreaterThan(cap / 2);
     expect(charged).toBeLessThanOrEqual(cap + STREAM_OUTPUT_STEP_TOKENS);
-    await waitUntil(async () => ((await userCounter(account.token))?.tokens_output ?? 0) > 0);
+    await eventually(async () => ((await userCounter(account.token))?.tokens_output ?? 0) > 0);
     const counter = await userCounter(account.token);
     expect((counter?.tokens_input ?? 0) + (counter?.tokens_output ?? 0)).toBeLessThanOrEqual(
       cap + STREAM_OUTPUT_STEP_TOKENS,
@@ -289,7 +290,7 @@ describe("members see their caps", () => {
       held: number;
     };
     let caps: Cap[] = [];
-    await waitUntil(async () => {
+    await eventually(async () => {
       caps = (await stack.api<Cap[]>("GET", "/agent-network/consumption/caps", token)).body;
       return caps.some((cap) => cap.used > 0 && cap.measure === "usd");
     });

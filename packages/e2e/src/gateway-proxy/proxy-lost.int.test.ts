@@ -1,8 +1,9 @@
 import { type AccessLogPage, PROXY_LOST_REASON, PROXY_LOST_STATUS } from "@agentnet/contracts";
+import { eventually } from "@agentnet/testkit";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startProxyProcess } from "../proxy-process";
-import { configure, readUntil, waitUntil } from "../setup";
+import { configure, readUntil } from "../setup";
 import { type Stack, startStack } from "../stack";
 
 const LOST_AFTER_MS = 1_000;
@@ -48,7 +49,7 @@ describe("a proxy that dies mid-request", () => {
         .catch((error: unknown) => error),
     );
     // Every stream has started at the vendor (which bills it) when the proxy dies.
-    await waitUntil(() => stack.openai.seen.length >= seenBefore + 3);
+    await eventually(() => stack.openai.seen.length >= seenBefore + 3);
     await proxy.crash();
     stack.openai.holdStream = false;
     stack.openai.release();

@@ -1,5 +1,6 @@
+import { eventually } from "@agentnet/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { anthropicClient, configure, openaiClient, waitUntil } from "../setup";
+import { anthropicClient, configure, openaiClient } from "../setup";
 import { type Stack, startStack } from "../stack";
 
 let stack: Stack;
@@ -96,7 +97,7 @@ describe("streaming", () => {
       const first = await reader?.read();
       expect(new TextDecoder().decode(first?.value)).toContain("message_start");
       controller.abort();
-      await waitUntil(() => stack.anthropic.aborted > abortedBefore);
+      await eventually(() => stack.anthropic.aborted > abortedBefore);
     } finally {
       stack.anthropic.holdStream = false;
       stack.anthropic.release();
@@ -122,7 +123,7 @@ describe("streaming", () => {
       });
       await response.body?.getReader().read();
       controller.abort();
-      await waitUntil(() => stack.openai.aborted > abortedBefore);
+      await eventually(() => stack.openai.aborted > abortedBefore);
     } finally {
       stack.openai.holdStream = false;
       stack.openai.release();
