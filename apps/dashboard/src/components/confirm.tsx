@@ -1,6 +1,5 @@
 import type { Policy } from "@agentnet/contracts";
-import { useEffect, useRef } from "react";
-import { trapTab } from "./focus-trap";
+import { trapTab, useModalDialog } from "./focus-trap";
 
 /** The policies `uses` picks, named for a ConfirmDelete. */
 export const policiesUsing = (policies: Policy[], uses: (policy: Policy) => boolean): string[] =>
@@ -21,12 +20,7 @@ export function ConfirmDelete(props: {
   onConfirm: () => void;
   onCancel: () => void;
 }) {
-  const dialog = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-    dialog.current?.showModal();
-    return () => opener?.focus();
-  }, []);
+  const dialog = useModalDialog();
   const blocked = props.usedBy.length > 0;
   const titleId = "confirm-delete-title";
   return (

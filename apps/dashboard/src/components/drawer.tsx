@@ -1,5 +1,5 @@
-import { type ReactNode, useEffect, useRef } from "react";
-import { trapTab } from "./focus-trap";
+import type { ReactNode } from "react";
+import { trapTab, useModalDialog } from "./focus-trap";
 
 /**
  * A side panel over the page, on a native modal dialog: focus moves into it and stays there
@@ -7,12 +7,7 @@ import { trapTab } from "./focus-trap";
  * returns to what opened it.
  */
 export function Drawer(props: { title: string; onClose: () => void; children: ReactNode }) {
-  const dialog = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-    dialog.current?.showModal();
-    return () => opener?.focus();
-  }, []);
+  const dialog = useModalDialog();
   return (
     <dialog
       ref={dialog}

@@ -1,4 +1,4 @@
-import type { KeyboardEvent } from "react";
+import { type KeyboardEvent, useEffect, useRef } from "react";
 
 const FOCUSABLE =
   'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
@@ -21,4 +21,18 @@ export function trapTab(event: KeyboardEvent<HTMLElement>): void {
     event.preventDefault();
     first.focus();
   }
+}
+
+/**
+ * A ref for a `<dialog>` shown as a modal while the component is mounted; focus returns to what
+ * opened it when it goes.
+ */
+export function useModalDialog() {
+  const dialog = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    dialog.current?.showModal();
+    return () => opener?.focus();
+  }, []);
+  return dialog;
 }
