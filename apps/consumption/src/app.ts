@@ -2,10 +2,11 @@ import { hostname } from "node:os";
 import {
   contendForLeadership,
   DEFAULT_LEASE_TTL_MS,
-  DEFAULT_REQUESTS_STREAM_MAX_BYTES,
+  DEFAULT_REQUEST_STREAM_LIMITS,
   ensureRequestStream,
   type Leadership,
   type NatsConnection,
+  type RequestStreamLimits,
 } from "@agentnet/bus";
 import {
   CONSUMPTION_LEADER_SUBJECT,
@@ -45,8 +46,8 @@ export interface ConsumptionOptions {
   leaseTtlMs: number;
   /** Milliseconds since the epoch; injectable so tests roll windows over without waiting. */
   clock: () => number;
-  /** The request stream's byte limit (every service ensuring the stream must agree on it). */
-  requestStreamMaxBytes: number;
+  /** The request stream's limits (every service ensuring the stream must agree on them). */
+  requestStream: RequestStreamLimits;
   /**
    * A proxy silent this long (no heartbeat, no admission) is taken for dead: the admission events
    * of its unfinished requests are published in their place. Three of the proxy's heartbeats.
@@ -54,6 +55,8 @@ export interface ConsumptionOptions {
   admissionOrphanMs: number;
   /** How often the leader looks for such proxies. */
   admissionSweepMs: number;
+  /** How long every lease is held when NATS is lost (proxies keep using theirs that long). */
+  leaseOutageGraceMs: number;
 }
 
 /** Pending admissions kept at most (about the requests in flight across every proxy). */
@@ -71,9 +74,10 @@ export const defaultOptions: ConsumptionOptions = {
   deliverNew: false,
   ackWaitMs: 30_000,
   leaseTtlMs: DEFAULT_LEASE_TTL_MS,
-  requestStreamMaxBytes: DEFAULT_REQUESTS_STREAM_MAX_BYTES,
+  requestStream: DEFAULT_REQUEST_STREAM_LIMITS,
   admissionOrphanMs: 30_000,
   admissionSweepMs: 1_000,
+  leaseOutageGraceMs: 75_000,
   clock: Date.now,
 };
 
@@ -92,8 +96,10 @@ export async function startConsumption(deps: {
 }) {
   const options = { ...defaultOptions, ...deps.options };
   const store = await UsageStore.open(deps.connection);
-  await ensureRequestStream(deps.nc, undefined, options.requestStreamMaxBytes);
+  await ensureRequestStream(deps.nc, undefined, options.requestStream);
   let term: Term | undefined;
+  /** What a term lost to a NATS outage leaves, to resume with if this replica leads again first. */
+  let dormant: TermState | undefined;
   let leadership: Leadership | undefined;
 
   leadership = await contendForLeadership(deps.nc, {
@@ -101,17 +107,32 @@ export async function startConsumption(deps: {
     holder: `${hostname()}-${process.pid}-${newId()}`,
     ttlMs: options.leaseTtlMs,
     onElected: async () => {
-      term = await lead(deps, store, options, () => void leadership?.stepDown());
-      deps.logger.info("leading consumption");
+      const resumed = dormant && (await dormant.keeper.stillOwnsTerm()) ? dormant : undefined;
+      dormant = undefined;
+      term = await lead(deps, store, options, () => void leadership?.stepDown(), resumed);
+      deps.logger.info(resumed ? "leading consumption again, state kept" : "leading consumption");
     },
     onDeposed: async (reason) => {
       const ending = term;
       term = undefined;
       await ending?.stop(reason === "released");
+      if (reason === "lost" && ending) dormant = ending.state;
       deps.logger.info({ reason }, "no longer leading consumption");
     },
     onError: (err) => deps.logger.warn({ err }, "consumption lease"),
   });
+
+  void (async () => {
+    for await (const status of deps.nc.status()) {
+      if (status.type === "disconnect") {
+        term?.state.keeper
+          .busLost()
+          .catch((err: unknown) =>
+            deps.logger.error({ err }, "cannot record the lease horizon of a NATS outage"),
+          );
+      }
+    }
+  })().catch(() => undefined);
 
   const leading = (): Term => {
     if (!term) throw new Error("this consumption replica is not leading");
@@ -119,10 +140,10 @@ export async function startConsumption(deps: {
   };
   return {
     isLeader: () => term !== undefined,
-    sweepExpired: () => leading().keeper.sweepExpired(),
-    snapshot: () => leading().keeper.snapshot(),
-    prune: () => leading().keeper.prune(),
-    settleEvents: (events: GatewayRequestEvent[]) => leading().keeper.settle(events),
+    sweepExpired: () => leading().state.keeper.sweepExpired(),
+    snapshot: () => leading().state.keeper.snapshot(),
+    prune: () => leading().state.keeper.prune(),
+    settleEvents: (events: GatewayRequestEvent[]) => leading().state.keeper.settle(events),
     /** Hands the lease over (after saving a snapshot) and stops; the caller drains NATS. */
     stop: () => leadership?.release(),
   };
@@ -130,8 +151,14 @@ export async function startConsumption(deps: {
 
 export type ConsumptionService = Awaited<ReturnType<typeof startConsumption>>;
 
-interface Term {
+/** A term's state in memory: the counter book and the admissions of unfinished requests. */
+interface TermState {
   keeper: UsageKeeper;
+  admissions: AdmissionWatch;
+}
+
+interface Term {
+  state: TermState;
   /** Stops serving; `save` writes a last snapshot (a graceful hand-over, not a lost lease). */
   stop(save: boolean): Promise<void>;
 }
@@ -139,25 +166,32 @@ interface Term {
 /** How often the leader says where its lease endpoint answers (proxies drop a silent leader after 3 s). */
 const LEADER_ANNOUNCE_INTERVAL_MS = 1_000;
 
-/** One leadership term: load, subscribe, consume, sweep, announce; `stop` undoes it all. */
+/**
+ * One leadership term: load (or resume the state a term lost to a NATS outage left), subscribe,
+ * consume, sweep, announce; `stop` undoes it all.
+ */
 async function lead(
   deps: { nc: NatsConnection; logger: Logger },
   store: UsageStore,
   options: ConsumptionOptions,
   stepDown: () => void,
+  resumed: TermState | undefined,
 ): Promise<Term> {
-  const keeper = await UsageKeeper.load(store, {
-    quotaLeaseTtlMs: options.quotaLeaseTtlMs,
-    durable: options.durable,
-    counterRetentionMs: options.counterRetentionMs,
-    // JetStream redelivers an unacked event after ack_wait; a few of those cover a slow hand-over.
-    redeliveryHorizonMs: 4 * options.ackWaitMs,
-    clock: options.clock,
-  });
-  const admissions = new AdmissionWatch({
-    orphanAfterMs: options.admissionOrphanMs,
-    maxPending: MAX_PENDING_ADMISSIONS,
-  });
+  const keeper =
+    resumed?.keeper ??
+    (await UsageKeeper.load(store, {
+      quotaLeaseTtlMs: options.quotaLeaseTtlMs,
+      leaseOutageGraceMs: options.leaseOutageGraceMs,
+      durable: options.durable,
+      counterRetentionMs: options.counterRetentionMs,
+      // JetStream redelivers an unacked event after ack_wait (a few of those cover a slow
+      // hand-over); a proxy retries an event whose ack it lost within the stream's dedup window.
+      redeliveryHorizonMs: Math.max(4 * options.ackWaitMs, options.requestStream.duplicateWindowMs),
+      clock: options.clock,
+    }));
+  const admissions =
+    resumed?.admissions ??
+    new AdmissionWatch({ orphanAfterMs: options.admissionOrphanMs, maxPending: MAX_PENDING_ADMISSIONS });
   const ctx: HandlerContext = { ...deps, keeper, admissions };
   const abort = new AbortController();
   const onError = (err: unknown) => {
@@ -204,7 +238,7 @@ async function lead(
   announce();
   const announcer = setInterval(announce, LEADER_ANNOUNCE_INTERVAL_MS);
   return {
-    keeper,
+    state: { keeper, admissions },
     async stop(save) {
       clearInterval(announcer);
       stopFollowingAdmissions();

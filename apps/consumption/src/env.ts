@@ -1,4 +1,4 @@
-import { baseEnv, envPort, parseEnvWith, requestStreamEnv } from "@agentnet/service-kit";
+import { baseEnv, envPort, leaseOutageEnv, parseEnvWith, requestStreamEnv } from "@agentnet/service-kit";
 import { z } from "zod";
 
 const seconds = z.coerce.number().int().min(0);
@@ -6,6 +6,7 @@ const seconds = z.coerce.number().int().min(0);
 export const ConsumptionEnv = z.object({
   ...baseEnv,
   ...requestStreamEnv,
+  ...leaseOutageEnv,
   MONGO_URL: z.string().default("mongodb://127.0.0.1:27017/agentnet"),
   HEALTH_PORT: envPort.optional(),
   /** How long a proxy's lease of cap headroom lasts unless renewed (a dead proxy's headroom returns after it). */

@@ -13,6 +13,8 @@ import type { JournalRef, UsageStore } from "./store/usage-store";
 export interface KeeperOptions {
   /** How long a lease of headroom lasts unless its proxy renews it. */
   quotaLeaseTtlMs: number;
+  /** How long every lease is held when NATS is lost: proxies cut off with it keep using theirs that long. */
+  leaseOutageGraceMs: number;
   /** The durable this replica settles with: leaders of the same durable share one lease horizon. */
   durable: string;
   /** Counters stay listed this long after their window ended, then are pruned. */
@@ -34,6 +36,8 @@ export class UsageKeeper {
   /** Leases granted so far end by then at the latest, as the store knows (see `lease`). */
   private leasesCoveredUntil: number;
   private covering: Promise<void> | undefined;
+  /** Horizon writes, one at a time: each may only move it later. */
+  private horizonWrites: Promise<unknown> = Promise.resolve();
 
   private constructor(
     private readonly book: CounterBook,
@@ -44,6 +48,8 @@ export class UsageKeeper {
     private readonly journal: JournalRef[],
     /** Leases an earlier leader granted may be in use until then: this one grants none before. */
     private readonly graceUntil: number,
+    /** This keeper's leadership term, as recorded in the store when it loaded. */
+    private readonly term: string,
   ) {
     this.lastSeq = nextSeq - 1;
     this.leasesCoveredUntil = graceUntil;
@@ -51,16 +57,39 @@ export class UsageKeeper {
 
   /** Rebuilds the book from the store's snapshots and journal. */
   static async load(store: UsageStore, options: KeeperOptions): Promise<UsageKeeper> {
-    const [loaded, graceUntil] = await Promise.all([
+    const [loaded, horizon] = await Promise.all([
       store.load(endedBefore(options), options.redeliveryHorizonMs),
       store.leaseHorizon(options.durable),
     ]);
+    const term = newId();
+    await store.claimTerm(options.durable, term);
     const book = new CounterBook(newId, options.redeliveryHorizonMs);
     for (const delta of loaded.deltas) book.addUsage(delta);
     // Loaded counters are already persisted as they are; only later changes need a snapshot.
     book.takeDirty();
     book.remember(loaded.recentEventIds, options.clock());
-    return new UsageKeeper(book, store, options, loaded.nextSeq, loaded.journal, graceUntil);
+    return new UsageKeeper(book, store, options, loaded.nextSeq, loaded.journal, horizon.until, term);
+  }
+
+  /**
+   * Whether this keeper may serve another term as it is: no other replica loaded the counters
+   * since it did, so its book (counters, leases, remembered event ids) is still the whole truth.
+   * A replica that lost its leadership in a NATS outage and wins it back resumes at once, without
+   * the wait a new leader owes its predecessor's leases.
+   */
+  async stillOwnsTerm(): Promise<boolean> {
+    return (await this.store.leaseHorizon(this.options.durable)).term === this.term;
+  }
+
+  /**
+   * NATS is gone: proxies keep admitting on their leases for `leaseOutageGraceMs` after the leader
+   * last confirmed them, so every lease is held that long, and the horizon is moved there for
+   * whichever replica leads next.
+   */
+  async busLost(): Promise<void> {
+    const until = this.options.clock() + this.options.leaseOutageGraceMs;
+    this.book.holdLeasesUntil(until);
+    await this.recordHorizon(until);
   }
 
   /**
@@ -80,16 +109,22 @@ export class UsageKeeper {
   }
 
   private coverLeases(): Promise<void> {
-    this.covering ??= (async () => {
-      const until = this.options.clock() + Math.ceil(1.5 * this.options.quotaLeaseTtlMs);
-      try {
-        await this.store.extendLeaseHorizon(this.options.durable, until);
-        this.leasesCoveredUntil = until;
-      } finally {
-        this.covering = undefined;
-      }
-    })();
+    this.covering ??= this.recordHorizon(
+      this.options.clock() + Math.ceil(1.5 * this.options.quotaLeaseTtlMs),
+    ).finally(() => {
+      this.covering = undefined;
+    });
     return this.covering;
+  }
+
+  private recordHorizon(until: number): Promise<void> {
+    const write = this.horizonWrites.then(async () => {
+      if (until <= this.leasesCoveredUntil) return;
+      await this.store.extendLeaseHorizon(this.options.durable, until);
+      this.leasesCoveredUntil = until;
+    });
+    this.horizonWrites = write.catch(() => undefined);
+    return write;
   }
 
   /** The caps that apply to the caller under `config`, with their counters' state now. */

@@ -1,5 +1,5 @@
-import { busOptionsFromEnv, connectBus } from "@agentnet/bus";
-import { runService } from "@agentnet/service-kit";
+import { busOptionsFromEnv, connectBus, DEFAULT_REQUEST_STREAM_LIMITS } from "@agentnet/bus";
+import { requestStreamLimits, runService } from "@agentnet/service-kit";
 import mongoose from "mongoose";
 import { startConsumption } from "./app";
 import { parseEnv } from "./env";
@@ -21,6 +21,7 @@ await runService(
       logger,
       options: {
         quotaLeaseTtlMs: env.QUOTA_LEASE_TTL_SECONDS * 1000,
+        leaseOutageGraceMs: env.AGN_LEASE_OUTAGE_SECONDS * 1000,
         sweepIntervalMs: env.SWEEP_INTERVAL_SECONDS * 1000,
         snapshotIntervalMs: env.SNAPSHOT_INTERVAL_SECONDS * 1000,
         pruneIntervalMs: env.PRUNE_INTERVAL_SECONDS * 1000,
@@ -28,9 +29,7 @@ await runService(
         counterRetentionMs: env.COUNTER_RETENTION_DAYS * 24 * 3600 * 1000,
         durable: env.CONSUMER_DURABLE,
         admissionOrphanMs: env.AGN_PROXY_LOST_AFTER_SECONDS * 1000,
-        ...(env.AGN_REQUESTS_STREAM_MAX_BYTES
-          ? { requestStreamMaxBytes: env.AGN_REQUESTS_STREAM_MAX_BYTES }
-          : {}),
+        requestStream: { ...DEFAULT_REQUEST_STREAM_LIMITS, ...requestStreamLimits(env) },
       },
     });
     lifecycle.onStop("consumer", () => service.stop());

@@ -1,11 +1,12 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import {
-  DEFAULT_REQUESTS_STREAM_MAX_BYTES,
+  DEFAULT_REQUEST_STREAM_LIMITS,
   ensureRequestStream,
   jsonOrUndefined,
   type NatsConnection,
   publishEvent,
+  type RequestStreamLimits,
   request,
 } from "@agentnet/bus";
 import { LeaseTable } from "@agentnet/caps";
@@ -35,8 +36,8 @@ export interface GatewayProxyOptions {
   /** How long a client may take to send its headers, and its whole request (body included). */
   headersReceiveTimeoutMs: number;
   requestReceiveTimeoutMs: number;
-  /** The request stream's byte limit (every service ensuring the stream must agree on it). */
-  requestStreamMaxBytes: number;
+  /** The request stream's limits (every service ensuring the stream must agree on them). */
+  requestStream: RequestStreamLimits;
   /** Refuse upstreams at private, loopback or link-local addresses (shared deployments). */
   refusePrivateUpstreams: boolean;
   eventBufferMax: number;
@@ -54,6 +55,8 @@ export interface GatewayProxyOptions {
   leaseIdleMs: number;
   /** How often leases are renewed, shrunk and forgotten, off the request path. */
   leaseMaintainMs: number;
+  /** While NATS is gone, a lease stays usable this long after the leader last confirmed it. */
+  leaseOutageGraceMs: number;
   heartbeatMs: number;
   /** How long a clean shutdown waits for buffered events to reach JetStream. */
   shutdownFlushMs: number;
@@ -77,7 +80,7 @@ export const DEFAULT_OPTIONS: GatewayProxyOptions = {
   headersReceiveTimeoutMs: 15_000,
   requestReceiveTimeoutMs: 60_000,
   refusePrivateUpstreams: false,
-  requestStreamMaxBytes: DEFAULT_REQUESTS_STREAM_MAX_BYTES,
+  requestStream: DEFAULT_REQUEST_STREAM_LIMITS,
   eventBufferMax: 50_000,
   authCacheMs: 5_000,
   snapshotMaxAgeMs: 60_000,
@@ -85,6 +88,7 @@ export const DEFAULT_OPTIONS: GatewayProxyOptions = {
   leaseTimeoutMs: 2_000,
   leaseIdleMs: 2_000,
   leaseMaintainMs: 500,
+  leaseOutageGraceMs: 75_000,
   heartbeatMs: 10_000,
   shutdownFlushMs: 10_000,
   shutdownDrainMs: 5_000,
@@ -131,6 +135,7 @@ export async function startGatewayProxy(deps: {
     publish: options.publish ?? ((subject, event, msgId) => publishEvent(nc, subject, event, msgId)),
     logger,
     maxBuffered: options.eventBufferMax,
+    duplicateWindowMs: options.requestStream.duplicateWindowMs,
   });
   const consumptionLeader = new ConsumptionLeader(nc);
   const leases = new LeaseTable(
@@ -138,7 +143,7 @@ export async function startGatewayProxy(deps: {
       request(nc, { ...Consumption.lease, subject: consumptionLeader.leaseSubject() }, ask, {
         timeoutMs: options.leaseTimeoutMs,
       }),
-    { proxyId, clock: Date.now, idleMs: options.leaseIdleMs },
+    { proxyId, clock: Date.now, idleMs: options.leaseIdleMs, outageGraceMs: options.leaseOutageGraceMs },
   );
   const ctx: ProxyContext = {
     nc,
@@ -162,7 +167,7 @@ export async function startGatewayProxy(deps: {
   };
 
   // The stream must exist for JetStream to ack events; whoever starts first creates it.
-  await ensureRequestStream(nc, [Events.requestsAll], options.requestStreamMaxBytes).catch((err: unknown) =>
+  await ensureRequestStream(nc, [Events.requestsAll], options.requestStream).catch((err: unknown) =>
     logger.warn({ err }, "cannot make sure the request stream exists; events stay buffered until it does"),
   );
   const configEvents = nc.subscribe(Events.configChangedAll, {
@@ -181,7 +186,7 @@ export async function startGatewayProxy(deps: {
       if (typeof accountId === "string") snapshots.invalidate(accountId);
     },
   });
-  watchReconnects(nc, publisher, snapshots);
+  watchConnection(nc, { publisher, snapshots, leases });
 
   const beat = () => {
     const message = heartbeat(proxyId, options.endpoints, ctx.served, Date.now());
@@ -251,10 +256,21 @@ export async function startGatewayProxy(deps: {
 
 export type GatewayProxy = Awaited<ReturnType<typeof startGatewayProxy>>;
 
-/** On reconnect: publish buffered events now, and refresh snapshots (config events may have been missed). */
-function watchReconnects(nc: NatsConnection, publisher: BufferedPublisher, snapshots: SnapshotCache) {
+/**
+ * On a lost connection leases ride out the outage; on reconnect: publish buffered events now, and
+ * refresh snapshots (config events may have been missed).
+ */
+function watchConnection(
+  nc: NatsConnection,
+  {
+    publisher,
+    snapshots,
+    leases,
+  }: { publisher: BufferedPublisher; snapshots: SnapshotCache; leases: LeaseTable },
+) {
   void (async () => {
     for await (const status of nc.status()) {
+      if (status.type === "disconnect") leases.busLost();
       if (status.type === "reconnect") {
         publisher.resume();
         snapshots.markStale();

@@ -3,6 +3,7 @@ import {
   envBoolean,
   envPort,
   httpServerEnv,
+  leaseOutageEnv,
   parseEnvWith,
   requestStreamEnv,
 } from "@agentnet/service-kit";
@@ -61,6 +62,7 @@ export const GatewayProxyEnv = z.object({
   AGN_LEASE_TIMEOUT_MS: z.coerce.number().int().min(50).default(2_000),
   /** A lease of cap headroom unused this long gives back what it has not committed. */
   AGN_LEASE_IDLE_MS: z.coerce.number().int().min(100).default(2_000),
+  ...leaseOutageEnv,
 });
 export type GatewayProxyEnv = z.infer<typeof GatewayProxyEnv>;
 

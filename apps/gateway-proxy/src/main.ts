@@ -1,6 +1,6 @@
-import { busOptionsFromEnv, connectBus } from "@agentnet/bus";
+import { busOptionsFromEnv, connectBus, DEFAULT_REQUEST_STREAM_LIMITS } from "@agentnet/bus";
 import { parseSealingKeys } from "@agentnet/sealing";
-import { runService } from "@agentnet/service-kit";
+import { requestStreamLimits, runService } from "@agentnet/service-kit";
 import { startGatewayProxy } from "./app";
 import { parseEnv } from "./env";
 
@@ -34,11 +34,10 @@ await runService(
         snapshotMaxAgeMs: env.AGN_SNAPSHOT_MAX_AGE_MS,
         staleServeMs: env.AGN_STALE_SERVE_SECONDS * 1000,
         shutdownDrainMs: env.AGN_SHUTDOWN_DRAIN_MS,
-        ...(env.AGN_REQUESTS_STREAM_MAX_BYTES
-          ? { requestStreamMaxBytes: env.AGN_REQUESTS_STREAM_MAX_BYTES }
-          : {}),
+        requestStream: { ...DEFAULT_REQUEST_STREAM_LIMITS, ...requestStreamLimits(env) },
         leaseTimeoutMs: env.AGN_LEASE_TIMEOUT_MS,
         leaseIdleMs: env.AGN_LEASE_IDLE_MS,
+        leaseOutageGraceMs: env.AGN_LEASE_OUTAGE_SECONDS * 1000,
       },
     });
     lifecycle.onStop("proxy", () => proxy.stop());

@@ -1,4 +1,9 @@
-import { DEFAULT_REQUESTS_STREAM_MAX_BYTES, ensureRequestStream, type NatsConnection } from "@agentnet/bus";
+import {
+  DEFAULT_REQUEST_STREAM_LIMITS,
+  ensureRequestStream,
+  type NatsConnection,
+  type RequestStreamLimits,
+} from "@agentnet/bus";
 import { MIGRATIONS_DIR, runMigrations, type Warehouse } from "@agentnet/clickhouse";
 import { Events } from "@agentnet/contracts";
 import type { Logger } from "@agentnet/service-kit";
@@ -33,12 +38,12 @@ export interface TelemetryOptions {
   rollupIntervalMs: number;
   settingsCacheMs: number;
   requestTimeoutMs: number;
-  /** The request stream's byte limit (every service ensuring the stream must agree on it). */
-  requestStreamMaxBytes: number;
+  /** The request stream's limits (every service ensuring the stream must agree on them). */
+  requestStream: RequestStreamLimits;
 }
 
 export const DEFAULT_TELEMETRY_OPTIONS: TelemetryOptions = {
-  requestStreamMaxBytes: DEFAULT_REQUESTS_STREAM_MAX_BYTES,
+  requestStream: DEFAULT_REQUEST_STREAM_LIMITS,
   durable: "telemetry",
   deliver: "all",
   ackWaitMs: 30_000,
@@ -75,7 +80,7 @@ export async function startTelemetry(deps: {
 
   registerReadHandlers(ctx, createSettingsReader(ctx, options.settingsCacheMs));
   const deletions = await followAccountDeletions(ctx, `${options.durable}-account-deletions`);
-  await ensureRequestStream(deps.nc, [Events.requestsAll], options.requestStreamMaxBytes);
+  await ensureRequestStream(deps.nc, [Events.requestsAll], options.requestStream);
   const ingest = await startIngest(ctx, options);
   const stopRetention =
     options.retentionIntervalMs > 0 ? scheduleRetention(ctx, options.retentionIntervalMs) : () => {};

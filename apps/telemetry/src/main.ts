@@ -1,6 +1,6 @@
-import { busOptionsFromEnv, connectBus } from "@agentnet/bus";
+import { busOptionsFromEnv, connectBus, DEFAULT_REQUEST_STREAM_LIMITS } from "@agentnet/bus";
 import { openWarehouse } from "@agentnet/clickhouse";
-import { runService } from "@agentnet/service-kit";
+import { requestStreamLimits, runService } from "@agentnet/service-kit";
 import { startTelemetry } from "./app";
 import { parseEnv } from "./env";
 
@@ -28,9 +28,7 @@ await runService(
         flushIntervalMs: env.TELEMETRY_FLUSH_INTERVAL_MS,
         retentionIntervalMs: env.TELEMETRY_RETENTION_INTERVAL_MS,
         rollupIntervalMs: env.TELEMETRY_ROLLUP_INTERVAL_MS,
-        ...(env.AGN_REQUESTS_STREAM_MAX_BYTES
-          ? { requestStreamMaxBytes: env.AGN_REQUESTS_STREAM_MAX_BYTES }
-          : {}),
+        requestStream: { ...DEFAULT_REQUEST_STREAM_LIMITS, ...requestStreamLimits(env) },
       },
     });
     // Registered after NATS: stops run in reverse, so consuming stops and the last batch is written

@@ -22,6 +22,8 @@ interface StreamSpec {
   maxAgeMs: number;
   /** Beyond it the oldest messages go (discard old), so the server's storage never fills up. */
   maxBytes?: number;
+  /** A retried publish with the same Nats-Msg-Id inside this window is stored once. */
+  duplicateWindowMs?: number;
 }
 
 /** Creates the stream, or brings an existing one to `spec`. File storage, so a NATS restart loses nothing. */
@@ -34,8 +36,7 @@ async function ensureStream(nc: NatsConnection, spec: StreamSpec) {
     storage: StorageType.File,
     max_age: nanos(spec.maxAgeMs),
     ...(spec.maxBytes === undefined ? {} : { max_bytes: spec.maxBytes, discard: DiscardPolicy.Old }),
-    // A retried publish with the same Nats-Msg-Id inside this window is stored once.
-    duplicate_window: nanos(2 * 60 * 1000),
+    duplicate_window: nanos(spec.duplicateWindowMs ?? DEFAULT_REQUEST_STREAM_LIMITS.duplicateWindowMs),
   };
   try {
     await jsm.streams.info(spec.name);
@@ -47,11 +48,25 @@ async function ensureStream(nc: NatsConnection, spec: StreamSpec) {
 
 const DAY_MS = 24 * 3600 * 1000;
 
-/**
- * Default byte limit of the request stream: at ~1 KB an event, about ten million events, days of
- * traffic at hundreds of requests a second. `agentnet up` derives one from the disk instead.
- */
-export const DEFAULT_REQUESTS_STREAM_MAX_BYTES = 10 * 1024 ** 3;
+/** What the services ensuring the request stream must agree on (else each start would set its own). */
+export interface RequestStreamLimits {
+  /**
+   * Past it the oldest events go. The default, at ~1 KB an event, is about ten million events:
+   * days of traffic at hundreds of requests a second. `agentnet up` derives one from the disk.
+   */
+  maxBytes: number;
+  /**
+   * An event published again with the same Nats-Msg-Id (the request id) within this is stored
+   * once: a proxy whose ack was lost in a NATS outage retries it after the outage. Consumption
+   * remembers settled event ids at least as long. Each id costs the server about 100 bytes.
+   */
+  duplicateWindowMs: number;
+}
+
+export const DEFAULT_REQUEST_STREAM_LIMITS: RequestStreamLimits = {
+  maxBytes: 10 * 1024 ** 3,
+  duplicateWindowMs: 2 * 60 * 1000,
+};
 
 /**
  * Gateway request events, kept a week (a consumer that was down catches up) within `maxBytes`:
@@ -61,8 +76,15 @@ export const DEFAULT_REQUESTS_STREAM_MAX_BYTES = 10 * 1024 ** 3;
 export const ensureRequestStream = (
   nc: NatsConnection,
   subjects = ["agn.requests.>"],
-  maxBytes = DEFAULT_REQUESTS_STREAM_MAX_BYTES,
-) => ensureStream(nc, { name: REQUESTS_STREAM, subjects, maxAgeMs: 7 * DAY_MS, maxBytes });
+  limits: Partial<RequestStreamLimits> = {},
+) =>
+  ensureStream(nc, {
+    name: REQUESTS_STREAM,
+    subjects,
+    maxAgeMs: 7 * DAY_MS,
+    ...DEFAULT_REQUEST_STREAM_LIMITS,
+    ...limits,
+  });
 
 /** Account lifecycle events, kept 30 days. */
 export const ensureAccountEventsStream = (nc: NatsConnection) =>

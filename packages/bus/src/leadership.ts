@@ -80,7 +80,15 @@ export async function contendForLeadership(
     try {
       revision = await kv.create(options.key, options.holder);
     } catch {
-      return; // held by someone else
+      // Held: by someone else, or still by this process after a lost connection outlived its
+      // renewals (nobody else could take a key that never expired): then it is this holder's again.
+      const entry = await kv.get(options.key).catch(() => null);
+      if (entry?.string() !== options.holder) return;
+      try {
+        revision = await kv.update(options.key, options.holder, entry.revision);
+      } catch {
+        return;
+      }
     }
     renewedAt = Date.now();
     transition = transition.then(async () => {

@@ -25,6 +25,8 @@ export interface LocalLease {
   committed: Amount;
   /** Local clock; counted from when the ask was sent, so it never outlives the leader's record. */
   expiresAt: number;
+  /** When the ask the leader last granted it was sent (local clock): what a bus outage counts from. */
+  confirmedAt: number;
   lastUsedAt: number;
   /** The ask in flight for this lease: asks of one lease go one at a time, in order. */
   asking: Promise<unknown> | undefined;
@@ -48,6 +50,11 @@ export interface LeaseTableOptions {
   clock: () => number;
   /** A lease no request used for this long is shrunk to what it has committed. */
   idleMs: number;
+  /**
+   * While the bus is lost, a lease stays usable this long after the leader last confirmed it (the
+   * leader holds every lease that long when it loses the bus): see docs/ARCHITECTURE.md, "Caps".
+   */
+  outageGraceMs: number;
 }
 
 export type AskLeader = (request: LeaseRequest) => Promise<LeaseReply>;
@@ -79,6 +86,8 @@ export class LeaseTable {
   private readonly leases = new Map<string, LocalLease>();
   /** The leader's lease TTL, learnt from its replies. */
   private ttlMs = 6_000;
+  /** Set when the bus was lost, cleared by the leader's next answer: leases ride out the outage. */
+  private busLostAt: number | undefined;
 
   constructor(
     private readonly askLeader: AskLeader,
@@ -111,7 +120,7 @@ export class LeaseTable {
       const now = this.options.clock();
       const lacking = capped.filter((_, i) => {
         const lease = hold.leases[i] as LocalLease;
-        return lease.expiresAt <= now || !fitsUnderCap(lease.committed, grantOf(lease), extra);
+        return this.usableUntil(lease) <= now || !fitsUnderCap(lease.committed, grantOf(lease), extra);
       });
       if (lacking.length === 0) {
         for (const lease of hold.leases) {
@@ -132,6 +141,14 @@ export class LeaseTable {
     return { kind: "refused", plan: capped[0] as CounterPlan, used: NO_AMOUNT };
   }
 
+  /**
+   * The connection to the bus is gone: until a leader answers again, a lease stays usable up to
+   * `outageGraceMs` after its last confirmation instead of running out with its TTL.
+   */
+  busLost() {
+    this.busLostAt ??= this.options.clock();
+  }
+
   /** The request ended: its hold is swapped for what it really used, at once. */
   finish(hold: Hold, actual: Amount) {
     const now = this.options.clock();
@@ -150,7 +167,7 @@ export class LeaseTable {
     const now = this.options.clock();
     const work: Promise<unknown>[] = [];
     for (const [id, lease] of this.leases) {
-      if (lease.expiresAt <= now) {
+      if (this.usableUntil(lease) <= now) {
         this.leases.delete(id);
         continue;
       }
@@ -173,9 +190,15 @@ export class LeaseTable {
   private fits(lease: LocalLease, amount: Amount): boolean {
     return (
       lease.id !== undefined &&
-      lease.expiresAt > this.options.clock() &&
+      this.usableUntil(lease) > this.options.clock() &&
       fitsUnderCap(lease.committed, grantOf(lease), amount)
     );
+  }
+
+  private usableUntil(lease: LocalLease): number {
+    return this.busLostAt === undefined
+      ? lease.expiresAt
+      : Math.max(lease.expiresAt, lease.confirmedAt + this.options.outageGraceMs);
   }
 
   private hold(plans: CounterPlan[], capped: CounterPlan[], leases: LocalLease[], amount: Amount): Hold {
@@ -204,6 +227,7 @@ export class LeaseTable {
         granted: NO_AMOUNT,
         committed: NO_AMOUNT,
         expiresAt: 0,
+        confirmedAt: 0,
         lastUsedAt: this.options.clock(),
         asking: undefined,
       };
@@ -270,10 +294,11 @@ export class LeaseTable {
     try {
       const reply = await sending;
       this.ttlMs = reply.ttl_ms;
+      this.busLostAt = undefined;
       reply.grants.forEach((grant, i) => {
         const plan = plans[i];
         const lease = leases[i];
-        if (plan && lease) this.apply(plan, lease, grant, sentAt + reply.ttl_ms);
+        if (plan && lease) this.apply(plan, lease, grant, sentAt, reply.ttl_ms);
       });
       return reply.grants;
     } finally {
@@ -281,7 +306,7 @@ export class LeaseTable {
     }
   }
 
-  private apply(plan: CounterPlan, lease: LocalLease, grant: LeaseGrant, expiresAt: number) {
+  private apply(plan: CounterPlan, lease: LocalLease, grant: LeaseGrant, sentAt: number, ttlMs: number) {
     if (grant.lease_id === undefined) return;
     let current = lease;
     if (grant.lease_id !== lease.id) {
@@ -290,7 +315,8 @@ export class LeaseTable {
       this.leases.set(plan.id, current);
     }
     current.granted = amountOf(grant.granted);
-    current.expiresAt = expiresAt;
+    current.confirmedAt = sentAt;
+    current.expiresAt = sentAt + ttlMs;
   }
 
   private async renew(lease: LocalLease) {

@@ -21,6 +21,26 @@ export const httpServerEnv = {
  */
 export const requestStreamEnv = {
   AGN_REQUESTS_STREAM_MAX_BYTES: z.coerce.number().int().min(1_048_576).optional(),
+  /** The stream's duplicate window, and how long consumption remembers settled event ids. */
+  AGN_REQUESTS_DEDUP_SECONDS: z.coerce.number().min(1).optional(),
+};
+
+/** The request stream's limits the environment sets (the rest keep `ensureRequestStream`'s defaults). */
+export const requestStreamLimits = (env: {
+  AGN_REQUESTS_STREAM_MAX_BYTES?: number | undefined;
+  AGN_REQUESTS_DEDUP_SECONDS?: number | undefined;
+}): { maxBytes?: number; duplicateWindowMs?: number } => ({
+  ...(env.AGN_REQUESTS_STREAM_MAX_BYTES ? { maxBytes: env.AGN_REQUESTS_STREAM_MAX_BYTES } : {}),
+  ...(env.AGN_REQUESTS_DEDUP_SECONDS ? { duplicateWindowMs: env.AGN_REQUESTS_DEDUP_SECONDS * 1000 } : {}),
+});
+
+/**
+ * How long leases of cap headroom live on through a bus outage (gateway proxy and consumption):
+ * the proxy keeps using a lease that long after the leader last confirmed it while NATS is gone,
+ * and the leader holds every lease that long when it loses NATS, so they must agree.
+ */
+export const leaseOutageEnv = {
+  AGN_LEASE_OUTAGE_SECONDS: z.coerce.number().min(0).default(75),
 };
 
 /** Settings every service reads. */

@@ -220,6 +220,14 @@ export class CounterBook {
     return expired;
   }
 
+  /**
+   * Keeps every lease until `until` at least: the bus is gone, and proxies cut off with it keep
+   * admitting on their leases that long (a renewal after the outage sets the usual expiry again).
+   */
+  holdLeasesUntil(until: number) {
+    for (const lease of this.leases.values()) lease.expiresAt = Math.max(lease.expiresAt, until);
+  }
+
   /** Forgets settled event ids past the redelivery horizon. */
   forget(now: number) {
     this.seen.forget(now);

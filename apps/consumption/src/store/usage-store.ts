@@ -84,6 +84,8 @@ interface MetaDoc {
   journal_seq?: number;
   /** `leases:<durable>`: epoch ms until which leases granted so far may still be in use. */
   leases_valid_until?: number;
+  /** `leases:<durable>`: the leadership term that loaded the counters last (see `claimTerm`). */
+  term?: string;
 }
 
 const keyFields = {
@@ -134,7 +136,7 @@ counterSchema.index({ account_id: 1 });
 counterSchema.index({ window_end: 1 });
 
 const metaSchema = new Schema<MetaDoc>(
-  { _id: String, journal_seq: Number, leases_valid_until: Number },
+  { _id: String, journal_seq: Number, leases_valid_until: Number, term: String },
   { versionKey: false },
 );
 
@@ -297,9 +299,17 @@ export class UsageStore {
    * Until when (epoch ms) leases granted by any leader of this durable may still be in use: a new
    * leader grants nothing before then, since it cannot know what the old one leased.
    */
-  async leaseHorizon(durable: string): Promise<number> {
+  async leaseHorizon(durable: string): Promise<{ until: number; term: string | undefined }> {
     const doc = await this.meta.findById(`leases:${durable}`).lean<MetaDoc>();
-    return doc?.leases_valid_until ?? 0;
+    return { until: doc?.leases_valid_until ?? 0, term: doc?.term };
+  }
+
+  /**
+   * Records that `term` loaded the counters: a replica that lost its leadership and wins it back
+   * may keep its state only while the record still names its own term (nobody led in between).
+   */
+  async claimTerm(durable: string, term: string) {
+    await this.meta.updateOne({ _id: `leases:${durable}` }, { $set: { term } }, { upsert: true });
   }
 
   /** Records that leases may be in use until `until`; written before any grant that lasts past the last value. */

@@ -98,12 +98,38 @@ describe("BufferedPublisher", () => {
     expect(again.seq).toBe(first.seq);
     await connection.close();
   });
+
+  it("counts and reports events retried later than the stream's duplicate window", async () => {
+    const subject = `agn.requests.${uniqueId("acc")}`;
+    const seen = received(subject);
+    await observer.flush();
+    let connection = await connectTestBus("proxy-6");
+    await connection.close();
+    let now = 0;
+    const publisher = new BufferedPublisher({
+      publish: (s, event, msgId) => publishEvent(connection, s, event, msgId),
+      logger,
+      maxBuffered: 10,
+      retryMs: 60_000,
+      duplicateWindowMs: 120_000,
+      clock: () => now,
+    });
+    publisher.enqueue(subject, { id: "late" }, "late");
+    await eventually(() => !publisher.status().publishing);
+    now = 121_000;
+    connection = await connectTestBus("proxy-7");
+    expect(await publisher.flush(5_000)).toBe(true);
+    await eventually(() => seen.length === 1);
+    expect(publisher.status()).toMatchObject({ published: 1, retried_past_dedup_window: 1 });
+    publisher.stop();
+    await connection.close();
+  });
 });
 
 describe("the request stream", () => {
   it("is bounded in bytes, discarding the oldest events, so a full disk never stops publishing", async () => {
     const limit = 64 * 1024 * 1024;
-    await ensureRequestStream(observer, ["agn.requests.>"], limit);
+    await ensureRequestStream(observer, ["agn.requests.>"], { maxBytes: limit });
     const info = await (await jetstreamManager(observer)).streams.info(REQUESTS_STREAM);
     expect(info.config).toMatchObject({ max_bytes: limit, discard: DiscardPolicy.Old });
     await ensureRequestStream(observer);

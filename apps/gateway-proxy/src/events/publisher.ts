@@ -7,6 +7,8 @@ interface Pending {
   subject: string;
   event: unknown;
   msgId: string;
+  /** When it was first handed to NATS: a retry later than the dedup window could be stored twice. */
+  firstSentAt?: number;
 }
 
 export interface BufferedPublisherOptions {
@@ -18,6 +20,9 @@ export interface BufferedPublisherOptions {
   maxInFlight?: number;
   /** Wait before retrying after a failed publish. */
   retryMs?: number;
+  /** The request stream's duplicate window: a retry within it is stored once. */
+  duplicateWindowMs?: number;
+  clock?: () => number;
 }
 
 /**
@@ -40,14 +45,24 @@ export class BufferedPublisher {
   dropped = 0;
   /** Events published (acked by JetStream) since start. */
   published = 0;
+  /**
+   * Events published again later than the stream's duplicate window after their first attempt
+   * (an outage longer than it): if that attempt was stored but its ack lost, consumption counts
+   * the request twice. Counted and logged, so an operator knows to widen the window.
+   */
+  retriedPastDedupWindow = 0;
   /** When the last publish failed and why, until one succeeds again. */
   private failing: { since: string; error: string } | undefined;
   private readonly maxInFlight: number;
   private readonly retryMs: number;
+  private readonly duplicateWindowMs: number;
+  private readonly clock: () => number;
 
   constructor(private readonly options: BufferedPublisherOptions) {
     this.maxInFlight = options.maxInFlight ?? 256;
     this.retryMs = options.retryMs ?? 1_000;
+    this.duplicateWindowMs = options.duplicateWindowMs ?? 120_000;
+    this.clock = options.clock ?? Date.now;
   }
 
   /** Events waiting (buffered or in flight). */
@@ -135,6 +150,7 @@ export class BufferedPublisher {
     while (!this.paused && this.inFlight < this.maxInFlight) {
       const next = this.take();
       if (!next) break;
+      this.noteAttempt(next);
       this.inFlight++;
       this.options.publish(next.subject, next.event, next.msgId).then(
         () => this.settled(),
@@ -142,6 +158,24 @@ export class BufferedPublisher {
       );
     }
     if (this.pending === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+  }
+
+  private noteAttempt(item: Pending): void {
+    const now = this.clock();
+    if (item.firstSentAt === undefined) {
+      item.firstSentAt = now;
+      return;
+    }
+    if (now - item.firstSentAt <= this.duplicateWindowMs) return;
+    this.retriedPastDedupWindow++;
+    // Once per event: its first attempt moves into the new window.
+    item.firstSentAt = now;
+    if (this.retriedPastDedupWindow % 100 === 1) {
+      this.options.logger.warn(
+        { retried: this.retriedPastDedupWindow, window_ms: this.duplicateWindowMs },
+        "request events published again after the stream's duplicate window: one stored before its ack was lost counts twice in consumption (widen AGN_REQUESTS_DEDUP_SECONDS)",
+      );
+    }
   }
 
   /** What `/status` reports: a proxy that cannot publish says so instead of dropping silently. */
@@ -152,6 +186,7 @@ export class BufferedPublisher {
       buffer_bound: this.options.maxBuffered,
       published: this.published,
       dropped: this.dropped,
+      retried_past_dedup_window: this.retriedPastDedupWindow,
       ...(this.failing ? { failing_since: this.failing.since, last_error: this.failing.error } : {}),
     };
   }

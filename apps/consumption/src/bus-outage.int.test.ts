@@ -1,0 +1,114 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { connectBus, type NatsConnection, request } from "@agentnet/bus";
+import { LeaseTable } from "@agentnet/caps";
+import { Consumption } from "@agentnet/contracts";
+import {
+  type BusCredentials,
+  freePort,
+  generateBusCredentials,
+  type NatsBackend,
+  startNats,
+} from "@agentnet/local-backends";
+import { createLogger } from "@agentnet/service-kit";
+import { connectTestMongo, eventually, uniqueId } from "@agentnet/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ConsumptionService, startConsumption } from "./app";
+import { admit, makeCapped, TestClock } from "./test-support";
+
+const QUOTA_LEASE_TTL_MS = 2_000;
+const OUTAGE_GRACE_MS = 30_000;
+
+/**
+ * A real NATS outage: this file's own nats-server is killed and started again on the same port
+ * and data, with a consumption leader and a proxy's lease table on their own connections.
+ */
+let dataDir: string;
+let port: number;
+let credentials: BusCredentials;
+let nats: NatsBackend;
+let leaderBus: NatsConnection;
+let proxyBus: NatsConnection;
+let consumption: ConsumptionService;
+
+const startOwnNats = async () => {
+  nats = await startNats({ host: "127.0.0.1", port, dataDir, credentials });
+};
+const connectAs = (service: "consumption" | "gateway-proxy") =>
+  connectBus({
+    url: `nats://127.0.0.1:${port}`,
+    service,
+    auth: { user: service, password: credentials[service] },
+  });
+
+/** A proxy's leases, wired to its connection as the gateway proxy wires them. */
+function proxyLeases(nc: NatsConnection): LeaseTable {
+  const table = new LeaseTable((ask) => request(nc, Consumption.lease, ask, { timeoutMs: 1_000 }), {
+    proxyId: uniqueId("proxy"),
+    clock: Date.now,
+    idleMs: 60_000,
+    outageGraceMs: OUTAGE_GRACE_MS,
+  });
+  void (async () => {
+    for await (const status of nc.status()) if (status.type === "disconnect") table.busLost();
+  })();
+  return table;
+}
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), "agn-bus-outage-"));
+  port = await freePort();
+  credentials = generateBusCredentials();
+  await startOwnNats();
+  [leaderBus, proxyBus] = await Promise.all([connectAs("consumption"), connectAs("gateway-proxy")]);
+  const connection = (await connectTestMongo()).useDb(uniqueId("agentnet_test_bus_outage"), {
+    useCache: false,
+  });
+  consumption = await startConsumption({
+    nc: leaderBus,
+    connection,
+    logger: createLogger("consumption-test", "silent"),
+    options: {
+      durable: uniqueId("consumption"),
+      deliverNew: true,
+      leaseTtlMs: 1_500,
+      quotaLeaseTtlMs: QUOTA_LEASE_TTL_MS,
+      leaseOutageGraceMs: OUTAGE_GRACE_MS,
+      sweepIntervalMs: 200,
+    },
+  });
+}, 30_000);
+
+afterAll(async () => {
+  await consumption?.stop();
+  await Promise.all([leaderBus?.close(), proxyBus?.close()]);
+  await nats?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("a NATS outage under a cap", () => {
+  it("keeps admitting on leases past their TTL, and the leader resumes its term at once, holding them", async () => {
+    const clock = new TestClock(Date.now());
+    const scope = makeCapped(10_000);
+    const proxy = proxyLeases(proxyBus);
+    expect((await admit(proxy, scope, clock, 100)).kind).toBe("held");
+
+    await nats.stop();
+    await eventually(() => !consumption.isLeader(), 10_000);
+    // Well past the lease's TTL: the proxy admits on it all the same, and asks nobody.
+    await new Promise((done) => setTimeout(done, 2 * QUOTA_LEASE_TTL_MS));
+    for (let i = 0; i < 5; i++) expect((await admit(proxy, scope, clock, 100)).kind).toBe("held");
+
+    await startOwnNats();
+    // The same replica wins its leadership back and keeps its state: no wait for the horizon
+    // (OUTAGE_GRACE_MS away), which a new term would owe.
+    await eventually(() => consumption.isLeader(), 15_000);
+    const other = proxyLeases(await connectAs("gateway-proxy"));
+    const fresh = await admit(other, scope, clock, 100);
+    expect(fresh.kind).toBe("held");
+    // The first proxy's lease is still held: the whole cap is not there for the taking.
+    const whole = await admit(other, scope, clock, 9_000);
+    expect(whole.kind).toBe("refused");
+  }, 60_000);
+});
