@@ -145,8 +145,8 @@ describe("the dashboard against the real stack", { timeout: 60_000 }, () => {
     await go(page, "/");
     await page.getByRole("table", { name: "By model" }).waitFor();
     expect(await page.getByTestId("total-tokens").textContent()).toBe("900");
-    await page.getByRole("button", { name: "hour" }).click();
-    await expect.poll(() => page.url(), { timeout: 15_000 }).toContain("granularity=hour");
+    await page.getByRole("button", { name: "24 h" }).click();
+    await expect.poll(() => page.url(), { timeout: 15_000 }).toContain("range=24h");
     await page.getByRole("table", { name: "By provider" }).getByText("OpenAI").waitFor();
     await screenshot(page, "02-overview");
   });

@@ -2,12 +2,14 @@ import { type ReactNode, useEffect } from "react";
 import { AccessLogsPage } from "./pages/access-logs";
 import { AccountPage } from "./pages/account";
 import { AgentConfigPage } from "./pages/agent-config";
+import { ApiReferencePage } from "./pages/api-reference";
 import { BudgetRulesPage } from "./pages/config/budget-rules";
 import { GuardrailsPage } from "./pages/config/guardrails";
 import { PoliciesPage } from "./pages/config/policies";
 import { ProvidersPage } from "./pages/config/providers";
 import { SettingsPage } from "./pages/config/settings";
 import { ConsumptionPage } from "./pages/consumption";
+import { KeysPage } from "./pages/keys";
 import { OverviewPage } from "./pages/overview";
 import { SessionPage, SessionsPage } from "./pages/sessions";
 import { TeamPage } from "./pages/team";
@@ -110,6 +112,20 @@ const PAGES: Page[] = [
     section: "Account",
     visible: (s) => s.accountWide,
     render: () => <AccountPage />,
+  },
+  {
+    path: "/keys",
+    label: "My API keys",
+    section: "Account",
+    visible: () => true,
+    render: () => <KeysPage />,
+  },
+  {
+    path: "/api-reference",
+    label: "API reference",
+    section: "Account",
+    visible: () => true,
+    render: () => <ApiReferencePage />,
   },
 ];
 

@@ -7,18 +7,24 @@ import type {
   CapStatus,
   CatalogProvider,
   ConsumptionCounter,
+  CreateTokenBody,
   DiscoveredModel,
   Group,
   Guardrail,
+  PersonalAccessToken,
+  PersonalAccessTokenGenerated,
   Policy,
   Provider,
   Settings,
+  UpdateUserBody,
   UsageBucket,
   User,
 } from "@agentnet/contracts";
 import { apiFetch, type Query, toSearch } from "./client";
 
 const AN = "/api/agent-network";
+/** Public: served without a token, so a plain link downloads it. */
+export const OPENAPI_DOCUMENT = "/api/openapi.json";
 
 /** Bodies as the dashboard sends them (the API fills the defaults). */
 export type SettingsCreate = {
@@ -34,6 +40,7 @@ export type ProviderBody = Omit<Provider, "id" | "created_at" | "updated_at"> & 
 export type PolicyBody = Omit<Policy, "id" | "created_at" | "updated_at">;
 export type GuardrailBody = Omit<Guardrail, "id" | "created_at" | "updated_at">;
 export type BudgetRuleBody = Omit<BudgetRule, "id" | "created_at" | "updated_at">;
+export type UserInvite = Pick<User, "email" | "role" | "auto_groups"> & { name?: string };
 export type DiscoverBody = {
   catalog_provider_id: string;
   upstream_url?: string;
@@ -56,12 +63,34 @@ export function createApi(token: string) {
     users: () => get<User[]>("/api/users"),
     groups: () => get<Group[]>("/api/groups"),
     createGroup: (name: string) => send<Group>("POST", "/api/groups", { name }),
+    renameGroup: (id: string, name: string) =>
+      send<Group>("PUT", `/api/groups/${encodeURIComponent(id)}`, { name }),
+    deleteGroup: (id: string) => send<object>("DELETE", `/api/groups/${encodeURIComponent(id)}`),
+    inviteUser: (body: UserInvite) => send<User>("POST", "/api/users", body),
+    updateUser: (id: string, body: UpdateUserBody) =>
+      send<User>("PUT", `/api/users/${encodeURIComponent(id)}`, body),
+    deleteUser: (id: string) => send<object>("DELETE", `/api/users/${encodeURIComponent(id)}`),
+    tokens: (userId: string) => get<PersonalAccessToken[]>(`/api/users/${encodeURIComponent(userId)}/tokens`),
+    createToken: (userId: string, body: CreateTokenBody) =>
+      send<PersonalAccessTokenGenerated>("POST", `/api/users/${encodeURIComponent(userId)}/tokens`, body),
+    revokeToken: (userId: string, tokenId: string) =>
+      send<object>(
+        "DELETE",
+        `/api/users/${encodeURIComponent(userId)}/tokens/${encodeURIComponent(tokenId)}`,
+      ),
     accounts: () => get<Account[]>("/api/accounts"),
     updateAccount: (id: string, body: { settings: Account["settings"] }) =>
       send<Account>("PUT", `/api/accounts/${encodeURIComponent(id)}`, body),
     accessLogs: (query: Query) => get<AccessLogPage>(`${AN}/access-logs`, query),
+    /** One entry by id, or undefined: there is no single-entry read, but the list's search matches log ids. */
+    accessLog: async (id: string) =>
+      (await get<AccessLogPage>(`${AN}/access-logs`, { search: id, page_size: 100 })).data.find(
+        (entry) => entry.id === id,
+      ),
     sessions: (query: Query) => get<AccessLogSessionPage>(`${AN}/access-log-sessions`, query),
     usage: (query: Query) => get<UsageBucket[]>(`${AN}/usage/overview`, query),
+    /** The API's OpenAPI 3.1 document, read as untrusted JSON (domain/openapi.ts). */
+    openApiDocument: () => get<unknown>(OPENAPI_DOCUMENT),
     consumption: () => get<ConsumptionCounter[]>(`${AN}/consumption`),
     consumptionCaps: () => get<CapStatus[]>(`${AN}/consumption/caps`),
     agentConfig: () => get<AgentConfig>(`${AN}/agent-config`),

@@ -1,4 +1,4 @@
-import type { Group, Provider } from "@agentnet/contracts";
+import type { Group, Policy, Provider } from "@agentnet/contracts";
 import { type FormEvent, useEffect, useState } from "react";
 import {
   DEFAULT_FILTERS,
@@ -17,18 +17,47 @@ import { Field } from "./ui";
 
 /**
  * A list whose filters live in the address bar (so a view can be shared): parsed from it, applied
- * by navigating to `path` with new ones, and loaded again whenever they change.
+ * by navigating to `path` with new ones, and loaded again whenever they change (other parameters,
+ * such as an open entry, do not reload it).
  */
 export function useFilteredList<T>(
   location: Location,
   path: string,
   load: (query: ReturnType<typeof filtersToQuery>) => Promise<T>,
 ) {
-  const query = location.params.toString();
   const filters = parseFilters(location.params);
+  const query = filtersToParams(filters).toString();
   const apply = (next: LogFilters) => navigate(path, filtersToParams(next));
   const loaded = useLoad(() => load(filtersToQuery(filters)), [query]);
   return { query, filters, apply, loaded };
+}
+
+/** Configuration that names the ids of log rows. */
+export interface LogLookups {
+  groups: Group[];
+  providers: Provider[];
+  policies: Policy[];
+}
+
+const NO_LOOKUPS: LogLookups = { groups: [], providers: [], policies: [] };
+
+/**
+ * The groups, providers and policies that name a log row's ids, read once, or `given` when the page
+ * read them already. Only callers with the account-wide grant may read configuration: for anyone
+ * else, and for a read that is refused, the ids stay ids.
+ */
+export function useLogLookups(given?: LogLookups): LogLookups {
+  const { api, accountWide } = useSession();
+  const loaded = useLoad(async (): Promise<LogLookups> => {
+    if (given || !accountWide) return NO_LOOKUPS;
+    const [groups, providers, policies] = await Promise.all([
+      api.groups().catch((): Group[] => []),
+      api.providers.list().catch((): Provider[] => []),
+      api.policies.list().catch((): Policy[] => []),
+    ]);
+    return { groups, providers, policies };
+  }, [given, accountWide]);
+  return given ?? loaded.data ?? NO_LOOKUPS;
 }
 
 const selected = (select: HTMLSelectElement) => [...select.selectedOptions].map((o) => o.value);
@@ -38,24 +67,19 @@ const selected = (select: HTMLSelectElement) => [...select.selectedOptions].map(
  * the table; applying writes them to the URL. User and group filters only show for callers with
  * the account-wide grant (the API overrides them for everyone else).
  */
-export function LogFilterBar(props: { filters: LogFilters; onApply: (filters: LogFilters) => void }) {
-  const { api, accountWide, users } = useSession();
+export function LogFilterBar(props: {
+  filters: LogFilters;
+  onApply: (filters: LogFilters) => void;
+  lookups?: LogLookups;
+}) {
+  const { accountWide, users } = useSession();
   const [draft, setDraft] = useState(props.filters);
   const [models, setModels] = useState(props.filters.model.join(", "));
   useEffect(() => {
     setDraft(props.filters);
     setModels(props.filters.model.join(", "));
   }, [props.filters]);
-  const lists = useLoad(
-    async () =>
-      accountWide
-        ? {
-            groups: await api.groups().catch((): Group[] => []),
-            providers: await api.providers.list().catch((): Provider[] => []),
-          }
-        : { groups: [] as Group[], providers: [] as Provider[] },
-    [accountWide],
-  );
+  const lookups = useLogLookups(props.lookups);
   const put = <K extends keyof LogFilters>(key: K, value: LogFilters[K]) =>
     setDraft((d) => ({ ...d, [key]: value }));
   const submit = (event: FormEvent) => {
@@ -97,7 +121,7 @@ export function LogFilterBar(props: { filters: LogFilters; onApply: (filters: Lo
               value={draft.group_id}
               onChange={(e) => put("group_id", selected(e.target))}
             >
-              {(lists.data?.groups ?? []).map((g) => (
+              {lookups.groups.map((g) => (
                 <option key={g.id} value={g.id}>
                   {g.name}
                 </option>
@@ -116,7 +140,7 @@ export function LogFilterBar(props: { filters: LogFilters; onApply: (filters: Lo
               value={draft.provider_id}
               onChange={(e) => put("provider_id", selected(e.target))}
             >
-              {(lists.data?.providers ?? []).map((p) => (
+              {lookups.providers.map((p) => (
                 <option key={p.id} value={p.id}>
                   {p.name}
                 </option>

@@ -170,16 +170,19 @@ export function Meter(props: { label: string; share: number; text: string }) {
   );
 }
 
-/** A code block with a copy button. */
-/** A code block with a copy button; `display` is what is shown when it differs (a masked token). */
-export function CopyBlock(props: { label: string; code: string; display?: string }) {
+/**
+ * A button copying `text` to the clipboard that says "Copied" for a moment after. `what` names what
+ * it copies: shown, or for screen readers only when the button sits next to its name. It is text
+ * rather than an aria-label, so the accessible name always holds what the button shows.
+ */
+export function CopyButton(props: { text: string; what: string; showWhat?: boolean }) {
   const [copied, setCopied] = useState(false);
   const copy = async () => {
     try {
-      await navigator.clipboard.writeText(props.code);
+      await navigator.clipboard.writeText(props.text);
     } catch {
       const area = document.createElement("textarea");
-      area.value = props.code;
+      area.value = props.text;
       document.body.append(area);
       area.select();
       document.execCommand("copy");
@@ -189,12 +192,20 @@ export function CopyBlock(props: { label: string; code: string; display?: string
     setTimeout(() => setCopied(false), 1500);
   };
   return (
+    <button type="button" className="ghost" onClick={copy}>
+      {copied ? "Copied" : "Copy"}
+      {props.showWhat ? ` ${props.what}` : <span className="sr-only"> {props.what}</span>}
+    </button>
+  );
+}
+
+/** A code block with a copy button; `display` is what is shown when it differs (a masked token). */
+export function CopyBlock(props: { label: string; code: string; display?: string }) {
+  return (
     <figure className="code">
       <figcaption>
         <span>{props.label}</span>
-        <button type="button" className="ghost" onClick={copy} aria-label={`Copy ${props.label}`}>
-          {copied ? "Copied" : "Copy"}
-        </button>
+        <CopyButton text={props.code} what={props.label} />
       </figcaption>
       <pre>
         <code>{props.display ?? props.code}</code>

@@ -3,8 +3,12 @@ import {
   DEFAULT_FILTERS,
   filtersToParams,
   isoToLocalInput,
+  liveTailFilters,
   localInputToIso,
+  logEntryHash,
+  logViewParams,
   parseFilters,
+  parseLogView,
   splitList,
   toggleSort,
 } from "./filters";
@@ -58,5 +62,31 @@ describe("log filters in the URL", () => {
     expect(isoToLocalInput(iso)).toBe("2025-03-10T12:30");
     expect(localInputToIso("")).toBe("");
     expect(isoToLocalInput("not a date")).toBe("");
+  });
+});
+
+describe("the access-log view in the URL", () => {
+  it("keeps live tail and the open entry after the filters, and reads them back", () => {
+    const params = logViewParams({ ...DEFAULT_FILTERS, model: ["gpt-4o"] }, { live: true, entry: "log 1" });
+    expect(params.toString()).toBe("model=gpt-4o&live=1&entry=log+1");
+    const parsed = new URLSearchParams(params.toString());
+    expect(parseLogView(parsed)).toEqual({ live: true, entry: "log 1" });
+    expect(parseFilters(parsed)).toEqual({ ...DEFAULT_FILTERS, model: ["gpt-4o"] });
+  });
+
+  it("leaves a closed drawer and live tail off out of the URL", () => {
+    expect(logViewParams(DEFAULT_FILTERS, { live: false, entry: "" }).toString()).toBe("");
+    expect(parseLogView(new URLSearchParams("live=yes&entry=%20"))).toEqual({ live: false, entry: "" });
+  });
+
+  it("links one entry on its own and tails from the first page, newest first", () => {
+    expect(logEntryHash("a&b")).toBe("#/logs?entry=a%26b");
+    const tail = liveTailFilters({
+      ...DEFAULT_FILTERS,
+      page: 3,
+      sort_by: "cost_usd",
+      sort_order: "ascending",
+    });
+    expect(tail).toMatchObject({ page: 1, sort_by: "timestamp", sort_order: "descending" });
   });
 });

@@ -70,6 +70,39 @@ export function filtersToParams(filters: LogFilters): URLSearchParams {
   return params;
 }
 
+/**
+ * What the access-log page keeps in the URL besides its filters: live tail (`live=1`) and the entry
+ * whose drawer is open (`entry=<id>`), so a link reopens the same view.
+ */
+export interface LogView {
+  live: boolean;
+  entry: string;
+}
+
+export const parseLogView = (params: URLSearchParams): LogView => ({
+  live: params.get("live") === "1",
+  entry: params.get("entry")?.trim() ?? "",
+});
+
+/** The URL query of the access-log page: its filters, then its view. */
+export function logViewParams(filters: LogFilters, view: LogView): URLSearchParams {
+  const params = filtersToParams(filters);
+  if (view.live) params.set("live", "1");
+  if (view.entry !== "") params.set("entry", view.entry);
+  return params;
+}
+
+/** A permalink to one entry: its drawer over the log list, whatever the filters. */
+export const logEntryHash = (id: string): string => `#/logs?${new URLSearchParams({ entry: id })}`;
+
+/** Live tail watches the newest requests: the first page, newest first. */
+export const liveTailFilters = (filters: LogFilters): LogFilters => ({
+  ...filters,
+  page: 1,
+  sort_by: DEFAULT_FILTERS.sort_by,
+  sort_order: DEFAULT_FILTERS.sort_order,
+});
+
 /** The API query of a view (the API takes the same names). */
 export const filtersToQuery = (filters: LogFilters): Query => ({ ...filters });
 

@@ -2,6 +2,11 @@ const integer = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
 
 export const formatTokens = (n: number): string => integer.format(n);
 
+const percent = new Intl.NumberFormat("en-US", { style: "percent", maximumFractionDigits: 1 });
+
+/** A share (0.143) as a percentage ("14.3%"). */
+export const formatShare = (share: number): string => percent.format(share);
+
 /** USD with enough digits to show sub-cent request costs. */
 export function formatUsd(n: number): string {
   const digits = n !== 0 && Math.abs(n) < 0.01 ? 6 : 2;

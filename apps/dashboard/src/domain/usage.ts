@@ -1,7 +1,5 @@
 import type { AccessLogEntry, UsageBucket } from "@agentnet/contracts";
 
-export const GRANULARITIES = ["minute", "hour", "day", "week", "month"] as const;
-
 export interface UsageTotals {
   total_tokens: number;
   input_tokens: number;
@@ -39,10 +37,4 @@ export function dimensionsOf(entries: readonly AccessLogEntry[]) {
     if (e.resolved_provider_id) providers.set(e.resolved_provider_id, e.provider || e.resolved_provider_id);
   }
   return { models: [...models].sort(), providers };
-}
-
-/** Default overview window: the last 7 days up to now. */
-export function defaultRange(now: Date): { start: string; end: string } {
-  const start = new Date(now.getTime() - 7 * 86_400_000);
-  return { start: start.toISOString(), end: now.toISOString() };
 }

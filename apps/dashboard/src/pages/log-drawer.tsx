@@ -1,32 +1,128 @@
 import type { AccessLogEntry } from "@agentnet/contracts";
+import type { ReactNode } from "react";
+import { Conversation } from "../components/conversation";
 import { Drawer } from "../components/drawer";
-import { Badge } from "../components/ui";
+import { type LogLookups, useLogLookups } from "../components/log-filters";
+import { Badge, CopyButton } from "../components/ui";
 import { decisionText } from "../domain/deny-reasons";
+import { DEFAULT_FILTERS, filtersToParams, logEntryHash } from "../domain/filters";
 import { formatDateTime, formatDuration, formatTokens, formatUsd } from "../domain/format";
-import { userLabel, useSession } from "../session";
+import { hrefOf } from "../router";
+import { useSession } from "../session";
 
-/** Every field of one access-log entry, and the captured prompt and completion when present. */
-export function LogDrawer(props: { entry: AccessLogEntry; onClose: () => void }) {
-  const { users } = useSession();
+/** Long session ids (Claude Code's are UUIDs) show their start; the title holds all of it. */
+const shortId = (id: string) => (id.length > 14 ? `${id.slice(0, 8)}…` : id);
+
+/** A session id linking to that session's page. */
+export function SessionLink(props: { id: string }) {
+  if (props.id === "") return <>—</>;
+  return (
+    <a href={hrefOf(`/sessions/${encodeURIComponent(props.id)}`)} title={props.id}>
+      {shortId(props.id)}
+    </a>
+  );
+}
+
+/** What an id of a log row stands for: its name and page when known to the caller. */
+interface Named {
+  id: string;
+  name: string | undefined;
+  href: string | undefined;
+}
+
+/**
+ * Names for a log row's ids: users from the session, the rest from `lookups`. A user links to their
+ * requests for callers who see everyone's; configuration links only where the caller may read it
+ * (lookups are empty otherwise, so ids stay ids).
+ */
+export function useLogNames(lookups: LogLookups) {
+  const { users, accountWide, agentNetworkOnly } = useSession();
+  const named = (id: string, item: { name: string } | undefined, href: string): Named => ({
+    id,
+    name: item?.name,
+    href: item ? href : undefined,
+  });
+  return {
+    user: (id: string): Named => {
+      const user = users.find((u) => u.id === id);
+      const href = hrefOf("/logs", filtersToParams({ ...DEFAULT_FILTERS, user_id: id }));
+      return { id, name: user ? user.name || user.email : undefined, href: accountWide ? href : undefined };
+    },
+    provider: (id: string) =>
+      named(
+        id,
+        lookups.providers.find((p) => p.id === id),
+        hrefOf("/config/providers"),
+      ),
+    policy: (id: string) =>
+      named(
+        id,
+        lookups.policies.find((p) => p.id === id),
+        hrefOf("/config/policies"),
+      ),
+    group: (id: string): Named => {
+      const group = lookups.groups.find((g) => g.id === id);
+      // The team page is hidden when the account shows only the agent network.
+      return { ...named(id, group, hrefOf("/team")), ...(agentNetworkOnly ? { href: undefined } : {}) };
+    },
+  };
+}
+
+/**
+ * A name, linked when it has a page, else `fallback` (a name the row itself carries), with the id
+ * beside it when asked; the id alone when there is no name at all.
+ */
+export function NameLink(props: { named: Named; showId?: boolean; fallback?: string }) {
+  const { id, name, href } = props.named;
+  const label = name ?? (props.fallback || undefined);
+  if (label === undefined) return <>{id || "—"}</>;
+  return (
+    <>
+      {name !== undefined && href ? <a href={href}>{name}</a> : label}
+      {props.showId && id ? <span className="hint"> ({id})</span> : null}
+    </>
+  );
+}
+
+/**
+ * One access-log entry: the captured prompt and completion as a conversation first (what an
+ * operator opens it for), then every field, ids named and linked where the caller may read the
+ * configuration; and a permalink to copy.
+ */
+export function LogDrawer(props: { entry: AccessLogEntry; onClose: () => void; lookups?: LogLookups }) {
+  const names = useLogNames(useLogLookups(props.lookups));
   const e = props.entry;
-  const rows: [string, string][] = [
+  const permalink = `${window.location.origin}${window.location.pathname}${logEntryHash(e.id)}`;
+  const rows: [string, ReactNode][] = [
     ["Log id", e.id],
     ["Time", formatDateTime(e.timestamp)],
     ["Decision", decisionText(e.decision, e.deny_reason)],
     ["Deny reason code", e.deny_reason || "—"],
     ["Status", String(e.status_code)],
     ["Duration", formatDuration(e.duration_ms)],
-    ["User", `${userLabel(users, e.user_id)} (${e.user_id})`],
-    ["Groups", e.group_ids.join(", ") || "—"],
-    ["Session", e.session_id || "— (its own session)"],
+    ["User", <NameLink key="user" named={names.user(e.user_id)} showId />],
+    [
+      "Groups",
+      e.group_ids.length === 0
+        ? "—"
+        : e.group_ids.map((id, i) => (
+            <span key={id}>
+              {i > 0 ? ", " : null}
+              <NameLink named={names.group(id)} showId />
+            </span>
+          )),
+    ],
+    ["Session", e.session_id ? <SessionLink key="session" id={e.session_id} /> : "— (its own session)"],
     ["Method", e.method || "—"],
     ["Host", e.host || "—"],
     ["Path", e.path || "—"],
     ["Source IP", e.source_ip || "—"],
-    ["Provider", e.provider || "—"],
-    ["Resolved provider id", e.resolved_provider_id || "—"],
+    [
+      "Provider",
+      <NameLink key="provider" named={names.provider(e.resolved_provider_id)} fallback={e.provider} showId />,
+    ],
     ["Model", e.model || "—"],
-    ["Policy", e.selected_policy_id || "—"],
+    ["Policy", <NameLink key="policy" named={names.policy(e.selected_policy_id)} showId />],
     ["Service", e.service_id],
     ["Streaming", e.stream ? "yes" : "no"],
     ["Input tokens", formatTokens(e.input_tokens)],
@@ -43,10 +139,16 @@ export function LogDrawer(props: { entry: AccessLogEntry; onClose: () => void })
   ];
   return (
     <Drawer title={`Request ${e.id}`} onClose={props.onClose}>
-      <p>
-        <Badge tone={e.decision === "deny" ? "bad" : "ok"}>{e.decision || "—"}</Badge>{" "}
-        {decisionText(e.decision, e.deny_reason)}
-      </p>
+      <div className="drawer-actions">
+        <p>
+          <Badge tone={e.decision === "deny" ? "bad" : "ok"}>{e.decision || "—"}</Badge>{" "}
+          {decisionText(e.decision, e.deny_reason)}
+        </p>
+        <CopyButton text={permalink} what="link" showWhat />
+      </div>
+      <h3>Conversation</h3>
+      <Conversation prompt={e.request_prompt} completion={e.response_completion} />
+      <h3>Details</h3>
       <dl className="fields">
         {rows.map(([k, v]) => (
           <div key={k}>
@@ -55,18 +157,6 @@ export function LogDrawer(props: { entry: AccessLogEntry; onClose: () => void })
           </div>
         ))}
       </dl>
-      <h3>Prompt</h3>
-      {e.request_prompt !== undefined ? (
-        <pre className="capture">{e.request_prompt}</pre>
-      ) : (
-        <p className="hint">Not captured (prompt collection is off for this request).</p>
-      )}
-      <h3>Completion</h3>
-      {e.response_completion !== undefined ? (
-        <pre className="capture">{e.response_completion}</pre>
-      ) : (
-        <p className="hint">Not captured.</p>
-      )}
     </Drawer>
   );
 }

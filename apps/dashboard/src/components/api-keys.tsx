@@ -1,0 +1,191 @@
+import type { PersonalAccessToken, PersonalAccessTokenGenerated } from "@agentnet/contracts";
+import { type FormEvent, useState } from "react";
+import { fieldError } from "../domain/form-errors";
+import { formatDateTime } from "../domain/format";
+import { isExpired, tokenExpiryError } from "../domain/team-access";
+import { useLoad, useSubmit } from "../hooks";
+import { useSession } from "../session";
+import { trapTab, useModalDialog } from "./focus-trap";
+import { NewTokenPanel } from "./token-panel";
+import { Badge, EmptyState, Field, FormError, LoadState, Progress } from "./ui";
+
+/**
+ * One user's API keys (personal access tokens): the list, a form for a new one whose secret is
+ * shown once, and revoking with a confirmation. `self` when they are the signed-in user's own.
+ */
+export function ApiKeys(props: { userId: string; self: boolean; label: string }) {
+  const { api } = useSession();
+  const tokens = useLoad(() => api.tokens(props.userId), [props.userId]);
+  const [created, setCreated] = useState<PersonalAccessTokenGenerated | undefined>();
+  const [revoking, setRevoking] = useState<PersonalAccessToken | undefined>();
+  const revoke = useSubmit();
+  const now = new Date();
+  const list = tokens.data;
+  return (
+    <>
+      <LoadState loading={tokens.loading && !list} error={tokens.error} what="API keys" />
+      <FormError error={revoke.error} />
+      {list && list.length === 0 ? (
+        <EmptyState title="No API keys">
+          {props.self
+            ? "Create one below to call the API or the gateway proxy as yourself."
+            : "Create one below and hand it to them; it acts as them, with their role."}
+        </EmptyState>
+      ) : null}
+      {list && list.length > 0 ? (
+        <div className="table-wrap">
+          <table className="table" aria-label={props.label}>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Created</th>
+                <th scope="col">Expires</th>
+                <th scope="col">Last used</th>
+                <th scope="col">
+                  <span className="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((token) => (
+                <tr key={token.id}>
+                  <td>{token.name}</td>
+                  <td>{formatDateTime(token.created_at)}</td>
+                  <td>
+                    {formatDateTime(token.expiration_date)}{" "}
+                    {isExpired(token.expiration_date, now) ? <Badge tone="bad">expired</Badge> : null}
+                  </td>
+                  <td>{token.last_used ? formatDateTime(token.last_used) : "never"}</td>
+                  <td className="row-actions">
+                    <button
+                      type="button"
+                      className="ghost danger"
+                      aria-label={`Revoke ${token.name}`}
+                      onClick={() => setRevoking(token)}
+                    >
+                      Revoke
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+      {created ? (
+        <NewTokenPanel
+          name={created.personal_access_token.name}
+          plainToken={created.plain_token}
+          onClose={() => setCreated(undefined)}
+        />
+      ) : (
+        <NewKeyForm
+          userId={props.userId}
+          onCreated={(generated) => {
+            setCreated(generated);
+            tokens.reload();
+          }}
+        />
+      )}
+      {revoking ? (
+        <RevokeKeyDialog
+          name={revoking.name}
+          self={props.self}
+          busy={revoke.busy}
+          onCancel={() => setRevoking(undefined)}
+          onConfirm={() =>
+            void revoke
+              .run(async () => {
+                await api.revokeToken(props.userId, revoking.id);
+                tokens.reload();
+              })
+              .finally(() => setRevoking(undefined))
+          }
+        />
+      ) : null}
+    </>
+  );
+}
+
+function NewKeyForm(props: { userId: string; onCreated: (generated: PersonalAccessTokenGenerated) => void }) {
+  const { api } = useSession();
+  const [name, setName] = useState("");
+  const [days, setDays] = useState("30");
+  const [local, setLocal] = useState<Record<string, string>>({});
+  const submit = useSubmit();
+  const err = (path: string) => fieldError(local, submit.error, path);
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    const expiry = tokenExpiryError(days);
+    setLocal(expiry ? { expires_in: expiry } : {});
+    if (expiry) return;
+    void submit.run(async () => {
+      props.onCreated(await api.createToken(props.userId, { name: name.trim(), expires_in: Number(days) }));
+      setName("");
+    });
+  };
+  return (
+    <form className="card form" onSubmit={onSubmit} aria-label="New API key" noValidate>
+      <FormError error={submit.error} invalid={local} />
+      <div className="grid-3">
+        <Field label="Key name" error={err("name")} hint="Where it is used, e.g. “laptop” or “CI”.">
+          {(c) => <input {...c} value={name} onChange={(e) => setName(e.target.value)} required />}
+        </Field>
+        <Field label="Expires in (days)" error={err("expires_in")} hint="1 to 365 days.">
+          {(c) => (
+            <input
+              {...c}
+              type="number"
+              inputMode="numeric"
+              min={1}
+              max={365}
+              value={days}
+              onChange={(e) => setDays(e.target.value)}
+              required
+            />
+          )}
+        </Field>
+      </div>
+      {submit.busy ? <Progress label="Creating the key…" /> : null}
+      <button type="submit" disabled={submit.busy}>
+        Create API key
+      </button>
+    </form>
+  );
+}
+
+/** Asks before revoking: whatever uses the key loses access, and a revoked key cannot come back. */
+function RevokeKeyDialog(props: {
+  name: string;
+  self: boolean;
+  busy: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
+  const dialog = useModalDialog();
+  const titleId = "revoke-key-title";
+  return (
+    <dialog
+      ref={dialog}
+      className="confirm"
+      onKeyDown={trapTab}
+      aria-labelledby={titleId}
+      onCancel={(event) => {
+        event.preventDefault();
+        props.onCancel();
+      }}
+    >
+      <h2 id={titleId}>Revoke the API key “{props.name}”?</h2>
+      <p>Anything that uses it is refused within seconds. This cannot be undone.</p>
+      {props.self ? <p>If you signed in to this dashboard with it, you are signed out.</p> : null}
+      <div className="actions">
+        <button type="button" className="ghost" onClick={props.onCancel}>
+          Cancel
+        </button>
+        <button type="button" className="danger" onClick={props.onConfirm} disabled={props.busy}>
+          {props.busy ? "Revoking…" : "Revoke key"}
+        </button>
+      </div>
+    </dialog>
+  );
+}
