@@ -210,13 +210,21 @@ class UsageError extends Error {
 
 const usageOf = (command: Command) => `usage: agentnet ${command.usage}\n\n  ${command.summary}\n`;
 
+const USAGE_COLUMN = 46;
+
+/** One command in the overview: its summary beside a short usage, on the next line under a long one. */
+const overviewLine = (usage: string, summary: string) =>
+  usage.length < USAGE_COLUMN
+    ? `  ${usage.padEnd(USAGE_COLUMN)}${summary}`
+    : `  ${usage}\n  ${" ".repeat(USAGE_COLUMN)}${summary}`;
+
 const overview = () =>
   [
     "usage: agentnet <command> [options]      (agentnet <command> --help for its options)",
     "",
-    ...Object.values(COMMANDS).map((command) => `  ${command.usage.padEnd(46)}${command.summary}`),
+    ...Object.values(COMMANDS).map((command) => overviewLine(command.usage, command.summary)),
     "",
-    "  --version                                     print the version",
+    overviewLine("--version", "print the version"),
     "",
   ].join("\n");
 
