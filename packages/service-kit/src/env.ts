@@ -46,7 +46,7 @@ export const leaseOutageEnv = {
 /** Settings every service reads. */
 export const baseEnv = {
   NATS_URL: z.string().default("nats://127.0.0.1:4222"),
-  /** The service's NATS user and password (the local stack generates them; see docs/OPERATIONS.md). */
+  /** The service's NATS user and password (the local stack generates them; see docs/ARCHITECTURE.md, "Who may use the bus"). */
   NATS_USER: z.string().min(1).optional(),
   NATS_PASSWORD: z.string().min(1).optional(),
   /** Or a decentralized-auth credentials file (JWT and nkey seed), instead of user and password. */
