@@ -20,7 +20,9 @@ import {
   insertEvents,
   readAccessLogPage,
   readSessionPage,
+  readUsageBreakdown,
   readUsageOverview,
+  readUsageSeries,
   rollHours,
   sessionCount,
 } from "@agentnet/telemetry/store";
@@ -110,6 +112,15 @@ const timeReads = async () => {
   );
   await time("usage overview, 30 days by hour", () =>
     readUsageOverview(warehouse, { ...all, ...month, granularity: "hour" }),
+  );
+  await time("usage series, 30 days by hour", () =>
+    readUsageSeries(warehouse, { ...all, ...month, granularity: "hour" }),
+  );
+  await time("usage breakdown by model, 30 days", () =>
+    readUsageBreakdown(warehouse, { ...all, ...month, by: "model" }),
+  );
+  await time("usage breakdown by group, 30 days", () =>
+    readUsageBreakdown(warehouse, { ...all, ...month, by: "group" }),
   );
 };
 

@@ -16,8 +16,10 @@ let stack: DashboardStack;
 let browser: Browser;
 let page: Page;
 let owner: { token: string; user_id: string };
-/** Every usage read the Overview sent, as URLs. */
-const usageReads: URL[] = [];
+/** Every series read the Overview's charts and totals sent, as URLs. */
+const chartReads: URL[] = [];
+/** Every breakdown read the spend tables sent, as URLs. */
+const breakdownReads: URL[] = [];
 const cspViolations: string[] = [];
 
 /** A datetime-local value for a moment, in TIME_ZONE (what the browser's inputs take). */
@@ -34,9 +36,6 @@ const signedInPage = async (token: string): Promise<Page> => {
 };
 
 const go = (p: Page, hash: string) => p.goto(`${stack.baseUrl}/#${hash}`);
-
-/** The overview read of the chart (the spend tables read month buckets per row). */
-const chartReads = () => usageReads.filter((url) => url.searchParams.get("granularity") !== "month");
 
 /** The numbers of one column of a table, by the column's header. */
 const columnNumbers = async (p: Page, table: string, column: string): Promise<number[]> =>
@@ -87,13 +86,22 @@ beforeAll(async () => {
     "7 access-log rows",
   );
   await stack.waitFor(
-    () => stack.api<{ total_tokens: number }[]>("GET", "/api/agent-network/usage/overview", owner.token),
-    (buckets) => buckets.reduce((sum, b) => sum + b.total_tokens, 0) === 900,
-    "900 tokens of usage",
+    () =>
+      stack.api<{ requests: number; total_tokens: number }[]>(
+        "GET",
+        "/api/agent-network/usage/series",
+        owner.token,
+      ),
+    (buckets) =>
+      buckets.reduce((sum, b) => sum + b.requests, 0) === 7 &&
+      buckets.reduce((sum, b) => sum + b.total_tokens, 0) === 900,
+    "7 requests and 900 tokens of usage",
   );
   page = await signedInPage(owner.token);
   page.on("request", (request) => {
-    if (request.url().includes("/api/agent-network/usage/overview")) usageReads.push(new URL(request.url()));
+    const url = new URL(request.url());
+    if (url.pathname === "/api/agent-network/usage/series") chartReads.push(url);
+    if (url.pathname === "/api/agent-network/usage/breakdown") breakdownReads.push(url);
   });
 }, 180_000);
 
@@ -103,11 +111,11 @@ afterAll(async () => {
 });
 
 describe("analytics and the API reference against the real stack", { timeout: 60_000 }, () => {
-  it("charts tokens and cost on a time axis, with every number in a text alternative", async () => {
+  it("charts requests, outcomes, latency, tokens and cost on a time axis, every number in a text alternative", async () => {
     await go(page, "/");
     await page.getByRole("heading", { level: 1, name: "Overview" }).waitFor();
     await page.getByRole("table", { name: /^Tokens per hour/ }).waitFor({ state: "attached" });
-    expect(await page.locator(".time-chart-plot canvas").count()).toBeGreaterThanOrEqual(2);
+    expect(await page.locator(".time-chart-plot canvas").count()).toBe(5);
     expect(
       await page.getByRole("img", { name: /^Tokens per hour: \d+ of 1\d\d buckets with usage/ }).count(),
     ).toBe(1);
@@ -125,10 +133,22 @@ describe("analytics and the API reference against the real stack", { timeout: 60
       .allTextContents();
     for (const start of starts) expect(start).toMatch(/:30:00$/);
     expect(await page.getByTestId("total-tokens").textContent()).toBe("900");
+    // Every request counts, logged or not: six answered, one refused by the budget rule.
     expect(await page.getByTestId("total-requests").textContent()).toBe("7");
+    expect(await page.getByTestId("error-requests").textContent()).toBe("0 (0%)");
     expect(await page.getByTestId("denied-requests").textContent()).toBe("1 (14.3%)");
+    const sum = async (table: string, column: string) =>
+      (await columnNumbers(page, table, column)).reduce((a, b) => a + b, 0);
+    expect(await sum("Requests per hour", "Succeeded")).toBe(6);
+    expect(await sum("Requests per hour", "Denied")).toBe(1);
+    expect(await sum("Error and deny rate per hour", "Error rate")).toBe(0);
+    // Latency of the answered requests, in every bucket that had one.
+    const latency = page.getByRole("table", { name: /^Latency per hour/ });
+    const p95s = await latency.locator("tbody tr td:nth-of-type(2)").allTextContents();
+    expect(p95s.length).toBeGreaterThan(0);
+    for (const p95 of p95s) expect(p95).toMatch(/^\d+ ms$|^\d+\.\d\d s$/);
     // Opened on the last 7 days in hours.
-    const read = chartReads().at(-1);
+    const read = chartReads.at(-1);
     expect(read?.searchParams.get("granularity")).toBe("hour");
     const span =
       Date.parse(read?.searchParams.get("end_date") ?? "") -
@@ -144,11 +164,11 @@ describe("analytics and the API reference against the real stack", { timeout: 60
       ["24 h", "range=24h", "hour", 86_400_000],
     ] as const;
     for (const [label, query, granularity, length] of expectations) {
-      const before = chartReads().length;
+      const before = chartReads.length;
       await page.getByRole("button", { name: label, exact: true }).click();
       await expect.poll(() => page.url()).toContain(query);
-      await expect.poll(() => chartReads().length).toBeGreaterThan(before);
-      const read = chartReads().at(-1);
+      await expect.poll(() => chartReads.length).toBeGreaterThan(before);
+      const read = chartReads.at(-1);
       expect(read?.searchParams.get("granularity")).toBe(granularity);
       const span =
         Date.parse(read?.searchParams.get("end_date") ?? "") -
@@ -173,7 +193,7 @@ describe("analytics and the API reference against the real stack", { timeout: 60
     await form.getByText("The end must be after the start.").waitFor();
     expect(page.url()).not.toContain("range=custom");
 
-    const before = chartReads().length;
+    const before = chartReads.length;
     await form.getByLabel("From").fill(localInput(now - 2 * 3_600_000));
     await form.getByLabel("To").fill(localInput(now + 3_600_000));
     await form.getByRole("button", { name: "Apply range" }).click();
@@ -181,8 +201,8 @@ describe("analytics and the API reference against the real stack", { timeout: 60
     const url = new URL(page.url().replace("#/", ""));
     const start = Date.parse(url.searchParams.get("start_date") ?? "");
     expect(Math.abs(start - (now - 2 * 3_600_000))).toBeLessThan(60_000);
-    await expect.poll(() => chartReads().length).toBeGreaterThan(before);
-    const read = chartReads().at(-1);
+    await expect.poll(() => chartReads.length).toBeGreaterThan(before);
+    const read = chartReads.at(-1);
     expect(read?.searchParams.get("granularity")).toBe("minute");
     expect(read?.searchParams.get("start_date")).toBe(url.searchParams.get("start_date"));
     await page.getByRole("table", { name: /^Tokens per minute/ }).waitFor({ state: "attached" });
@@ -192,10 +212,19 @@ describe("analytics and the API reference against the real stack", { timeout: 60
     );
   });
 
-  it("lists spend by model, provider, user and group with the API's request counts, by cost", async () => {
+  it("lists spend by model, provider, user and group with one breakdown read each, by cost", async () => {
+    const before = breakdownReads.length;
     await page.getByRole("button", { name: "24 h", exact: true }).click();
     const byModel = page.getByRole("table", { name: "By model" });
     await byModel.getByRole("rowheader", { name: "gpt-4o-mini" }).waitFor();
+    const reads = breakdownReads.slice(before);
+    expect(reads.map((url) => url.searchParams.get("by")).sort()).toEqual([
+      "group",
+      "model",
+      "provider",
+      "user",
+    ]);
+    expect(new Set(reads.map((url) => url.searchParams.get("start_date"))).size).toBe(1);
     const requestsOf = async (table: string, name: string) =>
       page
         .getByRole("table", { name: table })
@@ -230,8 +259,11 @@ describe("analytics and the API reference against the real stack", { timeout: 60
     const search = page.getByLabel("Search operations");
     await search.fill("access-logs");
     await page.getByText(/^1 of \d+ operations$/).waitFor();
-    const telemetry = page.getByRole("region", { name: "Telemetry" });
-    await telemetry.getByText("/api/agent-network/access-logs", { exact: true }).click();
+    // The search leaves this one operation, whichever tag the document files it under.
+    await page
+      .locator("details.api-operation")
+      .getByText("/api/agent-network/access-logs", { exact: true })
+      .click();
     const parameters = page.getByRole("table", { name: "Parameters of GET /api/agent-network/access-logs" });
     await parameters.waitFor();
     const names = await parameters.locator("tbody th code").allTextContents();

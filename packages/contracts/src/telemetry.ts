@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { AccessLogPage, AccessLogQuery, AccessLogSessionPage, AccessLogSessionQuery } from "./access-logs";
 import { byCaller, endpoint } from "./subjects";
-import { UsageOverview, UsageQuery } from "./usage";
+import { UsageBreakdown, UsageBreakdownQuery, UsageOverview, UsageQuery, UsageSeries } from "./usage";
 
 /**
  * Telemetry reads. Each carries the caller: telemetry scopes a caller without the account-wide
@@ -15,6 +15,14 @@ export const Telemetry = {
     AccessLogSessionPage,
   ),
   usageOverview: endpoint("agn.telemetry.usage_overview", byCaller({ query: UsageQuery }), UsageOverview),
+  /** Not in the spec: requests, outcomes, latency, tokens and cost per time bucket. */
+  usageSeries: endpoint("agn.telemetry.usage_series", byCaller({ query: UsageQuery }), UsageSeries),
+  /** Not in the spec: requests, tokens and cost per user, group, model or provider. */
+  usageBreakdown: endpoint(
+    "agn.telemetry.usage_breakdown",
+    byCaller({ query: UsageBreakdownQuery }),
+    UsageBreakdown,
+  ),
 } as const;
 
 export const TelemetryQueryPayload = z.object({});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { UsageBucket, UsageQuery } from "./usage";
+import { UsageBreakdownQuery, UsageBucket, UsageQuery, UsageSeriesBucket } from "./usage";
 
 const issuePaths = (result: { error?: { issues: { path: PropertyKey[] }[] } }) =>
   (result.error?.issues ?? []).map((issue) => issue.path.join("."));
@@ -77,5 +77,34 @@ describe("UsageQuery", () => {
 
   it("strips paging parameters it does not take", () => {
     expect(UsageQuery.parse({ page: "2" })).not.toHaveProperty("page");
+  });
+});
+
+describe("UsageBreakdownQuery", () => {
+  it.each(["user", "group", "model", "provider"])("accepts by=%s with the usage filters", (by) => {
+    expect(UsageBreakdownQuery.parse({ by, model: "gpt-4o" })).toEqual({ by, model: ["gpt-4o"] });
+  });
+
+  it("requires by and refuses anything else", () => {
+    expect(issuePaths(UsageBreakdownQuery.safeParse({}))).toEqual(["by"]);
+    expect(issuePaths(UsageBreakdownQuery.safeParse({ by: "session" }))).toEqual(["by"]);
+  });
+});
+
+describe("UsageSeriesBucket", () => {
+  it("takes null latency for a bucket without allowed requests", () => {
+    const bucket = {
+      period_start: "2025-01-01T00:00:00Z",
+      requests: 1,
+      errors: 0,
+      denied: 1,
+      latency_p50_ms: null,
+      latency_p95_ms: null,
+      input_tokens: 0,
+      output_tokens: 0,
+      total_tokens: 0,
+      cost_usd: 0,
+    };
+    expect(UsageSeriesBucket.parse(bucket)).toEqual(bucket);
   });
 });

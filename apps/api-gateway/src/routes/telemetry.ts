@@ -4,15 +4,17 @@ import {
   AccessLogSessionQuery,
   type Endpoint,
   Telemetry,
+  UsageBreakdownQuery,
   UsageQuery,
 } from "@agentnet/contracts";
 import { Router } from "express";
 import { mount, type RouteSpec } from "../http/route";
 
 /**
- * Spec endpoints 1-3: access logs, sessions, usage overview. Open to every member: a caller
- * without the account-wide grant is scoped to their own requests by telemetry, not refused here.
- * A malformed query (page_size over 100, unknown sort_by, bad date) is a ZodError, so 400.
+ * Spec endpoints 1-3 (access logs, sessions, usage overview) and, beyond the spec, the usage
+ * series and breakdown (docs/API.md, "Usage analytics"). Open to every member: a caller without
+ * the account-wide grant is scoped to their own requests by telemetry, not refused here. A
+ * malformed query (page_size over 100, unknown sort_by or by, bad date) is a ZodError, so 400.
  */
 export function telemetryRoutes(nc: NatsConnection, timeoutMs: number): Router {
   const router = Router();
@@ -21,6 +23,7 @@ export function telemetryRoutes(nc: NatsConnection, timeoutMs: number): Router {
   add({
     method: "get",
     path: "/agent-network/access-logs",
+    summary: "List access-log entries, filtered, sorted and paged",
     access: "member",
     endpoint: Telemetry.accessLogs,
     toRequest: (req, caller) => ({ caller, query: AccessLogQuery.parse(req.query) }),
@@ -28,6 +31,7 @@ export function telemetryRoutes(nc: NatsConnection, timeoutMs: number): Router {
   add({
     method: "get",
     path: "/agent-network/access-log-sessions",
+    summary: "List sessions of access-log entries, filtered, sorted and paged",
     access: "member",
     endpoint: Telemetry.sessions,
     toRequest: (req, caller) => ({ caller, query: AccessLogSessionQuery.parse(req.query) }),
@@ -35,9 +39,26 @@ export function telemetryRoutes(nc: NatsConnection, timeoutMs: number): Router {
   add({
     method: "get",
     path: "/agent-network/usage/overview",
+    summary: "Token and cost usage per time bucket",
     access: "member",
     endpoint: Telemetry.usageOverview,
     toRequest: (req, caller) => ({ caller, query: UsageQuery.parse(req.query) }),
+  });
+  add({
+    method: "get",
+    path: "/agent-network/usage/series",
+    summary: "Requests, errors, denials, latency, tokens and cost per time bucket (beyond the spec)",
+    access: "member",
+    endpoint: Telemetry.usageSeries,
+    toRequest: (req, caller) => ({ caller, query: UsageQuery.parse(req.query) }),
+  });
+  add({
+    method: "get",
+    path: "/agent-network/usage/breakdown",
+    summary: "Requests, tokens and cost by user, group, model or provider, by cost (beyond the spec)",
+    access: "member",
+    endpoint: Telemetry.usageBreakdown,
+    toRequest: (req, caller) => ({ caller, query: UsageBreakdownQuery.parse(req.query) }),
   });
   return router;
 }

@@ -17,7 +17,8 @@ import type {
   Provider,
   Settings,
   UpdateUserBody,
-  UsageBucket,
+  UsageBreakdown,
+  UsageSeries,
   User,
 } from "@agentnet/contracts";
 import { apiFetch, type Query, toSearch } from "./client";
@@ -88,7 +89,8 @@ export function createApi(token: string) {
         (entry) => entry.id === id,
       ),
     sessions: (query: Query) => get<AccessLogSessionPage>(`${AN}/access-log-sessions`, query),
-    usage: (query: Query) => get<UsageBucket[]>(`${AN}/usage/overview`, query),
+    usageSeries: (query: Query) => get<UsageSeries>(`${AN}/usage/series`, query),
+    usageBreakdown: (query: Query) => get<UsageBreakdown>(`${AN}/usage/breakdown`, query),
     /** The API's OpenAPI 3.1 document, read as untrusted JSON (domain/openapi.ts). */
     openApiDocument: () => get<unknown>(OPENAPI_DOCUMENT),
     consumption: () => get<ConsumptionCounter[]>(`${AN}/consumption`),

@@ -30,8 +30,9 @@ function useColorScheme(): boolean {
 /**
  * Bars per bucket on a true time axis (uPlot on a canvas, labelled in the reader's local time):
  * each bar spans its bucket from its start, and a bucket the API did not answer stays empty.
- * `stacked` piles the series on one another in their order. The canvas is an image with a summary;
- * a visually hidden table holds every number for screen readers.
+ * `stacked` piles the series on one another in their order; `lines` draws each series as a line
+ * with a dot per bucket instead, for values that neither add up nor nest (rates, quantiles). The
+ * canvas is an image with a summary; a visually hidden table holds every number for screen readers.
  */
 export function TimeChart(props: {
   title: string;
@@ -40,8 +41,9 @@ export function TimeChart(props: {
   domain: [number, number];
   series: ChartSeries[];
   stacked?: boolean;
+  lines?: boolean;
 }) {
-  const { times, domain, series, stacked } = props;
+  const { times, domain, series, stacked, lines } = props;
   const mount = useRef<HTMLDivElement>(null);
   const dark = useColorScheme();
   const [hovered, setHovered] = useState<number | null>(null);
@@ -76,14 +78,24 @@ export function TimeChart(props: {
       ],
       series: [
         {},
-        ...drawn.map((s) => ({
-          label: s.label,
-          fill: color(s.color),
-          stroke: color(s.color),
-          width: 0,
-          points: { show: false },
-          paths: uPlot.paths.bars?.({ size: [0.85, Number.POSITIVE_INFINITY], align: 1 }),
-        })),
+        ...drawn.map((s) =>
+          lines
+            ? {
+                label: s.label,
+                stroke: color(s.color),
+                width: 2,
+                // A lone bucket between gaps has no neighbour to draw a line to: its dot shows it.
+                points: { show: true, size: 6, fill: color(s.color), stroke: color(s.color) },
+              }
+            : {
+                label: s.label,
+                fill: color(s.color),
+                stroke: color(s.color),
+                width: 0,
+                points: { show: false },
+                paths: uPlot.paths.bars?.({ size: [0.85, Number.POSITIVE_INFINITY], align: 1 }),
+              },
+        ),
       ],
       hooks: { setCursor: [(plot) => setHovered(plot.cursor.idx ?? null)] },
     };
@@ -95,7 +107,7 @@ export function TimeChart(props: {
       resize.disconnect();
       plot.destroy();
     };
-  }, [times, domain, series, stacked, dark]);
+  }, [times, domain, series, stacked, lines, dark]);
 
   const rows = times
     .map((time, index) => ({ time, values: series.map((s) => s.values[index] ?? null) }))
@@ -121,7 +133,7 @@ export function TimeChart(props: {
           ? `${formatDateTime(new Date(hoveredTime).toISOString())}: ${series
               .map((s) => `${s.label} ${formatOrNone(s, s.values[hovered] ?? null)}`)
               .join(", ")}`
-          : "Point at a bar for its numbers."}
+          : `Point at a ${lines ? "dot" : "bar"} for its numbers.`}
       </p>
       <table className="sr-only">
         <caption>{`${props.title} (local time; buckets without usage left out)`}</caption>

@@ -1,4 +1,4 @@
-import type { Granularity, UsageBucket } from "@agentnet/contracts";
+import type { Granularity } from "@agentnet/contracts";
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -130,7 +130,10 @@ export function describeRange(range: TimeRange): string {
  * Every bucket of the range on a true time axis, with the API's bucket where it answered one and
  * null where it did not (no usage then): a gap stays a gap instead of neighbours closing up.
  */
-export function placeOnTimeAxis(range: TimeRange, buckets: readonly UsageBucket[]): TimeAxis {
+export function placeOnTimeAxis<B extends { period_start: string }>(
+  range: TimeRange,
+  buckets: readonly B[],
+): TimeAxis<B> {
   const byStart = new Map(buckets.map((b) => [Date.parse(b.period_start), b]));
   const times = new Set(byStart.keys());
   const first = bucketStart(range.start.getTime(), range.granularity);
@@ -144,10 +147,10 @@ export function placeOnTimeAxis(range: TimeRange, buckets: readonly UsageBucket[
   };
 }
 
-export interface TimeAxis {
+export interface TimeAxis<B> {
   /** Bucket starts (ms), oldest first. */
   times: number[];
-  buckets: (UsageBucket | null)[];
+  buckets: (B | null)[];
   /** From the first bucket's start to the last one's end: the whole range stays on the axis. */
   domain: [number, number];
 }

@@ -1,9 +1,10 @@
+import type { UsageSeriesBucket } from "@agentnet/contracts";
 import { type FormEvent, useMemo, useState } from "react";
 import { SpendTables } from "../components/charts";
 import { type ChartSeries, TimeChart } from "../components/time-chart";
 import { EmptyState, Field, LoadState } from "../components/ui";
-import { isoToLocalInput, localInputToIso, MAX_PAGE_SIZE } from "../domain/filters";
-import { formatShare, formatTokens, formatUsd } from "../domain/format";
+import { isoToLocalInput, localInputToIso } from "../domain/filters";
+import { formatDuration, formatShare, formatTokens, formatUsd } from "../domain/format";
 import {
   checkCustomRange,
   customParams,
@@ -14,10 +15,9 @@ import {
   type RangePreset,
   rangeBounds,
   rangeFromParams,
-  type TimeAxis,
   type TimeRange,
 } from "../domain/time-range";
-import { sumBuckets } from "../domain/usage";
+import { shareOf, succeeded, sumSeries } from "../domain/usage";
 import { useLoad } from "../hooks";
 import { Link, type Location, navigate } from "../router";
 import { useSession } from "../session";
@@ -28,82 +28,93 @@ export function OverviewPage(props: { location: Location }) {
   // A preset ends now: now is when its URL was opened, not each render.
   const range = useMemo(() => rangeFromParams(new URLSearchParams(query), new Date()), [query]);
   const bounds = rangeBounds(range);
-  const deps = [bounds.start_date, bounds.end_date, range.granularity];
 
-  const usage = useLoad(() => api.usage({ ...bounds, granularity: range.granularity }), deps);
-  // Request counts come from the access log (the usage buckets carry none), counted by the API.
-  const logged = useLoad(
-    () =>
-      Promise.all([
-        api.accessLogs({ ...bounds, page_size: MAX_PAGE_SIZE }),
-        api.accessLogs({ ...bounds, page_size: 1, decision: "deny" }),
-      ]),
-    deps,
+  const series = useLoad(
+    () => api.usageSeries({ ...bounds, granularity: range.granularity }),
+    [bounds.start_date, bounds.end_date, range.granularity],
   );
-
   const axis = useMemo(
-    () => (usage.data ? placeOnTimeAxis(range, usage.data) : undefined),
-    [usage.data, range],
+    () => (series.data ? placeOnTimeAxis(range, series.data) : undefined),
+    [series.data, range],
   );
   const charts = useMemo(() => axis && chartSeries(axis.buckets), [axis]);
-  const totals = usage.data ? sumBuckets(usage.data) : undefined;
-  const requests = logged.data?.[0].total_records ?? 0;
-  const denied = logged.data?.[1].total_records ?? 0;
-  const hasUsage = (totals?.total_tokens ?? 0) > 0 || (totals?.cost_usd ?? 0) > 0 || requests > 0;
+  const totals = series.data ? sumSeries(series.data) : undefined;
+  const hasUsage = (totals?.requests ?? 0) > 0;
+  const per = range.granularity;
 
   return (
     <section aria-labelledby="overview-title">
       <h1 id="overview-title">Overview</h1>
       <p className="lede">
-        {accountWide ? "Token and cost usage of the whole account." : "Your own token and cost usage."}
+        {accountWide
+          ? "Requests, latency, tokens and cost of the whole account."
+          : "Your own requests, latency, tokens and cost."}
       </p>
       <RangePicker range={range} />
-      <LoadState loading={usage.loading && !usage.data} error={usage.error ?? logged.error} what="usage" />
-      {totals && logged.data ? (
+      <LoadState loading={series.loading && !series.data} error={series.error} what="usage" />
+      {totals ? (
         <dl className="totals">
-          <Total label="Total tokens" testId="total-tokens" value={formatTokens(totals.total_tokens)} />
-          <Total label="Input tokens" value={formatTokens(totals.input_tokens)} />
-          <Total label="Output tokens" value={formatTokens(totals.output_tokens)} />
-          <Total label="Cached input" value={formatTokens(totals.cached_input_tokens)} />
-          <Total label="Cost" testId="total-cost" value={formatUsd(totals.cost_usd)} />
-          <Total label="Logged requests" testId="total-requests" value={formatTokens(requests)} />
+          <Total label="Requests" testId="total-requests" value={formatTokens(totals.requests)} />
+          <Total
+            label="Errors"
+            testId="error-requests"
+            value={countWithShare(totals.errors, totals.requests)}
+          />
           <Total
             label="Denied"
             testId="denied-requests"
-            value={`${formatTokens(denied)}${requests > 0 ? ` (${formatShare(denied / requests)})` : ""}`}
+            value={countWithShare(totals.denied, totals.requests)}
           />
+          <Total label="Total tokens" testId="total-tokens" value={formatTokens(totals.total_tokens)} />
+          <Total
+            label="Input / output tokens"
+            value={`${formatTokens(totals.input_tokens)} / ${formatTokens(totals.output_tokens)}`}
+          />
+          <Total label="Cost" testId="total-cost" value={formatUsd(totals.cost_usd)} />
         </dl>
       ) : null}
-      {usage.data && logged.data && !hasUsage ? (
+      {series.data && !hasUsage ? (
         <EmptyState title="No usage in this range">
           Send a request through the gateway (see <Link to="/agent">Agent config</Link> for the SDK settings),
           or pick a longer range.
         </EmptyState>
       ) : null}
       {axis && charts && hasUsage ? (
-        <div className="grid-2">
-          <div className="card">
-            <h2>Tokens per {range.granularity}</h2>
-            <TimeChart
-              title={`Tokens per ${range.granularity}`}
-              times={axis.times}
-              domain={axis.domain}
-              series={charts.tokens}
-              stacked
-            />
-          </div>
-          <div className="card">
-            <h2>Cost per {range.granularity}</h2>
-            <TimeChart
-              title={`Cost per ${range.granularity}`}
-              times={axis.times}
-              domain={axis.domain}
-              series={charts.cost}
-            />
-          </div>
+        <div className="chart-grid">
+          <ChartCard
+            title={`Requests per ${per}`}
+            times={axis.times}
+            domain={axis.domain}
+            series={charts.requests}
+            stacked
+          />
+          <ChartCard
+            title={`Error and deny rate per ${per}`}
+            times={axis.times}
+            domain={axis.domain}
+            series={charts.rates}
+            lines
+          />
+          <ChartCard
+            title={`Latency per ${per}`}
+            times={axis.times}
+            domain={axis.domain}
+            series={charts.latency}
+            lines
+          />
+          <ChartCard
+            title={`Tokens per ${per}`}
+            times={axis.times}
+            domain={axis.domain}
+            series={charts.tokens}
+            stacked
+          />
+          <ChartCard title={`Cost per ${per}`} times={axis.times} domain={axis.domain} series={charts.cost} />
         </div>
       ) : null}
-      {hasUsage && logged.data ? <SpendTables bounds={bounds} sample={logged.data[0].data} /> : null}
+      {hasUsage && totals ? (
+        <SpendTables bounds={bounds} total={{ cost: totals.cost_usd, tokens: totals.total_tokens }} />
+      ) : null}
     </section>
   );
 }
@@ -117,31 +128,69 @@ function Total(props: { label: string; value: string; testId?: string }) {
   );
 }
 
-function chartSeries(buckets: TimeAxis["buckets"]) {
+/** "1 (14.3%)": a count and its share of the requests. */
+const countWithShare = (count: number, requests: number): string => {
+  const share = shareOf(count, requests);
+  return `${formatTokens(count)}${share === null ? "" : ` (${formatShare(share)})`}`;
+};
+
+function ChartCard(props: Parameters<typeof TimeChart>[0]) {
+  return (
+    <div className="card">
+      <h2>{props.title}</h2>
+      <TimeChart {...props} />
+    </div>
+  );
+}
+
+/** The charts' series over the axis' buckets (null where the API answered no bucket). */
+function chartSeries(buckets: readonly (UsageSeriesBucket | null)[]) {
+  const of = (value: (b: UsageSeriesBucket) => number | null) => buckets.map((b) => (b ? value(b) : null));
+  const requests: ChartSeries[] = [
+    { label: "Succeeded", color: "--chart-requests", format: formatTokens, values: of(succeeded) },
+    { label: "Errors", color: "--chart-errors", format: formatTokens, values: of((b) => b.errors) },
+    { label: "Denied", color: "--chart-denied", format: formatTokens, values: of((b) => b.denied) },
+  ];
+  const rates: ChartSeries[] = [
+    {
+      label: "Error rate",
+      color: "--chart-errors",
+      format: formatShare,
+      values: of((b) => shareOf(b.errors, b.requests)),
+    },
+    {
+      label: "Deny rate",
+      color: "--chart-denied",
+      format: formatShare,
+      values: of((b) => shareOf(b.denied, b.requests)),
+    },
+  ];
+  const latency: ChartSeries[] = [
+    { label: "p50", color: "--chart-p50", format: formatLatency, values: of((b) => b.latency_p50_ms) },
+    { label: "p95", color: "--chart-p95", format: formatLatency, values: of((b) => b.latency_p95_ms) },
+  ];
   const tokens: ChartSeries[] = [
     {
       label: "Input tokens",
       color: "--chart-input",
       format: formatTokens,
-      values: buckets.map((b) => b?.input_tokens ?? null),
+      values: of((b) => b.input_tokens),
     },
     {
       label: "Output tokens",
       color: "--chart-output",
       format: formatTokens,
-      values: buckets.map((b) => b?.output_tokens ?? null),
+      values: of((b) => b.output_tokens),
     },
   ];
   const cost: ChartSeries[] = [
-    {
-      label: "Cost",
-      color: "--chart-cost",
-      format: formatUsd,
-      values: buckets.map((b) => b?.cost_usd ?? null),
-    },
+    { label: "Cost", color: "--chart-cost", format: formatUsd, values: of((b) => b.cost_usd) },
   ];
-  return { tokens, cost };
+  return { requests, rates, latency, tokens, cost };
 }
+
+/** Axis ticks fall between whole milliseconds. */
+const formatLatency = (ms: number): string => formatDuration(Math.round(ms));
 
 /** The presets as a segmented control, and the custom range's form (its bounds in the URL). */
 function RangePicker(props: { range: TimeRange }) {

@@ -28,7 +28,13 @@ describe("rows", () => {
   });
 
   it("puts every field of a usage line under its own column", () => {
-    const event = makeEvent({ session_id: "s1", group_ids: ["g1", "g2"] });
+    const event = makeEvent({
+      session_id: "s1",
+      group_ids: ["g1", "g2"],
+      status_code: 429,
+      decision: "deny",
+      duration_ms: 12,
+    });
     expect(byColumn(USAGE_LINE_COLUMNS, toUsageLine(event))).toMatchObject({
       account_id: event.account_id,
       id: event.id,
@@ -41,6 +47,9 @@ describe("rows", () => {
       total_tokens: 150,
       cost_usd: "0.00075",
       cache_cost_usd: "0",
+      status_code: 429,
+      decision: "deny",
+      duration_ms: 12,
     });
   });
 });

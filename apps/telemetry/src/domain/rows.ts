@@ -33,11 +33,14 @@ export const USAGE_LINE_COLUMNS = [
   "cache_creation_cost_usd",
   "output_cost_usd",
   "cache_cost_usd",
+  "status_code",
+  "decision",
+  "duration_ms",
 ] as const;
 
 /**
  * The usage row every event yields, logged or not, as one JSON line of USAGE_LINE_COLUMNS: only
- * what the overview filters and sums. Log collection off does not hide usage (spec: usage is
+ * what the usage reads filter, sum and take quantiles of. Log collection off does not hide usage (spec: usage is
  * aggregated independently of it).
  */
 export function toUsageLine(event: GatewayRequestEvent): string {
@@ -61,6 +64,9 @@ export function toUsageLine(event: GatewayRequestEvent): string {
     usdToDecimalText(event.cache_creation_cost_usd),
     usdToDecimalText(event.output_cost_usd),
     usdToDecimalText(event.cache_cost_usd),
+    event.status_code,
+    event.decision,
+    event.duration_ms,
   ]);
 }
 

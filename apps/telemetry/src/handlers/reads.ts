@@ -4,13 +4,17 @@ import { pageOffset, toPage } from "../domain/pages";
 import { scopeToCaller } from "../domain/scope";
 import { sessionDecision, sessionSortColumn } from "../domain/sessions";
 import { accessLogCount, readAccessLogPage } from "../store/access-logs";
+import { readUsageBreakdown, readUsageSeries } from "../store/analytics";
 import { readSessionPage } from "../store/session-page";
 import { sessionCount } from "../store/sessions";
 import { readUsageOverview } from "../store/usage";
 import type { TelemetryContext } from "./context";
 import type { SettingsReader } from "./settings";
 
-/** The three spec reads (endpoints 1-3), each scoped to the caller before any query runs. */
+/**
+ * The three spec reads (endpoints 1-3) and the usage analytics beyond the spec (series and
+ * breakdown), each scoped to the caller before any query runs.
+ */
 export function registerReadHandlers(ctx: TelemetryContext, settings: SettingsReader) {
   const { warehouse } = ctx;
   const handle = <E extends Endpoint>(endpoint: E, handler: Handler<E>) =>
@@ -60,5 +64,13 @@ export function registerReadHandlers(ctx: TelemetryContext, settings: SettingsRe
   // Usage is kept whatever log collection says (spec), so the overview never asks for settings.
   handle(Telemetry.usageOverview, async ({ caller, query }) =>
     readUsageOverview(warehouse, { ...scopeToCaller(caller, query), account_id: caller.account_id }),
+  );
+  handle(Telemetry.usageSeries, async ({ caller, query }) =>
+    readUsageSeries(warehouse, { ...scopeToCaller(caller, query), account_id: caller.account_id }),
+  );
+  // Scoped like every usage read, not refused: a member's breakdown by user is their own row, and
+  // by group the groups their own requests were made in.
+  handle(Telemetry.usageBreakdown, async ({ caller, query }) =>
+    readUsageBreakdown(warehouse, { ...scopeToCaller(caller, query), account_id: caller.account_id }),
   );
 }

@@ -44,3 +44,21 @@ export const toEntry = ({
   ...(request_prompt === "" ? {} : { request_prompt }),
   ...(response_completion === "" ? {} : { response_completion }),
 });
+
+/*
+ * A request's outcome as analytics count it (infra/clickhouse/007_analytics.sql): denied when the
+ * gateway denied it; an error when it was not denied and answered 400 or above (upstream failures,
+ * bad requests); its duration counts for latency only when allowed (a denial reached no upstream).
+ */
+const DENIED = "decision = 'deny'";
+const ERROR = "decision != 'deny' AND status_code >= 400";
+const ALLOWED = "decision = 'allow'";
+/**
+ * The levels of usage_hourly's `latency_ms` state, `AggregateFunction(quantilesTDigest(0.5, 0.95),
+ * UInt32)`: every state and merge of it names the same ones.
+ */
+export const LATENCY_LEVELS = "0.5, 0.95";
+
+/** Requests, errors and denials of usage_events rows, and the latency state of the allowed ones. */
+export const OUTCOME_SUMS = `count() AS requests, countIf(${ERROR}) AS errors, countIf(${DENIED}) AS denied,
+  quantilesTDigestStateIf(${LATENCY_LEVELS})(duration_ms, ${ALLOWED}) AS latency_ms`;

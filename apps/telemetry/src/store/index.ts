@@ -1,5 +1,6 @@
 // The named queries and page readers, for the benchmark (bench/) to time what the service runs.
 export { accessLogCount, accessLogPage, readAccessLogPage } from "./access-logs";
+export { readUsageBreakdown, readUsageSeries } from "./analytics";
 export { insertEvents } from "./events";
 export { refreshRolledHours, rollHours } from "./rollup";
 export { readSessionPage } from "./session-page";

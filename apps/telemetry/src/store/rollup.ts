@@ -1,7 +1,7 @@
 import type { Warehouse } from "@agentnet/clickhouse";
 import type { GatewayRequestEvent } from "@agentnet/contracts";
 import { z } from "zod";
-import { USAGE_SUMS } from "./entries";
+import { OUTCOME_SUMS, USAGE_COLUMNS, USAGE_SUMS } from "./entries";
 import { ChNumber, defineQuery } from "./query";
 
 const HOUR_MS = 3_600_000;
@@ -26,9 +26,10 @@ const ROLL_GRACE_MS = 10 * 60_000;
  * read later, so the newest one has seen every insert that finished before it.
  */
 const ROLLUPS = [
-  `INSERT INTO usage_hourly
+  `INSERT INTO usage_hourly (account_id, hour, user_id, resolved_provider_id, model, group_ids,
+    ${USAGE_COLUMNS}, requests, errors, denied, latency_ms, computed_at)
   SELECT account_id, toStartOfHour(timestamp) AS hour, user_id, resolved_provider_id, model, group_ids,
-    ${USAGE_SUMS}, now64(6) AS computed_at
+    ${USAGE_SUMS}, ${OUTCOME_SUMS}, now64(6) AS computed_at
   FROM usage_events FINAL
   WHERE {where}
   GROUP BY account_id, hour, user_id, resolved_provider_id, model, group_ids`,

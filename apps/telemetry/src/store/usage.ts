@@ -17,14 +17,15 @@ import { readRollupProgress } from "./rollup";
 
 /**
  * Bucket start per granularity, in UTC (the warehouse pins session_timezone). Weeks start on
- * Monday (ISO 8601), months on the 1st. Each is a DateTime so every bucket renders alike.
+ * Monday (ISO 8601), months on the 1st. Each is a DateTime so every bucket renders alike, whether
+ * it is cut from an event's timestamp or a rolled hour.
  */
-const BUCKET_START: Record<Granularity, string> = {
-  minute: "toStartOfMinute(timestamp)",
-  hour: "toStartOfHour(timestamp)",
-  day: "toStartOfDay(timestamp)",
-  week: "toDateTime(toMonday(timestamp), 'UTC')",
-  month: "toDateTime(toStartOfMonth(timestamp), 'UTC')",
+export const BUCKET_START: Record<Granularity, (column: string) => string> = {
+  minute: (column) => `toStartOfMinute(${column})`,
+  hour: (column) => `toStartOfHour(${column})`,
+  day: (column) => `toStartOfDay(${column})`,
+  week: (column) => `toDateTime(toMonday(${column}), 'UTC')`,
+  month: (column) => `toDateTime(toStartOfMonth(${column}), 'UTC')`,
 };
 
 export const UsageBucketRow = z.object({
@@ -33,11 +34,42 @@ export const UsageBucketRow = z.object({
   ...costNumbers,
 });
 
-const OverviewParams = UsageFilterParams.extend({
-  granularity: Granularity,
-  /** Whole hours in [rolled_from, rolled_to) are read from usage_hourly; equal bounds: none. */
+/** The filters and the whole hours in [rolled_from, rolled_to) read from usage_hourly; equal bounds: none. */
+export const RolledFilterParams = UsageFilterParams.extend({
   rolled_from: z.date(),
   rolled_to: z.date(),
+});
+export type RolledFilterParams = z.infer<typeof RolledFilterParams>;
+
+const OverviewParams = RolledFilterParams.extend({ granularity: Granularity });
+
+/**
+ * The rows a usage read aggregates: the `rolled` select list over usage_hourly's rolled hours and
+ * the `events` one over usage_events outside them (all of it when nothing is rolled), both read
+ * FINAL and joined by UNION ALL (by position: the lists name the same columns in the same order).
+ * `groupBy` groups each side before the union, for aggregates that must be built per side.
+ */
+export function rolledAndEvents(
+  params: RolledFilterParams,
+  select: { rolled: string; events: string; groupBy?: string },
+): string {
+  const groupBy = select.groupBy === undefined ? "" : `\n  GROUP BY ${select.groupBy}`;
+  const events = `SELECT ${select.events} FROM usage_events FINAL WHERE ${usageWhere(params)}`;
+  if (params.rolled_from >= params.rolled_to) return `${events}${groupBy}`;
+  return `SELECT ${select.rolled} FROM usage_hourly FINAL
+    WHERE ${dimensionWhere(params)}
+      AND hour >= {rolled_from:DateTime64(3)} AND hour < {rolled_to:DateTime64(3)}${groupBy}
+  UNION ALL
+  ${events} AND (timestamp < {rolled_from:DateTime64(3)} OR timestamp >= {rolled_to:DateTime64(3)})${groupBy}`;
+}
+
+/** The parameters `rolledAndEvents` binds. */
+export const bindRolledAndEvents = (params: RolledFilterParams): Record<string, unknown> => ({
+  ...bindUsageFilters(params),
+  ...bindDimensionFilters(params),
+  ...(params.rolled_from < params.rolled_to
+    ? { rolled_from: params.rolled_from, rolled_to: params.rolled_to }
+    : {}),
 });
 
 /**
@@ -50,51 +82,46 @@ export const usageOverview = defineQuery({
   name: "usage_overview",
   params: OverviewParams,
   row: UsageBucketRow,
-  sql: (params) => {
-    const rolled = params.rolled_from < params.rolled_to;
-    const events = `SELECT timestamp, ${USAGE_COLUMNS} FROM usage_events FINAL WHERE ${usageWhere(params)}`;
-    const source = rolled
-      ? `SELECT toDateTime64(hour, 3, 'UTC') AS timestamp, ${USAGE_COLUMNS} FROM usage_hourly FINAL
-          WHERE ${dimensionWhere(params)}
-            AND hour >= {rolled_from:DateTime64(3)} AND hour < {rolled_to:DateTime64(3)}
-        UNION ALL
-        ${events} AND (timestamp < {rolled_from:DateTime64(3)} OR timestamp >= {rolled_to:DateTime64(3)})`
-      : events;
-    return `
-    SELECT ${BUCKET_START[params.granularity]} AS period_start, ${USAGE_SUMS}
-    FROM (${source})
+  sql: (params) => `
+    SELECT ${BUCKET_START[params.granularity]("timestamp")} AS period_start, ${USAGE_SUMS}
+    FROM (${rolledAndEvents(params, {
+      rolled: `toDateTime64(hour, 3, 'UTC') AS timestamp, ${USAGE_COLUMNS}`,
+      events: `timestamp, ${USAGE_COLUMNS}`,
+    })})
     GROUP BY period_start
-    ORDER BY period_start`;
-  },
-  bind: (params) => ({
-    ...bindUsageFilters(params),
-    ...bindDimensionFilters(params),
-    ...(params.rolled_from < params.rolled_to
-      ? { rolled_from: params.rolled_from, rolled_to: params.rolled_to }
-      : {}),
-  }),
+    ORDER BY period_start`,
+  bind: bindRolledAndEvents,
 });
 
 const HOUR_MS = 3_600_000;
 
 /**
- * The overview. usage_hourly serves the whole hours inside the range that are rolled, unless the
- * read needs what it does not keep: a session filter or minute buckets.
+ * The whole hours inside the filters' range that usage_hourly serves, unless the read needs what
+ * it does not keep: a session filter or minute buckets (then none: equal bounds).
  */
-export async function readUsageOverview(
+export async function rolledRange(
   warehouse: Warehouse,
-  params: z.input<typeof UsageFilterParams> & { granularity: Granularity },
-) {
+  params: Pick<UsageFilterParams, "start_date" | "end_date" | "session_id">,
+  granularity?: Granularity,
+): Promise<{ rolled_from: Date; rolled_to: Date }> {
   const none = { rolled_from: EARLIEST, rolled_to: EARLIEST };
-  if (params.granularity === "minute" || params.session_id !== undefined) {
-    return usageOverview.run(warehouse, { ...params, ...none });
-  }
+  if (granularity === "minute" || params.session_id !== undefined) return none;
   const { done } = await readRollupProgress(warehouse);
   const from = Math.ceil(bound(params.start_date, EARLIEST).getTime() / HOUR_MS) * HOUR_MS;
   const to = Math.min(
     done.getTime(),
     Math.floor((bound(params.end_date, LATEST).getTime() + 1) / HOUR_MS) * HOUR_MS,
   );
-  const rolled = from < to ? { rolled_from: new Date(from), rolled_to: new Date(to) } : none;
-  return usageOverview.run(warehouse, { ...params, ...rolled });
+  return from < to ? { rolled_from: new Date(from), rolled_to: new Date(to) } : none;
+}
+
+/** The overview: token and cost sums per bucket, rolled hours from usage_hourly. */
+export async function readUsageOverview(
+  warehouse: Warehouse,
+  params: z.input<typeof UsageFilterParams> & { granularity: Granularity },
+) {
+  return usageOverview.run(warehouse, {
+    ...params,
+    ...(await rolledRange(warehouse, params, params.granularity)),
+  });
 }
