@@ -124,7 +124,9 @@ const SortOrder = z
   .transform((v): "ascending" | "descending" =>
     v === "asc" || v === "ascending" ? "ascending" : "descending",
   )
-  .default("descending");
+  .default("descending")
+  // What the OpenAPI document shows: the canonical values (the short forms are accepted too).
+  .meta({ enum: ["ascending", "descending"], description: "ascending or descending (asc, desc, any case)" });
 
 /** Filters shared by the log, session and usage reads. */
 export const UsageFilters = z.object({

@@ -5,7 +5,9 @@ import { startTestApi } from "../testing";
 
 interface Operation {
   operationId: string;
-  parameters: { name: string; in: string }[];
+  tags?: string[];
+  summary?: string;
+  parameters: { name: string; in: string; schema?: unknown }[];
   requestBody?: { content: { "application/json": { schema: { properties?: Record<string, unknown> } } } };
   responses: Record<string, unknown>;
 }
@@ -45,5 +47,25 @@ describe("the OpenAPI document", () => {
       expect.arrayContaining(["page", "page_size"]),
     );
     expect(logs?.responses["200"]).toBeDefined();
+    expect(logs?.responses["401"]).toBeDefined();
+    expect(logs?.parameters.find((parameter) => parameter.name === "sort_order")?.schema).toMatchObject({
+      enum: ["ascending", "descending"],
+    });
+  });
+
+  it("groups every operation under a tag and says what it does in a summary", async () => {
+    const document = (await (await fetch(`${api.url}/api/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, Operation>>;
+    };
+    const operations = Object.values(document.paths).flatMap((methods) => Object.values(methods));
+    for (const operation of operations) {
+      expect(operation.tags?.length, operation.operationId).toBe(1);
+      expect(operation.summary, operation.operationId).toMatch(/\w/);
+    }
+    expect(document.paths["/api/agent-network/budget-rules/{ruleId}"]?.delete).toMatchObject({
+      tags: ["Budget rules"],
+      summary: "Delete a budget rule",
+    });
+    expect(document.paths["/api/users/{userId}/tokens"]?.post?.tags).toEqual(["Users"]);
   });
 });

@@ -13,6 +13,22 @@ const schemaOf = (schema: z.ZodType, io: "input" | "output"): JsonSchema => {
 const shapeOf = (schema: z.ZodType): Record<string, z.ZodType> =>
   schema instanceof z.ZodObject ? (schema.shape as Record<string, z.ZodType>) : {};
 
+/** The operation's group: the path's first resource (`/agent-network/budget-rules/:id` → "Budget rules"). */
+const tagOf = (path: string) => {
+  const resource = path.replace(/^\/agent-network\//, "/").split("/")[1] ?? "";
+  const words = resource.replaceAll("-", " ");
+  return words.charAt(0).toUpperCase() + words.slice(1);
+};
+
+/**
+ * A query parameter as a caller writes it. Where the contract normalises what it is given first
+ * (`sort_order` takes `asc` or `DESC`), the input side says nothing: the canonical values do.
+ */
+const parameterSchema = (schema: z.ZodType): JsonSchema => {
+  const input = schemaOf(schema, "input");
+  return Object.keys(input).length > 0 ? input : schemaOf(schema, "output");
+};
+
 /** `users.list` from `agn.ctl.users.list`: the operation's name is its bus endpoint's. */
 const operationId = (endpoint: Endpoint) => endpoint.subject.replace(/^agn\.(ctl\.)?/, "");
 
@@ -35,12 +51,14 @@ export function openApiDocument(routes: readonly RouteSpec<Endpoint>[], version:
       name,
       in: "query",
       required: !schema.safeParse(undefined).success,
-      schema: schemaOf(schema, "input"),
+      schema: parameterSchema(schema),
     }));
     const path = `/api${route.path.replace(/:(\w+)/g, "{$1}")}`;
     paths[path] ??= {};
     paths[path][route.method] = {
       operationId: operationId(route.endpoint),
+      tags: [tagOf(route.path)],
+      summary: route.summary,
       "x-access": route.access,
       parameters: [...pathParameters, ...queryParameters],
       ...(request.body
@@ -56,8 +74,12 @@ export function openApiDocument(routes: readonly RouteSpec<Endpoint>[], version:
           description: "OK",
           content: { "application/json": { schema: schemaOf(route.endpoint.reply, "output") } },
         },
+        "401": {
+          description: "No valid token (missing, unknown, expired or revoked)",
+          content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+        },
         default: {
-          description: "An error: 400 invalid input, 401, 403, 404, 409, 412, 422, 503, 504",
+          description: "An error: 400 invalid input, 403, 404, 409, 412, 422, 503, 504",
           content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
         },
       },

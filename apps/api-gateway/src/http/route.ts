@@ -8,6 +8,8 @@ type Method = "get" | "post" | "put" | "delete";
 export interface RouteSpec<E extends Endpoint> {
   method: Method;
   path: string;
+  /** One line saying what the route does (the OpenAPI operation's summary). */
+  summary: string;
   access: Access;
   endpoint: E;
   /** Builds the bus request from the HTTP request; body and query are parsed with contract schemas here. */

@@ -26,6 +26,7 @@ export function agentNetworkRoutes(nc: NatsConnection, timeoutMs: number): Route
   add({
     method: "get",
     path: `${base}/agent-config`,
+    summary: "How to point an SDK or coding agent at the gateway",
     access: "member",
     endpoint: ControlPlane.agentConfig,
     toRequest: (_r, caller) => ({ caller }),
@@ -34,6 +35,7 @@ export function agentNetworkRoutes(nc: NatsConnection, timeoutMs: number): Route
   add({
     method: "get",
     path: `${base}/settings`,
+    summary: "Get the gateway settings (defaults when none exist)",
     access: "reader",
     endpoint: ControlPlane.settingsGet,
     toRequest: (_r, caller) => ({ caller }),
@@ -41,6 +43,7 @@ export function agentNetworkRoutes(nc: NatsConnection, timeoutMs: number): Route
   add({
     method: "post",
     path: `${base}/settings`,
+    summary: "Create the gateway settings (allocates the endpoint)",
     access: "writer",
     endpoint: ControlPlane.settingsCreate,
     toRequest: (req, caller) => ({ caller, body: body(CreateSettingsBody, req) }),
@@ -48,6 +51,7 @@ export function agentNetworkRoutes(nc: NatsConnection, timeoutMs: number): Route
   add({
     method: "put",
     path: `${base}/settings`,
+    summary: "Replace the gateway settings' mutable fields",
     access: "writer",
     endpoint: ControlPlane.settingsUpdate,
     toRequest: (req, caller) => ({ caller, body: body(UpdateSettingsBody, req) }),
@@ -55,6 +59,7 @@ export function agentNetworkRoutes(nc: NatsConnection, timeoutMs: number): Route
   add({
     method: "delete",
     path: `${base}/settings`,
+    summary: "Delete the gateway settings (refused while a provider exists)",
     access: "writer",
     endpoint: ControlPlane.settingsDelete,
     toRequest: (_r, caller) => ({ caller }),
@@ -64,6 +69,7 @@ export function agentNetworkRoutes(nc: NatsConnection, timeoutMs: number): Route
   // against its contract, and the tests exercise every one.
   const crud = (
     collection: string,
+    noun: { one: string; many: string },
     idParam: string,
     idField: string,
     endpoints: Record<"list" | "get" | "create" | "update" | "delete", Endpoint>,
@@ -75,6 +81,7 @@ export function agentNetworkRoutes(nc: NatsConnection, timeoutMs: number): Route
     add({
       method: "get",
       path,
+      summary: `List ${noun.many}`,
       access: "reader",
       endpoint: endpoints.list,
       toRequest: (_r, caller) => ({ caller }),
@@ -82,6 +89,7 @@ export function agentNetworkRoutes(nc: NatsConnection, timeoutMs: number): Route
     add({
       method: "post",
       path,
+      summary: `Create a ${noun.one}`,
       access: "writer",
       endpoint: endpoints.create,
       toRequest: (req, caller) => ({ caller, body: body(schemas.create, req) }),
@@ -89,6 +97,7 @@ export function agentNetworkRoutes(nc: NatsConnection, timeoutMs: number): Route
     add({
       method: "get",
       path: item,
+      summary: `Get a ${noun.one}`,
       access: "reader",
       endpoint: endpoints.get,
       toRequest: (req, caller) => ({ caller, ...id(req) }),
@@ -96,6 +105,7 @@ export function agentNetworkRoutes(nc: NatsConnection, timeoutMs: number): Route
     add({
       method: "put",
       path: item,
+      summary: `Replace a ${noun.one}`,
       access: "writer",
       endpoint: endpoints.update,
       toRequest: (req, caller) => ({ caller, ...id(req), body: body(schemas.update, req) }),
@@ -103,6 +113,7 @@ export function agentNetworkRoutes(nc: NatsConnection, timeoutMs: number): Route
     add({
       method: "delete",
       path: item,
+      summary: `Delete a ${noun.one}`,
       access: "writer",
       endpoint: endpoints.delete,
       toRequest: (req, caller) => ({ caller, ...id(req) }),
@@ -111,6 +122,7 @@ export function agentNetworkRoutes(nc: NatsConnection, timeoutMs: number): Route
 
   crud(
     "budget-rules",
+    { one: "budget rule", many: "budget rules" },
     "ruleId",
     "rule_id",
     {
@@ -124,6 +136,7 @@ export function agentNetworkRoutes(nc: NatsConnection, timeoutMs: number): Route
   );
   crud(
     "providers",
+    { one: "provider", many: "providers" },
     "providerId",
     "provider_id",
     {
@@ -137,6 +150,7 @@ export function agentNetworkRoutes(nc: NatsConnection, timeoutMs: number): Route
   );
   crud(
     "policies",
+    { one: "policy", many: "policies" },
     "policyId",
     "policy_id",
     {
@@ -150,6 +164,7 @@ export function agentNetworkRoutes(nc: NatsConnection, timeoutMs: number): Route
   );
   crud(
     "guardrails",
+    { one: "guardrail", many: "guardrails" },
     "guardrailId",
     "guardrail_id",
     {
@@ -165,6 +180,7 @@ export function agentNetworkRoutes(nc: NatsConnection, timeoutMs: number): Route
   add({
     method: "get",
     path: `${base}/catalog/providers`,
+    summary: "List the catalog of provider types",
     access: "reader",
     endpoint: ControlPlane.catalogList,
     toRequest: (_r, caller) => ({ caller }),
@@ -172,6 +188,7 @@ export function agentNetworkRoutes(nc: NatsConnection, timeoutMs: number): Route
   add({
     method: "post",
     path: `${base}/catalog/providers/models`,
+    summary: "Discover the models a provider's credentials can use",
     access: "writer",
     endpoint: ControlPlane.catalogDiscover,
     toRequest: (req, caller) => ({ caller, body: body(DiscoverModelsBody, req) }),

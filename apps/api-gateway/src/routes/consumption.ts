@@ -14,6 +14,7 @@ export function consumptionRoutes(nc: NatsConnection, timeoutMs: number): Router
   mount(router, nc, timeoutMs, {
     method: "get",
     path: "/agent-network/consumption",
+    summary: "List the account's consumption counters, newest window first",
     access: "member",
     endpoint: Consumption.list,
     toRequest: (_req, caller) => ({ caller }),
@@ -22,6 +23,7 @@ export function consumptionRoutes(nc: NatsConnection, timeoutMs: number): Router
   mount(router, nc, timeoutMs, {
     method: "get",
     path: "/agent-network/consumption/caps",
+    summary: "The caps that apply to the caller: limit, used, held and remaining",
     access: "member",
     endpoint: Consumption.caps,
     toRequest: (_req, caller) => ({ caller }),

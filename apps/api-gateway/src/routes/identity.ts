@@ -19,6 +19,7 @@ export function identityRoutes(nc: NatsConnection, timeoutMs: number): Router {
   add({
     method: "get",
     path: "/accounts",
+    summary: "List the caller's account (always one)",
     access: "member",
     endpoint: ControlPlane.accountsList,
     toRequest: (_req, caller) => ({ caller }),
@@ -26,6 +27,7 @@ export function identityRoutes(nc: NatsConnection, timeoutMs: number): Router {
   add({
     method: "put",
     path: "/accounts/:accountId",
+    summary: "Update the account's settings",
     access: "writer",
     endpoint: ControlPlane.accountsUpdate,
     toRequest: (req, caller) => ({
@@ -37,6 +39,7 @@ export function identityRoutes(nc: NatsConnection, timeoutMs: number): Router {
   add({
     method: "delete",
     path: "/accounts/:accountId",
+    summary: "Delete the account and all its resources (owners only)",
     access: "owner",
     endpoint: ControlPlane.accountsDelete,
     toRequest: (req, caller) => ({ caller, account_id: param(req, "accountId") }),
@@ -45,6 +48,7 @@ export function identityRoutes(nc: NatsConnection, timeoutMs: number): Router {
   add({
     method: "get",
     path: "/users",
+    summary: "List users (a regular user sees only themself)",
     access: "member",
     endpoint: ControlPlane.usersList,
     toRequest: (_req, caller) => ({ caller }),
@@ -52,6 +56,7 @@ export function identityRoutes(nc: NatsConnection, timeoutMs: number): Router {
   add({
     method: "post",
     path: "/users",
+    summary: "Invite a user",
     access: "writer",
     endpoint: ControlPlane.usersCreate,
     toRequest: (req, caller) => ({ caller, body: CreateUserBody.parse(req.body ?? {}) }),
@@ -59,6 +64,7 @@ export function identityRoutes(nc: NatsConnection, timeoutMs: number): Router {
   add({
     method: "get",
     path: "/users/:userId",
+    summary: "Get a user",
     access: "member",
     endpoint: ControlPlane.usersGet,
     toRequest: (req, caller) => ({ caller, user_id: param(req, "userId") }),
@@ -66,6 +72,7 @@ export function identityRoutes(nc: NatsConnection, timeoutMs: number): Router {
   add({
     method: "put",
     path: "/users/:userId",
+    summary: "Change a user's role, groups or blocked state",
     access: "writer",
     endpoint: ControlPlane.usersUpdate,
     toRequest: (req, caller) => ({
@@ -77,6 +84,7 @@ export function identityRoutes(nc: NatsConnection, timeoutMs: number): Router {
   add({
     method: "delete",
     path: "/users/:userId",
+    summary: "Delete a user and revoke their tokens",
     access: "writer",
     endpoint: ControlPlane.usersDelete,
     toRequest: (req, caller) => ({ caller, user_id: param(req, "userId") }),
@@ -85,6 +93,7 @@ export function identityRoutes(nc: NatsConnection, timeoutMs: number): Router {
   add({
     method: "get",
     path: "/users/:userId/tokens",
+    summary: "List a user's API tokens",
     access: "member",
     endpoint: ControlPlane.tokensList,
     toRequest: (req, caller) => ({ caller, user_id: param(req, "userId") }),
@@ -92,6 +101,7 @@ export function identityRoutes(nc: NatsConnection, timeoutMs: number): Router {
   add({
     method: "post",
     path: "/users/:userId/tokens",
+    summary: "Create an API token (the plain token is returned once)",
     access: "member",
     endpoint: ControlPlane.tokensCreate,
     toRequest: (req, caller) => ({
@@ -103,6 +113,7 @@ export function identityRoutes(nc: NatsConnection, timeoutMs: number): Router {
   add({
     method: "delete",
     path: "/users/:userId/tokens/:tokenId",
+    summary: "Revoke an API token",
     access: "member",
     endpoint: ControlPlane.tokensDelete,
     toRequest: (req, caller) => ({ caller, user_id: param(req, "userId"), token_id: param(req, "tokenId") }),
@@ -111,6 +122,7 @@ export function identityRoutes(nc: NatsConnection, timeoutMs: number): Router {
   add({
     method: "get",
     path: "/groups",
+    summary: "List groups",
     access: "reader",
     endpoint: ControlPlane.groupsList,
     toRequest: (_req, caller) => ({ caller }),
@@ -118,6 +130,7 @@ export function identityRoutes(nc: NatsConnection, timeoutMs: number): Router {
   add({
     method: "post",
     path: "/groups",
+    summary: "Create a group",
     access: "writer",
     endpoint: ControlPlane.groupsCreate,
     toRequest: (req, caller) => ({ caller, body: GroupBody.parse(req.body ?? {}) }),
@@ -125,6 +138,7 @@ export function identityRoutes(nc: NatsConnection, timeoutMs: number): Router {
   add({
     method: "get",
     path: "/groups/:groupId",
+    summary: "Get a group",
     access: "reader",
     endpoint: ControlPlane.groupsGet,
     toRequest: (req, caller) => ({ caller, group_id: param(req, "groupId") }),
@@ -132,6 +146,7 @@ export function identityRoutes(nc: NatsConnection, timeoutMs: number): Router {
   add({
     method: "put",
     path: "/groups/:groupId",
+    summary: "Rename a group",
     access: "writer",
     endpoint: ControlPlane.groupsUpdate,
     toRequest: (req, caller) => ({
@@ -143,6 +158,7 @@ export function identityRoutes(nc: NatsConnection, timeoutMs: number): Router {
   add({
     method: "delete",
     path: "/groups/:groupId",
+    summary: "Delete a group (refused while a policy or budget rule uses it)",
     access: "writer",
     endpoint: ControlPlane.groupsDelete,
     toRequest: (req, caller) => ({ caller, group_id: param(req, "groupId") }),
