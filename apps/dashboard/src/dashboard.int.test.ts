@@ -274,6 +274,31 @@ describe("the dashboard against the real stack", { timeout: 60_000 }, () => {
     await screenshot(page, "16-account-settings");
   });
 
+  it("says the agent network is turned off when the account hides it, and keeps the pages that remain", async () => {
+    const [account] = await stack.api<{ id: string; settings: Record<string, unknown> }[]>(
+      "GET",
+      "/api/accounts",
+      owner.token,
+    );
+    if (!account) throw new Error("no account");
+    const put = (settings: Record<string, unknown>) =>
+      stack.api("PUT", `/api/accounts/${account.id}`, owner.token, { settings });
+    await put({
+      ...account.settings,
+      agent_network_only: false,
+      dashboard_features: { agent_network: false },
+    });
+    try {
+      await go(page, "/");
+      await page.getByRole("heading", { name: "Agent network turned off" }).waitFor();
+      const nav = page.getByRole("navigation", { name: "Main" });
+      expect(await nav.getByRole("link", { name: "Access logs" }).count()).toBe(0);
+      expect(await nav.getByRole("link", { name: "My API keys" }).count()).toBe(1);
+    } finally {
+      await put(account.settings);
+    }
+  });
+
   it("lists models seen without a price for admins, with a way to set their rates", async () => {
     // Under a token cap only, an unpriced model is served (at $0) and logged.
     expect(await stack.chat(owner.token, { model: "gpt-9-preview" })).toBe(200);

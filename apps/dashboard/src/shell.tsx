@@ -1,4 +1,4 @@
-import { type ReactNode, useEffect } from "react";
+import { type ReactNode, useEffect, useRef, useState } from "react";
 import { AccessLogsPage } from "./pages/access-logs";
 import { AccountPage } from "./pages/account";
 import { AgentConfigPage } from "./pages/agent-config";
@@ -129,13 +129,25 @@ const PAGES: Page[] = [
   },
 ];
 
-function route(location: Location, pages: Page[]): ReactNode {
+/** The page at `location`; else why there is none (the agent network turned off, or nothing there). */
+function route(location: Location, pages: Page[], agentNetworkOff: boolean): ReactNode {
   const sessionMatch = /^\/sessions\/(.+)$/.exec(location.path);
   if (sessionMatch?.[1] && pages.some((p) => p.path === "/sessions"))
     return <SessionPage sessionId={decodeURIComponent(sessionMatch[1])} />;
   const page = pages.find((p) => p.path === location.path);
   if (page) return page.render(location);
   const first = pages[0];
+  if (agentNetworkOff) {
+    return (
+      <section>
+        <h1>Agent network turned off</h1>
+        <p>
+          The agent network section is turned off for this account. Ask an owner to turn it on.{" "}
+          {first ? <Link to={first.path}>Go to {first.label}</Link> : null}
+        </p>
+      </section>
+    );
+  }
   return (
     <section>
       <h1>Page not found</h1>
@@ -147,6 +159,29 @@ function route(location: Location, pages: Page[]): ReactNode {
   );
 }
 
+/**
+ * The side nav behind a menu button on narrow screens (the button and the collapse are CSS's
+ * doing): it opens and closes with the button, closes on Escape, giving focus back to the button,
+ * and closes once a link took the reader to another page.
+ */
+function useNarrowMenu(path: string) {
+  const [open, setOpen] = useState(false);
+  const button = useRef<HTMLButtonElement>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a page change is what closes the menu.
+  useEffect(() => setOpen(false), [path]);
+  useEffect(() => {
+    if (!open) return;
+    const closeOnEscape = (event: KeyboardEvent) => {
+      if (event.key !== "Escape") return;
+      setOpen(false);
+      button.current?.focus();
+    };
+    document.addEventListener("keydown", closeOnEscape);
+    return () => document.removeEventListener("keydown", closeOnEscape);
+  }, [open]);
+  return { open, button, toggle: () => setOpen((was) => !was) };
+}
+
 export function Shell() {
   const session = useSession();
   const location = useLocation();
@@ -156,6 +191,7 @@ export function Shell() {
   useEffect(() => {
     void refreshAccount().catch(() => undefined);
   }, [location.path]);
+  const menu = useNarrowMenu(location.path);
   const pages = PAGES.filter((p) => p.visible(session));
   const sections = ["Usage", "Configuration", "Account"] as const;
   const active = (path: string) =>
@@ -165,7 +201,20 @@ export function Shell() {
       <button type="button" className="skip" onClick={() => document.getElementById("main")?.focus()}>
         Skip to content
       </button>
-      <nav className="sidebar" aria-label="Main">
+      <header className="topbar">
+        <span className="brand">agentnet</span>
+        <button
+          type="button"
+          ref={menu.button}
+          className="menu-button"
+          aria-expanded={menu.open}
+          aria-controls="main-nav"
+          onClick={menu.toggle}
+        >
+          Menu
+        </button>
+      </header>
+      <nav id="main-nav" className={`sidebar${menu.open ? " open" : ""}`} aria-label="Main">
         <div className="brand">agentnet</div>
         {sections.map((section) => {
           const items = pages.filter((p) => p.section === section);
@@ -194,11 +243,7 @@ export function Shell() {
         </div>
       </nav>
       <main id="main" tabIndex={-1} className="content">
-        {pages.length === 0 ? (
-          <p>The agent network section is turned off for this account. Ask an owner to turn it on.</p>
-        ) : (
-          route(location, pages)
-        )}
+        {route(location, pages, !session.agentNetworkVisible)}
       </main>
     </div>
   );

@@ -1,4 +1,5 @@
 import { type ReactNode, useState } from "react";
+import { plural } from "../domain/format";
 import type { Loaded } from "../hooks";
 import { useSubmit } from "../hooks";
 import { useSession } from "../session";
@@ -44,7 +45,7 @@ export function CrudPage<T extends { id: string; name: string }>(props: {
       {items && !editing ? (
         <>
           {canWrite ? (
-            <button type="button" onClick={() => setEditing({ item: undefined })}>
+            <button type="button" className="page-action" onClick={() => setEditing({ item: undefined })}>
               New {props.noun}
             </button>
           ) : null}
@@ -54,51 +55,53 @@ export function CrudPage<T extends { id: string; name: string }>(props: {
               {canWrite ? props.empty : `An owner or admin adds ${plural(props.noun)}.`}
             </EmptyState>
           ) : (
-            <table className="table">
-              <thead>
-                <tr>
-                  {props.columns.map((c) => (
-                    <th key={c.label} scope="col">
-                      {c.label}
-                    </th>
-                  ))}
-                  <th scope="col">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((item) => (
-                  <tr key={item.id}>
+            <div className="table-wrap">
+              <table className="table" aria-label={props.title}>
+                <thead>
+                  <tr>
                     {props.columns.map((c) => (
-                      <td key={c.label}>{c.cell(item)}</td>
+                      <th key={c.label} scope="col">
+                        {c.label}
+                      </th>
                     ))}
-                    <td className="row-actions">
-                      {canWrite ? (
-                        <>
-                          <button
-                            type="button"
-                            className="ghost"
-                            onClick={() => setEditing({ item })}
-                            aria-label={`Edit ${item.name}`}
-                          >
-                            Edit
-                          </button>
-                          <button
-                            type="button"
-                            className="ghost danger"
-                            aria-label={`Delete ${item.name}`}
-                            onClick={() => setDeleting(item)}
-                          >
-                            Delete
-                          </button>
-                        </>
-                      ) : null}
-                    </td>
+                    <th scope="col">
+                      <span className="sr-only">Actions</span>
+                    </th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {items.map((item) => (
+                    <tr key={item.id}>
+                      {props.columns.map((c) => (
+                        <td key={c.label}>{c.cell(item)}</td>
+                      ))}
+                      <td className="row-actions">
+                        {canWrite ? (
+                          <>
+                            <button
+                              type="button"
+                              className="ghost"
+                              onClick={() => setEditing({ item })}
+                              aria-label={`Edit ${item.name}`}
+                            >
+                              Edit
+                            </button>
+                            <button
+                              type="button"
+                              className="ghost danger"
+                              aria-label={`Delete ${item.name}`}
+                              onClick={() => setDeleting(item)}
+                            >
+                              Delete
+                            </button>
+                          </>
+                        ) : null}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
           )}
         </>
       ) : null}
@@ -122,7 +125,3 @@ export function CrudPage<T extends { id: string; name: string }>(props: {
     </section>
   );
 }
-
-/** English plural of a resource noun: "policy" → "policies", "budget rule" → "budget rules". */
-export const plural = (noun: string): string =>
-  /[^aeiou]y$/.test(noun) ? `${noun.slice(0, -1)}ies` : `${noun}s`;

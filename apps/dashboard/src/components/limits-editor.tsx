@@ -1,6 +1,6 @@
 import type { Limits } from "@agentnet/contracts";
 import { useState } from "react";
-import { WINDOW_PRESETS, windowInWords } from "../domain/format";
+import { formatUsd, WINDOW_PRESETS, windowInWords } from "../domain/format";
 import { MIN_WINDOW_SECONDS, parseNumberField } from "../domain/limits";
 import { Check, Field } from "./ui";
 
@@ -8,12 +8,14 @@ const shown = (n: number) => (Number.isNaN(n) ? "" : String(n));
 
 /**
  * Token and USD caps per window. `error(path)` gives the message for a path such as
- * "limits.token_limit.window_seconds", from the pre-submit check or the API.
+ * "limits.token_limit.window_seconds", from the pre-submit check or the API; `problem` is one about
+ * the caps as a whole (a budget rule that caps nothing). Controls are named by their path.
  */
 export function LimitsEditor(props: {
   value: Limits;
   onChange: (limits: Limits) => void;
   error: (path: string) => string | undefined;
+  problem?: string | undefined;
   disabled?: boolean;
 }) {
   const { token_limit: t, budget_limit: b } = props.value;
@@ -29,7 +31,7 @@ export function LimitsEditor(props: {
     hint: string,
     step = "1",
   ) => (
-    <Field label={label} hint={hint} error={props.error(`limits.${path}`)}>
+    <Field label={label} hint={hint} name={`limits.${path}`} error={props.error(`limits.${path}`)}>
       {(c) => (
         <input
           {...c}
@@ -45,10 +47,12 @@ export function LimitsEditor(props: {
   );
   return (
     <div className="limits grid-2">
+      {props.problem ? <p className="field-error limits-problem">{props.problem}</p> : null}
       <fieldset>
         <legend>Token limit</legend>
         <Check
           label="Enforce a token cap"
+          name="limits.token_limit.enabled"
           checked={t.enabled}
           disabled={props.disabled}
           onChange={(enabled) => setT({ enabled })}
@@ -68,6 +72,7 @@ export function LimitsEditor(props: {
           "each source group gets its own bucket; 0 means uncapped",
         )}
         <WindowField
+          name="limits.token_limit.window_seconds"
           seconds={t.window_seconds}
           onChange={(window_seconds) => setT({ window_seconds })}
           error={props.error("limits.token_limit.window_seconds")}
@@ -78,6 +83,7 @@ export function LimitsEditor(props: {
         <legend>Spending limit (USD)</legend>
         <Check
           label="Enforce a spending cap"
+          name="limits.budget_limit.enabled"
           checked={b.enabled}
           disabled={props.disabled}
           onChange={(enabled) => setB({ enabled })}
@@ -99,6 +105,7 @@ export function LimitsEditor(props: {
           "0.01",
         )}
         <WindowField
+          name="limits.budget_limit.window_seconds"
           seconds={b.window_seconds}
           onChange={(window_seconds) => setB({ window_seconds })}
           error={props.error("limits.budget_limit.window_seconds")}
@@ -113,6 +120,7 @@ const CUSTOM = "custom";
 
 /** A cap's window: a named length (minute to 30 days), or any number of seconds. */
 function WindowField(props: {
+  name: string;
   seconds: number;
   onChange: (seconds: number) => void;
   error: string | undefined;
@@ -122,7 +130,7 @@ function WindowField(props: {
   const [custom, setCustom] = useState(!named);
   return (
     <>
-      <Field label="Window" error={custom ? undefined : props.error}>
+      <Field label="Window" name={props.name} error={custom ? undefined : props.error}>
         {(c) => (
           <select
             {...c}
@@ -147,6 +155,7 @@ function WindowField(props: {
         <Field
           label="Window (seconds)"
           hint={`at least ${MIN_WINDOW_SECONDS} when enforced`}
+          name={props.name}
           error={props.error}
         >
           {(c) => (
@@ -166,6 +175,8 @@ function WindowField(props: {
   );
 }
 
+const usdCap = (cap: number) => (cap ? formatUsd(cap) : "$∞");
+
 /** One line about a limits object for lists. */
 export function limitsSummary(limits: Limits | undefined): string {
   if (!limits) return "no caps";
@@ -178,7 +189,7 @@ export function limitsSummary(limits: Limits | undefined): string {
   const b = limits.budget_limit;
   if (b.enabled)
     parts.push(
-      `$${b.user_cap_usd || "∞"}/user, $${b.group_cap_usd || "∞"}/group per ${windowInWords(b.window_seconds)}`,
+      `${usdCap(b.user_cap_usd)}/user, ${usdCap(b.group_cap_usd)}/group per ${windowInWords(b.window_seconds)}`,
     );
   return parts.length ? parts.join("; ") : "caps off";
 }

@@ -3,6 +3,8 @@ import type { ApiError } from "../api/client";
 
 export interface ControlProps {
   id: string;
+  /** The field's path in the request body, when the form clears errors as fields change. */
+  name: string | undefined;
   "aria-invalid": boolean | undefined;
   "aria-describedby": string | undefined;
 }
@@ -10,6 +12,7 @@ export interface ControlProps {
 /** A labelled control with its hint and the error that concerns it (from the form or the API). */
 export function Field(props: {
   label: string;
+  name?: string | undefined;
   error?: string | undefined;
   hint?: ReactNode;
   children: (control: ControlProps) => ReactNode;
@@ -23,6 +26,7 @@ export function Field(props: {
       <label htmlFor={id}>{props.label}</label>
       {props.children({
         id,
+        name: props.name,
         "aria-invalid": props.error ? true : undefined,
         "aria-describedby": describedBy || undefined,
       })}
@@ -43,6 +47,7 @@ export function Field(props: {
 /** A checkbox with its label on the right. */
 export function Check(props: {
   label: string;
+  name?: string | undefined;
   checked: boolean;
   onChange: (checked: boolean) => void;
   disabled?: boolean;
@@ -54,6 +59,7 @@ export function Check(props: {
       <input
         id={id}
         type="checkbox"
+        name={props.name}
         checked={props.checked}
         disabled={props.disabled}
         onChange={(e) => props.onChange(e.target.checked)}
@@ -67,6 +73,7 @@ export function Check(props: {
 /** A group of checkboxes picking ids (groups, providers, guardrails); says what to do when empty. */
 export function MultiCheck(props: {
   legend: string;
+  name?: string | undefined;
   options: { id: string; label: string }[];
   selected: readonly string[];
   onChange: (ids: string[]) => void;
@@ -74,22 +81,31 @@ export function MultiCheck(props: {
   error?: string | undefined;
   disabled?: boolean;
 }) {
+  const errorId = useId();
   const toggle = (id: string, on: boolean) =>
     props.onChange(on ? [...props.selected, id] : props.selected.filter((s) => s !== id));
   return (
-    <fieldset className={`multi${props.error ? " field-invalid" : ""}`}>
+    <fieldset
+      className={`multi${props.error ? " field-invalid" : ""}`}
+      aria-describedby={props.error ? errorId : undefined}
+    >
       <legend>{props.legend}</legend>
       {props.options.length === 0 ? <p className="hint">{props.empty}</p> : null}
       {props.options.map((option) => (
         <Check
           key={option.id}
           label={option.label}
+          name={props.name}
           checked={props.selected.includes(option.id)}
           onChange={(on) => toggle(option.id, on)}
           disabled={props.disabled}
         />
       ))}
-      {props.error ? <p className="field-error">{props.error}</p> : null}
+      {props.error ? (
+        <p className="field-error" id={errorId}>
+          {props.error}
+        </p>
+      ) : null}
     </fieldset>
   );
 }

@@ -7,16 +7,51 @@ const percent = new Intl.NumberFormat("en-US", { style: "percent", maximumFracti
 /** A share (0.143) as a percentage ("14.3%"). */
 export const formatShare = (share: number): string => percent.format(share);
 
-/** USD with enough digits to show sub-cent request costs. */
+const SMALLEST_USD = 0.000_001;
+
+/**
+ * USD, one rule everywhere: $1 and more with cents ("$1,234.50"); below $1 two significant digits
+ * and at least two decimals, so a sub-cent request cost stays readable ("$0.50", "$0.012",
+ * "$0.0012"); a positive amount under a millionth of a dollar is "<$0.000001", never a "$0.00"
+ * that would read as unpriced.
+ */
 export function formatUsd(n: number): string {
-  const digits = n !== 0 && Math.abs(n) < 0.01 ? 6 : 2;
-  return `$${n.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: digits })}`;
+  if (n > 0 && n < SMALLEST_USD) return "<$0.000001";
+  const size = Math.abs(n);
+  const decimals = size >= 1 || size === 0 ? 2 : Math.min(6, Math.max(2, 1 - Math.floor(Math.log10(size))));
+  return n.toLocaleString("en-US", {
+    style: "currency",
+    currency: "USD",
+    minimumFractionDigits: 2,
+    maximumFractionDigits: decimals,
+    signDisplay: "negative",
+  });
 }
 
-/** A timestamp in the reader's locale, with seconds (UTC offset is the browser's). */
+const dayMonthYear = { day: "numeric", month: "short", year: "numeric" } as const;
+const dateTime = new Intl.DateTimeFormat("en-GB", {
+  ...dayMonthYear,
+  hour: "2-digit",
+  minute: "2-digit",
+  second: "2-digit",
+  hourCycle: "h23",
+});
+const dateOnly = new Intl.DateTimeFormat("en-GB", dayMonthYear);
+
+/**
+ * Every timestamp the dashboard shows: "5 Mar 2025, 14:03:22", the month in words so no reader
+ * mistakes day for month, 24-hour clock, in the browser's time zone. Text that is not a date is
+ * shown as it came.
+ */
 export const formatDateTime = (iso: string): string => {
   const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString("en-GB", { hour12: false });
+  return Number.isNaN(date.getTime()) ? iso : dateTime.format(date);
+};
+
+/** A day in the same format without the time: "5 Mar 2025". */
+export const formatDate = (iso: string): string => {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : dateOnly.format(date);
 };
 
 export const formatDuration = (ms: number): string =>
@@ -51,3 +86,7 @@ export const formatWindow = (seconds: number): string => {
   if (seconds % 60 === 0) return `${seconds / 60} min`;
   return `${seconds} s`;
 };
+
+/** English plural of a resource noun: "policy" → "policies", "budget rule" → "budget rules". */
+export const plural = (noun: string): string =>
+  /[^aeiou]y$/.test(noun) ? `${noun.slice(0, -1)}ies` : `${noun}s`;

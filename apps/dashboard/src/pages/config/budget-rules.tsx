@@ -1,9 +1,9 @@
-import type { BudgetRule, Group } from "@agentnet/contracts";
+import { type BudgetRule, capsSomething, type Group } from "@agentnet/contracts";
 import { type FormEvent, useState } from "react";
 import { CrudPage } from "../../components/crud";
+import { useFieldErrors } from "../../components/field-errors";
 import { LimitsEditor, limitsSummary } from "../../components/limits-editor";
 import { Badge, Check, Field, FormActions, FormError, MultiCheck } from "../../components/ui";
-import { fieldError } from "../../domain/form-errors";
 import { emptyLimits, validateLimits } from "../../domain/limits";
 import { useLoad, useSubmit } from "../../hooks";
 import { useSession } from "../../session";
@@ -57,15 +57,16 @@ function BudgetRuleForm(props: {
   const [targetGroups, setTargetGroups] = useState(e?.target_groups ?? []);
   const [targetUsers, setTargetUsers] = useState(e?.target_users ?? []);
   const [limits, setLimits] = useState(e?.limits ?? emptyLimits());
-  const [local, setLocal] = useState<Record<string, string>>({});
   const submit = useSubmit();
-  const err = (path: string) => fieldError(local, submit.error, path);
+  const errors = useFieldErrors(submit.error);
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
-    const errors = validateLimits(limits, "limits.");
-    if (name.trim() === "") errors.name = "enter a name";
-    setLocal(errors);
-    if (Object.keys(errors).length > 0) return;
+    const found = validateLimits(limits, "limits.");
+    if (name.trim() === "") found.name = "enter a name";
+    // The API refuses a rule that caps nothing (a rule that never applies); say so before sending.
+    if (!capsSomething(limits))
+      found.limits = "a budget rule must cap something: enforce a token or spending cap above 0";
+    if (!errors.submitted(found)) return;
     const body = { name, enabled, target_groups: targetGroups, target_users: targetUsers, limits };
     void submit.run(async () => {
       if (e) await api.budgetRules.update(e.id, body);
@@ -77,15 +78,16 @@ function BudgetRuleForm(props: {
     <form
       className="card form"
       onSubmit={onSubmit}
+      onChange={errors.onChange}
       aria-label={e ? `Edit budget rule ${e.name}` : "New budget rule"}
       noValidate
     >
       <h2>{e ? `Edit ${e.name}` : "New budget rule"}</h2>
-      <FormError error={submit.error} invalid={local} />
-      <Field label="Name" error={err("name")}>
+      <FormError error={errors.apiError} invalid={errors.invalid} />
+      <Field label="Name" {...errors.field("name")}>
         {(c) => <input {...c} value={name} onChange={(ev) => setName(ev.target.value)} />}
       </Field>
-      <Check label="Enabled" checked={enabled} onChange={setEnabled} />
+      <Check label="Enabled" name="enabled" checked={enabled} onChange={setEnabled} />
       <p className="hint">No groups and no users selected means the rule covers the whole account.</p>
       <div className="grid-2">
         <MultiCheck
@@ -94,7 +96,7 @@ function BudgetRuleForm(props: {
           selected={targetGroups}
           onChange={setTargetGroups}
           empty="No groups yet."
-          error={err("target_groups")}
+          {...errors.field("target_groups")}
         />
         <MultiCheck
           legend="Target users"
@@ -102,10 +104,15 @@ function BudgetRuleForm(props: {
           selected={targetUsers}
           onChange={setTargetUsers}
           empty="No users yet."
-          error={err("target_users")}
+          {...errors.field("target_users")}
         />
       </div>
-      <LimitsEditor value={limits} onChange={setLimits} error={err} />
+      <LimitsEditor
+        value={limits}
+        onChange={setLimits}
+        error={errors.error}
+        problem={errors.error("limits")}
+      />
       <FormActions
         busy={submit.busy}
         noun="budget rule"

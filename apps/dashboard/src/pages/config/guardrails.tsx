@@ -1,17 +1,23 @@
 import type { Guardrail } from "@agentnet/contracts";
 import { type FormEvent, useState } from "react";
+import type { ApiError } from "../../api/client";
 import { policiesUsing } from "../../components/confirm";
 import { CrudPage } from "../../components/crud";
+import { useFieldErrors } from "../../components/field-errors";
 import { Check, Field, FormActions, FormError } from "../../components/ui";
-import { splitList } from "../../domain/filters";
-import { fieldError } from "../../domain/form-errors";
+import { modelChoices, type ProviderModelChoices } from "../../domain/model-choices";
 import { useLoad, useSubmit } from "../../hooks";
 import { useSession } from "../../session";
+import { ModelPicker } from "./guardrail-models";
 
 export function GuardrailsPage() {
   const { api } = useSession();
   const loaded = useLoad(() => api.guardrails.list(), []);
   const policies = useLoad(() => api.policies.list(), []);
+  const models = useLoad(async () => {
+    const [providers, catalog] = await Promise.all([api.providers.list(), api.catalog()]);
+    return modelChoices(providers, catalog);
+  }, []);
   return (
     <CrudPage
       title="Guardrails"
@@ -40,29 +46,45 @@ export function GuardrailsPage() {
               : "off",
         },
       ]}
-      form={(existing, done, cancel) => <GuardrailForm existing={existing} onDone={done} onCancel={cancel} />}
+      form={(existing, done, cancel) => (
+        <GuardrailForm
+          existing={existing}
+          choices={models.data}
+          choicesError={models.error}
+          onDone={done}
+          onCancel={cancel}
+        />
+      )}
     />
   );
 }
 
-function GuardrailForm(props: { existing: Guardrail | undefined; onDone: () => void; onCancel: () => void }) {
+function GuardrailForm(props: {
+  existing: Guardrail | undefined;
+  /** Undefined while the providers and the catalog load. */
+  choices: ProviderModelChoices[] | undefined;
+  choicesError: ApiError | undefined;
+  onDone: () => void;
+  onCancel: () => void;
+}) {
   const { api } = useSession();
   const e = props.existing;
   const [name, setName] = useState(e?.name ?? "");
   const [description, setDescription] = useState(e?.description ?? "");
   const [allowOn, setAllowOn] = useState(e?.checks.model_allowlist.enabled ?? false);
-  const [models, setModels] = useState((e?.checks.model_allowlist.models ?? []).join(", "));
+  const [models, setModels] = useState(e?.checks.model_allowlist.models ?? []);
   const [captureOn, setCaptureOn] = useState(e?.checks.prompt_capture.enabled ?? false);
   const [redact, setRedact] = useState(e?.checks.prompt_capture.redact_pii ?? false);
   const submit = useSubmit();
-  const err = (path: string) => fieldError({}, submit.error, path);
+  const errors = useFieldErrors(submit.error);
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
+    errors.submitted();
     const body = {
       name,
       description,
       checks: {
-        model_allowlist: { enabled: allowOn, models: splitList(models) },
+        model_allowlist: { enabled: allowOn, models },
         prompt_capture: { enabled: captureOn, redact_pii: redact },
       },
     };
@@ -76,31 +98,50 @@ function GuardrailForm(props: { existing: Guardrail | undefined; onDone: () => v
     <form
       className="card form"
       onSubmit={onSubmit}
+      onChange={errors.onChange}
       aria-label={e ? `Edit guardrail ${e.name}` : "New guardrail"}
     >
       <h2>{e ? `Edit ${e.name}` : "New guardrail"}</h2>
-      <FormError error={submit.error} />
-      <Field label="Name" error={err("name")}>
+      <FormError error={errors.apiError} />
+      <Field label="Name" {...errors.field("name")}>
         {(c) => <input {...c} value={name} onChange={(ev) => setName(ev.target.value)} required />}
       </Field>
-      <Field label="Description" error={err("description")}>
+      <Field label="Description" {...errors.field("description")}>
         {(c) => <input {...c} value={description} onChange={(ev) => setDescription(ev.target.value)} />}
       </Field>
       <fieldset>
         <legend>Model allowlist</legend>
-        <Check label="Only allow the listed models" checked={allowOn} onChange={setAllowOn} />
-        <Field
-          label="Allowed models"
-          hint="Comma-separated catalog model ids; enabled and empty denies every model"
-          error={err("checks.model_allowlist")}
-        >
-          {(c) => <input {...c} value={models} onChange={(ev) => setModels(ev.target.value)} />}
-        </Field>
+        <Check
+          label="Only allow the listed models"
+          name="checks.model_allowlist.enabled"
+          checked={allowOn}
+          onChange={setAllowOn}
+        />
+        <ModelPicker
+          choices={props.choices}
+          choicesError={props.choicesError}
+          selected={models}
+          onChange={(ids) => {
+            setModels(ids);
+            errors.edit("checks.model_allowlist.models");
+          }}
+          error={errors.error("checks.model_allowlist")}
+        />
       </fieldset>
       <fieldset>
         <legend>Prompt capture</legend>
-        <Check label="Capture prompts and completions" checked={captureOn} onChange={setCaptureOn} />
-        <Check label="Redact PII in what is captured" checked={redact} onChange={setRedact} />
+        <Check
+          label="Capture prompts and completions"
+          name="checks.prompt_capture.enabled"
+          checked={captureOn}
+          onChange={setCaptureOn}
+        />
+        <Check
+          label="Redact PII in what is captured"
+          name="checks.prompt_capture.redact_pii"
+          checked={redact}
+          onChange={setRedact}
+        />
       </fieldset>
       <FormActions busy={submit.busy} noun="guardrail" editing={e !== undefined} onCancel={props.onCancel} />
     </form>

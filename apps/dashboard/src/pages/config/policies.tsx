@@ -1,9 +1,9 @@
 import type { Group, Guardrail, Policy, Provider } from "@agentnet/contracts";
 import { type FormEvent, useState } from "react";
 import { CrudPage } from "../../components/crud";
+import { useFieldErrors } from "../../components/field-errors";
 import { LimitsEditor, limitsSummary } from "../../components/limits-editor";
 import { Badge, Check, Field, FormActions, FormError, MultiCheck } from "../../components/ui";
-import { fieldError } from "../../domain/form-errors";
 import { emptyLimits, validateLimits } from "../../domain/limits";
 import { useLoad, useSubmit } from "../../hooks";
 import { useSession } from "../../session";
@@ -70,17 +70,15 @@ function PolicyForm(props: {
   const [guardrails, setGuardrails] = useState(e?.guardrail_ids ?? []);
   const [capped, setCapped] = useState(e?.limits !== undefined);
   const [limits, setLimits] = useState(e?.limits ?? emptyLimits());
-  const [local, setLocal] = useState<Record<string, string>>({});
   const submit = useSubmit();
-  const err = (path: string) => fieldError(local, submit.error, path);
+  const errors = useFieldErrors(submit.error);
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
-    const errors = capped ? validateLimits(limits, "limits.") : {};
-    if (name.trim() === "") errors.name = "enter a name";
-    if (groups.length === 0) errors.source_groups = "pick at least one source group";
-    if (providers.length === 0) errors.destination_provider_ids = "pick at least one provider";
-    setLocal(errors);
-    if (Object.keys(errors).length > 0) return;
+    const found = capped ? validateLimits(limits, "limits.") : {};
+    if (name.trim() === "") found.name = "enter a name";
+    if (groups.length === 0) found.source_groups = "pick at least one source group";
+    if (providers.length === 0) found.destination_provider_ids = "pick at least one provider";
+    if (!errors.submitted(found)) return;
     const body = {
       name,
       description,
@@ -101,18 +99,19 @@ function PolicyForm(props: {
     <form
       className="card form"
       onSubmit={onSubmit}
+      onChange={errors.onChange}
       aria-label={e ? `Edit policy ${e.name}` : "New policy"}
       noValidate
     >
       <h2>{e ? `Edit ${e.name}` : "New policy"}</h2>
-      <FormError error={submit.error} invalid={local} />
-      <Field label="Name" error={err("name")}>
+      <FormError error={errors.apiError} invalid={errors.invalid} />
+      <Field label="Name" {...errors.field("name")}>
         {(c) => <input {...c} value={name} onChange={(ev) => setName(ev.target.value)} />}
       </Field>
-      <Field label="Description" error={err("description")}>
+      <Field label="Description" {...errors.field("description")}>
         {(c) => <input {...c} value={description} onChange={(ev) => setDescription(ev.target.value)} />}
       </Field>
-      <Check label="Enabled" checked={enabled} onChange={setEnabled} />
+      <Check label="Enabled" name="enabled" checked={enabled} onChange={setEnabled} />
       <div className="grid-3">
         <MultiCheck
           legend="Source groups"
@@ -120,7 +119,7 @@ function PolicyForm(props: {
           selected={groups}
           onChange={setGroups}
           empty="No groups yet: create one under Team."
-          error={err("source_groups")}
+          {...errors.field("source_groups")}
         />
         <MultiCheck
           legend="Providers"
@@ -128,7 +127,7 @@ function PolicyForm(props: {
           selected={providers}
           onChange={setProviders}
           empty="No providers yet: add one under Providers."
-          error={err("destination_provider_ids")}
+          {...errors.field("destination_provider_ids")}
         />
         <MultiCheck
           legend="Guardrails"
@@ -136,11 +135,11 @@ function PolicyForm(props: {
           selected={guardrails}
           onChange={setGuardrails}
           empty="No guardrails (optional)."
-          error={err("guardrail_ids")}
+          {...errors.field("guardrail_ids")}
         />
       </div>
-      <Check label="Set caps on this policy" checked={capped} onChange={setCapped} />
-      {capped ? <LimitsEditor value={limits} onChange={setLimits} error={err} /> : null}
+      <Check label="Set caps on this policy" name="limits" checked={capped} onChange={setCapped} />
+      {capped ? <LimitsEditor value={limits} onChange={setLimits} error={errors.error} /> : null}
       <FormActions busy={submit.busy} noun="policy" editing={e !== undefined} onCancel={props.onCancel} />
     </form>
   );

@@ -1,8 +1,8 @@
 import type { CatalogProvider, Provider } from "@agentnet/contracts";
 import { type FormEvent, useState } from "react";
 import type { ProviderBody } from "../../api/endpoints";
+import { useFieldErrors } from "../../components/field-errors";
 import { Check, Field, FormError, Progress } from "../../components/ui";
-import { fieldError } from "../../domain/form-errors";
 import { useSubmit } from "../../hooks";
 import { useSession } from "../../session";
 import { type ModelRow, ModelRows, rowFromDiscovered, rowFromModel, rowsToModels } from "./provider-models";
@@ -29,11 +29,15 @@ export function ProviderForm(props: {
   const [groupsHeader, setGroupsHeader] = useState(existing?.identity_header_groups ?? "");
   const [extra, setExtra] = useState<Record<string, string>>(existing?.extra_values ?? {});
   const [rows, setRows] = useState<ModelRow[]>((existing?.models ?? []).map(rowFromModel));
-  const [local, setLocal] = useState<Record<string, string>>({});
   const save = useSubmit();
+  const errors = useFieldErrors(save.error);
   const discover = useSubmit();
   const [discovered, setDiscovered] = useState<string | undefined>();
-  const err = (path: string) => fieldError(local, save.error, path);
+  // Adding, removing or replacing rows moves the rows the errors point at by index.
+  const replaceRows = (next: ModelRow[]) => {
+    setRows(next);
+    errors.edit("models");
+  };
 
   const runDiscovery = () => {
     setDiscovered(undefined);
@@ -45,7 +49,7 @@ export function ProviderForm(props: {
             ? { catalog_provider_id: entry.id, upstream_url: upstream, provider_id: existing.id }
             : { catalog_provider_id: entry.id, upstream_url: upstream };
       const reply = await api.discoverModels(body);
-      setRows(reply.models.map(rowFromDiscovered));
+      replaceRows(reply.models.map(rowFromDiscovered));
       const unpriced = reply.models.filter((m) => !m.pricing_known).length;
       setDiscovered(`${reply.models.length} models found${unpriced ? `; ${unpriced} need a price` : ""}.`);
     });
@@ -53,10 +57,9 @@ export function ProviderForm(props: {
 
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
-    const { models, errors } = rowsToModels(rows);
-    if (!existing && apiKey === "") errors.api_key = "enter the vendor API key";
-    setLocal(errors);
-    if (Object.keys(errors).length > 0) return;
+    const { models, errors: found } = rowsToModels(rows);
+    if (!existing && apiKey === "") found.api_key = "enter the vendor API key";
+    if (!errors.submitted(found)) return;
     const body: ProviderBody = {
       provider_id: entry.id,
       name,
@@ -81,15 +84,20 @@ export function ProviderForm(props: {
     <form
       className="card form"
       onSubmit={onSubmit}
+      onChange={errors.onChange}
       aria-label={existing ? `Edit provider ${existing.name}` : `New ${entry.name} provider`}
       style={{ borderLeftColor: entry.brand_color }}
     >
       <h2>{existing ? `Edit ${existing.name}` : `New ${entry.name} provider`}</h2>
-      <FormError error={save.error} invalid={local} />
-      <Field label="Name" error={err("name")}>
+      <FormError error={errors.apiError} invalid={errors.invalid} />
+      <Field label="Name" {...errors.field("name")}>
         {(c) => <input {...c} value={name} onChange={(e) => setName(e.target.value)} required />}
       </Field>
-      <Field label="Upstream URL" hint="Where traffic is forwarded, with scheme" error={err("upstream_url")}>
+      <Field
+        label="Upstream URL"
+        hint="Where traffic is forwarded, with scheme"
+        {...errors.field("upstream_url")}
+      >
         {(c) => (
           <input {...c} type="url" value={upstream} onChange={(e) => setUpstream(e.target.value)} required />
         )}
@@ -101,7 +109,7 @@ export function ProviderForm(props: {
             ? "Write-only. Leave blank to keep the stored key."
             : "Write-only: sealed at rest and never shown again."
         }
-        error={err("api_key")}
+        {...errors.field("api_key")}
       >
         {(c) => (
           <input
@@ -119,7 +127,7 @@ export function ProviderForm(props: {
           key={h.name}
           label={`Header ${h.name}${h.required ? " (required)" : ""}`}
           hint={h.description}
-          error={err(`extra_values.${h.name}`)}
+          {...errors.field(`extra_values.${h.name}`)}
         >
           {(c) => (
             <input
@@ -131,15 +139,17 @@ export function ProviderForm(props: {
           )}
         </Field>
       ))}
-      <Check label="Enabled" checked={enabled} onChange={setEnabled} />
+      <Check label="Enabled" name="enabled" checked={enabled} onChange={setEnabled} />
       <Check
         label="Skip TLS verification"
+        name="skip_tls_verification"
         hint="stored without a vendor check"
         checked={skipTls}
         onChange={setSkipTls}
       />
       <Check
         label="Do not inject user and group metadata"
+        name="metadata_disabled"
         checked={metadataDisabled}
         onChange={setMetadataDisabled}
       />
@@ -147,14 +157,14 @@ export function ProviderForm(props: {
         <Field
           label="Identity header for the user"
           hint="Empty disables it"
-          error={err("identity_header_user_id")}
+          {...errors.field("identity_header_user_id")}
         >
           {(c) => <input {...c} value={userHeader} onChange={(e) => setUserHeader(e.target.value)} />}
         </Field>
         <Field
           label="Identity header for groups"
           hint="Empty disables it"
-          error={err("identity_header_groups")}
+          {...errors.field("identity_header_groups")}
         >
           {(c) => <input {...c} value={groupsHeader} onChange={(e) => setGroupsHeader(e.target.value)} />}
         </Field>
@@ -181,7 +191,13 @@ export function ProviderForm(props: {
         ) : null}
         <FormError error={discover.error} />
       </div>
-      <ModelRows rows={rows} onChange={setRows} errors={local} apiError={save.error} disabled={false} />
+      <ModelRows
+        rows={rows}
+        onChange={setRows}
+        onReplace={replaceRows}
+        error={errors.error}
+        disabled={false}
+      />
       {save.busy ? <Progress label="Checking the credential with the vendor and saving…" /> : null}
       <div className="actions">
         <button type="submit" disabled={save.busy}>

@@ -1,5 +1,4 @@
 import type { DiscoveredModel, ProviderModel } from "@agentnet/contracts";
-import type { ApiError } from "../../api/client";
 
 /** A model row as typed: numbers stay text until submit so a half-typed price is not lost. */
 export interface ModelRow {
@@ -76,21 +75,27 @@ export function rowsToModels(rows: readonly ModelRow[]): {
   return { models, errors };
 }
 
+/**
+ * The model rows as a table. `onChange` is a row's value typed; `onReplace` is a row added or
+ * removed. `error(path)` gives the message for a path such as "models.2.input_per_1k". Inputs are
+ * named by their path.
+ */
 export function ModelRows(props: {
   rows: ModelRow[];
   onChange: (rows: ModelRow[]) => void;
-  errors: Record<string, string>;
-  apiError: ApiError | undefined;
+  onReplace: (rows: ModelRow[]) => void;
+  error: (path: string) => string | undefined;
   disabled: boolean;
 }) {
   const set = (i: number, patch: Partial<ModelRow>) =>
     props.onChange(props.rows.map((r, j) => (j === i ? { ...r, ...patch, priced: true } : r)));
-  const err = (path: string) => props.errors[path] ?? props.apiError?.fieldMessage(path);
   const cell = (i: number, field: "id" | "input" | "output" | "cached", apiField: string, label: string) => {
-    const message = err(`models.${i}.${apiField}`);
+    const path = `models.${i}.${apiField}`;
+    const message = props.error(path);
     return (
       <td>
         <input
+          name={path}
           aria-label={`${label} of model ${i + 1}`}
           aria-invalid={message ? true : undefined}
           value={props.rows[i]?.[field] ?? ""}
@@ -103,57 +108,59 @@ export function ModelRows(props: {
     );
   };
   return (
-    <table className="table models">
-      <caption>
-        Models and prices (USD per 1k tokens). Leave empty to allow every catalog model at catalog prices.
-      </caption>
-      <thead>
-        <tr>
-          <th scope="col">Model id</th>
-          <th scope="col">Input</th>
-          <th scope="col">Output</th>
-          <th scope="col">Cached input</th>
-          <th scope="col">
-            <span className="sr-only">Actions</span>
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {props.rows.map((row, i) => (
-          <tr key={row.key} className={row.priced ? undefined : "unpriced"}>
-            {cell(i, "id", "id", "Id")}
-            {cell(i, "input", "input_per_1k", "Input price")}
-            {cell(i, "output", "output_per_1k", "Output price")}
-            {cell(i, "cached", "cached_input_per_1k", "Cached input price")}
-            <td>
-              {row.priced ? null : <span className="hint">price unknown: set it </span>}
+    <div className="table-wrap">
+      <table className="table models">
+        <caption>
+          Models and prices (USD per 1k tokens). Leave empty to allow every catalog model at catalog prices.
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Model id</th>
+            <th scope="col">Input</th>
+            <th scope="col">Output</th>
+            <th scope="col">Cached input</th>
+            <th scope="col">
+              <span className="sr-only">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.rows.map((row, i) => (
+            <tr key={row.key} className={row.priced ? undefined : "unpriced"}>
+              {cell(i, "id", "id", "Id")}
+              {cell(i, "input", "input_per_1k", "Input price")}
+              {cell(i, "output", "output_per_1k", "Output price")}
+              {cell(i, "cached", "cached_input_per_1k", "Cached input price")}
+              <td>
+                {row.priced ? null : <span className="hint">price unknown: set it </span>}
+                <button
+                  type="button"
+                  className="ghost"
+                  disabled={props.disabled}
+                  onClick={() => props.onReplace(props.rows.filter((_, j) => j !== i))}
+                  aria-label={`Remove model ${row.id || i + 1}`}
+                >
+                  Remove
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+        <tfoot>
+          <tr>
+            <td colSpan={5}>
               <button
                 type="button"
                 className="ghost"
                 disabled={props.disabled}
-                onClick={() => props.onChange(props.rows.filter((_, j) => j !== i))}
-                aria-label={`Remove model ${row.id || i + 1}`}
+                onClick={() => props.onReplace([...props.rows, emptyRow()])}
               >
-                Remove
+                Add model row
               </button>
             </td>
           </tr>
-        ))}
-      </tbody>
-      <tfoot>
-        <tr>
-          <td colSpan={5}>
-            <button
-              type="button"
-              className="ghost"
-              disabled={props.disabled}
-              onClick={() => props.onChange([...props.rows, emptyRow()])}
-            >
-              Add model row
-            </button>
-          </td>
-        </tr>
-      </tfoot>
-    </table>
+        </tfoot>
+      </table>
+    </div>
   );
 }

@@ -1,7 +1,7 @@
 import type { Settings } from "@agentnet/contracts";
 import { type FormEvent, useEffect, useState } from "react";
+import { useFieldErrors } from "../../components/field-errors";
 import { Badge, Check, Field, FormError, LoadState, Progress } from "../../components/ui";
-import { fieldError } from "../../domain/form-errors";
 import { formatDateTime } from "../../domain/format";
 import { useLoad, useSubmit } from "../../hooks";
 import { useSession } from "../../session";
@@ -22,6 +22,7 @@ function MutableFields(props: {
     <>
       <Check
         label="Collect access logs"
+        name="enable_log_collection"
         hint="one row per request"
         checked={v.enable_log_collection}
         disabled={props.disabled}
@@ -29,12 +30,14 @@ function MutableFields(props: {
       />
       <Check
         label="Collect prompts and completions"
+        name="enable_prompt_collection"
         checked={v.enable_prompt_collection}
         disabled={props.disabled}
         onChange={(on) => props.onChange({ ...v, enable_prompt_collection: on })}
       />
       <Check
         label="Redact PII in captured prompts"
+        name="redact_pii"
         checked={v.redact_pii}
         disabled={props.disabled}
         onChange={(on) => props.onChange({ ...v, redact_pii: on })}
@@ -42,6 +45,7 @@ function MutableFields(props: {
       <Field
         label="Access-log retention (days)"
         hint="0 or less keeps rows indefinitely"
+        name="access_log_retention_days"
         error={props.error("access_log_retention_days")}
       >
         {(c) => (
@@ -87,19 +91,26 @@ function CreateSettings(props: { defaults: Settings; canWrite: boolean; onDone: 
   const [host, setHost] = useState("");
   const [mutable, setMutable] = useState<Mutable>(props.defaults);
   const submit = useSubmit();
+  const errors = useFieldErrors(submit.error);
   const key = mode === "proxy" ? "proxy_address" : "endpoint";
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
+    errors.submitted();
     void submit.run(async () => {
       await api.createSettings({ ...mutable, [key]: host.trim() });
       props.onDone();
     });
   };
   return (
-    <form className="card form" onSubmit={onSubmit} aria-label="Create gateway settings">
+    <form
+      className="card form"
+      onSubmit={onSubmit}
+      onChange={errors.onChange}
+      aria-label="Create gateway settings"
+    >
       <h2>Set up the gateway</h2>
       <p>No settings yet. Creating them allocates the gateway endpoint your members point their SDKs at.</p>
-      <FormError error={submit.error} />
+      <FormError error={errors.apiError} />
       <fieldset>
         <legend>Endpoint</legend>
         <div className="check">
@@ -126,7 +137,7 @@ function CreateSettings(props: { defaults: Settings; canWrite: boolean; onDone: 
       <Field
         label={mode === "proxy" ? "Proxy address" : "Dedicated endpoint"}
         hint="A DNS hostname, e.g. proxy.example.com"
-        error={fieldError({}, submit.error, key)}
+        {...errors.field(key)}
       >
         {(c) => (
           <input
@@ -138,12 +149,7 @@ function CreateSettings(props: { defaults: Settings; canWrite: boolean; onDone: 
           />
         )}
       </Field>
-      <MutableFields
-        value={mutable}
-        onChange={setMutable}
-        disabled={!props.canWrite}
-        error={(p) => fieldError({}, submit.error, p)}
-      />
+      <MutableFields value={mutable} onChange={setMutable} disabled={!props.canWrite} error={errors.error} />
       {submit.busy ? <Progress label="Allocating the endpoint…" /> : null}
       {props.canWrite ? (
         <button type="submit" disabled={submit.busy}>
@@ -164,10 +170,12 @@ function EditSettings(props: { settings: Settings; canWrite: boolean; onDone: ()
   const [confirming, setConfirming] = useState(false);
   useEffect(() => setMutable(props.settings), [props.settings]);
   const save = useSubmit();
+  const errors = useFieldErrors(save.error);
   const remove = useSubmit();
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     setSaved(false);
+    errors.submitted();
     void save.run(async () => {
       await api.updateSettings({ ...mutable, endpoint: s.endpoint, proxy_address: s.proxy_address });
       setSaved(true);
@@ -203,14 +211,19 @@ function EditSettings(props: { settings: Settings; canWrite: boolean; onDone: ()
           <dd>{s.updated_at ? formatDateTime(s.updated_at) : "—"}</dd>
         </div>
       </dl>
-      <form className="card form" onSubmit={onSubmit} aria-label="Edit gateway settings">
+      <form
+        className="card form"
+        onSubmit={onSubmit}
+        onChange={errors.onChange}
+        aria-label="Edit gateway settings"
+      >
         <h2>Collection</h2>
-        <FormError error={save.error} />
+        <FormError error={errors.apiError} />
         <MutableFields
           value={mutable}
           onChange={setMutable}
           disabled={!props.canWrite}
-          error={(p) => fieldError({}, save.error, p)}
+          error={errors.error}
         />
         {save.busy ? <Progress label="Saving…" /> : null}
         {saved ? (
