@@ -105,10 +105,10 @@ describe("the Team page and API keys against the real stack", { timeout: 60_000 
     await page.getByRole("button", { name: "Block Ada Lovelace" }).click();
     await page.getByRole("button", { name: "Unblock Ada Lovelace" }).waitFor();
     await adaRow.getByText("blocked", { exact: true }).waitFor();
-    expect((await users()).find((u) => u.email === adaEmail)?.is_blocked).toBe(true);
+    await expect.poll(async () => (await users()).find((u) => u.email === adaEmail)?.is_blocked).toBe(true);
     await page.getByRole("button", { name: "Unblock Ada Lovelace" }).click();
     await page.getByRole("button", { name: "Block Ada Lovelace" }).waitFor();
-    expect((await users()).find((u) => u.email === adaEmail)?.is_blocked).toBe(false);
+    await expect.poll(async () => (await users()).find((u) => u.email === adaEmail)?.is_blocked).toBe(false);
   });
 
   it("creates, renames and deletes a group; one in use names what uses it instead", async () => {

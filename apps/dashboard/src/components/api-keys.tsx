@@ -1,10 +1,10 @@
 import type { PersonalAccessToken, PersonalAccessTokenGenerated } from "@agentnet/contracts";
 import { type FormEvent, useState } from "react";
-import { fieldError } from "../domain/form-errors";
 import { formatDateTime } from "../domain/format";
 import { isExpired, tokenExpiryError } from "../domain/team-access";
 import { useLoad, useSubmit } from "../hooks";
 import { useSession } from "../session";
+import { useFieldErrors } from "./field-errors";
 import { trapTab, useModalDialog } from "./focus-trap";
 import { NewTokenPanel } from "./token-panel";
 import { Badge, EmptyState, Field, FormError, LoadState, Progress } from "./ui";
@@ -111,27 +111,31 @@ function NewKeyForm(props: { userId: string; onCreated: (generated: PersonalAcce
   const { api } = useSession();
   const [name, setName] = useState("");
   const [days, setDays] = useState("30");
-  const [local, setLocal] = useState<Record<string, string>>({});
   const submit = useSubmit();
-  const err = (path: string) => fieldError(local, submit.error, path);
+  const errors = useFieldErrors(submit.error);
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     const expiry = tokenExpiryError(days);
-    setLocal(expiry ? { expires_in: expiry } : {});
-    if (expiry) return;
+    if (!errors.submitted(expiry ? { expires_in: expiry } : {})) return;
     void submit.run(async () => {
       props.onCreated(await api.createToken(props.userId, { name: name.trim(), expires_in: Number(days) }));
       setName("");
     });
   };
   return (
-    <form className="card form" onSubmit={onSubmit} aria-label="New API key" noValidate>
-      <FormError error={submit.error} invalid={local} />
+    <form
+      className="card form"
+      onSubmit={onSubmit}
+      onChange={errors.onChange}
+      aria-label="New API key"
+      noValidate
+    >
+      <FormError error={errors.apiError} invalid={errors.invalid} />
       <div className="grid-3">
-        <Field label="Key name" error={err("name")} hint="Where it is used, e.g. “laptop” or “CI”.">
+        <Field label="Key name" {...errors.field("name")} hint="Where it is used, e.g. “laptop” or “CI”.">
           {(c) => <input {...c} value={name} onChange={(e) => setName(e.target.value)} required />}
         </Field>
-        <Field label="Expires in (days)" error={err("expires_in")} hint="1 to 365 days.">
+        <Field label="Expires in (days)" {...errors.field("expires_in")} hint="1 to 365 days.">
           {(c) => (
             <input
               {...c}

@@ -1,8 +1,8 @@
 import type { Group } from "@agentnet/contracts";
 import { type FormEvent, useState } from "react";
 import { ConfirmDelete, policiesUsing } from "../../components/confirm";
+import { useFieldErrors } from "../../components/field-errors";
 import { EmptyState, Field, FormError, LoadState } from "../../components/ui";
-import { fieldError } from "../../domain/form-errors";
 import { ALL_GROUP_NAME } from "../../domain/team-access";
 import { type Loaded, useSubmit } from "../../hooks";
 import { useSession } from "../../session";
@@ -130,8 +130,10 @@ function NewGroup(props: { onCreated: () => void }) {
   const { api } = useSession();
   const [name, setName] = useState("");
   const submit = useSubmit();
+  const errors = useFieldErrors(submit.error);
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
+    errors.submitted();
     void submit.run(async () => {
       await api.createGroup(name);
       setName("");
@@ -139,9 +141,9 @@ function NewGroup(props: { onCreated: () => void }) {
     });
   };
   return (
-    <form className="card form inline" onSubmit={onSubmit} aria-label="New group">
-      <FormError error={submit.error} />
-      <Field label="New group name" error={fieldError({}, submit.error, "name")}>
+    <form className="card form inline" onSubmit={onSubmit} onChange={errors.onChange} aria-label="New group">
+      <FormError error={errors.apiError} />
+      <Field label="New group name" {...errors.field("name")}>
         {(c) => <input {...c} value={name} onChange={(e) => setName(e.target.value)} required />}
       </Field>
       <button type="submit" disabled={submit.busy}>
@@ -155,17 +157,24 @@ function RenameGroup(props: { group: Group; onDone: () => void; onCancel: () => 
   const { api } = useSession();
   const [name, setName] = useState(props.group.name);
   const submit = useSubmit();
+  const errors = useFieldErrors(submit.error);
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
+    errors.submitted();
     void submit.run(async () => {
       await api.renameGroup(props.group.id, name);
       props.onDone();
     });
   };
   return (
-    <form className="rename" onSubmit={onSubmit} aria-label={`Rename group ${props.group.name}`}>
-      <FormError error={submit.error} />
-      <Field label="New name" error={fieldError({}, submit.error, "name")}>
+    <form
+      className="rename"
+      onSubmit={onSubmit}
+      onChange={errors.onChange}
+      aria-label={`Rename group ${props.group.name}`}
+    >
+      <FormError error={errors.apiError} />
+      <Field label="New name" {...errors.field("name")}>
         {(c) => <input {...c} value={name} onChange={(e) => setName(e.target.value)} required />}
       </Field>
       <div className="actions">

@@ -1,7 +1,7 @@
 import type { Group, Role, User } from "@agentnet/contracts";
 import { type FormEvent, useState } from "react";
+import { useFieldErrors } from "../../components/field-errors";
 import { Field, FormActions, FormError, MultiCheck } from "../../components/ui";
-import { fieldError } from "../../domain/form-errors";
 import { ALL_GROUP_NAME, assignableRoles } from "../../domain/team-access";
 import { useSubmit } from "../../hooks";
 import { roleLabel, useSession } from "../../session";
@@ -20,11 +20,12 @@ export function UserForm(props: {
   const [role, setRole] = useState<Role>(e?.role ?? "user");
   const [autoGroups, setAutoGroups] = useState<string[]>(e?.auto_groups ?? []);
   const submit = useSubmit();
-  const err = (path: string) => fieldError({}, submit.error, path);
+  const errors = useFieldErrors(submit.error);
   // Everyone is in the All group; it is never picked.
   const pickable = props.groups.filter((g) => g.name !== ALL_GROUP_NAME);
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
+    errors.submitted();
     const trimmed = name.trim();
     void submit.run(async () => {
       if (e) {
@@ -51,14 +52,15 @@ export function UserForm(props: {
     <form
       className="card form"
       onSubmit={onSubmit}
+      onChange={errors.onChange}
       aria-label={e ? `Edit user ${e.name || e.email}` : "Invite user"}
       noValidate
     >
       <h3>{e ? `Edit ${e.name || e.email}` : "Invite a user"}</h3>
-      <FormError error={submit.error} />
+      <FormError error={errors.apiError} />
       <div className="grid-3">
         {e ? null : (
-          <Field label="Email" error={err("email")}>
+          <Field label="Email" {...errors.field("email")}>
             {(c) => (
               <input
                 {...c}
@@ -71,12 +73,12 @@ export function UserForm(props: {
             )}
           </Field>
         )}
-        <Field label="Name" error={err("name")} hint={e ? undefined : "Defaults to the email."}>
+        <Field label="Name" {...errors.field("name")} hint={e ? undefined : "Defaults to the email."}>
           {(c) => <input {...c} value={name} onChange={(event) => setName(event.target.value)} />}
         </Field>
         <Field
           label="Role"
-          error={err("role")}
+          {...errors.field("role")}
           hint="Owners and admins change configuration and the team; auditors read everything; users see their own traffic."
         >
           {(c) => (
@@ -96,7 +98,7 @@ export function UserForm(props: {
         selected={autoGroups}
         onChange={setAutoGroups}
         empty="No groups yet: create one under Groups below. Everyone is in All."
-        error={err("auto_groups")}
+        {...errors.field("auto_groups")}
       />
       <FormActions busy={submit.busy} noun="user" editing={e !== undefined} onCancel={props.onCancel} />
     </form>
