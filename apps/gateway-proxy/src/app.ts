@@ -10,7 +10,15 @@ import {
   request,
 } from "@agentnet/bus";
 import { LeaseTable } from "@agentnet/caps";
-import { AppError, ConfigChangedEvent, Consumption, ControlPlane, Events } from "@agentnet/contracts";
+import {
+  AppError,
+  ConfigChangedEvent,
+  Consumption,
+  ControlPlane,
+  Events,
+  type GatewayRequestEvent,
+  TelemetryIngest,
+} from "@agentnet/contracts";
 import type { SealingKeys } from "@agentnet/sealing";
 import { createHealth, type Health, type Logger, newId, tokenResolveRequest } from "@agentnet/service-kit";
 import type { ProxyContext } from "./context";
@@ -131,8 +139,14 @@ export async function startGatewayProxy(deps: {
     options.staleServeMs,
   );
   // The request id is the Nats-Msg-Id, so a retried publish is stored once.
-  const publisher = new BufferedPublisher({
+  const publisher = new BufferedPublisher<GatewayRequestEvent>({
     publish: options.publish ?? ((subject, event, msgId) => publishEvent(nc, subject, event, msgId)),
+    storedCheck: async (events) => {
+      const reply = await request(nc, TelemetryIngest.storedRequests, {
+        requests: events.map(({ account_id, id, timestamp }) => ({ account_id, id, timestamp })),
+      });
+      return reply.decided ? new Set(reply.stored) : undefined;
+    },
     logger,
     maxBuffered: options.eventBufferMax,
     duplicateWindowMs: options.requestStream.duplicateWindowMs,
@@ -266,7 +280,7 @@ function watchConnection(
     publisher,
     snapshots,
     leases,
-  }: { publisher: BufferedPublisher; snapshots: SnapshotCache; leases: LeaseTable },
+  }: { publisher: BufferedPublisher<GatewayRequestEvent>; snapshots: SnapshotCache; leases: LeaseTable },
 ) {
   void (async () => {
     for await (const status of nc.status()) {

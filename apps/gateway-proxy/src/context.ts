@@ -1,6 +1,6 @@
 import type { NatsConnection } from "@agentnet/bus";
 import type { LeaseTable } from "@agentnet/caps";
-import type { GatewayProvider } from "@agentnet/contracts";
+import type { GatewayProvider, GatewayRequestEvent } from "@agentnet/contracts";
 import { providerCredentialAad, type SealingKeys, unseal } from "@agentnet/sealing";
 import type { Logger } from "@agentnet/service-kit";
 import type { AdmissionAnnouncer } from "./events/admission";
@@ -25,7 +25,7 @@ export interface ProxyContext {
   snapshots: SnapshotCache;
   leases: LeaseTable;
   pools: UpstreamPools;
-  publisher: BufferedPublisher;
+  publisher: BufferedPublisher<GatewayRequestEvent>;
   served: ServedEndpoints;
   options: ProxyOptions;
 }

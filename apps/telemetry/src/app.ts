@@ -14,6 +14,7 @@ import { registerReadHandlers } from "./handlers/reads";
 import { scheduleRetention, sweepRetention } from "./handlers/retention";
 import { scheduleRollup } from "./handlers/rollup";
 import { createSettingsReader } from "./handlers/settings";
+import { serveStoredRequests } from "./handlers/stored-requests";
 import { rollHours } from "./store/rollup";
 
 /** Exported for tests that start a late follower of account deletions next to a running service. */
@@ -79,6 +80,7 @@ export async function startTelemetry(deps: {
   if (applied.length > 0) ctx.logger.info({ migrations: applied.map((m) => m.name) }, "migrations applied");
 
   registerReadHandlers(ctx, createSettingsReader(ctx, options.settingsCacheMs));
+  serveStoredRequests(ctx, options.durable);
   const deletions = await followAccountDeletions(ctx, `${options.durable}-account-deletions`);
   await ensureRequestStream(deps.nc, [Events.requestsAll], options.requestStream);
   const ingest = await startIngest(ctx, options);

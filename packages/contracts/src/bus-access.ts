@@ -1,6 +1,6 @@
 import { CONSUMPTION_LEADER_SUBJECT, Consumption } from "./reservations";
 import { ACCOUNT_EVENTS_STREAM, ControlPlane, Events, REQUESTS_STREAM } from "./subjects";
-import { Telemetry } from "./telemetry";
+import { Telemetry, TelemetryIngest } from "./telemetry";
 import { Verifier } from "./verifier";
 
 /**
@@ -89,7 +89,7 @@ const PERMISSIONS: Record<BusService, BusPermissions> = {
       ...manageStream(ACCOUNT_EVENTS_STREAM),
       ...consume(ACCOUNT_EVENTS_STREAM),
     ],
-    subscribe: subjects(Telemetry),
+    subscribe: [...subjects(Telemetry), ...subjects(TelemetryIngest)],
   },
   consumption: {
     publish: [
@@ -120,6 +120,7 @@ const PERMISSIONS: Record<BusService, BusPermissions> = {
       Events.proxyHeartbeat,
       Events.proxyAdmittedAll,
       ...manageStream(REQUESTS_STREAM),
+      TelemetryIngest.storedRequests.subject,
     ],
     subscribe: [Events.configChangedAll, Events.accountDeleted, CONSUMPTION_LEADER_SUBJECT],
   },

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { AccessLogPage, AccessLogQuery, AccessLogSessionPage, AccessLogSessionQuery } from "./access-logs";
+import { Id, Timestamp } from "./common";
 import { byCaller, endpoint } from "./subjects";
 import { UsageBreakdown, UsageBreakdownQuery, UsageOverview, UsageQuery, UsageSeries } from "./usage";
 
@@ -26,3 +27,25 @@ export const Telemetry = {
 } as const;
 
 export const TelemetryQueryPayload = z.object({});
+
+/** Request events a proxy may have published before its ack was lost, longer ago than the stream's duplicate window. */
+export const StoredRequestsQuery = z.object({
+  requests: z
+    .array(z.object({ account_id: Id, id: Id, timestamp: Timestamp }))
+    .min(1)
+    .max(1_000),
+});
+export const StoredRequestsReply = z.object({
+  /** False while telemetry has not ingested everything the stream held when asked: ask again. */
+  decided: z.boolean(),
+  /** The ids among those asked about that the stream delivered. */
+  stored: z.array(Id),
+});
+
+/**
+ * Asked by proxies, never by callers: telemetry keeps every request id for as long as the
+ * account lives, so it can tell whether an event stored long ago would be stored again.
+ */
+export const TelemetryIngest = {
+  storedRequests: endpoint("agn.telemetry.stored_requests", StoredRequestsQuery, StoredRequestsReply),
+} as const;

@@ -17,6 +17,8 @@ afterAll(async () => {
   await observer?.drain();
 });
 
+const noneStored = async () => new Set<string>();
+
 /** Collects what reaches a subject: what JetStream stored is also delivered to core subscribers. */
 function received(subject: string) {
   const ids: string[] = [];
@@ -36,6 +38,7 @@ describe("BufferedPublisher", () => {
     let connection = await connectTestBus("proxy-1");
     const publisher = new BufferedPublisher({
       publish: (s, event, msgId) => publishEvent(connection, s, event, msgId),
+      storedCheck: noneStored,
       logger,
       maxBuffered: 100,
       retryMs: 60_000,
@@ -64,6 +67,7 @@ describe("BufferedPublisher", () => {
     await connection.close();
     const publisher = new BufferedPublisher({
       publish: (s, event, msgId) => publishEvent(connection, s, event, msgId),
+      storedCheck: noneStored,
       logger,
       maxBuffered: 3,
       retryMs: 60_000,
@@ -99,28 +103,49 @@ describe("BufferedPublisher", () => {
     await connection.close();
   });
 
-  it("counts and reports events retried later than the stream's duplicate window", async () => {
+  it("asks before publishing again past the duplicate window, and publishes only what was not stored", async () => {
     const subject = `agn.requests.${uniqueId("acc")}`;
     const seen = received(subject);
     await observer.flush();
-    let connection = await connectTestBus("proxy-6");
-    await connection.close();
+    const connection = await connectTestBus("proxy-6");
     let now = 0;
-    const publisher = new BufferedPublisher({
-      publish: (s, event, msgId) => publishEvent(connection, s, event, msgId),
+    const sentAfterWindow: string[] = [];
+    const asked: string[][] = [];
+    const publisher = new BufferedPublisher<{ id: string }>({
+      // Until the window has passed, every attempt fails: "kept" is stored (its ack lost each
+      // time), "lost" never reaches the server.
+      publish: async (s, event, msgId) => {
+        if (now > 0) {
+          sentAfterWindow.push(msgId);
+          return publishEvent(connection, s, event, msgId);
+        }
+        if (msgId === "kept") await publishEvent(connection, s, event, msgId);
+        throw new Error("publish timed out");
+      },
+      // What the stream delivered, as telemetry would answer; undecided the first time.
+      storedCheck: async (events) => {
+        asked.push(events.map((event) => event.id));
+        if (asked.length === 1) return undefined;
+        return new Set(events.map((event) => event.id).filter((id) => seen.includes(id)));
+      },
       logger,
       maxBuffered: 10,
-      retryMs: 60_000,
+      retryMs: 50,
       duplicateWindowMs: 120_000,
       clock: () => now,
     });
-    publisher.enqueue(subject, { id: "late" }, "late");
+    publisher.enqueue(subject, { id: "kept" }, "kept");
+    publisher.enqueue(subject, { id: "lost" }, "lost");
     await eventually(() => !publisher.status().publishing);
     now = 121_000;
-    connection = await connectTestBus("proxy-7");
     expect(await publisher.flush(5_000)).toBe(true);
-    await eventually(() => seen.length === 1);
-    expect(publisher.status()).toMatchObject({ published: 1, retried_past_dedup_window: 1 });
+    expect(asked.map((ids) => ids.sort())).toEqual([
+      ["kept", "lost"],
+      ["kept", "lost"],
+    ]);
+    expect(sentAfterWindow).toEqual(["lost"]);
+    await eventually(() => seen.includes("lost"));
+    expect(publisher.status()).toMatchObject({ published: 1, found_stored: 1, awaiting_stored_check: 0 });
     publisher.stop();
     await connection.close();
   });

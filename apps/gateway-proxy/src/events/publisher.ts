@@ -3,16 +3,28 @@ import type { Logger } from "@agentnet/service-kit";
 /** Publishes one message with a dedup id; rejects when the bus cannot take it now. */
 export type PublishFn = (subject: string, event: unknown, msgId: string) => Promise<unknown>;
 
-interface Pending {
+interface Pending<Event> {
   subject: string;
-  event: unknown;
+  event: Event;
   msgId: string;
-  /** When it was first handed to NATS: a retry later than the dedup window could be stored twice. */
-  firstSentAt?: number;
+  /**
+   * When it was queued (or last found absent from the stream): a copy may be stored since, by an
+   * attempt whose ack was lost or by the consumption leader publishing the admission of a request
+   * whose proxy it gave up for dead.
+   */
+  since: number;
 }
 
-export interface BufferedPublisherOptions {
+/**
+ * Which of `events` (each published before, its ack lost, longer ago than the stream's duplicate
+ * window) the stream did store, by message id; undefined while that cannot be told yet.
+ */
+export type StoredCheck<Event> = (events: Event[]) => Promise<ReadonlySet<string> | undefined>;
+
+export interface BufferedPublisherOptions<Event> {
   publish: PublishFn;
+  /** Asked before an event is published again later than the duplicate window allows. */
+  storedCheck: StoredCheck<Event>;
   logger: Logger;
   /** Events held while the bus is unavailable; beyond it the oldest are dropped (and counted). */
   maxBuffered: number;
@@ -22,6 +34,8 @@ export interface BufferedPublisherOptions {
   retryMs?: number;
   /** The request stream's duplicate window: a retry within it is stored once. */
   duplicateWindowMs?: number;
+  /** Events asked about in one stored check. */
+  checkBatch?: number;
   clock?: () => number;
 }
 
@@ -29,13 +43,23 @@ export interface BufferedPublisherOptions {
  * Request events leave through here, never blocking the request that produced them. A failed
  * publish (NATS down, JetStream not acking) puts the event back and pauses; publishing resumes on
  * `resume()` (the bus reconnected) or after `retryMs`. Every event carries its request id as
- * Nats-Msg-Id, so one retried after an ack was lost is stored once.
+ * Nats-Msg-Id, so one retried after an ack was lost is stored once — within the stream's duplicate
+ * window. An event older than that when it would go out (an outage longer than the window) may be
+ * in the stream already — an attempt whose ack was lost, or the admission the consumption leader
+ * published for it — and a second copy would be stored and counted again: such events wait for
+ * `storedCheck` (telemetry, which keeps every request id) and go out only if the stream does not
+ * hold them.
  */
-export class BufferedPublisher {
-  private queue: Pending[] = [];
+export class BufferedPublisher<Event = unknown> {
+  private queue: Pending<Event>[] = [];
   private head = 0;
   /** Events whose publish failed, oldest first: they go out again before anything newer. */
-  private retries: Pending[] = [];
+  private retries: Pending<Event>[] = [];
+  /** Events past the duplicate window, oldest first, waiting for the stored check. */
+  private unconfirmed: Pending<Event>[] = [];
+  private checking = false;
+  private failedChecks = 0;
+  private checkTimer: NodeJS.Timeout | undefined;
   private inFlight = 0;
   private paused = false;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -45,23 +69,25 @@ export class BufferedPublisher {
   dropped = 0;
   /** Events published (acked by JetStream) since start. */
   published = 0;
-  /**
-   * Events published again later than the stream's duplicate window after their first attempt
-   * (an outage longer than it): if that attempt was stored but its ack lost, consumption counts
-   * the request twice. Counted and logged, so an operator knows to widen the window.
-   */
-  retriedPastDedupWindow = 0;
+  /** Events past the duplicate window that the stored check found in the stream: not published again. */
+  foundStored = 0;
   /** When the last publish failed and why, until one succeeds again. */
   private failing: { since: string; error: string } | undefined;
   private readonly maxInFlight: number;
   private readonly retryMs: number;
-  private readonly duplicateWindowMs: number;
+  /** A retry this long after the first attempt still reaches the server inside the duplicate window. */
+  private readonly safeRetryMs: number;
+  private readonly checkBatch: number;
   private readonly clock: () => number;
 
-  constructor(private readonly options: BufferedPublisherOptions) {
+  constructor(private readonly options: BufferedPublisherOptions<Event>) {
     this.maxInFlight = options.maxInFlight ?? 256;
     this.retryMs = options.retryMs ?? 1_000;
-    this.duplicateWindowMs = options.duplicateWindowMs ?? 120_000;
+    const windowMs = options.duplicateWindowMs ?? 120_000;
+    // The server starts the window when it stores the event, after the first attempt left here;
+    // the margin covers the retry's own way there.
+    this.safeRetryMs = windowMs - Math.min(5_000, windowMs / 10);
+    this.checkBatch = options.checkBatch ?? 500;
     this.clock = options.clock ?? Date.now;
   }
 
@@ -71,11 +97,11 @@ export class BufferedPublisher {
   }
 
   private get buffered(): number {
-    return this.retries.length + this.queue.length - this.head;
+    return this.unconfirmed.length + this.retries.length + this.queue.length - this.head;
   }
 
-  enqueue(subject: string, event: unknown, msgId: string): void {
-    this.queue.push({ subject, event, msgId });
+  enqueue(subject: string, event: Event, msgId: string): void {
+    this.queue.push({ subject, event, msgId, since: this.clock() });
     this.trim();
     // Publishing after the current I/O phase lets every request that ended in it share one socket
     // write to NATS (nats.js coalesces what is published within one tick); one write per event was
@@ -92,7 +118,8 @@ export class BufferedPublisher {
   /** Keeps the buffer within its bound by dropping the oldest events, counted and logged. */
   private trim(): void {
     while (this.buffered > this.options.maxBuffered) {
-      if (this.retries.length > 0) this.retries.shift();
+      if (this.unconfirmed.length > 0) this.unconfirmed.shift();
+      else if (this.retries.length > 0) this.retries.shift();
       else this.head++;
       this.dropped++;
       // One line per thousand drops: an outage must be visible without flooding the log.
@@ -130,9 +157,11 @@ export class BufferedPublisher {
   stop(): void {
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
+    if (this.checkTimer) clearTimeout(this.checkTimer);
+    this.checkTimer = undefined;
   }
 
-  private take(): Pending | undefined {
+  private take(): Pending<Event> | undefined {
     const retry = this.retries.shift();
     if (retry) return retry;
     if (this.head >= this.queue.length) return undefined;
@@ -147,35 +176,68 @@ export class BufferedPublisher {
   }
 
   private pump(): void {
+    const now = this.clock();
     while (!this.paused && this.inFlight < this.maxInFlight) {
       const next = this.take();
       if (!next) break;
-      this.noteAttempt(next);
+      if (now - next.since > this.safeRetryMs) {
+        this.unconfirmed.push(next);
+        continue;
+      }
       this.inFlight++;
       this.options.publish(next.subject, next.event, next.msgId).then(
         () => this.settled(),
         (err: unknown) => this.failed(next, err),
       );
     }
+    if (this.unconfirmed.length > 0) this.checkStored();
     if (this.pending === 0) for (const wake of this.idleWaiters.splice(0)) wake();
   }
 
-  private noteAttempt(item: Pending): void {
-    const now = this.clock();
-    if (item.firstSentAt === undefined) {
-      item.firstSentAt = now;
-      return;
-    }
-    if (now - item.firstSentAt <= this.duplicateWindowMs) return;
-    this.retriedPastDedupWindow++;
-    // Once per event: its first attempt moves into the new window.
-    item.firstSentAt = now;
-    if (this.retriedPastDedupWindow % 100 === 1) {
-      this.options.logger.warn(
-        { retried: this.retriedPastDedupWindow, window_ms: this.duplicateWindowMs },
-        "request events published again after the stream's duplicate window: one stored before its ack was lost counts twice in consumption (widen AGN_REQUESTS_DEDUP_SECONDS)",
-      );
-    }
+  /**
+   * Asks which of the oldest unconfirmed events the stream holds: those are done; the others go
+   * out again as first attempts. A copy stored too recently for the check to see was stored
+   * moments ago, so the new attempt falls inside its duplicate window. Undecided or
+   * failed, it asks again after `retryMs`; the events wait in the buffer meanwhile.
+   */
+  private checkStored(): void {
+    if (this.checking || this.checkTimer || this.paused) return;
+    this.checking = true;
+    const batch = this.unconfirmed.slice(0, this.checkBatch);
+    this.options
+      .storedCheck(batch.map((item) => item.event))
+      .catch((err: unknown) => {
+        this.failedChecks++;
+        // One line a minute at the retry pace: telemetry being away must show without flooding.
+        if (this.failedChecks % 60 === 1) {
+          this.options.logger.warn(
+            { err, failed_checks: this.failedChecks, waiting: this.unconfirmed.length },
+            "cannot tell whether late request events are in the stream; they wait, asking again",
+          );
+        }
+        return undefined;
+      })
+      .then((stored) => {
+        this.checking = false;
+        if (stored === undefined) {
+          this.checkTimer = setTimeout(() => {
+            this.checkTimer = undefined;
+            this.pump();
+          }, this.retryMs);
+          this.checkTimer.unref();
+          return;
+        }
+        // The buffer may have dropped some of the batch meanwhile: only those still waiting move on.
+        const decided = new Set(batch);
+        const waiting = this.unconfirmed.filter((item) => decided.has(item));
+        this.unconfirmed = this.unconfirmed.filter((item) => !decided.has(item));
+        const again = waiting.filter((item) => !stored.has(item.msgId));
+        this.foundStored += waiting.length - again.length;
+        const now = this.clock();
+        for (const item of again) item.since = now;
+        this.retries.unshift(...again);
+        this.pump();
+      });
   }
 
   /** What `/status` reports: a proxy that cannot publish says so instead of dropping silently. */
@@ -186,7 +248,8 @@ export class BufferedPublisher {
       buffer_bound: this.options.maxBuffered,
       published: this.published,
       dropped: this.dropped,
-      retried_past_dedup_window: this.retriedPastDedupWindow,
+      awaiting_stored_check: this.unconfirmed.length,
+      found_stored: this.foundStored,
       ...(this.failing ? { failing_since: this.failing.since, last_error: this.failing.error } : {}),
     };
   }
@@ -198,7 +261,7 @@ export class BufferedPublisher {
     this.pump();
   }
 
-  private failed(item: Pending, err: unknown): void {
+  private failed(item: Pending<Event>, err: unknown): void {
     this.inFlight--;
     this.failing ??= { since: new Date().toISOString(), error: "" };
     this.failing.error = err instanceof Error ? err.message : String(err);
