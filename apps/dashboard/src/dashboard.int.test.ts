@@ -267,7 +267,16 @@ describe("the dashboard against the real stack", { timeout: 60_000 }, () => {
     await go(page, "/account");
     const nav = page.getByRole("navigation", { name: "Main" });
     expect(await nav.getByRole("link", { name: "Team" }).count()).toBe(1);
+    const section = page.getByLabel("Show the agent-network section");
+    await section.uncheck();
     await page.getByLabel("Agent network only").check();
+    await page.getByRole("button", { name: "Save account settings" }).click();
+    const needsSection = page.getByText("Agent-network-only needs the agent-network section shown.");
+    await needsSection.waitFor();
+    expect(await section.getAttribute("aria-invalid")).toBe("true");
+    await section.check();
+    expect(await needsSection.count()).toBe(0);
+    expect(await page.getByText("Fix the highlighted settings.").count()).toBe(0);
     await page.getByRole("button", { name: "Save account settings" }).click();
     await page.getByText("Saved.").waitFor();
     await expect.poll(() => nav.getByRole("link", { name: "Team" }).count(), { timeout: 15_000 }).toBe(0);

@@ -243,6 +243,29 @@ describe("forms and layout polish", { timeout: 90_000 }, () => {
     await phone.context().close();
   });
 
+  it("lets a keyboard scroll a table wider than a phone, showing where the focus is", async () => {
+    const phone = await openPage({ width: 390, height: 844 });
+    await go(phone, "/logs");
+    const scroller = phone.getByRole("region", { name: "Access log entries" });
+    await scroller.locator("tbody tr").first().waitFor();
+    expect(await scroller.evaluate((element) => element.scrollWidth > element.clientWidth)).toBe(true);
+    // Reached with Tab from the control before it, as a keyboard user would.
+    await scroller.focus();
+    await phone.keyboard.press("Shift+Tab");
+    await phone.keyboard.press("Tab");
+    expect(
+      await scroller.evaluate(
+        (element) =>
+          document.activeElement === element &&
+          element.matches(":focus-visible") &&
+          getComputedStyle(element).outlineStyle !== "none",
+      ),
+    ).toBe(true);
+    await phone.keyboard.press("ArrowRight");
+    await expect.poll(() => scroller.evaluate((element) => element.scrollLeft)).toBeGreaterThan(0);
+    await phone.context().close();
+  });
+
   it("shows the provider catalog at 1440 px without a sideways scroll", async () => {
     const wide = await openPage({ width: 1440, height: 900 });
     await go(wide, "/config/providers");

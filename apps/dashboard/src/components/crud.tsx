@@ -4,7 +4,7 @@ import type { Loaded } from "../hooks";
 import { useSubmit } from "../hooks";
 import { useSession } from "../session";
 import { ConfirmDelete } from "./confirm";
-import { EmptyState, FormError, LoadState } from "./ui";
+import { EmptyState, FormError, LoadState, ScrollableTable } from "./ui";
 
 /**
  * A configuration list with its editor: the table, an empty state that says what to do, and a
@@ -55,53 +55,51 @@ export function CrudPage<T extends { id: string; name: string }>(props: {
               {canWrite ? props.empty : `An owner or admin adds ${plural(props.noun)}.`}
             </EmptyState>
           ) : (
-            <div className="table-wrap">
-              <table className="table" aria-label={props.title}>
-                <thead>
-                  <tr>
-                    {props.columns.map((c) => (
-                      <th key={c.label} scope="col">
-                        {c.label}
-                      </th>
-                    ))}
-                    <th scope="col">
-                      <span className="sr-only">Actions</span>
+            <ScrollableTable label={props.title}>
+              <thead>
+                <tr>
+                  {props.columns.map((c) => (
+                    <th key={c.label} scope="col">
+                      {c.label}
                     </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {items.map((item) => (
-                    <tr key={item.id}>
-                      {props.columns.map((c) => (
-                        <td key={c.label}>{c.cell(item)}</td>
-                      ))}
-                      <td className="row-actions">
-                        {canWrite ? (
-                          <>
-                            <button
-                              type="button"
-                              className="ghost"
-                              onClick={() => setEditing({ item })}
-                              aria-label={`Edit ${item.name}`}
-                            >
-                              Edit
-                            </button>
-                            <button
-                              type="button"
-                              className="ghost danger"
-                              aria-label={`Delete ${item.name}`}
-                              onClick={() => setDeleting(item)}
-                            >
-                              Delete
-                            </button>
-                          </>
-                        ) : null}
-                      </td>
-                    </tr>
                   ))}
-                </tbody>
-              </table>
-            </div>
+                  <th scope="col">
+                    <span className="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {items.map((item) => (
+                  <tr key={item.id}>
+                    {props.columns.map((c) => (
+                      <td key={c.label}>{c.cell(item)}</td>
+                    ))}
+                    <td className="row-actions">
+                      {canWrite ? (
+                        <>
+                          <button
+                            type="button"
+                            className="ghost"
+                            onClick={() => setEditing({ item })}
+                            aria-label={`Edit ${item.name}`}
+                          >
+                            Edit
+                          </button>
+                          <button
+                            type="button"
+                            className="ghost danger"
+                            aria-label={`Delete ${item.name}`}
+                            onClick={() => setDeleting(item)}
+                          >
+                            Delete
+                          </button>
+                        </>
+                      ) : null}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </ScrollableTable>
           )}
         </>
       ) : null}

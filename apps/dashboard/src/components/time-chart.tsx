@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
-import { formatDateTime } from "../domain/format";
+import { formatDateTime, formatHourMinute, formatShortDate } from "../domain/format";
 
 export interface ChartSeries {
   label: string;
@@ -172,9 +172,9 @@ function timeTicks(ticks: number[], stepSeconds: number): string[] {
   let shownDay = "";
   return ticks.map((seconds) => {
     const date = new Date(seconds * 1000);
-    const day = date.toLocaleDateString("en-GB", { day: "numeric", month: "short" });
+    const day = formatShortDate(date);
     if (stepSeconds >= DAY_SECONDS) return day;
-    const time = date.toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit" });
+    const time = formatHourMinute(date);
     const label = day === shownDay ? time : `${time}\n${day}`;
     shownDay = day;
     return label;

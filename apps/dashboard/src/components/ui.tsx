@@ -44,10 +44,11 @@ export function Field(props: {
   );
 }
 
-/** A checkbox with its label on the right. */
+/** A checkbox with its label on the right, and below it the error that concerns it. */
 export function Check(props: {
   label: string;
   name?: string | undefined;
+  error?: string | undefined;
   checked: boolean;
   onChange: (checked: boolean) => void;
   disabled?: boolean;
@@ -55,18 +56,27 @@ export function Check(props: {
 }) {
   const id = useId();
   return (
-    <div className="check">
-      <input
-        id={id}
-        type="checkbox"
-        name={props.name}
-        checked={props.checked}
-        disabled={props.disabled}
-        onChange={(e) => props.onChange(e.target.checked)}
-      />
-      <label htmlFor={id}>{props.label}</label>
-      {props.hint ? <span className="hint"> — {props.hint}</span> : null}
-    </div>
+    <>
+      <div className={`check${props.error ? " field-invalid" : ""}`}>
+        <input
+          id={id}
+          type="checkbox"
+          name={props.name}
+          checked={props.checked}
+          disabled={props.disabled}
+          aria-invalid={props.error ? true : undefined}
+          aria-describedby={props.error ? `${id}-error` : undefined}
+          onChange={(e) => props.onChange(e.target.checked)}
+        />
+        <label htmlFor={id}>{props.label}</label>
+        {props.hint ? <span className="hint"> — {props.hint}</span> : null}
+      </div>
+      {props.error ? (
+        <p className="field-error" id={`${id}-error`}>
+          {props.error}
+        </p>
+      ) : null}
+    </>
   );
 }
 
@@ -135,6 +145,21 @@ export function FormError(props: {
 }
 
 const capitalized = (text: string) => (text ? `${text.charAt(0).toUpperCase()}${text.slice(1)}` : text);
+
+/**
+ * A table that may be wider than the page (on a phone): it scrolls sideways inside its own box, a
+ * region named as the table it holds, which a keyboard can focus to scroll it.
+ */
+export function ScrollableTable(props: { label: string; className?: string; children: ReactNode }) {
+  return (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a keyboard scrolls a table only through a focused scroller; its cells take no focus.
+    <section className="table-wrap" aria-label={props.label} tabIndex={0}>
+      <table className={props.className ? `table ${props.className}` : "table"} aria-label={props.label}>
+        {props.children}
+      </table>
+    </section>
+  );
+}
 
 /** A list with nothing in it: what it would hold and what to do next. */
 export function EmptyState(props: { title: string; children: ReactNode }) {

@@ -1,7 +1,7 @@
 import type { ApiError } from "../api/client";
 
 /** The message for a field: the form's own check first, then what the API said about it. */
-export const fieldError = (
+const fieldError = (
   local: Readonly<Record<string, string>>,
   api: ApiError | undefined,
   path: string,

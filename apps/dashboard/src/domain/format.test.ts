@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { formatDate, formatDateTime, formatUsd, plural, windowInWords } from "./format";
+import {
+  formatDate,
+  formatDateTime,
+  formatHourMinute,
+  formatRange,
+  formatShortDate,
+  formatTimeOfDay,
+  formatUsd,
+  plural,
+  windowInWords,
+} from "./format";
 
 describe("windowInWords", () => {
   it("names the preset windows and gives other lengths in units", () => {
@@ -44,6 +54,27 @@ describe("formatDateTime and formatDate", () => {
   it("shows text that is not a date as it came", () => {
     expect(formatDateTime("not a date")).toBe("not a date");
     expect(formatDate("")).toBe("");
+  });
+});
+
+describe("the parts of a timestamp", () => {
+  // Local fields, as above: the labels are in the reader's zone.
+  const afternoon = new Date(2025, 2, 5, 14, 3, 22);
+  const earlyMorning = new Date(2025, 2, 6, 0, 5, 9);
+
+  it("labels a day without its year", () => {
+    expect(formatShortDate(afternoon)).toBe("5 Mar");
+  });
+
+  it("labels a time of day on a 24-hour clock, to the minute or the second", () => {
+    expect(formatHourMinute(afternoon)).toBe("14:03");
+    expect(formatTimeOfDay(afternoon)).toBe("14:03:22");
+    expect(formatHourMinute(earlyMorning)).toBe("00:05");
+    expect(formatTimeOfDay(earlyMorning)).toBe("00:05:09");
+  });
+
+  it("writes a range as its two ends to the minute, like formatDateTime", () => {
+    expect(formatRange(afternoon, earlyMorning)).toBe("5 Mar 2025, 14:03 to 6 Mar 2025, 00:05");
   });
 });
 

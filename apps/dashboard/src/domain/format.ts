@@ -54,6 +54,37 @@ export const formatDate = (iso: string): string => {
   return Number.isNaN(date.getTime()) ? iso : dateOnly.format(date);
 };
 
+const dateTimeToMinute = new Intl.DateTimeFormat("en-GB", {
+  ...dayMonthYear,
+  hour: "2-digit",
+  minute: "2-digit",
+  hourCycle: "h23",
+});
+
+/** A stretch of time as `formatDateTime` writes it, to the minute: "5 Mar 2025, 14:03 to 6 Mar 2025, 09:30". */
+export const formatRange = (start: Date, end: Date): string =>
+  `${dateTimeToMinute.format(start)} to ${dateTimeToMinute.format(end)}`;
+
+const dayMonth = new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "short" });
+
+/** A day where the year goes without saying (a chart's axis): "5 Mar". */
+export const formatShortDate = (date: Date): string => dayMonth.format(date);
+
+const hourMinute = new Intl.DateTimeFormat("en-GB", { hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+
+/** A time of day to the minute, where the day is shown apart (a chart's axis): "14:03". */
+export const formatHourMinute = (date: Date): string => hourMinute.format(date);
+
+const timeOfDay = new Intl.DateTimeFormat("en-GB", {
+  hour: "2-digit",
+  minute: "2-digit",
+  second: "2-digit",
+  hourCycle: "h23",
+});
+
+/** The time part of `formatDateTime`, for something that happened today: "14:03:22". */
+export const formatTimeOfDay = (date: Date): string => timeOfDay.format(date);
+
 export const formatDuration = (ms: number): string =>
   ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(2)} s`;
 

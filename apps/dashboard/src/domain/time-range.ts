@@ -1,4 +1,5 @@
 import type { Granularity } from "@agentnet/contracts";
+import { formatRange } from "./format";
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -122,8 +123,7 @@ export function checkCustomRange(startIso: string, endIso: string): { start?: st
 export function describeRange(range: TimeRange): string {
   const preset = RANGE_PRESETS.find((p) => p.key === range.preset);
   if (preset) return preset.words;
-  const at = (date: Date) => date.toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" });
-  return `${at(range.start)} to ${at(range.end)}`;
+  return formatRange(range.start, range.end);
 }
 
 /**

@@ -2,7 +2,7 @@ import type { AccessLogEntry } from "@agentnet/contracts";
 import { type KeyboardEvent, type MouseEvent, useEffect, useRef, useState } from "react";
 import { LogFilterBar, Pager, useFilteredList, useLogLookups } from "../components/log-filters";
 import { SortHeader } from "../components/sort-header";
-import { Badge, Check, EmptyState, FormError, LoadState, Progress } from "../components/ui";
+import { Badge, Check, EmptyState, FormError, LoadState, Progress, ScrollableTable } from "../components/ui";
 import { denyReasonText } from "../domain/deny-reasons";
 import {
   type LogFilters,
@@ -11,7 +11,7 @@ import {
   logViewParams,
   parseLogView,
 } from "../domain/filters";
-import { formatDateTime, formatDuration, formatTokens, formatUsd } from "../domain/format";
+import { formatDateTime, formatDuration, formatTimeOfDay, formatTokens, formatUsd } from "../domain/format";
 import {
   collectEntries,
   type ExportFormat,
@@ -111,60 +111,58 @@ export function AccessLogsPage(props: { location: Location }) {
       ) : null}
       {page && page.data.length > 0 ? (
         <>
-          <div className="table-wrap">
-            <table className="table" aria-label="Access log entries">
-              <thead>
-                <tr>
-                  {header("Time", "timestamp")}
-                  {accountWide ? header("User", "user_id") : null}
-                  {header("Session", "session_id")}
-                  {header("Model", "model")}
-                  {header("Provider", "provider")}
-                  {header("Decision", "decision")}
-                  {header("Status", "status_code", true)}
-                  {header("Tokens", "total_tokens", true)}
-                  {header("Cost", "cost_usd", true)}
-                  {header("Duration", "duration_ms", true)}
+          <ScrollableTable label="Access log entries">
+            <thead>
+              <tr>
+                {header("Time", "timestamp")}
+                {accountWide ? header("User", "user_id") : null}
+                {header("Session", "session_id")}
+                {header("Model", "model")}
+                {header("Provider", "provider")}
+                {header("Decision", "decision")}
+                {header("Status", "status_code", true)}
+                {header("Tokens", "total_tokens", true)}
+                {header("Cost", "cost_usd", true)}
+                {header("Duration", "duration_ms", true)}
+              </tr>
+            </thead>
+            <tbody>
+              {page.data.map((e) => (
+                <tr
+                  key={e.id}
+                  tabIndex={0}
+                  className="clickable"
+                  onClick={(ev) => onRowClick(ev, e)}
+                  onKeyDown={(ev) => onRowKey(ev, e)}
+                  aria-label={`Request ${e.id}, open details`}
+                >
+                  <td>{formatDateTime(e.timestamp)}</td>
+                  {accountWide ? (
+                    <td>
+                      <NameLink named={names.user(e.user_id)} />
+                    </td>
+                  ) : null}
+                  <td>
+                    <SessionLink id={e.session_id} />
+                  </td>
+                  <td>{e.model}</td>
+                  <td>
+                    <NameLink named={names.provider(e.resolved_provider_id)} fallback={e.provider} />
+                  </td>
+                  <td>
+                    <Badge tone={e.decision === "deny" ? "bad" : "ok"}>
+                      {e.decision === "deny" ? "Denied" : "Allowed"}
+                    </Badge>
+                    {e.deny_reason ? <span className="reason">{denyReasonText(e.deny_reason)}</span> : null}
+                  </td>
+                  <td className="num">{e.status_code}</td>
+                  <td className="num">{formatTokens(e.total_tokens)}</td>
+                  <td className="num">{formatUsd(e.cost_usd)}</td>
+                  <td className="num">{formatDuration(e.duration_ms)}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {page.data.map((e) => (
-                  <tr
-                    key={e.id}
-                    tabIndex={0}
-                    className="clickable"
-                    onClick={(ev) => onRowClick(ev, e)}
-                    onKeyDown={(ev) => onRowKey(ev, e)}
-                    aria-label={`Request ${e.id}, open details`}
-                  >
-                    <td>{formatDateTime(e.timestamp)}</td>
-                    {accountWide ? (
-                      <td>
-                        <NameLink named={names.user(e.user_id)} />
-                      </td>
-                    ) : null}
-                    <td>
-                      <SessionLink id={e.session_id} />
-                    </td>
-                    <td>{e.model}</td>
-                    <td>
-                      <NameLink named={names.provider(e.resolved_provider_id)} fallback={e.provider} />
-                    </td>
-                    <td>
-                      <Badge tone={e.decision === "deny" ? "bad" : "ok"}>
-                        {e.decision === "deny" ? "Denied" : "Allowed"}
-                      </Badge>
-                      {e.deny_reason ? <span className="reason">{denyReasonText(e.deny_reason)}</span> : null}
-                    </td>
-                    <td className="num">{e.status_code}</td>
-                    <td className="num">{formatTokens(e.total_tokens)}</td>
-                    <td className="num">{formatUsd(e.cost_usd)}</td>
-                    <td className="num">{formatDuration(e.duration_ms)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+              ))}
+            </tbody>
+          </ScrollableTable>
           <Pager page={page} unit="requests" filters={filters} onApply={apply} />
         </>
       ) : null}
@@ -200,7 +198,7 @@ function useLiveTail(on: boolean, reload: () => void, query: string, rows: Acces
     const before = seen.current;
     const fresh = rows.filter((e) => !before.ids.has(e.id)).length;
     if (on && before.query === query && fresh > 0) {
-      setArrived({ count: fresh, at: new Date().toLocaleTimeString("en-GB", { hour12: false }) });
+      setArrived({ count: fresh, at: formatTimeOfDay(new Date()) });
     }
     seen.current = { query, ids: new Set(rows.map((e) => e.id)) };
   }, [rows]);

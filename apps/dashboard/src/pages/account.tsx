@@ -1,6 +1,6 @@
 import { type FormEvent, useState } from "react";
+import { useFieldErrors } from "../components/field-errors";
 import { Check, FormError, Progress } from "../components/ui";
-import { fieldError } from "../domain/form-errors";
 import { formatDateTime } from "../domain/format";
 import { useSubmit } from "../hooks";
 import { useSession } from "../session";
@@ -12,19 +12,17 @@ export function AccountPage() {
   const [agentNetwork, setAgentNetwork] = useState(s.dashboard_features?.agent_network !== false);
   const [only, setOnly] = useState(s.agent_network_only === true);
   const [viewBlocked, setViewBlocked] = useState(s.regular_users_view_blocked);
-  const [local, setLocal] = useState<Record<string, string>>({});
   const [saved, setSaved] = useState(false);
   const submit = useSubmit();
-  const err = (path: string) => fieldError(local, submit.error, path);
+  const errors = useFieldErrors(submit.error);
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     setSaved(false);
-    const errors: Record<string, string> = {};
+    const found: Record<string, string> = {};
     if (only && !agentNetwork)
-      errors["settings.dashboard_features.agent_network"] =
+      found["settings.dashboard_features.agent_network"] =
         "Agent-network-only needs the agent-network section shown.";
-    setLocal(errors);
-    if (Object.keys(errors).length > 0) return;
+    if (!errors.submitted(found)) return;
     const { embedded_idp_enabled: _idp, local_auth_disabled: _local, ...writable } = s;
     const settings = {
       ...writable,
@@ -59,30 +57,32 @@ export function AccountPage() {
           <dd>{formatDateTime(account.created_at)}</dd>
         </div>
       </dl>
-      <form className="card form" onSubmit={onSubmit} aria-label="Account settings">
+      <form
+        className="card form"
+        onSubmit={onSubmit}
+        onChange={errors.onChange}
+        aria-label="Account settings"
+      >
         <h2>Dashboard</h2>
-        <FormError error={submit.error} invalid={local} invalidNoun="settings" />
+        <FormError error={errors.apiError} invalid={errors.invalid} invalidNoun="settings" />
         <Check
           label="Show the agent-network section"
+          {...errors.field("settings.dashboard_features.agent_network")}
           checked={agentNetwork}
           disabled={!canWrite}
           onChange={setAgentNetwork}
         />
-        {err("settings.dashboard_features.agent_network") ? (
-          <p className="field-error">{err("settings.dashboard_features.agent_network")}</p>
-        ) : null}
         <Check
           label="Agent network only"
+          {...errors.field("settings.agent_network_only")}
           hint="hides the other sections of the dashboard"
           checked={only}
           disabled={!canWrite}
           onChange={setOnly}
         />
-        {err("settings.agent_network_only") ? (
-          <p className="field-error">{err("settings.agent_network_only")}</p>
-        ) : null}
         <Check
           label="Block regular users from viewing other parts of the system"
+          {...errors.field("settings.regular_users_view_blocked")}
           checked={viewBlocked}
           disabled={!canWrite}
           onChange={setViewBlocked}

@@ -2,7 +2,7 @@ import type { AccessLogEntry, AccessLogSession } from "@agentnet/contracts";
 import { useCallback, useState } from "react";
 import { LogFilterBar, Pager, useFilteredList } from "../components/log-filters";
 import { SortHeader } from "../components/sort-header";
-import { Badge, EmptyState, LoadState } from "../components/ui";
+import { Badge, EmptyState, LoadState, ScrollableTable } from "../components/ui";
 import { decisionText } from "../domain/deny-reasons";
 import { formatDateTime, formatDuration, formatTokens, formatUsd } from "../domain/format";
 import { useLoad } from "../hooks";
@@ -41,42 +41,40 @@ export function SessionsPage(props: { location: Location }) {
       ) : null}
       {page && page.data.length > 0 ? (
         <>
-          <div className="table-wrap">
-            <table className="table" aria-label="Sessions">
-              <thead>
-                <tr>
-                  {header("Session", "session_id")}
-                  {accountWide ? header("User", "user_id") : null}
-                  {header("Started", "started_at")}
-                  {header("Last activity", "timestamp")}
-                  {header("Requests", "request_count", true)}
-                  {header("Tokens", "total_tokens", true)}
-                  {header("Cost", "cost_usd", true)}
-                  <th scope="col">Models</th>
-                  {header("Decision", "decision")}
+          <ScrollableTable label="Sessions">
+            <thead>
+              <tr>
+                {header("Session", "session_id")}
+                {accountWide ? header("User", "user_id") : null}
+                {header("Started", "started_at")}
+                {header("Last activity", "timestamp")}
+                {header("Requests", "request_count", true)}
+                {header("Tokens", "total_tokens", true)}
+                {header("Cost", "cost_usd", true)}
+                <th scope="col">Models</th>
+                {header("Decision", "decision")}
+              </tr>
+            </thead>
+            <tbody>
+              {page.data.map((s) => (
+                <tr key={`${s.session_id}:${s.entries[0]?.id ?? ""}`}>
+                  <td>
+                    <Link to={sessionHref(s)}>{s.session_id || "single request"}</Link>
+                  </td>
+                  {accountWide ? <td>{userLabel(users, s.user_id)}</td> : null}
+                  <td>{formatDateTime(s.started_at)}</td>
+                  <td>{formatDateTime(s.ended_at)}</td>
+                  <td className="num">{s.request_count}</td>
+                  <td className="num">{formatTokens(s.total_tokens)}</td>
+                  <td className="num">{formatUsd(s.cost_usd)}</td>
+                  <td>{s.models.join(", ")}</td>
+                  <td>
+                    <Badge tone={s.decision === "deny" ? "bad" : "ok"}>{s.decision || "—"}</Badge>
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {page.data.map((s) => (
-                  <tr key={`${s.session_id}:${s.entries[0]?.id ?? ""}`}>
-                    <td>
-                      <Link to={sessionHref(s)}>{s.session_id || "single request"}</Link>
-                    </td>
-                    {accountWide ? <td>{userLabel(users, s.user_id)}</td> : null}
-                    <td>{formatDateTime(s.started_at)}</td>
-                    <td>{formatDateTime(s.ended_at)}</td>
-                    <td className="num">{s.request_count}</td>
-                    <td className="num">{formatTokens(s.total_tokens)}</td>
-                    <td className="num">{formatUsd(s.cost_usd)}</td>
-                    <td>{s.models.join(", ")}</td>
-                    <td>
-                      <Badge tone={s.decision === "deny" ? "bad" : "ok"}>{s.decision || "—"}</Badge>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+              ))}
+            </tbody>
+          </ScrollableTable>
           <Pager page={page} unit="sessions" filters={filters} onApply={apply} />
         </>
       ) : null}

@@ -2,7 +2,7 @@ import type { Group } from "@agentnet/contracts";
 import { type FormEvent, useState } from "react";
 import { ConfirmDelete, policiesUsing } from "../../components/confirm";
 import { useFieldErrors } from "../../components/field-errors";
-import { EmptyState, Field, FormError, LoadState } from "../../components/ui";
+import { EmptyState, Field, FormError, LoadState, ScrollableTable } from "../../components/ui";
 import { ALL_GROUP_NAME } from "../../domain/team-access";
 import { type Loaded, useSubmit } from "../../hooks";
 import { useSession } from "../../session";
@@ -35,67 +35,65 @@ export function GroupsSection(props: { groups: Loaded<Group[]>; onChanged: () =>
       <LoadState loading={props.groups.loading && !groups} error={props.groups.error} what="groups" />
       <FormError error={removal.error} />
       {groups ? (
-        <div className="table-wrap">
-          <table className="table" aria-label="Groups">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col" className="num">
-                  Members
-                </th>
-                <th scope="col">
-                  <span className="sr-only">Actions</span>
-                </th>
+        <ScrollableTable label="Groups">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col" className="num">
+                Members
+              </th>
+              <th scope="col">
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {groups.map((group) => (
+              <tr key={group.id}>
+                <td>
+                  {renaming?.id === group.id ? (
+                    <RenameGroup
+                      group={group}
+                      onCancel={() => setRenaming(undefined)}
+                      onDone={() => {
+                        setRenaming(undefined);
+                        props.onChanged();
+                      }}
+                    />
+                  ) : (
+                    group.name
+                  )}
+                </td>
+                <td className="num">{group.users_count}</td>
+                <td className="row-actions">
+                  {group.name === ALL_GROUP_NAME ? (
+                    <span className="hint">Every user is in it; it cannot be renamed or deleted.</span>
+                  ) : canWrite && renaming?.id !== group.id ? (
+                    <>
+                      <button
+                        type="button"
+                        className="ghost"
+                        aria-label={`Rename ${group.name}`}
+                        onClick={() => setRenaming(group)}
+                      >
+                        Rename
+                      </button>
+                      <button
+                        type="button"
+                        className="ghost danger"
+                        aria-label={`Delete ${group.name}`}
+                        disabled={removal.busy}
+                        onClick={() => askToDelete(group)}
+                      >
+                        Delete
+                      </button>
+                    </>
+                  ) : null}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {groups.map((group) => (
-                <tr key={group.id}>
-                  <td>
-                    {renaming?.id === group.id ? (
-                      <RenameGroup
-                        group={group}
-                        onCancel={() => setRenaming(undefined)}
-                        onDone={() => {
-                          setRenaming(undefined);
-                          props.onChanged();
-                        }}
-                      />
-                    ) : (
-                      group.name
-                    )}
-                  </td>
-                  <td className="num">{group.users_count}</td>
-                  <td className="row-actions">
-                    {group.name === ALL_GROUP_NAME ? (
-                      <span className="hint">Every user is in it; it cannot be renamed or deleted.</span>
-                    ) : canWrite && renaming?.id !== group.id ? (
-                      <>
-                        <button
-                          type="button"
-                          className="ghost"
-                          aria-label={`Rename ${group.name}`}
-                          onClick={() => setRenaming(group)}
-                        >
-                          Rename
-                        </button>
-                        <button
-                          type="button"
-                          className="ghost danger"
-                          aria-label={`Delete ${group.name}`}
-                          disabled={removal.busy}
-                          onClick={() => askToDelete(group)}
-                        >
-                          Delete
-                        </button>
-                      </>
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+            ))}
+          </tbody>
+        </ScrollableTable>
       ) : null}
       {groups && own.length === 0 ? (
         <EmptyState title="No groups of your own yet">
