@@ -196,10 +196,14 @@ async function relayGrowing(
 ): Promise<boolean> {
   // Bytes, not text: the relay writes what the upstream sent without decoding and encoding it.
   let pending: Buffer = Buffer.alloc(0);
-  const relay = async (events: Buffer): Promise<boolean> => {
+  const relay = (events: Buffer) => {
     watcher.push(events);
-    if (!res.write(events)) await drained(res, signal);
-    while (watcher.reached(growth.extendAt())) {
+    res.write(events);
+  };
+  const mustGrow = () => watcher.reached(growth.extendAt());
+  /** Grows the hold past what streamed; true when a cap refused it and the ending is written. */
+  const cutAtCap = async (): Promise<boolean> => {
+    while (mustGrow()) {
       if (!(await growth.extend())) {
         res.end(watcher.ending());
         return true;
@@ -207,16 +211,21 @@ async function relayGrowing(
     }
     return false;
   };
+  // Awaits only when the hold must grow or the client pushes back: an await per chunk was a
+  // measurable part of what a capped stream cost beyond a plain one.
   for await (const chunk of body) {
     pending = pending.length === 0 ? (chunk as Buffer) : Buffer.concat([pending, chunk as Buffer]);
     const boundary = lastEventEnd(pending);
     if (boundary === -1) continue;
-    const complete = pending.subarray(0, boundary);
+    relay(pending.subarray(0, boundary));
     pending = pending.subarray(boundary);
-    if (await relay(complete)) return true;
+    if (mustGrow() && (await cutAtCap())) return true;
+    // Asked after growing: the client may have taken everything meanwhile ('drain' already fired).
+    if (res.writableNeedDrain) await drained(res, signal);
   }
-  if (pending.length > 0) return relay(pending);
-  return false;
+  if (pending.length === 0) return false;
+  relay(pending);
+  return mustGrow() && cutAtCap();
 }
 
 /** Where the last complete SSE event of `bytes` ends (after its blank line), or -1. */
