@@ -24,6 +24,8 @@ export async function startBenchNats() {
     dataDir,
     credentials,
     operators: [operator],
+    // e.g. `curl -o nats.prof 127.0.0.1:<port>/debug/pprof/profile?seconds=10`, then `go tool pprof -top`.
+    ...(process.env.BENCH_NATS_PROF_PORT ? { profPort: Number(process.env.BENCH_NATS_PROF_PORT) } : {}),
   });
   return {
     url: nats.url,

@@ -36,6 +36,8 @@ export interface NatsOptions extends BackendOptions {
   operators?: OperatorUser[];
   /** Use a server at `url` that admits anyone: only when the operator says so explicitly. */
   reuseUnauthenticated?: boolean;
+  /** Serve Go's pprof on this port (benchmarks profiling the server under load). */
+  profPort?: number;
 }
 
 export interface NatsBackend extends Backend {
@@ -88,6 +90,7 @@ export async function startNats(
       storeDir,
       passwords: options.credentials,
       ...(options.operators ? { operators: options.operators } : {}),
+      ...(options.profPort === undefined ? {} : { profPort: options.profPort }),
     }),
   );
   const started = startProcess("nats-server", "nats-server", ["-c", configFile], join(dataDir, "logs"));

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { BUS_SERVICES, type BusService, busPermissions } from "@agentnet/contracts";
+import { BUS_SERVICES, type BusService, busPermissions, OPERATOR_INBOX_PREFIX } from "@agentnet/contracts";
 
 /** One NATS user per service (see `busPermissions`), each with its own password. */
 export type BusCredentials = Record<BusService, string>;
@@ -45,6 +45,8 @@ export interface NatsServerConfigOptions {
   operators?: OperatorUser[];
   /** Serve `/healthz` (and the monitoring pages) on this port, e.g. for a container health check. */
   monitorPort?: number;
+  /** Serve Go's pprof on this port (`/debug/pprof/profile`). */
+  profPort?: number;
 }
 
 /** The environment variable holding `service`'s password in the compose setup. */
@@ -59,13 +61,15 @@ export const composePasswordVariable = (service: BusService) =>
 export function natsServerConfig(options: NatsServerConfigOptions): string {
   const password = (value: string | { env: string }) =>
     typeof value === "string" ? JSON.stringify(value) : `$${value.env}`;
+  // Operators (tests, benchmarks) call services too, from the default inbox prefix.
+  const operatorInboxes = (options.operators ?? []).length > 0 ? [`${OPERATOR_INBOX_PREFIX}.>`] : [];
   const services = BUS_SERVICES.map((service) => {
     const { publish, subscribe } = busPermissions(service);
-    // An empty allow list would allow everything: a service that only answers publishes nothing else.
+    const allowed = [...publish, ...operatorInboxes];
+    // An empty allow list would allow everything: a service that publishes nothing is denied all.
     const permissions = {
-      publish: publish.length > 0 ? { allow: publish } : { deny: [">"] },
+      publish: allowed.length > 0 ? { allow: allowed } : { deny: [">"] },
       subscribe: { allow: subscribe },
-      allow_responses: true,
     };
     return `    { user: ${JSON.stringify(service)}, password: ${password(options.passwords[service])}, permissions: ${JSON.stringify(permissions)} }`;
   });
@@ -82,6 +86,7 @@ export function natsServerConfig(options: NatsServerConfigOptions): string {
     'ping_interval: "1s"',
     "ping_max: 3",
     ...(options.monitorPort === undefined ? [] : [`http_port: ${options.monitorPort}`]),
+    ...(options.profPort === undefined ? [] : [`prof_port: ${options.profPort}`]),
     `jetstream: { store_dir: ${JSON.stringify(options.storeDir)} }`,
     "authorization: {",
     "  users: [",
