@@ -1,3 +1,4 @@
+import type { ConsumptionCounter } from "@agentnet/contracts";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import type { Stack } from "./stack";
@@ -65,3 +66,9 @@ export async function readUntil<T>(
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+/** The caller's own user counter as `GET /agent-network/consumption` lists it, once one was counted. */
+export const userCounter = async (stack: Stack, token: string) =>
+  (await stack.api<ConsumptionCounter[]>("GET", "/agent-network/consumption", token)).body.find(
+    (counter) => counter.dimension_kind === "user",
+  );

@@ -3,7 +3,7 @@ import { eventually } from "@agentnet/testkit";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startProxyProcess } from "../proxy-process";
-import { configure, openaiClient } from "../setup";
+import { configure, openaiClient, userCounter } from "../setup";
 import { type Stack, startStack } from "../stack";
 
 const LEASE_TTL_MS = 3_000;
@@ -19,11 +19,6 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-type Counter = { dimension_kind: string; tokens_input: number; tokens_output: number; cost_usd: number };
-const userCounter = async (token: string) =>
-  (await stack.api<Counter[]>("GET", "/agent-network/consumption", token)).body.find(
-    (c) => c.dimension_kind === "user",
-  );
 const served = (events: GatewayRequestEvent[]) => events.filter((event) => event.status_code === 200);
 const sum = (events: GatewayRequestEvent[], pick: (event: GatewayRequestEvent) => number) =>
   events.reduce((total, event) => total + pick(event), 0);
@@ -67,7 +62,9 @@ describe("caps over two proxy processes", () => {
       } else {
         expect(sum(ok, (e) => e.cost_usd)).toBeLessThanOrEqual(0.003 + 1e-12);
       }
-      await eventually(async () => (await userCounter(account.token))?.tokens_input === 100 * answered);
+      await eventually(
+        async () => (await userCounter(stack, account.token))?.tokens_input === 100 * answered,
+      );
     }
   });
 });
@@ -110,8 +107,11 @@ describe("consumption going away mid-traffic", () => {
     const events = await account.events.waitFor(statuses.length);
     const ok = served(events);
     expect(ok).toHaveLength(statuses.filter((status) => status === 200).length);
-    await eventually(async () => (await userCounter(account.token))?.tokens_input === 10 * ok.length, 15_000);
-    expect(await userCounter(account.token)).toMatchObject({
+    await eventually(
+      async () => (await userCounter(stack, account.token))?.tokens_input === 10 * ok.length,
+      15_000,
+    );
+    expect(await userCounter(stack, account.token)).toMatchObject({
       tokens_input: 10 * ok.length,
       tokens_output: 5 * ok.length,
     });

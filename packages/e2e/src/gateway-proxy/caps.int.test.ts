@@ -2,7 +2,7 @@ import type { GatewayRequestEvent } from "@agentnet/contracts";
 import { STREAM_OUTPUT_STEP_TOKENS } from "@agentnet/gateway-proxy/estimate";
 import { eventually } from "@agentnet/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { anthropicClient, configure, openaiClient } from "../setup";
+import { anthropicClient, configure, openaiClient, userCounter } from "../setup";
 import { type Stack, startStack } from "../stack";
 
 let stack: Stack;
@@ -13,11 +13,6 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-type Counter = { dimension_kind: string; tokens_input: number; tokens_output: number; cost_usd: number };
-
-const counters = async (token: string) =>
-  (await stack.api<Counter[]>("GET", "/agent-network/consumption", token)).body;
-const userCounter = async (token: string) => (await counters(token)).find((c) => c.dimension_kind === "user");
 const DAY = 86_400;
 
 describe("caps", () => {
@@ -44,7 +39,7 @@ describe("caps", () => {
       ["user", "string"],
       ["group", "undefined"],
     ]);
-    await eventually(async () => (await userCounter(account.token))?.tokens_input === 600);
+    await eventually(async () => (await userCounter(stack, account.token))?.tokens_input === 600);
 
     // 800 used + (prompt estimate + 300) > 1,000, and settled usage alone says so: wait for the window.
     const denied = await ask().catch((error: unknown) => error);
@@ -167,7 +162,7 @@ describe("unpriced models", () => {
     ).resolves.toMatchObject({ type: "message" });
     const [event] = await account.events.waitFor(1);
     expect(event).toMatchObject({ decision: "allow", cost_usd: 0, input_tokens: 10, output_tokens: 5 });
-    await eventually(async () => (await userCounter(account.token))?.tokens_output === 5);
+    await eventually(async () => (await userCounter(stack, account.token))?.tokens_output === 5);
   });
 });
 
@@ -225,8 +220,8 @@ describe("streams under caps", () => {
     const charged = (event?.input_tokens ?? 0) + (event?.output_tokens ?? 0);
     expect(charged).toBeGreaterThan(cap / 2);
     expect(charged).toBeLessThanOrEqual(cap + STREAM_OUTPUT_STEP_TOKENS);
-    await eventually(async () => ((await userCounter(account.token))?.tokens_output ?? 0) > 0);
-    const counter = await userCounter(account.token);
+    await eventually(async () => ((await userCounter(stack, account.token))?.tokens_output ?? 0) > 0);
+    const counter = await userCounter(stack, account.token);
     expect((counter?.tokens_input ?? 0) + (counter?.tokens_output ?? 0)).toBeLessThanOrEqual(
       cap + STREAM_OUTPUT_STEP_TOKENS,
     );

@@ -3,7 +3,7 @@ import type { GatewayRequestEvent } from "@agentnet/contracts";
 import { eventually } from "@agentnet/testkit";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { configure, readUntil } from "../setup";
+import { configure, readUntil, userCounter } from "../setup";
 import { type Stack, startStack } from "../stack";
 
 /**
@@ -43,8 +43,6 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-type Counter = { dimension_kind: string; tokens_input: number; tokens_output: number };
-
 describe("an event published again after the stream's duplicate window", () => {
   it("is not stored again when its first attempt was stored, and is published when it was not", async () => {
     const account = await stack.newAccount();
@@ -72,17 +70,14 @@ describe("an event published again after the stream's duplicate window", () => {
     for (const event of account.events.events) served.set(event.id, event);
     expect(served.size).toBe(2);
     const tokens = [...served.values()].reduce((sum, e) => sum + e.input_tokens + e.output_tokens, 0);
-    const userCounter = async () =>
-      (await stack.api<Counter[]>("GET", "/agent-network/consumption", account.token)).body.find(
-        (entry) => entry.dimension_kind === "user",
-      );
+    const counted = () => userCounter(stack, account.token);
     await readUntil(
-      userCounter,
+      counted,
       (entry) => entry !== undefined && entry.tokens_input + entry.tokens_output === tokens,
     );
     // Longer than settlement takes: a second copy would have been counted by now.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
-    const counter = await userCounter();
+    const counter = await counted();
     expect((counter?.tokens_input ?? 0) + (counter?.tokens_output ?? 0)).toBe(tokens);
   });
 });

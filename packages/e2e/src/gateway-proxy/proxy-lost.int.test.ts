@@ -3,7 +3,7 @@ import { eventually } from "@agentnet/testkit";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startProxyProcess } from "../proxy-process";
-import { configure, readUntil } from "../setup";
+import { configure, readUntil, userCounter } from "../setup";
 import { type Stack, startStack } from "../stack";
 
 const LOST_AFTER_MS = 1_000;
@@ -18,7 +18,6 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-type Counter = { dimension_kind: string; tokens_input: number; tokens_output: number; cost_usd: number };
 /** 400 characters of prompt: the proxy's estimate is ceil(JSON of the messages / 4) tokens. */
 const PROMPT = "p".repeat(400);
 const PROMPT_ESTIMATE = Math.ceil(JSON.stringify([{ role: "user", content: PROMPT }]).length / 4);
@@ -73,10 +72,7 @@ describe("a proxy that dies mid-request", () => {
 
     const charged = events.reduce((total, event) => total + event.input_tokens + event.output_tokens, 0);
     const counter = await readUntil(
-      async () =>
-        (await stack.api<Counter[]>("GET", "/agent-network/consumption", account.token)).body.find(
-          (entry) => entry.dimension_kind === "user",
-        ),
+      () => userCounter(stack, account.token),
       (entry) => entry !== undefined && entry.tokens_input + entry.tokens_output === charged,
     );
     expect(counter?.tokens_input).toBe(3 * PROMPT_ESTIMATE);
