@@ -7,7 +7,7 @@ import { useSession } from "../session";
 import { useFieldErrors } from "./field-errors";
 import { trapTab, useModalDialog } from "./focus-trap";
 import { NewTokenPanel } from "./token-panel";
-import { Badge, EmptyState, Field, FormError, LoadState, Progress, ScrollableTable } from "./ui";
+import { Badge, EmptyState, Field, FormError, LoadState, Progress, RowActions, ScrollableTable } from "./ui";
 
 /**
  * One user's API keys (personal access tokens): the list, a form for a new one whose secret is
@@ -33,41 +33,19 @@ export function ApiKeys(props: { userId: string; self: boolean; label: string })
         </EmptyState>
       ) : null}
       {list && list.length > 0 ? (
-        <ScrollableTable label={props.label}>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Created</th>
-              <th scope="col">Expires</th>
-              <th scope="col">Last used</th>
-              <th scope="col">
-                <span className="sr-only">Actions</span>
-              </th>
+        <ScrollableTable label={props.label} columns={["Name", "Created", "Expires", "Last used"]} actions>
+          {list.map((token) => (
+            <tr key={token.id}>
+              <td>{token.name}</td>
+              <td>{formatDateTime(token.created_at)}</td>
+              <td>
+                {formatDateTime(token.expiration_date)}{" "}
+                {isExpired(token.expiration_date, now) ? <Badge tone="bad">expired</Badge> : null}
+              </td>
+              <td>{token.last_used ? formatDateTime(token.last_used) : "never"}</td>
+              <RowActions name={token.name} deleteVerb="Revoke" onDelete={() => setRevoking(token)} />
             </tr>
-          </thead>
-          <tbody>
-            {list.map((token) => (
-              <tr key={token.id}>
-                <td>{token.name}</td>
-                <td>{formatDateTime(token.created_at)}</td>
-                <td>
-                  {formatDateTime(token.expiration_date)}{" "}
-                  {isExpired(token.expiration_date, now) ? <Badge tone="bad">expired</Badge> : null}
-                </td>
-                <td>{token.last_used ? formatDateTime(token.last_used) : "never"}</td>
-                <td className="row-actions">
-                  <button
-                    type="button"
-                    className="ghost danger"
-                    aria-label={`Revoke ${token.name}`}
-                    onClick={() => setRevoking(token)}
-                  >
-                    Revoke
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
+          ))}
         </ScrollableTable>
       ) : null}
       {created ? (

@@ -4,7 +4,7 @@ import type { Loaded } from "../hooks";
 import { useSubmit } from "../hooks";
 import { useSession } from "../session";
 import { ConfirmDelete } from "./confirm";
-import { EmptyState, FormError, LoadState, ScrollableTable } from "./ui";
+import { EmptyState, FormError, LoadState, RowActions, ScrollableTable } from "./ui";
 
 /**
  * A configuration list with its editor: the table, an empty state that says what to do, and a
@@ -55,50 +55,19 @@ export function CrudPage<T extends { id: string; name: string }>(props: {
               {canWrite ? props.empty : `An owner or admin adds ${plural(props.noun)}.`}
             </EmptyState>
           ) : (
-            <ScrollableTable label={props.title}>
-              <thead>
-                <tr>
+            <ScrollableTable label={props.title} columns={props.columns.map((c) => c.label)} actions>
+              {items.map((item) => (
+                <tr key={item.id}>
                   {props.columns.map((c) => (
-                    <th key={c.label} scope="col">
-                      {c.label}
-                    </th>
+                    <td key={c.label}>{c.cell(item)}</td>
                   ))}
-                  <th scope="col">
-                    <span className="sr-only">Actions</span>
-                  </th>
+                  <RowActions
+                    name={item.name}
+                    onEdit={canWrite ? () => setEditing({ item }) : undefined}
+                    onDelete={canWrite ? () => setDeleting(item) : undefined}
+                  />
                 </tr>
-              </thead>
-              <tbody>
-                {items.map((item) => (
-                  <tr key={item.id}>
-                    {props.columns.map((c) => (
-                      <td key={c.label}>{c.cell(item)}</td>
-                    ))}
-                    <td className="row-actions">
-                      {canWrite ? (
-                        <>
-                          <button
-                            type="button"
-                            className="ghost"
-                            onClick={() => setEditing({ item })}
-                            aria-label={`Edit ${item.name}`}
-                          >
-                            Edit
-                          </button>
-                          <button
-                            type="button"
-                            className="ghost danger"
-                            aria-label={`Delete ${item.name}`}
-                            onClick={() => setDeleting(item)}
-                          >
-                            Delete
-                          </button>
-                        </>
-                      ) : null}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
+              ))}
             </ScrollableTable>
           )}
         </>

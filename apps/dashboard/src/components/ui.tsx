@@ -1,4 +1,4 @@
-import { type ReactNode, useId, useState } from "react";
+import { Fragment, isValidElement, type ReactElement, type ReactNode, useId, useState } from "react";
 import type { ApiError } from "../api/client";
 
 export interface ControlProps {
@@ -147,17 +147,97 @@ export function FormError(props: {
 const capitalized = (text: string) => (text ? `${text.charAt(0).toUpperCase()}${text.slice(1)}` : text);
 
 /**
- * A table that may be wider than the page (on a phone): it scrolls sideways inside its own box, a
- * region named as the table it holds, which a keyboard can focus to scroll it.
+ * A column's header: its name, a numeric column's name (right-aligned like its cells), or a header
+ * cell of its own (a sortable one). null for a column the table leaves out this time.
  */
-export function ScrollableTable(props: { label: string; className?: string; children: ReactNode }) {
+export type ColumnHeader = string | { label: string; numeric: true } | ReactElement | null;
+
+/**
+ * A table that may be wider than the page (on a phone): it scrolls sideways inside its own box, a
+ * region named as the table it holds, which a keyboard can focus to scroll it. `children` are the
+ * body's rows; with `actions`, each row ends in a cell of buttons (see RowActions), a column whose
+ * header only screen readers read.
+ */
+export function ScrollableTable(props: {
+  label: string;
+  columns: readonly ColumnHeader[];
+  actions?: boolean;
+  className?: string;
+  caption?: ReactNode;
+  foot?: ReactNode;
+  children: ReactNode;
+}) {
   return (
     // biome-ignore lint/a11y/noNoninteractiveTabindex: a keyboard scrolls a table only through a focused scroller; its cells take no focus.
     <section className="table-wrap" aria-label={props.label} tabIndex={0}>
       <table className={props.className ? `table ${props.className}` : "table"} aria-label={props.label}>
-        {props.children}
+        {props.caption ? <caption>{props.caption}</caption> : null}
+        <thead>
+          <tr>
+            {props.columns.map((column, i) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: a column keeps its place (one left out is a null in it).
+              <Fragment key={i}>{headerCell(column)}</Fragment>
+            ))}
+            {props.actions ? (
+              <th scope="col">
+                <span className="sr-only">Actions</span>
+              </th>
+            ) : null}
+          </tr>
+        </thead>
+        <tbody>{props.children}</tbody>
+        {props.foot ? <tfoot>{props.foot}</tfoot> : null}
       </table>
     </section>
+  );
+}
+
+function headerCell(column: ColumnHeader) {
+  if (column === null || isValidElement(column)) return column;
+  if (typeof column === "string") return <th scope="col">{column}</th>;
+  return (
+    <th scope="col" className="num">
+      {column.label}
+    </th>
+  );
+}
+
+/**
+ * The last cell of a table row: Edit and Delete, each only when its handler is given (when the
+ * signed-in user may), named after the row so a screen reader tells one row's buttons from the next.
+ * `children` (the row's other buttons, or a hint why there are none) sit between the two.
+ */
+export function RowActions(props: {
+  name: string;
+  onEdit?: (() => void) | undefined;
+  onDelete?: (() => void) | undefined;
+  /** What deleting is called for this kind of row, e.g. "Revoke" for an API key. */
+  deleteVerb?: string;
+  /** While an earlier deletion is still under way. */
+  deleteDisabled?: boolean;
+  children?: ReactNode;
+}) {
+  const deleteVerb = props.deleteVerb ?? "Delete";
+  return (
+    <td className="row-actions">
+      {props.onEdit ? (
+        <button type="button" className="ghost" aria-label={`Edit ${props.name}`} onClick={props.onEdit}>
+          Edit
+        </button>
+      ) : null}
+      {props.children}
+      {props.onDelete ? (
+        <button
+          type="button"
+          className="ghost danger"
+          aria-label={`${deleteVerb} ${props.name}`}
+          disabled={props.deleteDisabled}
+          onClick={props.onDelete}
+        >
+          {deleteVerb}
+        </button>
+      ) : null}
+    </td>
   );
 }
 

@@ -111,57 +111,55 @@ export function AccessLogsPage(props: { location: Location }) {
       ) : null}
       {page && page.data.length > 0 ? (
         <>
-          <ScrollableTable label="Access log entries">
-            <thead>
-              <tr>
-                {header("Time", "timestamp")}
-                {accountWide ? header("User", "user_id") : null}
-                {header("Session", "session_id")}
-                {header("Model", "model")}
-                {header("Provider", "provider")}
-                {header("Decision", "decision")}
-                {header("Status", "status_code", true)}
-                {header("Tokens", "total_tokens", true)}
-                {header("Cost", "cost_usd", true)}
-                {header("Duration", "duration_ms", true)}
+          <ScrollableTable
+            label="Access log entries"
+            columns={[
+              header("Time", "timestamp"),
+              accountWide ? header("User", "user_id") : null,
+              header("Session", "session_id"),
+              header("Model", "model"),
+              header("Provider", "provider"),
+              header("Decision", "decision"),
+              header("Status", "status_code", true),
+              header("Tokens", "total_tokens", true),
+              header("Cost", "cost_usd", true),
+              header("Duration", "duration_ms", true),
+            ]}
+          >
+            {page.data.map((e) => (
+              <tr
+                key={e.id}
+                tabIndex={0}
+                className="clickable"
+                onClick={(ev) => onRowClick(ev, e)}
+                onKeyDown={(ev) => onRowKey(ev, e)}
+                aria-label={`Request ${e.id}, open details`}
+              >
+                <td>{formatDateTime(e.timestamp)}</td>
+                {accountWide ? (
+                  <td>
+                    <NameLink named={names.user(e.user_id)} />
+                  </td>
+                ) : null}
+                <td>
+                  <SessionLink id={e.session_id} />
+                </td>
+                <td>{e.model}</td>
+                <td>
+                  <NameLink named={names.provider(e.resolved_provider_id)} fallback={e.provider} />
+                </td>
+                <td>
+                  <Badge tone={e.decision === "deny" ? "bad" : "ok"}>
+                    {e.decision === "deny" ? "Denied" : "Allowed"}
+                  </Badge>
+                  {e.deny_reason ? <span className="reason">{denyReasonText(e.deny_reason)}</span> : null}
+                </td>
+                <td className="num">{e.status_code}</td>
+                <td className="num">{formatTokens(e.total_tokens)}</td>
+                <td className="num">{formatUsd(e.cost_usd)}</td>
+                <td className="num">{formatDuration(e.duration_ms)}</td>
               </tr>
-            </thead>
-            <tbody>
-              {page.data.map((e) => (
-                <tr
-                  key={e.id}
-                  tabIndex={0}
-                  className="clickable"
-                  onClick={(ev) => onRowClick(ev, e)}
-                  onKeyDown={(ev) => onRowKey(ev, e)}
-                  aria-label={`Request ${e.id}, open details`}
-                >
-                  <td>{formatDateTime(e.timestamp)}</td>
-                  {accountWide ? (
-                    <td>
-                      <NameLink named={names.user(e.user_id)} />
-                    </td>
-                  ) : null}
-                  <td>
-                    <SessionLink id={e.session_id} />
-                  </td>
-                  <td>{e.model}</td>
-                  <td>
-                    <NameLink named={names.provider(e.resolved_provider_id)} fallback={e.provider} />
-                  </td>
-                  <td>
-                    <Badge tone={e.decision === "deny" ? "bad" : "ok"}>
-                      {e.decision === "deny" ? "Denied" : "Allowed"}
-                    </Badge>
-                    {e.deny_reason ? <span className="reason">{denyReasonText(e.deny_reason)}</span> : null}
-                  </td>
-                  <td className="num">{e.status_code}</td>
-                  <td className="num">{formatTokens(e.total_tokens)}</td>
-                  <td className="num">{formatUsd(e.cost_usd)}</td>
-                  <td className="num">{formatDuration(e.duration_ms)}</td>
-                </tr>
-              ))}
-            </tbody>
+            ))}
           </ScrollableTable>
           <Pager page={page} unit="requests" filters={filters} onApply={apply} />
         </>

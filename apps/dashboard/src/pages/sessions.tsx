@@ -41,39 +41,37 @@ export function SessionsPage(props: { location: Location }) {
       ) : null}
       {page && page.data.length > 0 ? (
         <>
-          <ScrollableTable label="Sessions">
-            <thead>
-              <tr>
-                {header("Session", "session_id")}
-                {accountWide ? header("User", "user_id") : null}
-                {header("Started", "started_at")}
-                {header("Last activity", "timestamp")}
-                {header("Requests", "request_count", true)}
-                {header("Tokens", "total_tokens", true)}
-                {header("Cost", "cost_usd", true)}
-                <th scope="col">Models</th>
-                {header("Decision", "decision")}
+          <ScrollableTable
+            label="Sessions"
+            columns={[
+              header("Session", "session_id"),
+              accountWide ? header("User", "user_id") : null,
+              header("Started", "started_at"),
+              header("Last activity", "timestamp"),
+              header("Requests", "request_count", true),
+              header("Tokens", "total_tokens", true),
+              header("Cost", "cost_usd", true),
+              "Models",
+              header("Decision", "decision"),
+            ]}
+          >
+            {page.data.map((s) => (
+              <tr key={`${s.session_id}:${s.entries[0]?.id ?? ""}`}>
+                <td>
+                  <Link to={sessionHref(s)}>{s.session_id || "single request"}</Link>
+                </td>
+                {accountWide ? <td>{userLabel(users, s.user_id)}</td> : null}
+                <td>{formatDateTime(s.started_at)}</td>
+                <td>{formatDateTime(s.ended_at)}</td>
+                <td className="num">{s.request_count}</td>
+                <td className="num">{formatTokens(s.total_tokens)}</td>
+                <td className="num">{formatUsd(s.cost_usd)}</td>
+                <td>{s.models.join(", ")}</td>
+                <td>
+                  <Badge tone={s.decision === "deny" ? "bad" : "ok"}>{s.decision || "—"}</Badge>
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {page.data.map((s) => (
-                <tr key={`${s.session_id}:${s.entries[0]?.id ?? ""}`}>
-                  <td>
-                    <Link to={sessionHref(s)}>{s.session_id || "single request"}</Link>
-                  </td>
-                  {accountWide ? <td>{userLabel(users, s.user_id)}</td> : null}
-                  <td>{formatDateTime(s.started_at)}</td>
-                  <td>{formatDateTime(s.ended_at)}</td>
-                  <td className="num">{s.request_count}</td>
-                  <td className="num">{formatTokens(s.total_tokens)}</td>
-                  <td className="num">{formatUsd(s.cost_usd)}</td>
-                  <td>{s.models.join(", ")}</td>
-                  <td>
-                    <Badge tone={s.decision === "deny" ? "bad" : "ok"}>{s.decision || "—"}</Badge>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
+            ))}
           </ScrollableTable>
           <Pager page={page} unit="sessions" filters={filters} onApply={apply} />
         </>

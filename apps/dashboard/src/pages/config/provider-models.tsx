@@ -109,44 +109,13 @@ export function ModelRows(props: {
     );
   };
   return (
-    <ScrollableTable label="Models and prices" className="models">
-      <caption>
-        Models and prices (USD per 1k tokens). Leave empty to allow every catalog model at catalog prices.
-      </caption>
-      <thead>
-        <tr>
-          <th scope="col">Model id</th>
-          <th scope="col">Input</th>
-          <th scope="col">Output</th>
-          <th scope="col">Cached input</th>
-          <th scope="col">
-            <span className="sr-only">Actions</span>
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {props.rows.map((row, i) => (
-          <tr key={row.key} className={row.priced ? undefined : "unpriced"}>
-            {cell(i, "id", "id", "Id")}
-            {cell(i, "input", "input_per_1k", "Input price")}
-            {cell(i, "output", "output_per_1k", "Output price")}
-            {cell(i, "cached", "cached_input_per_1k", "Cached input price")}
-            <td>
-              {row.priced ? null : <span className="hint">price unknown: set it </span>}
-              <button
-                type="button"
-                className="ghost"
-                disabled={props.disabled}
-                onClick={() => props.onReplace(props.rows.filter((_, j) => j !== i))}
-                aria-label={`Remove model ${row.id || i + 1}`}
-              >
-                Remove
-              </button>
-            </td>
-          </tr>
-        ))}
-      </tbody>
-      <tfoot>
+    <ScrollableTable
+      label="Models and prices"
+      className="models"
+      caption="Models and prices (USD per 1k tokens). Leave empty to allow every catalog model at catalog prices."
+      columns={["Model id", "Input", "Output", "Cached input"]}
+      actions
+      foot={
         <tr>
           <td colSpan={5}>
             <button
@@ -159,7 +128,28 @@ export function ModelRows(props: {
             </button>
           </td>
         </tr>
-      </tfoot>
+      }
+    >
+      {props.rows.map((row, i) => (
+        <tr key={row.key} className={row.priced ? undefined : "unpriced"}>
+          {cell(i, "id", "id", "Id")}
+          {cell(i, "input", "input_per_1k", "Input price")}
+          {cell(i, "output", "output_per_1k", "Output price")}
+          {cell(i, "cached", "cached_input_per_1k", "Cached input price")}
+          <td>
+            {row.priced ? null : <span className="hint">price unknown: set it </span>}
+            <button
+              type="button"
+              className="ghost"
+              disabled={props.disabled}
+              onClick={() => props.onReplace(props.rows.filter((_, j) => j !== i))}
+              aria-label={`Remove model ${row.id || i + 1}`}
+            >
+              Remove
+            </button>
+          </td>
+        </tr>
+      ))}
     </ScrollableTable>
   );
 }

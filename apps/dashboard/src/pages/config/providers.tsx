@@ -1,7 +1,7 @@
 import type { CatalogProvider, Provider } from "@agentnet/contracts";
 import { useState } from "react";
 import { ConfirmDelete, policiesUsing } from "../../components/confirm";
-import { Badge, EmptyState, FormError, LoadState, ScrollableTable } from "../../components/ui";
+import { Badge, EmptyState, FormError, LoadState, RowActions, ScrollableTable } from "../../components/ui";
 import { unpricedModels } from "../../domain/unpriced";
 import { useLoad, useSubmit } from "../../hooks";
 import { useSession } from "../../session";
@@ -71,38 +71,30 @@ function UnpricedModels(props: { providers: Provider[]; onEdit: (provider: Provi
         Requests for these models cost $0, and are refused wherever a USD limit applies. Set their rates on
         the provider (a model row with input and output prices per 1k tokens).
       </p>
-      <ScrollableTable label="Models seen without a price">
-        <thead>
-          <tr>
-            <th scope="col">Provider</th>
-            <th scope="col">Model</th>
-            <th scope="col">Requests (30 days)</th>
-            <th scope="col">
-              <span className="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {models.map((m) => {
-            const provider = props.providers.find((p) => p.id === m.providerId);
-            return (
-              <tr key={`${m.providerId}|${m.model}`}>
-                <td>{m.providerName}</td>
-                <td>
-                  <code>{m.model}</code>
-                </td>
-                <td>{m.requests}</td>
-                <td className="row-actions">
-                  {canWrite && provider ? (
-                    <button type="button" className="ghost" onClick={() => props.onEdit(provider)}>
-                      Set rates
-                    </button>
-                  ) : null}
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
+      <ScrollableTable
+        label="Models seen without a price"
+        columns={["Provider", "Model", "Requests (30 days)"]}
+        actions
+      >
+        {models.map((m) => {
+          const provider = props.providers.find((p) => p.id === m.providerId);
+          return (
+            <tr key={`${m.providerId}|${m.model}`}>
+              <td>{m.providerName}</td>
+              <td>
+                <code>{m.model}</code>
+              </td>
+              <td>{m.requests}</td>
+              <td className="row-actions">
+                {canWrite && provider ? (
+                  <button type="button" className="ghost" onClick={() => props.onEdit(provider)}>
+                    Set rates
+                  </button>
+                ) : null}
+              </td>
+            </tr>
+          );
+        })}
       </ScrollableTable>
     </section>
   );
@@ -169,65 +161,41 @@ export function ProvidersPage() {
                 : "An owner or admin adds providers."}
             </EmptyState>
           ) : (
-            <ScrollableTable label="Providers">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Catalog</th>
-                  <th scope="col">Upstream</th>
-                  <th scope="col">Models</th>
-                  <th scope="col">State</th>
-                  <th scope="col">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.providers.map((p) => {
-                  const entry = entryOf(p);
-                  return (
-                    <tr key={p.id}>
-                      <td>
-                        <span
-                          className="swatch"
-                          style={{ background: entry?.brand_color ?? "#888" }}
-                          aria-hidden="true"
-                        />{" "}
-                        {p.name}
-                      </td>
-                      <td>{entry?.name ?? p.provider_id}</td>
-                      <td>
-                        <code>{p.upstream_url}</code>
-                      </td>
-                      <td>{p.models.length ? p.models.map((m) => m.id).join(", ") : "all catalog models"}</td>
-                      <td>
-                        {p.enabled ? <Badge tone="ok">enabled</Badge> : <Badge tone="muted">disabled</Badge>}
-                      </td>
-                      <td className="row-actions">
-                        {canWrite && entry ? (
-                          <button
-                            type="button"
-                            className="ghost"
-                            onClick={() => setMode({ kind: "form", entry, existing: p })}
-                          >
-                            Edit
-                          </button>
-                        ) : null}
-                        {canWrite ? (
-                          <button
-                            type="button"
-                            className="ghost danger"
-                            aria-label={`Delete ${p.name}`}
-                            onClick={() => setDeleting(p)}
-                          >
-                            Delete
-                          </button>
-                        ) : null}
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
+            <ScrollableTable
+              label="Providers"
+              columns={["Name", "Catalog", "Upstream", "Models", "State"]}
+              actions
+            >
+              {data.providers.map((p) => {
+                const entry = entryOf(p);
+                return (
+                  <tr key={p.id}>
+                    <td>
+                      <span
+                        className="swatch"
+                        style={{ background: entry?.brand_color ?? "#888" }}
+                        aria-hidden="true"
+                      />{" "}
+                      {p.name}
+                    </td>
+                    <td>{entry?.name ?? p.provider_id}</td>
+                    <td>
+                      <code>{p.upstream_url}</code>
+                    </td>
+                    <td>{p.models.length ? p.models.map((m) => m.id).join(", ") : "all catalog models"}</td>
+                    <td>
+                      {p.enabled ? <Badge tone="ok">enabled</Badge> : <Badge tone="muted">disabled</Badge>}
+                    </td>
+                    <RowActions
+                      name={p.name}
+                      onEdit={
+                        canWrite && entry ? () => setMode({ kind: "form", entry, existing: p }) : undefined
+                      }
+                      onDelete={canWrite ? () => setDeleting(p) : undefined}
+                    />
+                  </tr>
+                );
+              })}
             </ScrollableTable>
           )}
         </>

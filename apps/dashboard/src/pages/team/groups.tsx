@@ -2,7 +2,7 @@ import type { Group } from "@agentnet/contracts";
 import { type FormEvent, useState } from "react";
 import { ConfirmDelete, policiesUsing } from "../../components/confirm";
 import { useFieldErrors } from "../../components/field-errors";
-import { EmptyState, Field, FormError, LoadState, ScrollableTable } from "../../components/ui";
+import { EmptyState, Field, FormError, LoadState, RowActions, ScrollableTable } from "../../components/ui";
 import { ALL_GROUP_NAME } from "../../domain/team-access";
 import { type Loaded, useSubmit } from "../../hooks";
 import { useSession } from "../../session";
@@ -35,20 +35,11 @@ export function GroupsSection(props: { groups: Loaded<Group[]>; onChanged: () =>
       <LoadState loading={props.groups.loading && !groups} error={props.groups.error} what="groups" />
       <FormError error={removal.error} />
       {groups ? (
-        <ScrollableTable label="Groups">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col" className="num">
-                Members
-              </th>
-              <th scope="col">
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {groups.map((group) => (
+        <ScrollableTable label="Groups" columns={["Name", { label: "Members", numeric: true }]} actions>
+          {groups.map((group) => {
+            const everyone = group.name === ALL_GROUP_NAME;
+            const changeable = canWrite && !everyone && renaming?.id !== group.id;
+            return (
               <tr key={group.id}>
                 <td>
                   {renaming?.id === group.id ? (
@@ -65,34 +56,28 @@ export function GroupsSection(props: { groups: Loaded<Group[]>; onChanged: () =>
                   )}
                 </td>
                 <td className="num">{group.users_count}</td>
-                <td className="row-actions">
-                  {group.name === ALL_GROUP_NAME ? (
+                <RowActions
+                  name={group.name}
+                  onDelete={changeable ? () => askToDelete(group) : undefined}
+                  deleteDisabled={removal.busy}
+                >
+                  {everyone ? (
                     <span className="hint">Every user is in it; it cannot be renamed or deleted.</span>
-                  ) : canWrite && renaming?.id !== group.id ? (
-                    <>
-                      <button
-                        type="button"
-                        className="ghost"
-                        aria-label={`Rename ${group.name}`}
-                        onClick={() => setRenaming(group)}
-                      >
-                        Rename
-                      </button>
-                      <button
-                        type="button"
-                        className="ghost danger"
-                        aria-label={`Delete ${group.name}`}
-                        disabled={removal.busy}
-                        onClick={() => askToDelete(group)}
-                      >
-                        Delete
-                      </button>
-                    </>
                   ) : null}
-                </td>
+                  {changeable ? (
+                    <button
+                      type="button"
+                      className="ghost"
+                      aria-label={`Rename ${group.name}`}
+                      onClick={() => setRenaming(group)}
+                    >
+                      Rename
+                    </button>
+                  ) : null}
+                </RowActions>
               </tr>
-            ))}
-          </tbody>
+            );
+          })}
         </ScrollableTable>
       ) : null}
       {groups && own.length === 0 ? (

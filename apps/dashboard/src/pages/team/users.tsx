@@ -2,7 +2,7 @@ import type { Group, User } from "@agentnet/contracts";
 import { useEffect, useRef, useState } from "react";
 import { ApiKeys } from "../../components/api-keys";
 import { ConfirmDelete } from "../../components/confirm";
-import { Badge, FormError, LoadState, ScrollableTable } from "../../components/ui";
+import { Badge, FormError, LoadState, RowActions, ScrollableTable } from "../../components/ui";
 import { userActions } from "../../domain/team-access";
 import { type Loaded, useSubmit } from "../../hooks";
 import { roleLabel, useSession } from "../../session";
@@ -48,87 +48,54 @@ export function UsersSection(props: { users: Loaded<User[]>; groups: Group[]; on
                 Invite user
               </button>
             ) : null}
-            <ScrollableTable label="Users">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Email</th>
-                  <th scope="col">Role</th>
-                  <th scope="col">Groups</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {users.map((user) => {
-                  const can = userActions(me, user);
-                  const label = labelOf(user);
-                  return (
-                    <tr key={user.id}>
-                      <td>
-                        {label}
-                        {user.is_current ? " (you)" : ""}
-                      </td>
-                      <td>{user.email}</td>
-                      <td>{roleLabel(user.role)}</td>
-                      <td>{user.auto_groups.map(groupName).join(", ") || "—"}</td>
-                      <td>
-                        {user.is_blocked ? (
-                          <Badge tone="bad">blocked</Badge>
-                        ) : (
-                          <Badge tone="ok">active</Badge>
-                        )}
-                      </td>
-                      <td className="row-actions">
-                        {can.edit ? (
-                          <button
-                            type="button"
-                            className="ghost"
-                            aria-label={`Edit ${label}`}
-                            onClick={() => setEditing({ user })}
-                          >
-                            Edit
-                          </button>
-                        ) : null}
-                        {can.tokens ? (
-                          <button
-                            type="button"
-                            className="ghost"
-                            aria-label={`API keys of ${label}`}
-                            onClick={() => setKeysOf(user)}
-                          >
-                            API keys
-                          </button>
-                        ) : null}
-                        {can.block ? (
-                          <button
-                            type="button"
-                            className="ghost"
-                            aria-label={`${user.is_blocked ? "Unblock" : "Block"} ${label}`}
-                            disabled={action.busy}
-                            onClick={() => setBlocked(user, !user.is_blocked)}
-                          >
-                            {user.is_blocked ? "Unblock" : "Block"}
-                          </button>
-                        ) : null}
-                        {can.remove ? (
-                          <button
-                            type="button"
-                            className="ghost danger"
-                            aria-label={`Delete ${label}`}
-                            onClick={() => setDeleting(user)}
-                          >
-                            Delete
-                          </button>
-                        ) : null}
-                        {can.refusal ? <span className="hint">{can.refusal}</span> : null}
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
+            <ScrollableTable label="Users" columns={["Name", "Email", "Role", "Groups", "Status"]} actions>
+              {users.map((user) => {
+                const can = userActions(me, user);
+                const label = labelOf(user);
+                return (
+                  <tr key={user.id}>
+                    <td>
+                      {label}
+                      {user.is_current ? " (you)" : ""}
+                    </td>
+                    <td>{user.email}</td>
+                    <td>{roleLabel(user.role)}</td>
+                    <td>{user.auto_groups.map(groupName).join(", ") || "—"}</td>
+                    <td>
+                      {user.is_blocked ? <Badge tone="bad">blocked</Badge> : <Badge tone="ok">active</Badge>}
+                    </td>
+                    <RowActions
+                      name={label}
+                      onEdit={can.edit ? () => setEditing({ user }) : undefined}
+                      onDelete={can.remove ? () => setDeleting(user) : undefined}
+                    >
+                      {can.tokens ? (
+                        <button
+                          type="button"
+                          className="ghost"
+                          aria-label={`API keys of ${label}`}
+                          onClick={() => setKeysOf(user)}
+                        >
+                          API keys
+                        </button>
+                      ) : null}
+                      {can.block ? (
+                        <button
+                          type="button"
+                          className="ghost"
+                          aria-label={`${user.is_blocked ? "Unblock" : "Block"} ${label}`}
+                          disabled={action.busy}
+                          onClick={() => setBlocked(user, !user.is_blocked)}
+                        >
+                          {user.is_blocked ? "Unblock" : "Block"}
+                        </button>
+                      ) : null}
+                      {/* Only shown when Delete is not (see userActions), so it still ends the cell. */}
+                      {can.refusal ? <span className="hint">{can.refusal}</span> : null}
+                    </RowActions>
+                  </tr>
+                );
+              })}
             </ScrollableTable>
             <p className="hint table-note">
               A blocked user's API keys stop working until they are unblocked. Deleting a user revokes their
