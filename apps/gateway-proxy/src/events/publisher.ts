@@ -21,6 +21,9 @@ interface Pending<Event> {
  */
 export type StoredCheck<Event> = (events: Event[]) => Promise<ReadonlySet<string> | undefined>;
 
+/** Events asked about in one stored check (the question allows up to 1,000). */
+const STORED_CHECK_BATCH = 500;
+
 export interface BufferedPublisherOptions<Event> {
   publish: PublishFn;
   /** Asked before an event is published again later than the duplicate window allows. */
@@ -34,8 +37,6 @@ export interface BufferedPublisherOptions<Event> {
   retryMs?: number;
   /** The request stream's duplicate window: a retry within it is stored once. */
   duplicateWindowMs?: number;
-  /** Events asked about in one stored check. */
-  checkBatch?: number;
   clock?: () => number;
 }
 
@@ -77,7 +78,6 @@ export class BufferedPublisher<Event = unknown> {
   private readonly retryMs: number;
   /** A retry this long after the first attempt still reaches the server inside the duplicate window. */
   private readonly safeRetryMs: number;
-  private readonly checkBatch: number;
   private readonly clock: () => number;
 
   constructor(private readonly options: BufferedPublisherOptions<Event>) {
@@ -87,7 +87,6 @@ export class BufferedPublisher<Event = unknown> {
     // The server starts the window when it stores the event, after the first attempt left here;
     // the margin covers the retry's own way there.
     this.safeRetryMs = windowMs - Math.min(5_000, windowMs / 10);
-    this.checkBatch = options.checkBatch ?? 500;
     this.clock = options.clock ?? Date.now;
   }
 
@@ -203,7 +202,7 @@ export class BufferedPublisher<Event = unknown> {
   private checkStored(): void {
     if (this.checking || this.checkTimer || this.paused) return;
     this.checking = true;
-    const batch = this.unconfirmed.slice(0, this.checkBatch);
+    const batch = this.unconfirmed.slice(0, STORED_CHECK_BATCH);
     this.options
       .storedCheck(batch.map((item) => item.event))
       .catch((err: unknown) => {
