@@ -43,17 +43,27 @@ const connectAs = (service: "consumption" | "gateway-proxy") =>
   });
 
 /** A proxy's leases, wired to its connection as the gateway proxy wires them. */
-function proxyLeases(nc: NatsConnection): LeaseTable {
+function proxyLeases(nc: NatsConnection, clock: () => number = Date.now) {
   const table = new LeaseTable((ask) => request(nc, Consumption.lease, ask, { timeoutMs: 1_000 }), {
     proxyId: uniqueId("proxy"),
-    clock: Date.now,
+    clock,
     idleMs: 60_000,
     outageGraceMs: OUTAGE_GRACE_MS,
   });
+  const connection = { lost: false };
   void (async () => {
-    for await (const status of nc.status()) if (status.type === "disconnect") table.busLost();
+    for await (const status of nc.status()) {
+      if (status.type === "disconnect") {
+        connection.lost = true;
+        table.busLost();
+      }
+      if (status.type === "reconnect") {
+        connection.lost = false;
+        table.busReconnected();
+      }
+    }
   })();
-  return table;
+  return Object.assign(table, { lost: () => connection.lost });
 }
 
 beforeAll(async () => {
@@ -110,5 +120,33 @@ describe("a NATS outage under a cap", () => {
     // The first proxy's lease is still held: the whole cap is not there for the taking.
     const whole = await admit(other, scope, clock, 9_000);
     expect(whole.kind).toBe("refused");
+  }, 60_000);
+
+  it("admits past a window's end on the next window's lease taken ahead, and refuses the unleased at once", async () => {
+    await eventually(() => consumption.isLeader(), 15_000);
+    // Ten seconds before an hour's end: the outage grace (30 s) reaches into the next window.
+    const clock = new TestClock(Date.UTC(2031, 0, 1, 9, 59, 50));
+    const scope = makeCapped(10_000);
+    const unleased = makeCapped(10_000);
+    const proxy = proxyLeases(proxyBus, clock.read);
+    expect((await admit(proxy, scope, clock, 100)).kind).toBe("held");
+    await proxy.maintain();
+
+    await nats.stop();
+    await eventually(() => proxy.lost() && !consumption.isLeader(), 10_000);
+    clock.advance(15_000);
+    for (let i = 0; i < 5; i++) expect((await admit(proxy, scope, clock, 100)).kind).toBe("held");
+    // No lease and no bus: refused without waiting for an ask that cannot leave (1 s timeout).
+    const startedAt = performance.now();
+    expect((await admit(proxy, unleased, clock, 100)).kind).toBe("unavailable");
+    expect(performance.now() - startedAt).toBeLessThan(500);
+
+    await startOwnNats();
+    await eventually(() => consumption.isLeader() && !proxy.lost(), 15_000);
+    // The leader granted the next window's lease before the outage and holds it: another proxy
+    // cannot take the whole cap of the new window.
+    const other = proxyLeases(await connectAs("gateway-proxy"), clock.read);
+    expect((await admit(other, scope, clock, 9_000)).kind).toBe("refused");
+    expect((await admit(other, scope, clock, 100)).kind).toBe("held");
   }, 60_000);
 });

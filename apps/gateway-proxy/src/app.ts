@@ -271,8 +271,9 @@ export async function startGatewayProxy(deps: {
 export type GatewayProxy = Awaited<ReturnType<typeof startGatewayProxy>>;
 
 /**
- * On a lost connection leases ride out the outage; on reconnect: publish buffered events now, and
- * refresh snapshots (config events may have been missed).
+ * On a lost connection leases ride out the outage (and nothing waits on asks that cannot leave);
+ * on reconnect: ask the leader again, publish buffered events now, and refresh snapshots (config
+ * events may have been missed).
  */
 function watchConnection(
   nc: NatsConnection,
@@ -286,6 +287,7 @@ function watchConnection(
     for await (const status of nc.status()) {
       if (status.type === "disconnect") leases.busLost();
       if (status.type === "reconnect") {
+        leases.busReconnected();
         publisher.resume();
         snapshots.markStale();
       }

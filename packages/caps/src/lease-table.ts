@@ -88,6 +88,8 @@ export class LeaseTable {
   private ttlMs = 6_000;
   /** Set when the bus was lost, cleared by the leader's next answer: leases ride out the outage. */
   private busLostAt: number | undefined;
+  /** False from a lost connection until it is back: an ask could not leave, so none is sent. */
+  private connected = true;
 
   constructor(
     private readonly askLeader: AskLeader,
@@ -147,6 +149,12 @@ export class LeaseTable {
    */
   busLost() {
     this.busLostAt ??= this.options.clock();
+    this.connected = false;
+  }
+
+  /** The connection is back: asks can reach a leader again (whose answer ends the outage grace). */
+  busReconnected() {
+    this.connected = true;
   }
 
   /** The request ended: its hold is swapped for what it really used, at once. */
@@ -161,24 +169,36 @@ export class LeaseTable {
 
   /**
    * Off the request path: renews leases in use that run out soon or run low, shrinks idle ones to
-   * what they committed (so other proxies can have the rest), forgets expired ones.
+   * what they committed (so other proxies can have the rest), forgets expired ones. A lease in use
+   * whose window ends within the outage grace gets its next window leased ahead, so that a bus
+   * outage across the window's end does not leave the new window's requests without headroom.
    */
   async maintain(): Promise<void> {
     const now = this.options.clock();
     const work: Promise<unknown>[] = [];
+    const ahead: CounterPlan[] = [];
     for (const [id, lease] of this.leases) {
       if (this.usableUntil(lease) <= now) {
         this.leases.delete(id);
         continue;
       }
-      if (lease.id === undefined || lease.asking) continue;
+      if (!this.connected || lease.id === undefined || lease.asking) continue;
       const ttlLeft = lease.expiresAt - now;
-      const idle = now - lease.lastUsedAt >= this.options.idleMs;
+      // A lease of a window still to come is not idle before its window starts.
+      const idle = now - Math.max(lease.lastUsedAt, lease.key.window_start * 1000) >= this.options.idleMs;
       const spare = sub(lease.granted, lease.committed);
       if (idle && (spare.tokens > 0 || spare.costNanos > 0)) work.push(this.shrink(lease));
       else if (!idle && (ttlLeft < this.ttlMs / 2 || runningLow(lease, grantOf(lease))))
         work.push(this.renew(lease));
+      const next = nextWindowPlan(lease);
+      const nextStartsIn = next.key.window_start * 1000 - now;
+      const started = lease.key.window_start * 1000 <= now;
+      if (!idle && started && nextStartsIn <= this.options.outageGraceMs && !this.leases.has(next.id))
+        ahead.push(next);
     }
+    // After the loop: a lease added while iterating would be visited (and, not granted yet, dropped).
+    // Asking for nothing yet, the next window's lease gets its share of the free headroom.
+    for (const next of ahead) work.push(this.renew(this.leaseOf(next)));
     await Promise.allSettled(work);
   }
 
@@ -242,6 +262,7 @@ export class LeaseTable {
     lacking: CounterPlan[],
     need: Amount,
   ): Promise<Exclude<Admission, { kind: "held" }> | undefined> {
+    if (!this.connected) return { kind: "unavailable" };
     let grants: LeaseGrant[];
     try {
       grants = await this.ask(accountId, lacking, (current) =>
@@ -270,7 +291,9 @@ export class LeaseTable {
   /**
    * Sends one ask for the current leases of `plans` once their earlier asks are answered (so
    * grants apply in order, and each ask names the lease as the last grant left it), and applies
-   * the reply: a grant of a new lease id starts a new lease, from nothing committed.
+   * the reply: a grant of a new lease id starts a new lease, from nothing committed. An earlier ask
+   * the leader did not answer fails this one too: otherwise every request queued behind a silent
+   * leader would wait out one timeout per request ahead of it.
    */
   private async ask(
     accountId: string,
@@ -281,7 +304,9 @@ export class LeaseTable {
     for (;;) {
       const pending = leases.map((lease) => lease.asking).filter((asking) => asking !== undefined);
       if (pending.length === 0) break;
-      await Promise.allSettled(pending);
+      const settled = await Promise.allSettled(pending);
+      const unanswered = settled.find((outcome) => outcome.status === "rejected");
+      if (unanswered) throw unanswered.reason;
       leases = plans.map((plan) => this.leaseOf(plan));
     }
     const sentAt = this.options.clock();
@@ -348,6 +373,12 @@ const runningLow = (lease: LocalLease, grant: ReturnType<typeof grantOf>) =>
   (grant.capTokens !== undefined && grant.capTokens - lease.committed.tokens < grant.capTokens / 4) ||
   (grant.capCostNanos !== undefined &&
     grant.capCostNanos - lease.committed.costNanos < grant.capCostNanos / 4);
+
+/** The plan of the window after a lease's window, with the lease's caps. */
+const nextWindowPlan = (lease: LocalLease): CounterPlan => {
+  const key = { ...lease.key, window_start: lease.key.window_start + lease.key.window_seconds };
+  return { key, id: chainId(key), ...lease.caps, checks: [] };
+};
 
 /** A plan rebuilt from a lease for renewals. */
 const planOf = (lease: LocalLease): CounterPlan => ({

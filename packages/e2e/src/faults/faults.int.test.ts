@@ -55,8 +55,11 @@ const api = async <T>(token: string, method: string, path: string, body?: unknow
   return (text ? JSON.parse(text) : undefined) as T;
 };
 
-/** A fresh account as an operator sets one up: settings, a provider, a policy and a token cap. */
-async function newAccount(): Promise<string> {
+/**
+ * A fresh account as an operator sets one up: settings, a provider, a policy and a token cap over
+ * `capWindowSeconds`.
+ */
+async function newAccount(capWindowSeconds: number): Promise<string> {
   const { token } = JSON.parse(
     await stack.cli(["bootstrap", "--email", `faults-${Date.now()}-${Math.random()}@example.com`, "--json"]),
   ) as { token: string };
@@ -80,7 +83,7 @@ async function newAccount(): Promise<string> {
   await api(token, "POST", "/agent-network/budget-rules", {
     name: "cap",
     limits: {
-      token_limit: { enabled: true, group_cap: 0, user_cap: 10_000_000, window_seconds: 86_400 },
+      token_limit: { enabled: true, group_cap: 0, user_cap: 10_000_000, window_seconds: capWindowSeconds },
       budget_limit: { enabled: false, group_cap_usd: 0, user_cap_usd: 0, window_seconds: 3600 },
     },
   });
@@ -115,13 +118,31 @@ async function rowsOf(token: string, expected: number): Promise<AccessLogEntry[]
   }
 }
 
+const asTokens = (counter: { tokens_input: number; tokens_output: number }) => ({
+  input_tokens: counter.tokens_input,
+  output_tokens: counter.tokens_output,
+});
 const tokensOf = (rows: { input_tokens: number; output_tokens: number }[]) =>
   rows.reduce((total, row) => total + row.input_tokens + row.output_tokens, 0);
+
+const dayWindow = () => 86_400;
+
+/**
+ * A cap window length (seconds, at least a minute) one of whose ends falls `inMs` from now, give or
+ * take 5 s: windows are aligned to the epoch, so their length decides where they end.
+ */
+function windowEndingIn(inMs: number): number {
+  const target = (Date.now() + inMs) / 1000;
+  for (let seconds = 60; ; seconds++) {
+    if (Math.ceil((target - 5) / seconds) * seconds <= target + 5) return seconds;
+  }
+}
 
 /**
  * Runs one fault with traffic flowing and checks it. `act` breaks something at the start of the
  * window (and may mend it); `target` is the share of requests that must be answered in the
  * window's `windowMs`; from `recoveredAfterMs` after the fault every request must be answered again.
+ * The account's cap counts over a day unless `capWindowSeconds` says otherwise.
  */
 async function underFault(
   name: string,
@@ -130,9 +151,10 @@ async function underFault(
   {
     windowMs = WINDOW_MS,
     recoveredAfterMs = windowMs,
-  }: { windowMs?: number; recoveredAfterMs?: number } = {},
+    capWindowSeconds = dayWindow,
+  }: { windowMs?: number; recoveredAfterMs?: number; capWindowSeconds?: () => number } = {},
 ) {
-  const token = await newAccount();
+  const token = await newAccount(capWindowSeconds());
   const traffic = new Traffic(stack.proxyUrl, token, PER_SECOND);
   traffic.start();
   await sleep(BEFORE_MS);
@@ -156,7 +178,8 @@ async function underFault(
     (buckets) => tokensOf(buckets) >= tokensOf(charged),
     15_000,
   );
-  const counter = await readUntil(
+  // The caller's counters over every window the traffic reached (one, unless a window ended).
+  const userCounters = await readUntil(
     async () =>
       (
         await api<{ dimension_kind: string; tokens_input: number; tokens_output: number }[]>(
@@ -164,10 +187,11 @@ async function underFault(
           "GET",
           "/agent-network/consumption",
         )
-      ).find((entry) => entry.dimension_kind === "user"),
-    (entry) => (entry?.tokens_input ?? 0) + (entry?.tokens_output ?? 0) >= tokensOf(charged),
+      ).filter((entry) => entry.dimension_kind === "user"),
+    (counters) => tokensOf(counters.map(asTokens)) >= tokensOf(charged),
     15_000,
   );
+  const counted = tokensOf(userCounters.map(asTokens));
   const lost = rows.filter((row) => row.deny_reason === "gateway.proxy_lost").length;
   const rows200 = rows.filter((row) => row.status_code === 200).length;
   const statuses = new Map<number, number>();
@@ -178,7 +202,6 @@ async function underFault(
     .join(", ");
   // A client that gave up (5 s) on an answer the proxy then gave in full sees no 200 for a 200 row.
   const gaveUp = traffic.sent.filter((entry) => entry.reason === "TimeoutError").length;
-  const counted = (counter?.tokens_input ?? 0) + (counter?.tokens_output ?? 0);
   const exact =
     rows200 >= served &&
     rows200 <= served + gaveUp &&
@@ -186,7 +209,7 @@ async function underFault(
     counted === tokensOf(charged);
   const failures = [...during.failures].map(([what, count]) => `${count} × ${what}`).join("; ") || "—";
   results.push(
-    `| ${name} | ${during.sent} | ${(during.share * 100).toFixed(1)} % (target ${target * 100} %) | ${failures} | ${exact ? "equal" : "DIFFER"}: ${served} answered 200; rows ${rowStatuses}${lost ? `, ${lost} rows gateway.proxy_lost (charged as admitted)` : ""}; tokens: rows ${tokensOf(charged)}, usage ${tokensOf(usage)}, counter ${counted} |`,
+    `| ${name} | ${during.sent} | ${(during.share * 100).toFixed(1)} % (target ${target * 100} %) | ${failures} | ${exact ? "equal" : "DIFFER"}: ${served} answered 200; rows ${rowStatuses}${lost ? `, ${lost} rows gateway.proxy_lost (charged as admitted)` : ""}; tokens: rows ${tokensOf(charged)}, usage ${tokensOf(usage)}, counters ${counted} over ${userCounters.length} window(s) |`,
   );
 
   expect(during.share, `${name}: ${failures}`).toBeGreaterThanOrEqual(target);
@@ -195,6 +218,7 @@ async function underFault(
   expect(rows200).toBeLessThanOrEqual(served + gaveUp);
   expect(tokensOf(usage)).toBe(tokensOf(charged));
   expect(counted).toBe(tokensOf(charged));
+  if (capWindowSeconds !== dayWindow) expect(userCounters.length, "a cap window ended in the fault").toBe(2);
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -234,13 +258,16 @@ describe("faults with traffic flowing (agentnet up, real processes)", () => {
   it(
     "NATS restarted",
     () =>
-      // Capped callers too: leases ride out the outage, and the leader resumes its term.
+      // Capped callers too: leases ride out the outage, the leader resumes its term, and the next
+      // window's leases, taken ahead, serve past the cap window's end in the middle of the outage.
       underFault(
-        `NATS killed, started again after ${NATS_OUTAGE_MS / 1000} s`,
+        `NATS killed, started again after ${NATS_OUTAGE_MS / 1000} s, a cap window ending meanwhile`,
         1,
         restartBackend("nats", NATS_OUTAGE_MS),
         {
           windowMs: NATS_OUTAGE_MS + 5_000,
+          // The outage starts BEFORE_MS after the account (and a second or so to set it up).
+          capWindowSeconds: () => windowEndingIn(BEFORE_MS + 1_000 + NATS_OUTAGE_MS / 2),
         },
       ),
     180_000,
