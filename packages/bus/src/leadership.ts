@@ -105,8 +105,10 @@ export async function contendForLeadership(
   };
 
   let timer: NodeJS.Timeout | undefined;
+  let attempting: Promise<void> = Promise.resolve();
   const loop = async () => {
-    await attempt().catch(options.onError);
+    attempting = attempt().catch(options.onError);
+    await attempting;
     if (!stopped) timer = setTimeout(loop, ttlMs / 3);
   };
   await loop();
@@ -117,6 +119,9 @@ export async function contendForLeadership(
     async release() {
       stopped = true;
       clearTimeout(timer);
+      // A renewal in flight moves the key past the revision read now, and the delete would miss:
+      // the standby would then wait for the key to expire instead of taking over at once.
+      await attempting;
       const held = revision;
       await depose("released");
       if (held !== undefined) await kv.delete(options.key, { previousSeq: held }).catch(() => undefined);
