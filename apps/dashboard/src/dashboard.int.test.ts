@@ -274,6 +274,12 @@ describe("the dashboard against the real stack", { timeout: 60_000 }, () => {
     const needsSection = page.getByText("Agent-network-only needs the agent-network section shown.");
     await needsSection.waitFor();
     expect(await section.getAttribute("aria-invalid")).toBe("true");
+    // Fixed through the other flag, the finding clears too.
+    await page.getByLabel("Agent network only").uncheck();
+    expect(await needsSection.count()).toBe(0);
+    await page.getByLabel("Agent network only").check();
+    await page.getByRole("button", { name: "Save account settings" }).click();
+    await needsSection.waitFor();
     await section.check();
     expect(await needsSection.count()).toBe(0);
     expect(await page.getByText("Fix the highlighted settings.").count()).toBe(0);

@@ -263,6 +263,12 @@ describe("forms and layout polish", { timeout: 90_000 }, () => {
     ).toBe(true);
     await phone.keyboard.press("ArrowRight");
     await expect.poll(() => scroller.evaluate((element) => element.scrollLeft)).toBeGreaterThan(0);
+    // With room for the whole table there is nothing to scroll, and no Tab stop.
+    await phone.setViewportSize({ width: 2560, height: 900 });
+    await expect
+      .poll(() => scroller.evaluate((element) => element.scrollWidth > element.clientWidth))
+      .toBe(false);
+    await expect.poll(() => scroller.getAttribute("tabindex")).toBeNull();
     await phone.context().close();
   });
 

@@ -1,4 +1,14 @@
-import { Fragment, isValidElement, type ReactElement, type ReactNode, useId, useState } from "react";
+import {
+  Fragment,
+  isValidElement,
+  type ReactElement,
+  type ReactNode,
+  type RefObject,
+  useEffect,
+  useId,
+  useRef,
+  useState,
+} from "react";
 import type { ApiError } from "../api/client";
 
 export interface ControlProps {
@@ -167,10 +177,18 @@ export function ScrollableTable(props: {
   foot?: ReactNode;
   children: ReactNode;
 }) {
+  const wrap = useRef<HTMLElement>(null);
+  const table = useRef<HTMLTableElement>(null);
+  const scrolls = useOverflows(wrap, table);
   return (
-    // biome-ignore lint/a11y/noNoninteractiveTabindex: a keyboard scrolls a table only through a focused scroller; its cells take no focus.
-    <section className="table-wrap" aria-label={props.label} tabIndex={0}>
-      <table className={props.className ? `table ${props.className}` : "table"} aria-label={props.label}>
+    // A keyboard scrolls a table only through a focused scroller (its cells take no focus): a Tab
+    // stop only when there is something to scroll, so a table that fits adds none.
+    <section ref={wrap} className="table-wrap" aria-label={props.label} tabIndex={scrolls ? 0 : undefined}>
+      <table
+        ref={table}
+        className={props.className ? `table ${props.className}` : "table"}
+        aria-label={props.label}
+      >
         {props.caption ? <caption>{props.caption}</caption> : null}
         <thead>
           <tr>
@@ -190,6 +208,23 @@ export function ScrollableTable(props: {
       </table>
     </section>
   );
+}
+
+/** Whether `scroller` is narrower than its `content`, kept current as either changes size. */
+function useOverflows(scroller: RefObject<HTMLElement | null>, content: RefObject<HTMLElement | null>) {
+  const [overflows, setOverflows] = useState(false);
+  useEffect(() => {
+    const outer = scroller.current;
+    const inner = content.current;
+    if (!outer || !inner) return;
+    const measure = () => setOverflows(outer.scrollWidth > outer.clientWidth);
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(outer);
+    observer.observe(inner);
+    return () => observer.disconnect();
+  }, [scroller, content]);
+  return overflows;
 }
 
 function headerCell(column: ColumnHeader) {

@@ -15,6 +15,11 @@ export function AccountPage() {
   const [saved, setSaved] = useState(false);
   const submit = useSubmit();
   const errors = useFieldErrors(submit.error);
+  // The two flags' rule is one finding, shown on the section flag: fixing either flag clears it.
+  const onOnlyChange = (value: boolean) => {
+    setOnly(value);
+    errors.edit("settings.dashboard_features.agent_network");
+  };
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     setSaved(false);
@@ -78,7 +83,7 @@ export function AccountPage() {
           hint="hides the other sections of the dashboard"
           checked={only}
           disabled={!canWrite}
-          onChange={setOnly}
+          onChange={onOnlyChange}
         />
         <Check
           label="Block regular users from viewing other parts of the system"
