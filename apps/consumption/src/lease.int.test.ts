@@ -98,6 +98,16 @@ describe("holds end with the answer", () => {
     expect((await admit(proxy, scope, clock, 110)).kind).toBe("refused");
   });
 
+  it("answers a burst on a lease with nothing granted yet with one ask, not one per request", async () => {
+    let asks = 0;
+    const proxy = proxyOn(one.nc, clock, 2_000, () => asks++);
+    const scope = capped(tokenCap(1_000_000));
+    const admissions = await Promise.all(Array.from({ length: 50 }, () => admit(proxy, scope, clock)));
+    expect(admitted(admissions)).toBe(50);
+    // The first ask's grant covers the others, which waited for it instead of asking in turn.
+    expect(asks).toBe(1);
+  });
+
   it("gives a stopped proxy's headroom back once its lease expires", async () => {
     const gone = proxyOn(one.nc, clock);
     const scope = capped(tokenCap(1000));

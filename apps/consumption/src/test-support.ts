@@ -91,11 +91,17 @@ export const makeCapped = (user_cap: number, group_cap = 0): Scope => {
   return { ...base, policy: { ...base.policy, limits } };
 };
 
-/** One proxy's leases, asking the consumption leader over `nc` (what a gateway proxy process does). */
-export const proxyOn = (nc: NatsConnection, clock: TestClock, idleMs = 2_000) =>
+/**
+ * One proxy's leases, asking the consumption leader over `nc` (what a gateway proxy process does).
+ * `onAsk` sees every ask sent.
+ */
+export const proxyOn = (nc: NatsConnection, clock: TestClock, idleMs = 2_000, onAsk = () => {}) =>
   new LeaseTable(
-    // Generous: the machine running the suite may be busy, and a slow answer is not what is tested.
-    (ask) => request(nc, Consumption.lease, ask, { timeoutMs: 25_000 }),
+    (ask) => {
+      onAsk();
+      // Generous: the machine running the suite may be busy, and a slow answer is not what is tested.
+      return request(nc, Consumption.lease, ask, { timeoutMs: 25_000 });
+    },
     { proxyId: uniqueId("proxy"), clock: clock.read, idleMs, outageGraceMs: 75_000 },
   );
 

@@ -100,14 +100,15 @@ export class LeaseTable {
   async admit(accountId: string, plans: CounterPlan[], amount: Amount): Promise<Admission> {
     const capped = plans.filter(isCapped);
     const leases = capped.map((plan) => this.leaseOf(plan));
-    // Twice: a grant can be taken by a concurrent request of this proxy before this one holds it.
-    for (let attempt = 0; attempt < 2; attempt++) {
+    // Two asks: a grant can be taken by a concurrent request of this proxy before this one holds it.
+    for (let asked = 0; asked < 2; ) {
       const lacking = capped.filter((_, i) => !this.fits(leases[i] as LocalLease, amount));
       if (lacking.length === 0) {
         return { kind: "held", hold: this.hold(plans, capped, leases, amount) };
       }
-      const failed = await this.askLacking(accountId, lacking, amount);
-      if (failed) return failed;
+      const outcome = await this.askLacking(accountId, lacking, amount);
+      if (outcome === "asked") asked++;
+      else if (outcome !== "covered") return outcome;
       // A lease replaced meanwhile is a new object: hold on the current ones.
       for (let i = 0; i < capped.length; i++) leases[i] = this.leaseOf(capped[i] as CounterPlan);
     }
@@ -118,7 +119,7 @@ export class LeaseTable {
   /** Adds `extra` to a request's hold (a stream that grew), asking the leader if a lease lacks it. */
   async extend(accountId: string, hold: Hold, plans: CounterPlan[], extra: Amount): Promise<Admission> {
     const capped = plans.filter(isCapped);
-    for (let attempt = 0; attempt < 2; attempt++) {
+    for (let asked = 0; asked < 2; ) {
       const now = this.options.clock();
       const lacking = capped.filter((_, i) => {
         const lease = hold.leases[i] as LocalLease;
@@ -137,8 +138,9 @@ export class LeaseTable {
       if (lackingLeases.some((lease) => this.leases.get(chainId(lease.key)) !== lease)) {
         return { kind: "unavailable" };
       }
-      const failed = await this.askLacking(accountId, lacking, extra);
-      if (failed) return failed;
+      const outcome = await this.askLacking(accountId, lacking, extra);
+      if (outcome === "asked") asked++;
+      else if (outcome !== "covered") return outcome;
     }
     return { kind: "refused", plan: capped[0] as CounterPlan, used: NO_AMOUNT };
   }
@@ -256,25 +258,34 @@ export class LeaseTable {
     return lease;
   }
 
-  /** Asks the leader for `need` on the lacking leases: a refusal, or a leader that does not answer, ends it. */
+  /**
+   * Asks the leader for `need` on the lacking leases: `asked` when it granted; `covered` when an
+   * earlier ask's answer already made room (no ask sent: a burst after an idle shrink would
+   * otherwise send one ask per request, one after another); a refusal, or a leader that does not
+   * answer, ends it.
+   */
   private async askLacking(
     accountId: string,
     lacking: CounterPlan[],
     need: Amount,
-  ): Promise<Exclude<Admission, { kind: "held" }> | undefined> {
+  ): Promise<Exclude<Admission, { kind: "held" }> | "asked" | "covered"> {
     if (!this.connected) return { kind: "unavailable" };
-    let grants: LeaseGrant[];
+    let grants: LeaseGrant[] | undefined;
     try {
-      grants = await this.ask(accountId, lacking, (current) =>
-        lacking.map((plan, i) => this.askFor(plan, current[i] as LocalLease, need)),
+      grants = await this.ask(
+        accountId,
+        lacking,
+        (current) => lacking.map((plan, i) => this.askFor(plan, current[i] as LocalLease, need)),
+        (current) => current.every((lease) => this.fits(lease, need)),
       );
     } catch {
       return { kind: "unavailable" };
     }
+    if (grants === undefined) return "covered";
     const refused = grants.findIndex((grant) => !grant.fits);
     const plan = lacking[refused];
     const grant = grants[refused];
-    return plan && grant ? { kind: "refused", plan, used: amountOf(grant.used) } : undefined;
+    return plan && grant ? { kind: "refused", plan, used: amountOf(grant.used) } : "asked";
   }
 
   private askFor(plan: CounterPlan, lease: LocalLease, need: Amount): LeaseAsk {
@@ -293,22 +304,27 @@ export class LeaseTable {
    * grants apply in order, and each ask names the lease as the last grant left it), and applies
    * the reply: a grant of a new lease id starts a new lease, from nothing committed. An earlier ask
    * the leader did not answer fails this one too: otherwise every request queued behind a silent
-   * leader would wait out one timeout per request ahead of it.
+   * leader would wait out one timeout per request ahead of it. Nothing is sent (undefined) when,
+   * after waiting for earlier asks, `covered` says their answers gave what this one wanted.
    */
   private async ask(
     accountId: string,
     plans: CounterPlan[],
     asks: (leases: LocalLease[]) => LeaseAsk[],
-  ): Promise<LeaseGrant[]> {
+    covered?: (leases: LocalLease[]) => boolean,
+  ): Promise<LeaseGrant[] | undefined> {
     let leases = plans.map((plan) => this.leaseOf(plan));
+    let waited = false;
     for (;;) {
       const pending = leases.map((lease) => lease.asking).filter((asking) => asking !== undefined);
       if (pending.length === 0) break;
+      waited = true;
       const settled = await Promise.allSettled(pending);
       const unanswered = settled.find((outcome) => outcome.status === "rejected");
       if (unanswered) throw unanswered.reason;
       leases = plans.map((plan) => this.leaseOf(plan));
     }
+    if (waited && covered?.(leases)) return undefined;
     const sentAt = this.options.clock();
     const sending = this.askLeader({
       account_id: accountId,
