@@ -72,3 +72,13 @@ export const userCounter = async (stack: Stack, token: string) =>
   (await stack.api<ConsumptionCounter[]>("GET", "/agent-network/consumption", token)).body.find(
     (counter) => counter.dimension_kind === "user",
   );
+
+/**
+ * Waits for the next hour to begin when it is less than `marginMs` away. Cap windows of an hour
+ * or a day end on the hour; a test that reads one window's counter, or a Retry-After set by the
+ * window's end, must not straddle one (a run at 01:59:59 got Retry-After 1).
+ */
+export async function clearOfHourEnd(marginMs = 20_000): Promise<void> {
+  const untilHourEnd = 3_600_000 - (Date.now() % 3_600_000);
+  if (untilHourEnd < marginMs) await new Promise((resolve) => setTimeout(resolve, untilHourEnd + 50));
+}

@@ -1,9 +1,9 @@
 import type { GatewayRequestEvent } from "@agentnet/contracts";
 import { eventually } from "@agentnet/testkit";
 import OpenAI from "openai";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startProxyProcess } from "../proxy-process";
-import { configure, openaiClient, userCounter } from "../setup";
+import { clearOfHourEnd, configure, openaiClient, userCounter } from "../setup";
 import { type Stack, startStack } from "../stack";
 
 const LEASE_TTL_MS = 3_000;
@@ -18,6 +18,8 @@ afterAll(async () => {
   await second?.stop();
   await stack?.stop();
 });
+// Counters and Retry-After are per window: no test straddles an hour's end.
+beforeEach(() => clearOfHourEnd(), 30_000);
 
 const served = (events: GatewayRequestEvent[]) => events.filter((event) => event.status_code === 200);
 const sum = (events: GatewayRequestEvent[], pick: (event: GatewayRequestEvent) => number) =>

@@ -1,8 +1,8 @@
 import type { GatewayRequestEvent } from "@agentnet/contracts";
 import { STREAM_OUTPUT_STEP_TOKENS } from "@agentnet/gateway-proxy/estimate";
 import { eventually } from "@agentnet/testkit";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { anthropicClient, configure, openaiClient, userCounter } from "../setup";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { anthropicClient, clearOfHourEnd, configure, openaiClient, userCounter } from "../setup";
 import { type Stack, startStack } from "../stack";
 
 let stack: Stack;
@@ -12,6 +12,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.stop();
 });
+// Counters and Retry-After are per window: no test straddles an hour's end.
+beforeEach(() => clearOfHourEnd(), 30_000);
 
 const DAY = 86_400;
 

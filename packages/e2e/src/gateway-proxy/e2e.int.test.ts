@@ -6,8 +6,8 @@ import type {
 } from "@agentnet/contracts";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readUntil } from "../setup";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { clearOfHourEnd, readUntil } from "../setup";
 import { type Stack, startStack } from "../stack";
 
 let stack: Stack;
@@ -17,6 +17,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.stop();
 });
+// Counters and Retry-After are per window: no test straddles an hour's end.
+beforeEach(() => clearOfHourEnd(), 30_000);
 
 describe("configure through the API, call through the SDKs, read everything back through the API", () => {
   it("logs, sessions, usage and consumption agree with what the upstreams reported, to the cent", async () => {

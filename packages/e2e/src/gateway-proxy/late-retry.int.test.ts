@@ -2,8 +2,8 @@ import { DEFAULT_REQUEST_STREAM_LIMITS, publishEvent } from "@agentnet/bus";
 import type { GatewayRequestEvent } from "@agentnet/contracts";
 import { eventually } from "@agentnet/testkit";
 import OpenAI from "openai";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { configure, readUntil, userCounter } from "../setup";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { clearOfHourEnd, configure, readUntil, userCounter } from "../setup";
 import { type Stack, startStack } from "../stack";
 
 /**
@@ -42,6 +42,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.stop();
 });
+// Counters and Retry-After are per window: no test straddles an hour's end.
+beforeEach(() => clearOfHourEnd(), 30_000);
 
 describe("an event published again after the stream's duplicate window", () => {
   it("is not stored again when its first attempt was stored, and is published when it was not", async () => {

@@ -1,9 +1,9 @@
 import { type AccessLogPage, PROXY_LOST_REASON, PROXY_LOST_STATUS } from "@agentnet/contracts";
 import { eventually } from "@agentnet/testkit";
 import OpenAI from "openai";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startProxyProcess } from "../proxy-process";
-import { configure, readUntil, userCounter } from "../setup";
+import { clearOfHourEnd, configure, readUntil, userCounter } from "../setup";
 import { type Stack, startStack } from "../stack";
 
 const LOST_AFTER_MS = 1_000;
@@ -17,6 +17,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.stop();
 });
+// Counters and Retry-After are per window: no test straddles an hour's end.
+beforeEach(() => clearOfHourEnd(), 30_000);
 
 /** 400 characters of prompt: the proxy's estimate is ceil(JSON of the messages / 4) tokens. */
 const PROMPT = "p".repeat(400);
