@@ -192,11 +192,13 @@ export class LeaseTable {
       if (idle && (spare.tokens > 0 || spare.costNanos > 0)) work.push(this.shrink(lease));
       else if (!idle && (ttlLeft < this.ttlMs / 2 || runningLow(lease, grantOf(lease))))
         work.push(this.renew(lease));
-      const next = nextWindowPlan(lease);
-      const nextStartsIn = next.key.window_start * 1000 - now;
-      const started = lease.key.window_start * 1000 <= now;
-      if (!idle && started && nextStartsIn <= this.options.outageGraceMs && !this.leases.has(next.id))
-        ahead.push(next);
+      const windowStart = lease.key.window_start * 1000;
+      const endsWithinGrace =
+        windowStart + lease.key.window_seconds * 1000 - now <= this.options.outageGraceMs;
+      if (!idle && windowStart <= now && endsWithinGrace) {
+        const next = nextWindowPlan(lease);
+        if (!this.leases.has(next.id)) ahead.push(next);
+      }
     }
     // After the loop: a lease added while iterating would be visited (and, not granted yet, dropped).
     // Asking for nothing yet, the next window's lease gets its share of the free headroom.
