@@ -32,7 +32,9 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const LATENCY_REQUESTS = Number(process.env.BENCH_LATENCY_REQUESTS ?? 1500);
 const CONNECTIONS = 64;
 /** Each target is measured this many times, interleaved with the others; rows report medians. */
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+/** Load each target takes, per mode, before the first round: its first round is then not its JIT warm-up. */
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 /** Comma lists narrowing a run while iterating (e.g. `BENCH_TARGETS=agentnet BENCH_MODES=non-streaming`). */
 const TARGETS = process.env.BENCH_TARGETS?.split(",");
 const MODES = process.env.BENCH_MODES?.split(",") ?? ["non-streaming", "streaming"];
@@ -197,14 +199,14 @@ async function latencies(targets: Target[], stream: boolean): Promise<Map<string
   return measured;
 }
 
-async function throughput(target: Target, stream: boolean) {
+async function throughput(target: Target, stream: boolean, seconds = SECONDS) {
   const result = await autocannon({
     url: target.url,
     method: "POST",
     headers: { "content-type": "application/json", ...target.headers },
     body: body(stream),
     connections: CONNECTIONS,
-    duration: SECONDS,
+    duration: seconds,
   });
   return { rps: result.requests.average, non2xx: result.non2xx, errors: result.errors };
 }
@@ -397,6 +399,7 @@ async function main() {
       ferretdb: processTreeCpuMs(mongo.pid ?? 0),
     });
     for (const stream of modes) {
+      for (const target of selected) if (WARMUP_SECONDS > 0) await throughput(target, stream, WARMUP_SECONDS);
       for (let round = 1; round <= ROUNDS; round++) {
         // Every other round in reverse, so no target always follows the same one.
         const ordered = round % 2 === 1 ? selected : [...selected].reverse();
@@ -464,14 +467,22 @@ async function main() {
     process.stdout.write(
       `\n| mode | target | latency p50 / p99 (ms) | added p50 / p99 (ms) | req/s (${CONNECTIONS} conns, ${SECONDS} s) | non-2xx + errors |\n|---|---|---|---|---|---|\n${table.join("\n")}\n`,
     );
+    // The cap's cost, round by round: a round's two targets ran back to back (their latency
+    // requests alternated one by one), so a shift of the machine's speed between rounds cancels
+    // out of the ratio instead of landing on whichever target it hit.
     for (const stream of modes) {
+      const plainRuns = samples.get(`${stream} agentnet`) ?? [];
+      const cappedRuns = samples.get(`${stream} agentnet + cap`) ?? [];
+      if (plainRuns.length === 0 || cappedRuns.length !== plainRuns.length) continue;
+      const ratios = cappedRuns.map((run, i) => (run.rps / (plainRuns[i]?.rps ?? Number.NaN)) * 100);
+      const p99s = cappedRuns.map((run, i) => run.lat.p99 - (plainRuns[i]?.lat.p99 ?? Number.NaN));
       const plain = summary(stream, "agentnet");
       const capped = summary(stream, "agentnet + cap");
-      if (!Number.isNaN(plain.rps) && !Number.isNaN(capped.rps)) {
-        process.stdout.write(
-          `${stream ? "streaming" : "non-streaming"}: agentnet + cap = ${((capped.rps / plain.rps) * 100).toFixed(0)} % of agentnet req/s; its p99 ${(capped.p99 - plain.p99).toFixed(2)} ms from agentnet's; CPU per request: proxy ${capped.proxyCpuUs.toFixed(0)} vs ${plain.proxyCpuUs.toFixed(0)} µs, consumption + NATS + FerretDB ${capped.backendCpuUs.toFixed(0)} vs ${plain.backendCpuUs.toFixed(0)} µs\n`,
-        );
-      }
+      const range = (values: number[], digits: number) =>
+        `${Math.min(...values).toFixed(digits)} to ${Math.max(...values).toFixed(digits)}`;
+      process.stdout.write(
+        `${stream ? "streaming" : "non-streaming"}: agentnet + cap = ${median(ratios).toFixed(0)} % of agentnet req/s (median of ${ratios.length} rounds, ${range(ratios, 0)} %); its p99 ${median(p99s).toFixed(2)} ms from agentnet's (${range(p99s, 2)}); CPU per request: proxy ${capped.proxyCpuUs.toFixed(0)} vs ${plain.proxyCpuUs.toFixed(0)} µs, consumption + NATS + FerretDB ${capped.backendCpuUs.toFixed(0)} vs ${plain.backendCpuUs.toFixed(0)} µs\n`,
+      );
     }
   } finally {
     for (const child of children) child.kill("SIGTERM");
