@@ -11,7 +11,6 @@
  *   BENCH_SECONDS=10 BENCH_LATENCY_REQUESTS=2000 pnpm --filter @agentnet/bench bench:proxy
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -27,6 +26,7 @@ import mongoose from "mongoose";
 import { Pool } from "undici";
 import { startBenchNats } from "./bus";
 import { percentile } from "./percentile";
+import { processTreeCpuMs } from "./process-cpu";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const LATENCY_REQUESTS = Number(process.env.BENCH_LATENCY_REQUESTS ?? 1500);
@@ -210,27 +210,6 @@ async function throughput(target: Target, stream: boolean, seconds = SECONDS) {
   });
   return { rps: result.requests.average, non2xx: result.non2xx, errors: result.errors };
 }
-
-/**
- * CPU time (user + system, ms) of a process and all its descendants: a service started through tsx
- * is a wrapper process with the service as its child. CPU per request is steadier than req/s on a
- * shared machine, where a neighbour's burst moves throughput but not the work each request costs.
- */
-function processTreeCpuMs(pid: number): number {
-  let ms = 0;
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-    ms = ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
-    for (const task of readdirSync(`/proc/${pid}/task`)) {
-      const children = readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim();
-      for (const child of children === "" ? [] : children.split(" ")) ms += processTreeCpuMs(Number(child));
-    }
-  } catch {
-    // The process ended while being read: it costs nothing more.
-  }
-  return ms;
-}
-const CLOCK_TICKS_PER_SECOND = 100;
 
 // ---- the run ----
 async function main() {
