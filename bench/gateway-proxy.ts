@@ -352,6 +352,8 @@ async function main() {
       "consumption",
       [
         tsx,
+        // As `agentnet up` starts it (apps/consumption/README.md, "Node flags").
+        "--max-semi-space-size=64",
         ...(process.env.BENCH_CONSUMPTION_NODE_ARGS?.split(" ") ?? []),
         join(ROOT, "bench", "consumption-service.ts"),
       ],

@@ -109,6 +109,8 @@ export async function up(env: CliEnv, print: (line: string) => void): Promise<nu
       {
         name: "consumption",
         app: "consumption",
+        // Settled batches outlive V8's default 16 MiB young generation; see apps/consumption/README.md.
+        nodeArgs: ["--max-semi-space-size=64"],
         env: { ...bus("consumption"), MONGO_URL: mongo.url },
         address: `nats ${nats.url}`,
       },

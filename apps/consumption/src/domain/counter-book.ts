@@ -8,7 +8,7 @@ import type {
 } from "@agentnet/contracts";
 import { contributionOf, leaseGrant } from "./lease-grant";
 import { RecentKeys } from "./recent-keys";
-import { type Actual, actualOf, outcomeOfEvent } from "./settlement";
+import { actualOf, outcomeOfEvent } from "./settlement";
 
 /** What a counter holds. committed_* = settled usage + every lease's unsettled part. */
 export interface CounterState {
@@ -57,16 +57,19 @@ interface Lease {
   /** `<proxy id>|<counter id>`: a proxy has one lease per counter. */
   owner: string;
   counter: Counter;
+  /** `chainId(counter)`, kept: settling resolves an event's counter through its lease without building it. */
+  counterId: string;
   granted: Amount;
   settled: Amount;
   contribution: Amount;
   expiresAt: number;
 }
 
-/** Usage an event moves out of a lease once it is settled. */
+/** Usage a batch's events move out of a lease once they are settled. */
 interface LeaseCharge {
   lease: Lease;
-  actual: Actual;
+  tokens: number;
+  costNanos: number;
 }
 
 /**
@@ -143,48 +146,57 @@ export class CounterBook {
    * What settling `events` would change, without changing anything: denied and failed requests
    * count nothing; everything else adds its real usage to the counters it names, and moves it out
    * of the lease that admitted it. Events seen before, or repeated in the batch, are skipped.
+   * Runs for every capped event: a counter named with its lease is found through the lease, and a
+   * batch charges each lease once (building counter ids and a charge per event was a third of what
+   * settling a capped event cost, `bench:consumption`).
    */
   prepare(events: GatewayRequestEvent[], now: number): Settlement {
     const settlement: Settlement = { eventIds: [], deltas: [], charges: [] };
     const deltas = new Map<string, UsageDelta>();
+    const charges = new Map<Lease, LeaseCharge>();
     const batch = new Set<string>();
     for (const event of events) {
       const counters = event.reserved_counters;
-      if (!counters || counters.length === 0 || this.seen.has(event.id, now) || batch.has(event.id)) continue;
+      if (!counters || counters.length === 0 || batch.has(event.id) || this.seen.has(event.id, now)) continue;
       batch.add(event.id);
       settlement.eventIds.push(event.id);
       if (outcomeOfEvent(event) === "released") continue;
       const actual = actualOf(event);
       for (const reserved of counters) {
-        const key = keyOf(event.account_id, reserved);
-        const id = chainId(key);
+        const lease = this.leaseOfCounter(event.account_id, reserved);
+        const id = lease ? lease.counterId : chainId(keyOf(event.account_id, reserved));
         let delta = deltas.get(id);
         if (!delta) {
-          delta = { key, ...NO_USAGE, at: now };
+          delta = { key: keyOf(event.account_id, reserved), ...NO_USAGE, at: now };
           deltas.set(id, delta);
         }
         delta.tokens_input += actual.tokens_input;
         delta.tokens_output += actual.tokens_output;
         delta.cost_nanos += actual.cost_nanos;
         delta.requests += 1;
-        const lease = reserved.lease_id === undefined ? undefined : this.leases.get(reserved.lease_id);
-        if (lease && lease.account_id === event.account_id && chainId(lease.counter) === id) {
-          settlement.charges.push({ lease, actual });
+        if (!lease) continue;
+        let charge = charges.get(lease);
+        if (!charge) {
+          charge = { lease, tokens: 0, costNanos: 0 };
+          charges.set(lease, charge);
         }
+        charge.tokens += actual.tokens_input + actual.tokens_output;
+        charge.costNanos += actual.cost_nanos;
       }
     }
     settlement.deltas = [...deltas.values()];
+    settlement.charges = [...charges.values()];
     return settlement;
   }
 
   /** Applies a prepared settlement once its usage is persisted. */
   commit(settlement: Settlement, now: number) {
     for (const delta of settlement.deltas) this.addUsage(delta);
-    for (const { lease, actual } of settlement.charges) {
+    for (const { lease, tokens, costNanos } of settlement.charges) {
       if (this.leases.get(lease.id) !== lease) continue;
       lease.settled = {
-        tokens: lease.settled.tokens + actual.tokens_input + actual.tokens_output,
-        costNanos: lease.settled.costNanos + actual.cost_nanos,
+        tokens: lease.settled.tokens + tokens,
+        costNanos: lease.settled.costNanos + costNanos,
       };
       this.setContribution(lease, contributionOf(lease.granted, lease.settled));
     }
@@ -276,6 +288,20 @@ export class CounterBook {
     }
   }
 
+  /** The live lease an event's counter names, if it is a lease of that very counter of the account. */
+  private leaseOfCounter(accountId: string, reserved: ReservedCounter): Lease | undefined {
+    if (reserved.lease_id === undefined) return undefined;
+    const lease = this.leases.get(reserved.lease_id);
+    if (!lease || lease.account_id !== accountId) return undefined;
+    const { counter } = lease;
+    return counter.dimension_kind === reserved.dimension_kind &&
+      counter.dimension_id === reserved.dimension_id &&
+      counter.window_seconds === reserved.window_seconds &&
+      counter.window_start === reserved.window_start
+      ? lease
+      : undefined;
+  }
+
   private plan(request: LeaseRequest, ask: LeaseAsk, now: number) {
     const key = keyOf(request.account_id, ask.counter);
     const id = chainId(key);
@@ -335,6 +361,7 @@ export class CounterBook {
         account_id: request.account_id,
         owner: plan.owner,
         counter: this.counterOf(plan.key, expiresAt, plan.id),
+        counterId: plan.id,
         granted: NO_AMOUNT,
         settled: NO_AMOUNT,
         contribution: NO_AMOUNT,
@@ -366,7 +393,7 @@ export class CounterBook {
     this.setContribution(lease, NO_AMOUNT);
     this.leases.delete(lease.id);
     if (this.leasesByOwner.get(lease.owner) === lease) this.leasesByOwner.delete(lease.owner);
-    const id = chainId(lease.counter);
+    const id = lease.counterId;
     const count = (this.leaseCounts.get(id) ?? 1) - 1;
     if (count > 0) this.leaseCounts.set(id, count);
     else this.leaseCounts.delete(id);
