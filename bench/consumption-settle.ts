@@ -143,6 +143,7 @@ async function main() {
     /** Publishes `EVENTS` requests (admission first, then event) and waits until every event is settled. */
     const run = async (capped: boolean) => {
       const before = processTreeCpuMs(pid);
+      const ferretdbBefore = processTreeCpuMs(mongo.pid ?? 0);
       const started = performance.now();
       let lastSeq = 0;
       for (let sent = 0; sent < EVENTS; sent += IN_FLIGHT) {
@@ -166,7 +167,11 @@ async function main() {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       const seconds = (performance.now() - started) / 1000;
-      return { cpuUs: ((processTreeCpuMs(pid) - before) * 1000) / EVENTS, seconds };
+      return {
+        cpuUs: ((processTreeCpuMs(pid) - before) * 1000) / EVENTS,
+        ferretdbUs: ((processTreeCpuMs(mongo.pid ?? 0) - ferretdbBefore) * 1000) / EVENTS,
+        seconds,
+      };
     };
 
     const kinds = [false, true].filter((capped) => KINDS.includes(capped ? "capped" : "plain"));
@@ -175,10 +180,10 @@ async function main() {
     const results = { plain: [] as number[], capped: [] as number[] };
     for (let round = 1; round <= ROUNDS; round++) {
       for (const capped of round % 2 === 1 ? kinds : [...kinds].reverse()) {
-        const { cpuUs, seconds } = await run(capped);
+        const { cpuUs, ferretdbUs, seconds } = await run(capped);
         results[capped ? "capped" : "plain"].push(cpuUs);
         process.stdout.write(
-          `round ${round} ${capped ? "capped" : "plain "}: consumption ${cpuUs.toFixed(1)} µs of CPU per request (${EVENTS} in ${seconds.toFixed(1)} s)\n`,
+          `round ${round} ${capped ? "capped" : "plain "}: consumption ${cpuUs.toFixed(1)} + FerretDB ${ferretdbUs.toFixed(1)} µs of CPU per request (${EVENTS} in ${seconds.toFixed(1)} s)\n`,
         );
       }
     }
