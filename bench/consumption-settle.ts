@@ -8,7 +8,7 @@
  *   pnpm --filter @agentnet/bench bench:consumption
  *   BENCH_EVENTS=20000 BENCH_ROUNDS=5 pnpm --filter @agentnet/bench bench:consumption
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { deleteDurableConsumer, ensureRequestStream, publishEvent, request } from "@agentnet/bus";
 import {
@@ -21,6 +21,7 @@ import {
 import { ensureMongo, findRepoRoot } from "@agentnet/local-backends";
 import { newId } from "@agentnet/service-kit";
 import { jetstreamManager } from "@nats-io/jetstream";
+import { spawnBenchScript } from "./bench-script";
 import { startBenchNats } from "./bus";
 import { processTreeCpuMs } from "./process-cpu";
 
@@ -91,23 +92,14 @@ async function main() {
   let consumption: ChildProcess | undefined;
   try {
     consumption = await new Promise<ChildProcess>((resolve, reject) => {
-      const child = spawn(
-        join(ROOT, "node_modules", ".bin", "tsx"),
+      const child = spawnBenchScript(
+        "consumption-service.ts",
+        { BENCH_MONGO_URL: database.toString(), BENCH_DURABLE: durable, ...nats.serviceEnv("consumption") },
         [
           // As `agentnet up` starts it (apps/consumption/README.md, "Node flags").
           "--max-semi-space-size=64",
           ...(process.env.BENCH_CONSUMPTION_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
-          join(ROOT, "bench", "consumption-service.ts"),
         ],
-        {
-          env: {
-            ...process.env,
-            BENCH_MONGO_URL: database.toString(),
-            BENCH_DURABLE: durable,
-            ...nats.serviceEnv("consumption"),
-          },
-          stdio: ["ignore", "pipe", "inherit"],
-        },
       );
       child.stdout?.on("data", (data: Buffer) => {
         if (data.toString().includes('"ready":true')) resolve(child);

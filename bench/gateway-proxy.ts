@@ -249,7 +249,7 @@ async function main() {
       // BENCH_PROXY_NODE_ARGS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, profiles the proxy under load.
       [
         tsx,
-        ...(process.env.BENCH_PROXY_NODE_ARGS?.split(" ") ?? []),
+        ...(process.env.BENCH_PROXY_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
         join(ROOT, "apps", "gateway-proxy", "src", "main.ts"),
       ],
       {
@@ -354,7 +354,7 @@ async function main() {
         tsx,
         // As `agentnet up` starts it (apps/consumption/README.md, "Node flags").
         "--max-semi-space-size=64",
-        ...(process.env.BENCH_CONSUMPTION_NODE_ARGS?.split(" ") ?? []),
+        ...(process.env.BENCH_CONSUMPTION_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
         join(ROOT, "bench", "consumption-service.ts"),
       ],
       { BENCH_MONGO_URL: database.toString(), BENCH_DURABLE: durable, ...nats.serviceEnv("consumption") },
@@ -380,7 +380,7 @@ async function main() {
       ferretdb: processTreeCpuMs(mongo.pid ?? 0),
     });
     for (const stream of modes) {
-      for (const target of selected) if (WARMUP_SECONDS > 0) await throughput(target, stream, WARMUP_SECONDS);
+      if (WARMUP_SECONDS > 0) for (const target of selected) await throughput(target, stream, WARMUP_SECONDS);
       for (let round = 1; round <= ROUNDS; round++) {
         // Every other round in reverse, so no target always follows the same one.
         const ordered = round % 2 === 1 ? selected : [...selected].reverse();
