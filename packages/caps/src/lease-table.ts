@@ -21,6 +21,8 @@ export interface LocalLease {
   caps: Pick<CounterPlan, "capTokens" | "capCostNanos">;
   /** Undefined until the leader granted one. */
   id: string | undefined;
+  /** The counter as the events of requests it admits name it (with the lease id): built once per id. */
+  counter: ReservedCounter | undefined;
   granted: Amount;
   committed: Amount;
   /** Local clock; counted from when the ask was sent, so it never outlives the leader's record. */
@@ -95,6 +97,23 @@ export class LeaseTable {
     private readonly askLeader: AskLeader,
     private readonly options: LeaseTableOptions,
   ) {}
+
+  /**
+   * Holds `amount` on every capped counter of `plans` when the leases have room for it, without
+   * waiting for anything: what nearly every request under a cap far from full does.
+   */
+  holdFromLeases(plans: CounterPlan[], amount: Amount): Hold | undefined {
+    const capped: CounterPlan[] = [];
+    const leases: LocalLease[] = [];
+    for (const plan of plans) {
+      if (!isCapped(plan)) continue;
+      const lease = this.leaseOf(plan);
+      if (!this.fits(lease, amount)) return undefined;
+      capped.push(plan);
+      leases.push(lease);
+    }
+    return this.hold(plans, capped, leases, amount);
+  }
 
   /** Holds `amount` on every capped counter of `plans`, asking the leader for what the leases lack. */
   async admit(accountId: string, plans: CounterPlan[], amount: Amount): Promise<Admission> {
@@ -233,8 +252,7 @@ export class LeaseTable {
     }
     const counters = plans.map((plan) => {
       const index = capped.indexOf(plan);
-      const lease = index === -1 ? undefined : leases[index];
-      return lease?.id ? { ...reservedCounterOf(plan.key), lease_id: lease.id } : reservedCounterOf(plan.key);
+      return (index === -1 ? undefined : leases[index]?.counter) ?? reservedCounterOf(plan.key);
     });
     return { leases, amount, counters };
   }
@@ -242,12 +260,15 @@ export class LeaseTable {
   private leaseOf(plan: CounterPlan): LocalLease {
     let lease = this.leases.get(plan.id);
     if (lease) {
-      lease.caps = { capTokens: plan.capTokens, capCostNanos: plan.capCostNanos };
+      if (lease.caps.capTokens !== plan.capTokens || lease.caps.capCostNanos !== plan.capCostNanos) {
+        lease.caps = { capTokens: plan.capTokens, capCostNanos: plan.capCostNanos };
+      }
     } else {
       lease = {
         key: plan.key,
         caps: { capTokens: plan.capTokens, capCostNanos: plan.capCostNanos },
         id: undefined,
+        counter: undefined,
         granted: NO_AMOUNT,
         committed: NO_AMOUNT,
         expiresAt: 0,
@@ -354,7 +375,13 @@ export class LeaseTable {
     let current = lease;
     if (grant.lease_id !== lease.id) {
       // Requests in flight keep the old lease object; their events still name it.
-      current = { ...lease, id: grant.lease_id, committed: NO_AMOUNT, asking: undefined };
+      current = {
+        ...lease,
+        id: grant.lease_id,
+        counter: { ...reservedCounterOf(lease.key), lease_id: grant.lease_id },
+        committed: NO_AMOUNT,
+        asking: undefined,
+      };
       this.leases.set(plan.id, current);
     }
     current.granted = amountOf(grant.granted);

@@ -20,20 +20,61 @@ import type { AccountView } from "../snapshot/cache";
  */
 export const HELD_RETRY_AFTER_SECONDS = 2;
 
-/** The caps a request is under: one check per (measure, dimension, window) in force. */
-export const capChecks = (
+/**
+ * The caps a request is under: one check per (measure, dimension, window) in force, and the
+ * counters they name in the current windows.
+ */
+export interface CapsInForce {
+  checks: CapCheck[];
+  /** Some check caps USD: an unpriced model cannot be served. */
+  usdCap: boolean;
+  plans: CounterPlan[];
+  /** When the first of the plans' windows ends (epoch ms): the plans are redrawn from then on. */
+  plansUntil: number;
+}
+
+/**
+ * Caps in force per account view (a new view on every config change), caller (a new object when
+ * the token is looked up again) and policy. Working them out allocated a dozen objects and strings
+ * per capped request; they change only with the config or at a window's end.
+ */
+const capsCache = new WeakMap<AccountView, WeakMap<Caller, Map<string, CapsInForce>>>();
+
+export function capsInForce(
   caller: Caller,
   view: AccountView,
   policy: Pick<Policy, "id" | "source_groups" | "limits">,
-) =>
-  applicableLimits({
-    user_id: caller.user_id,
-    group_ids: caller.group_ids,
-    policy,
-    budget_rules: view.snapshot.budget_rules,
-  });
-
-export const hasUsdCap = (checks: readonly CapCheck[]) => checks.some((check) => check.measure === "cost");
+  now: number,
+): CapsInForce {
+  let byCaller = capsCache.get(view);
+  if (!byCaller) {
+    byCaller = new WeakMap();
+    capsCache.set(view, byCaller);
+  }
+  let byPolicy = byCaller.get(caller);
+  if (!byPolicy) {
+    byPolicy = new Map();
+    byCaller.set(caller, byPolicy);
+  }
+  let caps = byPolicy.get(policy.id);
+  if (!caps) {
+    const checks = applicableLimits({
+      user_id: caller.user_id,
+      group_ids: caller.group_ids,
+      policy,
+      budget_rules: view.snapshot.budget_rules,
+    });
+    caps = { checks, usdCap: checks.some((check) => check.measure === "cost"), plans: [], plansUntil: 0 };
+    byPolicy.set(policy.id, caps);
+  }
+  if (now >= caps.plansUntil) {
+    caps.plans = planCounters(caller.account_id, caps.checks, now);
+    caps.plansUntil = Math.min(
+      ...caps.plans.map((plan) => (plan.key.window_start + plan.key.window_seconds) * 1000),
+    );
+  }
+  return caps;
+}
 
 export type Headroom =
   | { kind: "held"; hold: Hold; plans: CounterPlan[] }
@@ -41,22 +82,33 @@ export type Headroom =
   | { kind: "unavailable" };
 
 /**
- * Holds `amount` on every counter the checks name, from this proxy's leases (asking the leader
- * only when they lack room). Refused: the firing cap's reason, and Retry-After: the window's end
- * when settled usage alone leaves no room for the request, else a short delay.
+ * Holds `amount` on every counter the caps name, from this proxy's leases, or asks the leader when
+ * they lack room (only then does it wait). Refused: the firing cap's reason, and Retry-After: the
+ * window's end when settled usage alone leaves no room for the request, else a short delay.
  */
-export async function holdHeadroom(
+export function holdHeadroom(
   ctx: ProxyContext,
   accountId: string,
-  checks: CapCheck[],
+  caps: CapsInForce,
+  amount: Amount,
+): Headroom | Promise<Headroom> {
+  const { plans } = caps;
+  const hold = ctx.leases.holdFromLeases(plans, amount);
+  if (hold) return { kind: "held", hold, plans };
+  return askForHeadroom(ctx, accountId, plans, amount);
+}
+
+async function askForHeadroom(
+  ctx: ProxyContext,
+  accountId: string,
+  plans: CounterPlan[],
   amount: Amount,
 ): Promise<Headroom> {
-  const now = Date.now();
-  const plans = planCounters(accountId, checks, now);
   const admission = await ctx.leases.admit(accountId, plans, amount);
   if (admission.kind === "held") return { kind: "held", hold: admission.hold, plans };
   if (admission.kind === "unavailable") return admission;
   const { plan, used } = admission;
+  const now = Date.now();
   const full =
     (plan.capTokens !== undefined && used.tokens + amount.tokens > plan.capTokens) ||
     (plan.capCostNanos !== undefined && used.costNanos + amount.costNanos > plan.capCostNanos);

@@ -29,7 +29,7 @@ import { forward, type StreamGrowth, upstreamHeaders } from "../upstream/forward
 import { privateUpstreamOf, upstreamTarget } from "../upstream/pools";
 import { accountView, authenticate } from "./auth";
 import { BodyTooLarge, readBody, sourceIp } from "./body";
-import { capChecks, capDenyReason, hasUsdCap, holdHeadroom } from "./caps";
+import { capDenyReason, capsInForce, holdHeadroom } from "./caps";
 import { sendError } from "./errors";
 import { requestId } from "./request-id";
 
@@ -157,8 +157,8 @@ export async function handleInference(
   const { provider, catalog, policy } = decision;
   const pricing = ratesFor(provider, catalog, decision.model);
 
-  const checks = record.metered ? capChecks(caller, view, policy) : [];
-  if (hasUsdCap(checks) && !pricing.rates.pricing_known) {
+  const caps = record.metered ? capsInForce(caller, view, policy, Date.now()) : undefined;
+  if (caps?.usdCap && !pricing.rates.pricing_known) {
     return deny(
       403,
       "pricing.unknown_model",
@@ -169,8 +169,8 @@ export async function handleInference(
   const worst = estimateTokens(body, operation);
   // What the request holds under caps, and is charged should this proxy die before it ends.
   const admitted = admissionTokens(worst, body.stream === true);
-  if (checks.length > 0) {
-    const headroom = await holdHeadroom(ctx, caller.account_id, checks, holdAmount(admitted, pricing));
+  if (caps && caps.checks.length > 0) {
+    const headroom = await holdHeadroom(ctx, caller.account_id, caps, holdAmount(admitted, pricing));
     if (headroom.kind === "unavailable") {
       return deny(503, "consumption.unavailable", "usage limits cannot be checked right now; try again");
     }
@@ -296,9 +296,7 @@ async function forwardAllowed(
       wire,
       captureLimit: plan.capture ? 32_768 : 0,
       ...(capped && body.stream === true
-        ? {
-            growth: streamGrowth(ctx, record.caller.account_id, capped, pricing),
-          }
+        ? { growth: new CappedStreamGrowth(ctx, record.caller.account_id, capped, pricing) }
         : {}),
     },
     res,
@@ -349,31 +347,36 @@ async function forwardAllowed(
  * step once half of the current one is used (so a refusal cuts the stream within its hold), and
  * stops growing at the request's own output cap.
  */
-function streamGrowth(
-  ctx: ProxyContext,
-  accountId: string,
-  capped: CappedRequest,
-  pricing: Pricing,
-): StreamGrowth {
-  const step = holdAmount({ input_tokens: 0, output_tokens: STREAM_OUTPUT_STEP_TOKENS }, pricing);
-  return {
-    extendAt: () =>
-      capped.heldOutput >= capped.worstOutput
-        ? Number.POSITIVE_INFINITY
-        : capped.heldOutput - STREAM_OUTPUT_STEP_TOKENS / 2,
-    extend: async () => {
-      const extended = await ctx.leases.extend(accountId, capped.hold, capped.plans, step);
-      if (extended.kind === "held") {
-        capped.heldOutput += STREAM_OUTPUT_STEP_TOKENS;
-        return true;
-      }
-      capped.cutReason =
-        extended.kind === "refused"
-          ? capDenyReason(extended.plan, extended.used, step)
-          : "consumption.unavailable";
-      return false;
-    },
-  };
+class CappedStreamGrowth implements StreamGrowth {
+  private readonly step: Amount;
+
+  constructor(
+    private readonly ctx: ProxyContext,
+    private readonly accountId: string,
+    private readonly capped: CappedRequest,
+    pricing: Pricing,
+  ) {
+    this.step = holdAmount({ input_tokens: 0, output_tokens: STREAM_OUTPUT_STEP_TOKENS }, pricing);
+  }
+
+  extendAt(): number {
+    const { heldOutput, worstOutput } = this.capped;
+    return heldOutput >= worstOutput ? Number.POSITIVE_INFINITY : heldOutput - STREAM_OUTPUT_STEP_TOKENS / 2;
+  }
+
+  async extend(): Promise<boolean> {
+    const { capped, step } = this;
+    const extended = await this.ctx.leases.extend(this.accountId, capped.hold, capped.plans, step);
+    if (extended.kind === "held") {
+      capped.heldOutput += STREAM_OUTPUT_STEP_TOKENS;
+      return true;
+    }
+    capped.cutReason =
+      extended.kind === "refused"
+        ? capDenyReason(extended.plan, extended.used, step)
+        : "consumption.unavailable";
+    return false;
+  }
 }
 
 function captureFields(plan: CapturePlan, prompt: string, completion: string) {
