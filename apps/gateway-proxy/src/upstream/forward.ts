@@ -195,41 +195,50 @@ async function relayGrowing(
   signal: AbortSignal,
 ): Promise<boolean> {
   // Bytes, not text: the relay writes what the upstream sent without decoding and encoding it.
-  let pending: Buffer = Buffer.alloc(0);
-  const relay = (events: Buffer) => {
-    watcher.push(events);
-    res.write(events);
-  };
-  const mustGrow = () => watcher.reached(growth.extendAt());
-  /** Grows the hold past what streamed; true when a cap refused it and the ending is written. */
-  const cutAtCap = async (): Promise<boolean> => {
-    while (mustGrow()) {
-      if (!(await growth.extend())) {
-        res.end(watcher.ending());
-        return true;
-      }
-    }
-    return false;
-  };
+  let pending: Buffer = NOTHING_PENDING;
   // Awaits only when the hold must grow or the client pushes back: an await per chunk was a
   // measurable part of what a capped stream cost beyond a plain one.
   for await (const chunk of body) {
     pending = pending.length === 0 ? (chunk as Buffer) : Buffer.concat([pending, chunk as Buffer]);
     const boundary = lastEventEnd(pending);
     if (boundary === -1) continue;
-    relay(pending.subarray(0, boundary));
-    pending = pending.subarray(boundary);
-    if (mustGrow() && (await cutAtCap())) return true;
+    const events = boundary === pending.length ? pending : pending.subarray(0, boundary);
+    pending = boundary === pending.length ? NOTHING_PENDING : pending.subarray(boundary);
+    watcher.push(events);
+    res.write(events);
+    if (watcher.reached(growth.extendAt()) && (await cutAtCap(res, watcher, growth))) return true;
     // Asked after growing: the client may have taken everything meanwhile ('drain' already fired).
     if (res.writableNeedDrain) await drained(res, signal);
   }
   if (pending.length === 0) return false;
-  relay(pending);
-  return mustGrow() && cutAtCap();
+  watcher.push(pending);
+  res.write(pending);
+  return cutAtCap(res, watcher, growth);
 }
 
+/** Grows the hold past what streamed; true when a cap refused it and the ending is written. */
+async function cutAtCap(res: ServerResponse, watcher: SseWatcher, growth: StreamGrowth): Promise<boolean> {
+  while (watcher.reached(growth.extendAt())) {
+    if (!(await growth.extend())) {
+      res.end(watcher.ending());
+      return true;
+    }
+  }
+  return false;
+}
+
+const NOTHING_PENDING = Buffer.alloc(0);
+const LF = 0x0a;
+const CR = 0x0d;
+
 /** Where the last complete SSE event of `bytes` ends (after its blank line), or -1. */
-function lastEventEnd(bytes: Buffer): number {
+export function lastEventEnd(bytes: Buffer): number {
+  // Upstreams flush whole events, so a chunk nearly always ends with one: no search then.
+  const end = bytes.length;
+  if (end >= 2 && bytes[end - 1] === LF) {
+    if (bytes[end - 2] === LF) return end;
+    if (end >= 4 && bytes[end - 2] === CR && bytes[end - 3] === LF && bytes[end - 4] === CR) return end;
+  }
   const lf = bytes.lastIndexOf("\n\n");
   const crlf = bytes.lastIndexOf("\r\n\r\n");
   if (crlf !== -1 && crlf + 4 > lf + 2) return crlf + 4;

@@ -57,8 +57,11 @@ export class SseWatcher {
   private unscanned: string[] = [];
   private unscannedChars = 0;
   private deltaEventChars = 0;
-  /** What an ending needs: the chat chunk's id/model/created, Anthropic's open block, the Responses object. */
-  private lastChunk: JsonObject | undefined;
+  /**
+   * What an ending needs: the first chat chunk (its id, model and created; kept as it came, parsed
+   * only by an ending), Anthropic's open block, the Responses object.
+   */
+  private chatChunk: string | undefined;
   private openBlock: number | undefined;
   private response: JsonObject | undefined;
   private readonly decoder = new TextDecoder();
@@ -160,7 +163,7 @@ export class SseWatcher {
       };
       return data({ type: "response.incomplete", response }, "response.incomplete");
     }
-    const chunk = this.lastChunk ?? {};
+    const chunk = this.parsedChatChunk();
     const meta = {
       id: chunk.id ?? "",
       object: "chat.completion.chunk",
@@ -175,13 +178,7 @@ export class SseWatcher {
     const data = raw.slice(5).trim();
     if (data === "" || data === "[DONE]") return;
     this.events++;
-    // Only delta events generate output; a finished answer (response.completed) repeats it whole.
-    if (this.trackOutput && data.includes("delta")) {
-      this.unscanned.push(data);
-      this.unscannedChars += data.length;
-      this.deltaEventChars += data.length;
-      if (this.unscannedChars > MAX_UNSCANNED_CHARS) this.scan();
-    }
+    if (this.trackOutput) this.keep(data);
     const capturing = this.text.length < this.captureLimit;
     const structural = this.trackOutput && this.isStructural(data);
     if (!capturing && !structural && !data.includes('"usage"')) return;
@@ -201,17 +198,39 @@ export class SseWatcher {
     if (this.trackOutput) this.track(event);
   }
 
+  /** What a capped stream keeps of an event without parsing it: delta text to count, the first chat chunk. */
+  private keep(data: string): void {
+    // Only delta events generate output; a finished answer (response.completed) repeats it whole.
+    if (data.includes("delta")) {
+      this.unscanned.push(data);
+      this.unscannedChars += data.length;
+      this.deltaEventChars += data.length;
+      if (this.unscannedChars > MAX_UNSCANNED_CHARS) this.scan();
+    }
+    if (this.chatChunk === undefined && this.wire !== "anthropic" && data.includes('"choices"')) {
+      this.chatChunk = data;
+    }
+  }
+
   /** Whether an ending needs this event: cheap string tests first, a stream has many deltas. */
   private isStructural(data: string): boolean {
     if (this.wire === "anthropic") return data.includes("content_block_st");
-    if (this.lastChunk === undefined && data.includes('"choices"')) return true;
+    // A chat stream's first chunk is all its ending needs (kept by `line`): nothing is structural.
+    if (this.chatChunk !== undefined) return false;
     return data.includes('"response.') && RESPONSE_STARTED.test(data);
   }
 
+  private parsedChatChunk(): JsonObject {
+    try {
+      const chunk: unknown = JSON.parse(this.chatChunk ?? "{}");
+      return isJsonObject(chunk) ? chunk : {};
+    } catch {
+      return {};
+    }
+  }
+
   private track(event: JsonObject): void {
-    if (Array.isArray(event.choices)) this.lastChunk ??= event;
-    else if (event.type === "content_block_start" && typeof event.index === "number")
-      this.openBlock = event.index;
+    if (event.type === "content_block_start" && typeof event.index === "number") this.openBlock = event.index;
     else if (event.type === "content_block_stop") this.openBlock = undefined;
     else if (event.type === "response.created" || event.type === "response.in_progress") {
       const response = child(event, "response");

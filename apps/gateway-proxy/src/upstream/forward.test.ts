@@ -1,0 +1,24 @@
+import { describe, expect, it } from "vitest";
+import { lastEventEnd } from "./forward";
+
+const end = (text: string) => lastEventEnd(Buffer.from(text));
+
+describe("lastEventEnd: where a capped stream's relay may cut", () => {
+  it("is the end of a chunk that ends with an event, with LF or CRLF line ends", () => {
+    expect(end('data: {"a":1}\n\n')).toBe(15);
+    expect(end('data: {"a":1}\r\n\r\n')).toBe(17);
+    expect(end('data: {"a":1}\r\n\n')).toBe(16);
+  });
+
+  it("is the last blank line of a chunk that ends inside an event", () => {
+    expect(end('data: {"a":1}\n\ndata: {"b"')).toBe(15);
+    expect(end('data: {"a":1}\r\n\r\ndata: {"b"')).toBe(17);
+    expect(end('data: {"a":1}\n\ndata: {"b":2}\n')).toBe(15);
+  });
+
+  it("is -1 while no event is complete", () => {
+    expect(end('data: {"a"')).toBe(-1);
+    expect(end("\n")).toBe(-1);
+    expect(end("")).toBe(-1);
+  });
+});
