@@ -5,14 +5,16 @@
  * request path), and through Portkey's
  * open-source gateway (`@portkey-ai/gateway`, a child process) — non-streaming and streaming.
  * Latency: sequential requests on one keep-alive connection (added = p50/p99 minus direct).
- * Throughput: autocannon, 64 connections, fixed duration. Everything on loopback.
+ * Throughput: autocannon, 64 connections, fixed duration; agentnet's two targets take turns in 1 s
+ * slices. The gateway under test has a CPU to itself. Everything on loopback.
  *
  *   pnpm --filter @agentnet/bench bench:proxy
  *   BENCH_SECONDS=10 BENCH_LATENCY_REQUESTS=2000 pnpm --filter @agentnet/bench bench:proxy
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { deleteDurableConsumer, request } from "@agentnet/bus";
 import { ACCOUNT_EVENTS_STREAM, type Caller, ControlPlane } from "@agentnet/contracts";
@@ -35,10 +37,30 @@ const CONNECTIONS = 64;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 /** Load each target takes, per mode, before the first round: its first round is then not its JIT warm-up. */
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
+/** A round's throughput phase runs in this many slices per target, the targets alternating. */
+const SLICES = Number(process.env.BENCH_SLICES ?? 8);
 /** Comma lists narrowing a run while iterating (e.g. `BENCH_TARGETS=agentnet BENCH_MODES=non-streaming`). */
 const TARGETS = process.env.BENCH_TARGETS?.split(",");
 const MODES = process.env.BENCH_MODES?.split(",") ?? ["non-streaming", "streaming"];
 const ROOT = findRepoRoot();
+
+/**
+ * The gateway under test runs on a CPU of its own (the last one); this process, the upstream,
+ * NATS, consumption and FerretDB share the rest, as a deployed proxy does not share its machine with
+ * its load or its backends. `BENCH_PIN=0` leaves scheduling to the kernel.
+ */
+const GATEWAY_CPU =
+  process.env.BENCH_PIN === "0" || availableParallelism() < 2 ? undefined : availableParallelism() - 1;
+
+/** Keeps this process (every thread) and the children it starts from now on off the gateway's CPU. */
+function pinBenchAwayFromGateway() {
+  if (GATEWAY_CPU === undefined) return;
+  execFileSync("taskset", ["-a", "-cp", `0-${GATEWAY_CPU - 1}`, String(process.pid)], { stdio: "ignore" });
+}
+
+/** A gateway's command line, run on its own CPU. */
+const onGatewayCpu = (args: string[]) =>
+  GATEWAY_CPU === undefined ? args : ["taskset", "-c", String(GATEWAY_CPU), ...args];
 
 // ---- mock upstream (runs in its own process: `tsx gateway-proxy.ts upstream`) ----
 function serveUpstream() {
@@ -208,11 +230,37 @@ async function throughput(target: Target, stream: boolean, seconds = SECONDS) {
     connections: CONNECTIONS,
     duration: seconds,
   });
-  return { rps: result.requests.average, non2xx: result.non2xx, errors: result.errors };
+  return {
+    requests: result.requests.total,
+    seconds: result.duration,
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
 }
+
+const BACKEND_PARTS = ["consumption", "nats", "ferretdb"] as const;
+type BackendPart = (typeof BACKEND_PARTS)[number];
+
+/** A target's throughput phase of one round, summed over its slices. */
+interface Load {
+  requests: number;
+  seconds: number;
+  failed: number;
+  proxyMs: number;
+  backendMs: Record<BackendPart, number>;
+}
+
+const emptyLoad = (): Load => ({
+  requests: 0,
+  seconds: 0,
+  failed: 0,
+  proxyMs: 0,
+  backendMs: { consumption: 0, nats: 0, ferretdb: 0 },
+});
 
 // ---- the run ----
 async function main() {
+  pinBenchAwayFromGateway();
   const logger = createLogger("bench", "warn");
   const dataDir = join(ROOT, ".data", "bench");
   const nats = await startBenchNats();
@@ -247,11 +295,11 @@ async function main() {
     const proxyChild = await startChild(
       "agentnet",
       // BENCH_PROXY_NODE_ARGS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, profiles the proxy under load.
-      [
+      onGatewayCpu([
         tsx,
         ...(process.env.BENCH_PROXY_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
         join(ROOT, "apps", "gateway-proxy", "src", "main.ts"),
-      ],
+      ]),
       {
         ...nats.serviceEnv("gateway-proxy"),
         AGN_SEALING_KEY: sealingText,
@@ -274,7 +322,7 @@ async function main() {
     children.push(
       await startChild(
         "portkey",
-        ["node", portkeyMain, `--port=${portkeyPort}`, "--headless"],
+        onGatewayCpu(["node", portkeyMain, `--port=${portkeyPort}`, "--headless"]),
         { NODE_ENV: "production" },
         "Ready for connections",
       ),
@@ -374,7 +422,7 @@ async function main() {
     >();
     const proxyPid = proxyChild.pid ?? 0;
     // What else a request costs on this machine: consumption (settling), NATS and FerretDB.
-    const backendCpuMs = () => ({
+    const backendCpuMs = (): Record<BackendPart, number> => ({
       consumption: processTreeCpuMs(consumptionChild.pid ?? 0),
       nats: processTreeCpuMs(nats.pid),
       ferretdb: processTreeCpuMs(mongo.pid ?? 0),
@@ -395,26 +443,47 @@ async function main() {
             stream,
           )),
         ]);
+        // agentnet's two targets run their throughput phase in slices, taking turns slice by slice:
+        // the machine's speed drifts over seconds, and in slices it drifts under both alike. A
+        // slice is shorter than the proxy's lease idle time, so the capped target's leases see
+        // steady load, as in one long phase. The other targets (references) run in one piece.
+        const loads = new Map(ordered.map((target) => [target.name, emptyLoad()]));
+        const measure = async (target: Target, seconds: number) => {
+          const load = loads.get(target.name) as Load;
+          const proxyBefore = processTreeCpuMs(proxyPid);
+          const backendBefore = backendCpuMs();
+          const result = await throughput(target, stream, seconds);
+          const backendAfter = backendCpuMs();
+          load.proxyMs += processTreeCpuMs(proxyPid) - proxyBefore;
+          for (const part of BACKEND_PARTS) load.backendMs[part] += backendAfter[part] - backendBefore[part];
+          load.requests += result.requests;
+          load.seconds += result.seconds;
+          load.failed += result.non2xx + result.errors;
+        };
+        const sliced = ordered.filter((target) => target.name.startsWith("agentnet"));
+        for (const target of ordered) if (!sliced.includes(target)) await measure(target, SECONDS);
+        // In the round's order every slice (which target goes first alternates by round): a target
+        // then waits one slice between its own, never two.
+        for (let slice = 0; slice < SLICES; slice++) {
+          for (const target of sliced) await measure(target, SECONDS / SLICES);
+        }
         for (const target of ordered) {
           const lat = lats.get(target.name) as Measured;
-          const cpuBefore = processTreeCpuMs(proxyPid);
-          const backendBefore = backendCpuMs();
-          const load = await throughput(target, stream);
-          const served = load.rps * SECONDS;
-          const perRequestUs = (ms: number) => (served > 0 ? (ms * 1000) / served : Number.NaN);
-          const proxyCpuUs = perRequestUs(processTreeCpuMs(proxyPid) - cpuBefore);
-          const backendAfter = backendCpuMs();
-          const [consumptionUs, natsUs, ferretdbUs] = (["consumption", "nats", "ferretdb"] as const).map(
-            (part) => perRequestUs(backendAfter[part] - backendBefore[part]),
+          const load = loads.get(target.name) as Load;
+          const rps = load.requests / load.seconds;
+          const perRequestUs = (ms: number) => (load.requests > 0 ? (ms * 1000) / load.requests : Number.NaN);
+          const proxyCpuUs = perRequestUs(load.proxyMs);
+          const [consumptionUs, natsUs, ferretdbUs] = BACKEND_PARTS.map((part) =>
+            perRequestUs(load.backendMs[part]),
           ) as [number, number, number];
           const backendCpuUs = consumptionUs + natsUs + ferretdbUs;
           const key = `${stream} ${target.name}`;
           samples.set(key, [
             ...(samples.get(key) ?? []),
-            { lat, rps: load.rps, failed: load.non2xx + load.errors, proxyCpuUs, backendCpuUs },
+            { lat, rps, failed: load.failed, proxyCpuUs, backendCpuUs },
           ]);
           process.stdout.write(
-            `round ${round} ${stream ? "streaming" : "non-streaming"} ${target.name}: p50 ${lat.p50.toFixed(2)} p99 ${lat.p99.toFixed(2)} ms, ${Math.round(load.rps)} req/s, CPU per request: proxy ${proxyCpuUs.toFixed(0)} µs, consumption ${consumptionUs.toFixed(0)} + NATS ${natsUs.toFixed(0)} + FerretDB ${ferretdbUs.toFixed(0)} µs\n`,
+            `round ${round} ${stream ? "streaming" : "non-streaming"} ${target.name}: p50 ${lat.p50.toFixed(2)} p99 ${lat.p99.toFixed(2)} ms, ${Math.round(rps)} req/s, CPU per request: proxy ${proxyCpuUs.toFixed(0)} µs, consumption ${consumptionUs.toFixed(0)} + NATS ${natsUs.toFixed(0)} + FerretDB ${ferretdbUs.toFixed(0)} µs\n`,
           );
         }
       }
