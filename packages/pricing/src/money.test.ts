@@ -61,8 +61,15 @@ describe("rates", () => {
     expect(decimalToScaled(0.000075, 12)).toBe(75_000_000n);
   });
 
-  it("refuses a negative rate", () => {
+  it("refuses a negative rate, every time it is asked", () => {
     expect(() => rateToPicosPer1k(-0.001)).toThrow(RangeError);
+    expect(() => rateToPicosPer1k(-0.001)).toThrow(RangeError);
+  });
+
+  it("converts a rate it has seen before to the same amount", () => {
+    expect(rateToPicosPer1k(0.00015)).toBe(150_000_000n);
+    expect(rateToPicosPer1k(0.00015)).toBe(150_000_000n);
+    expect(rateToPicosPer1k(1.5e-7)).toBe(150_000n);
   });
 
   it("rounds a token cost to the nano once, half up", () => {

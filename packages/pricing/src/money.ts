@@ -36,9 +36,12 @@ export const decimalToScaled = (value: number, scale: number): bigint => {
   return negative ? -scaled : scaled;
 };
 
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
+
 /** Narrows a bigint to a number, refusing anything a double cannot hold exactly. */
 export const toSafeNumber = (value: bigint): number => {
-  if (value > BigInt(Number.MAX_SAFE_INTEGER) || value < BigInt(Number.MIN_SAFE_INTEGER)) {
+  if (value > MAX_SAFE || value < MIN_SAFE) {
     throw new RangeError(`amount ${value} nano-USD is beyond exact number range (about $9 million)`);
   }
   return Number(value);
@@ -61,10 +64,21 @@ export const usdToNanos = (usd: number): number => {
 /** Integer nano-USD to USD: one correctly rounded division, so 1_050_000_000 gives exactly 1.05. */
 export const nanosToUsd = (nanos: number | bigint): number => Number(nanos) / NANOS_PER_USD;
 
+/**
+ * Rates already converted: every request's cost converts its model's rates (twice with the
+ * admission), and a provider's rates are a handful of numbers. Bounded, in case rates churn.
+ */
+const picosByRate = new Map<number, bigint>();
+const MAX_REMEMBERED_RATES = 4096;
+
 /** A per-1k USD rate as integer pico-USD per 1000 tokens. Negative rates are refused. */
 export const rateToPicosPer1k = (ratePer1k: number): bigint => {
-  const picos = decimalToScaled(ratePer1k, RATE_SCALE);
+  let picos = picosByRate.get(ratePer1k);
+  if (picos !== undefined) return picos;
+  picos = decimalToScaled(ratePer1k, RATE_SCALE);
   if (picos < 0n) throw new RangeError(`negative rate: ${ratePer1k}`);
+  if (picosByRate.size >= MAX_REMEMBERED_RATES) picosByRate.clear();
+  picosByRate.set(ratePer1k, picos);
   return picos;
 };
 
