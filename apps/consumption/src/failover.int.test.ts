@@ -2,6 +2,7 @@ import { request } from "@agentnet/bus";
 import { Consumption } from "@agentnet/contracts";
 import { eventually, uniqueId } from "@agentnet/testkit";
 import { afterEach, describe, expect, it } from "vitest";
+import { UsageStore } from "./store/usage-store";
 import {
   admit,
   callerOf,
@@ -99,6 +100,25 @@ describe("consumption fail-over", () => {
     started.push(second);
     await eventually(() => second.service.isLeader(), 10_000);
     expect(await userTokens(second, body)).toBe(90);
+  });
+
+  it("loads again from the store when the journal refuses its write, and settles on", async () => {
+    const durable = uniqueId("consumption");
+    const replica = await startReplica(DB, clock, { durable, leaseTtlMs: LEASE_TTL_MS });
+    started.push(replica);
+    const body = makeCapped(10_000);
+    await replica.service.settleEvents([makeEvent(body, await reserved(replica, body))]);
+    // What a store outage can leave: the next entry written, its answer lost, its batch not applied
+    // (the driver retried the insert, and the retry found the entry).
+    const entries = await replica.connection.collection("consumption_journal").find().toArray();
+    const lastSeq = Math.max(...entries.map((entry) => Number(entry._id)));
+    await (await UsageStore.open(replica.connection)).append(lastSeq + 1, [], [], clock.read());
+
+    const next = { ...body, request_id: uniqueId("r") };
+    await publish(replica.nc, makeEvent(next, await reserved(replica, next)));
+    // Resumed as it was, the replica would try the same sequence number for ever. While it steps
+    // down and leads again nobody answers.
+    await eventually(async () => (await userTokens(replica, body).catch(() => 0)) === 60, 10_000);
   });
 
   it("trims a journal entry once a snapshot covers it and its event ids are past the redelivery horizon", async () => {

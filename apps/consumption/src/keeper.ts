@@ -8,7 +8,7 @@ import {
 import { newId } from "@agentnet/service-kit";
 import { capStatuses } from "./domain/cap-status";
 import { type Counter, CounterBook } from "./domain/counter-book";
-import type { JournalRef, UsageStore } from "./store/usage-store";
+import { JournalFencedError, type JournalRef, type UsageStore } from "./store/usage-store";
 
 export interface KeeperOptions {
   /** How long a lease of headroom lasts unless its proxy renews it. */
@@ -32,6 +32,13 @@ export interface KeeperOptions {
  */
 export class UsageKeeper {
   private lastSeq: number;
+  /**
+   * The journal refused an entry: it holds entries this memory lacks (another replica's, or this
+   * one's own write whose answer was lost in a store outage and which the driver then retried).
+   * This state must be loaded again from the store, never resumed: resumed, it would try the same
+   * sequence number forever.
+   */
+  private fenced = false;
   private queue: Promise<unknown> = Promise.resolve();
   /** Leases granted so far end by then at the latest, as the store knows (see `lease`). */
   private leasesCoveredUntil: number;
@@ -78,6 +85,7 @@ export class UsageKeeper {
    * the wait a new leader owes its predecessor's leases.
    */
   async stillOwnsTerm(): Promise<boolean> {
+    if (this.fenced) return false;
     return (await this.store.leaseHorizon(this.options.durable)).term === this.term;
   }
 
@@ -142,9 +150,14 @@ export class UsageKeeper {
       const now = this.options.clock();
       const settlement = this.book.prepare(events, now);
       if (settlement.deltas.length > 0) {
-        this.journal.push(
-          await this.store.append(this.lastSeq + 1, settlement.eventIds, settlement.deltas, now),
-        );
+        try {
+          this.journal.push(
+            await this.store.append(this.lastSeq + 1, settlement.eventIds, settlement.deltas, now),
+          );
+        } catch (error) {
+          if (error instanceof JournalFencedError) this.fenced = true;
+          throw error;
+        }
         this.lastSeq++;
       }
       this.book.commit(settlement, now);
