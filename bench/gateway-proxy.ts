@@ -37,7 +37,7 @@ const CONNECTIONS = 64;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 /** Load each target takes, per mode, before the first round: its first round is then not its JIT warm-up. */
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
-/** A round's throughput phase runs in this many slices per target, the targets alternating. */
+/** agentnet's two targets run a round's throughput phase in this many slices each, taking turns. */
 const SLICES = Number(process.env.BENCH_SLICES ?? 8);
 /** Comma lists narrowing a run while iterating (e.g. `BENCH_TARGETS=agentnet BENCH_MODES=non-streaming`). */
 const TARGETS = process.env.BENCH_TARGETS?.split(",");

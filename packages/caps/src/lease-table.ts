@@ -118,18 +118,15 @@ export class LeaseTable {
   /** Holds `amount` on every capped counter of `plans`, asking the leader for what the leases lack. */
   async admit(accountId: string, plans: CounterPlan[], amount: Amount): Promise<Admission> {
     const capped = plans.filter(isCapped);
-    const leases = capped.map((plan) => this.leaseOf(plan));
     // Two asks: a grant can be taken by a concurrent request of this proxy before this one holds it.
     for (let asked = 0; asked < 2; ) {
-      const lacking = capped.filter((_, i) => !this.fits(leases[i] as LocalLease, amount));
-      if (lacking.length === 0) {
-        return { kind: "held", hold: this.hold(plans, capped, leases, amount) };
-      }
+      // From the current leases: one replaced meanwhile is a new object.
+      const hold = this.holdFromLeases(plans, amount);
+      if (hold) return { kind: "held", hold };
+      const lacking = capped.filter((plan) => !this.fits(this.leaseOf(plan), amount));
       const outcome = await this.askLacking(accountId, lacking, amount);
       if (outcome === "asked") asked++;
       else if (outcome !== "covered") return outcome;
-      // A lease replaced meanwhile is a new object: hold on the current ones.
-      for (let i = 0; i < capped.length; i++) leases[i] = this.leaseOf(capped[i] as CounterPlan);
     }
     const plan = capped[0] as CounterPlan;
     return { kind: "refused", plan, used: NO_AMOUNT };

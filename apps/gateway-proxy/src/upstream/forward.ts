@@ -202,8 +202,9 @@ async function relayGrowing(
     pending = pending.length === 0 ? (chunk as Buffer) : Buffer.concat([pending, chunk as Buffer]);
     const boundary = lastEventEnd(pending);
     if (boundary === -1) continue;
-    const events = boundary === pending.length ? pending : pending.subarray(0, boundary);
-    pending = boundary === pending.length ? NOTHING_PENDING : pending.subarray(boundary);
+    const whole = boundary === pending.length;
+    const events = whole ? pending : pending.subarray(0, boundary);
+    pending = whole ? NOTHING_PENDING : pending.subarray(boundary);
     watcher.push(events);
     res.write(events);
     if (watcher.reached(growth.extendAt()) && (await cutAtCap(res, watcher, growth))) return true;

@@ -215,7 +215,7 @@ export class SseWatcher {
   /** Whether an ending needs this event: cheap string tests first, a stream has many deltas. */
   private isStructural(data: string): boolean {
     if (this.wire === "anthropic") return data.includes("content_block_st");
-    // A chat stream's first chunk is all its ending needs (kept by `line`): nothing is structural.
+    // A chat stream's first chunk is all its ending needs (kept by `keep`): nothing is structural.
     if (this.chatChunk !== undefined) return false;
     return data.includes('"response.') && RESPONSE_STARTED.test(data);
   }
