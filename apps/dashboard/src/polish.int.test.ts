@@ -90,22 +90,21 @@ describe("forms and layout polish", { timeout: 90_000 }, () => {
     await page.getByTestId("endpoint").waitFor();
   });
 
-  it("refuses a budget rule that caps nothing before sending it, and clears that once a cap is set", async () => {
+  it("warns that a budget rule caps nothing, stores it all the same, and drops the warning once a cap is set", async () => {
     await go(page, "/config/budget-rules");
     await page.getByText("No budget rules yet").waitFor();
     await page.getByRole("button", { name: "New budget rule" }).click();
     await page.getByLabel("Name").fill("Hourly tokens");
-    await page.getByRole("button", { name: "Create budget rule" }).click();
-    await page.getByText("a budget rule must cap something").waitFor();
-    await page.getByText("Fix the highlighted fields.").waitFor();
-    expect(await stack.api<unknown[]>("GET", "/api/agent-network/budget-rules", owner.token)).toEqual([]);
-
+    await page.getByText("This rule caps nothing yet").waitFor();
     await page.getByLabel("Enforce a token cap").check();
-    expect(await page.getByText("a budget rule must cap something").count()).toBe(0);
-    expect(await page.getByText("Fix the highlighted fields.").count()).toBe(0);
     await page.getByLabel("Tokens per user").fill("50000");
+    expect(await page.getByText("This rule caps nothing yet").count()).toBe(0);
+    await page.getByLabel("Enforce a token cap").uncheck();
+    await page.getByText("This rule caps nothing yet").waitFor();
     await page.getByRole("button", { name: "Create budget rule" }).click();
     await page.getByRole("cell", { name: "Hourly tokens", exact: true }).waitFor();
+    const rules = await stack.api<{ name: string }[]>("GET", "/api/agent-network/budget-rules", owner.token);
+    expect(rules.map((rule) => rule.name)).toEqual(["Hourly tokens"]);
   });
 
   it("creates a guardrail from two providers' models and one typed by id", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BudgetRule, BudgetRuleBody, isAccountWide } from "./budget-rules";
+import { BudgetRule, BudgetRuleBody, capsSomething, isAccountWide } from "./budget-rules";
 import { ResourceName } from "./common";
 import type { Limits } from "./limits";
 
@@ -74,7 +74,7 @@ describe("BudgetRuleBody", () => {
     expect(issuePaths(BudgetRuleBody.safeParse(makeBody({ name })))).toEqual(["name"]);
   });
 
-  it("refuses a rule that caps nothing: both limits off, or on with every cap at 0", () => {
+  it("accepts a rule that caps nothing, as the spec does: both limits off, or on with every cap at 0", () => {
     const off = makeLimits();
     const noCap = {
       token_limit: { enabled: true, group_cap: 0, user_cap: 0, window_seconds: 3600 },
@@ -83,12 +83,14 @@ describe("BudgetRuleBody", () => {
     for (const limits of [
       {
         ...off,
-        token_limit: { ...off.token_limit, enabled: false },
-        budget_limit: { ...off.budget_limit, enabled: false },
+        token_limit: { ...off.token_limit, enabled: false, window_seconds: 1 },
+        budget_limit: { ...off.budget_limit, enabled: false, window_seconds: 0 },
       },
       noCap,
     ]) {
-      expect(issuePaths(BudgetRuleBody.safeParse(makeBody({ limits })))).toEqual(["limits"]);
+      const body = BudgetRuleBody.safeParse(makeBody({ limits }));
+      expect(issuePaths(body)).toEqual([]);
+      expect(capsSomething(limits)).toBe(false);
     }
   });
 

@@ -2,8 +2,6 @@ import { z } from "zod";
 import { Id, ResourceName, ResourceTimestamps } from "./common";
 import { Limits } from "./limits";
 
-/** A display name: surrounding blanks are dropped so "  " cannot pass as a name. */
-
 /**
  * Account-level caps on groups and users. Empty target_groups together with empty
  * target_users means the rule applies to the whole account.
@@ -26,27 +24,17 @@ export const capsSomething = (limits: Limits): boolean =>
     (limits.budget_limit.group_cap_usd > 0 || limits.budget_limit.user_cap_usd > 0));
 
 /**
- * POST and PUT body (PUT replaces the whole rule, so the same defaults apply). A budget rule exists
- * to cap: one whose limits cap nothing is refused rather than stored as a rule that never applies.
+ * POST and PUT body (PUT replaces the whole rule, so the same defaults apply). A rule whose limits
+ * cap nothing is accepted, as the spec allows (a window below 60 s is refused only on an enabled
+ * limit): an admin may keep a rule switched off while deciding its caps. The dashboard warns.
  */
-export const BudgetRuleBody = z
-  .object({
-    name: ResourceName,
-    enabled: z.boolean().default(true),
-    target_groups: z.array(Id).default([]),
-    target_users: z.array(Id).default([]),
-    limits: Limits,
-  })
-  .superRefine((body, ctx) => {
-    if (!capsSomething(body.limits)) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["limits"],
-        message:
-          "a budget rule must cap something: enable the token or USD limit with a group or user cap above 0",
-      });
-    }
-  });
+export const BudgetRuleBody = z.object({
+  name: ResourceName,
+  enabled: z.boolean().default(true),
+  target_groups: z.array(Id).default([]),
+  target_users: z.array(Id).default([]),
+  limits: Limits,
+});
 export type BudgetRuleBody = z.infer<typeof BudgetRuleBody>;
 
 /** True when the rule targets no group and no user, i.e. every caller of the account. */

@@ -77,6 +77,9 @@ describe("budget rules", () => {
       body: { details: [{ path: "limits.token_limit.window_seconds" }] },
     });
     expect((await post(makeLimits({ budget: { enabled: false, window_seconds: 5 } }))).status).toBe(200);
+    // The spec refuses short windows only on an enabled limit, so a rule capping nothing is stored.
+    const capsNothing = makeLimits({ token: { enabled: false, window_seconds: 0 } });
+    expect(await post(capsNothing)).toMatchObject({ status: 200, body: { limits: capsNothing } });
     expect(
       (await api.call("POST", path, { token: owner.token, body: { limits: makeLimits() } })).status,
     ).toBe(400);

@@ -63,9 +63,6 @@ function BudgetRuleForm(props: {
     event.preventDefault();
     const found = validateLimits(limits, "limits.");
     if (name.trim() === "") found.name = "enter a name";
-    // The API refuses a rule that caps nothing (a rule that never applies); say so before sending.
-    if (!capsSomething(limits))
-      found.limits = "a budget rule must cap something: enforce a token or spending cap above 0";
     if (!errors.submitted(found)) return;
     const body = { name, enabled, target_groups: targetGroups, target_users: targetUsers, limits };
     void submit.run(async () => {
@@ -113,6 +110,12 @@ function BudgetRuleForm(props: {
         error={errors.error}
         problem={errors.error("limits")}
       />
+      {/* Stored as the spec allows, but a rule that caps nothing never refuses a request. */}
+      {capsSomething(limits) ? null : (
+        <p className="hint" role="status">
+          This rule caps nothing yet: enforce a token or spending cap above 0 for it to apply.
+        </p>
+      )}
       <FormActions
         busy={submit.busy}
         noun="budget rule"
