@@ -4,4 +4,5 @@ export * from "./connect";
 export * from "./jetstream";
 export * from "./json";
 export * from "./leadership";
+export * from "./payload";
 export * from "./rpc";

@@ -5,6 +5,7 @@ import {
   type Consumer,
   DeliverPolicy,
   DiscardPolicy,
+  JetStreamApiError,
   type JetStreamClient,
   type JsMsg,
   jetstream,
@@ -12,7 +13,8 @@ import {
   RetentionPolicy,
   StorageType,
 } from "@nats-io/jetstream";
-import type { NatsConnection } from "@nats-io/transport-node";
+import { errors, type NatsConnection } from "@nats-io/transport-node";
+import { encodeText, maxPayloadOf, UnpublishableMessage } from "./payload";
 
 const nanos = (ms: number) => ms * 1_000_000;
 
@@ -131,9 +133,44 @@ export async function deleteDurableConsumer(nc: NatsConnection, durable: string,
   await jsm.consumers.delete(stream, durable);
 }
 
-/** Publishes an event once: JetStream drops a second publish with the same id inside the window. */
+/** Room left in max_payload for the headers of an event (its Nats-Msg-Id). */
+const EVENT_HEADER_BYTES = 512;
+
+/** The most an event's JSON may take to be published on `nc`. */
+export const maxEventBytes = (nc: NatsConnection): number => maxPayloadOf(nc) - EVENT_HEADER_BYTES;
+
+/**
+ * Publishes an event once: JetStream drops a second publish with the same id inside the window.
+ * An event the bus can never carry (larger than max_payload, or refused by the server as
+ * malformed) rejects with `UnpublishableMessage`, so a caller does not retry it forever; anything
+ * else (no connection, no JetStream, a timeout) is worth retrying.
+ */
 export async function publishEvent(nc: NatsConnection, subject: string, event: unknown, msgId: string) {
-  return jetStreamOf(nc).publish(subject, JSON.stringify(event), { msgID: msgId });
+  const body = encodeText(JSON.stringify(event));
+  const limit = maxEventBytes(nc);
+  if (body.length > limit) {
+    throw new UnpublishableMessage(`event of ${body.length} bytes exceeds the bus's ${limit}`, limit);
+  }
+  try {
+    return await jetStreamOf(nc).publish(subject, body, { msgID: msgId });
+  } catch (error) {
+    throw refusedForGood(error, limit) ?? error;
+  }
+}
+
+/**
+ * nats.js refusing the message itself, or the stream refusing it as a bad request (too large for
+ * the stream, a malformed header): the same message fails again. A missing stream (404), a busy
+ * (429) or failing (5xx) server may take it later.
+ */
+function refusedForGood(error: unknown, limit: number): UnpublishableMessage | undefined {
+  if (error instanceof errors.InvalidArgumentError) {
+    return new UnpublishableMessage(error.message, limit, { cause: error });
+  }
+  if (error instanceof JetStreamApiError && (error.status === 400 || error.status === 413)) {
+    return new UnpublishableMessage(error.message, undefined, { cause: error });
+  }
+  return undefined;
 }
 
 const clients = new WeakMap<NatsConnection, JetStreamClient>();

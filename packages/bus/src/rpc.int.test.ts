@@ -91,6 +91,50 @@ describe("request/reply over NATS", () => {
     });
   });
 
+  it("answers 413 for a reply larger than the bus carries, reports it, and keeps serving", async () => {
+    const echo = makeEcho();
+    const reported: unknown[] = [];
+    serve(nc, echo, ({ text }) => ({ echoed: text === "big" ? "x".repeat(1_100_000) : text }), {
+      queue: "test",
+      onUnexpectedError: (error) => reported.push(error),
+    });
+    const error = await request(nc, echo, { text: "big" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AppError);
+    expect(error).toMatchObject({ status: 413, code: "payload_too_large" });
+    expect((error as Error).message).toMatch(/answer .* too large to carry/);
+    expect(reported).toHaveLength(1);
+    await expect(request(nc, echo, { text: "next" })).resolves.toEqual({ echoed: "next" });
+  });
+
+  it("refuses a request larger than the bus carries with 413, before sending it", async () => {
+    const echo = makeEcho();
+    let called = false;
+    serve(
+      nc,
+      echo,
+      ({ text }) => {
+        called = true;
+        return { echoed: text };
+      },
+      { queue: "test" },
+    );
+    const error = await request(nc, echo, { text: "x".repeat(1_100_000) }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AppError);
+    expect(error).toMatchObject({ status: 413, code: "payload_too_large" });
+    expect(called).toBe(false);
+  });
+
+  it("reports a reply that cannot be sent instead of leaving an unhandled rejection", async () => {
+    const loose = endpoint(uniqueSubject("test.loose"), z.object({}), z.unknown());
+    const reported: unknown[] = [];
+    serve(nc, loose, () => ({ count: 1n }), {
+      queue: "test",
+      onUnexpectedError: (error) => reported.push(error),
+    });
+    await expect(request(nc, loose, {}, { timeoutMs: 300 })).rejects.toMatchObject({ status: 504 });
+    expect(reported).toEqual([expect.any(TypeError)]);
+  });
+
   it("delivers each request to one member of a queue group", async () => {
     const echo = makeEcho();
     const served: string[] = [];

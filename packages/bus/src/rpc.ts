@@ -9,6 +9,7 @@ import {
 import type { Msg, NatsConnection, Subscription } from "@nats-io/transport-node";
 import { errors } from "@nats-io/transport-node";
 import { z } from "zod";
+import { encodeText, maxPayloadOf, tooLargeToCarry } from "./payload";
 
 /** What travels back on a reply subject: the reply, or the one error envelope. */
 const ReplyEnvelope = z.union([
@@ -32,7 +33,8 @@ export type Handler<E extends Endpoint> = (
 /**
  * Answers an endpoint in a queue group. The request is validated against the contract before the
  * handler runs and the reply is parsed on the way out, so fields outside the contract (a sealed
- * key, a mongoose `_id`) can never leave the service.
+ * key, a mongoose `_id`) can never leave the service. A reply larger than the server carries is
+ * answered 413 instead; answering never throws (the caller then waits into its timeout).
  */
 export function serve<E extends Endpoint>(
   nc: NatsConnection,
@@ -47,12 +49,18 @@ export function serve<E extends Endpoint>(
         options.onUnexpectedError?.(error, endpoint.subject);
         return;
       }
-      void answer(endpoint, handler, msg, options);
+      void answer(nc, endpoint, handler, msg, options);
     },
   });
 }
 
-async function answer<E extends Endpoint>(endpoint: E, handler: Handler<E>, msg: Msg, options: ServeOptions) {
+async function answer<E extends Endpoint>(
+  nc: NatsConnection,
+  endpoint: E,
+  handler: Handler<E>,
+  msg: Msg,
+  options: ServeOptions,
+) {
   let envelope: z.infer<typeof ReplyEnvelope>;
   try {
     const parsed = endpoint.request.safeParse(decode(msg));
@@ -67,7 +75,29 @@ async function answer<E extends Endpoint>(endpoint: E, handler: Handler<E>, msg:
       envelope = { ok: false, error: { status: 500, code: "internal", message: "internal error" } };
     }
   }
-  if (msg.reply) msg.respond(JSON.stringify(envelope));
+  if (msg.reply) respond(nc, endpoint.subject, msg, envelope, options);
+}
+
+function respond(
+  nc: NatsConnection,
+  subject: string,
+  msg: Msg,
+  envelope: z.infer<typeof ReplyEnvelope>,
+  options: ServeOptions,
+) {
+  try {
+    let body = encodeText(JSON.stringify(envelope));
+    const limit = maxPayloadOf(nc);
+    if (body.length > limit) {
+      const tooLarge = tooLargeToCarry(`the answer of ${subject}`, body.length, limit);
+      options.onUnexpectedError?.(tooLarge, subject);
+      body = encodeText(JSON.stringify({ ok: false, error: tooLarge.toEnvelope() }));
+    }
+    msg.respond(body);
+  } catch (error) {
+    // A closed or draining connection, a reply that cannot be serialised: the caller times out.
+    options.onUnexpectedError?.(error, subject);
+  }
 }
 
 function decode(msg: Msg): unknown {
@@ -89,9 +119,12 @@ export async function request<E extends Endpoint>(
   payload: RequestOf<E>,
   options: { timeoutMs?: number } = {},
 ): Promise<ReplyOf<E>> {
+  const body = encodeText(JSON.stringify(payload));
+  const limit = maxPayloadOf(nc);
+  if (body.length > limit) throw tooLargeToCarry(`the request to ${endpoint.subject}`, body.length, limit);
   let msg: Msg;
   try {
-    msg = await nc.request(endpoint.subject, JSON.stringify(payload), {
+    msg = await nc.request(endpoint.subject, body, {
       timeout: options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
     });
   } catch (error) {
