@@ -1,5 +1,7 @@
 import type { Guardrail, Policy, Provider } from "@agentnet/contracts";
 
+export * from "./address";
+
 /**
  * Which policies cover a caller: enabled ones whose source groups include one of the caller's
  * groups. Order is kept (policies are stored oldest first), which makes choices deterministic.

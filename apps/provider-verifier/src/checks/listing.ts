@@ -1,8 +1,8 @@
 import type { CatalogEntry } from "@agentnet/catalog";
 import { AppError, renderAuthHeader } from "@agentnet/contracts";
+import { type AddressClass, firstNonPublic } from "@agentnet/gateway-rules";
 import { fetchListingPage, pinnedAgent } from "../dial/https";
 import { resolveOnce } from "../dial/resolve";
-import { type AddressClass, firstNonPublic } from "../domain/address";
 import { type ListingTarget, withQuery } from "../domain/listing";
 import { refusalForFailure, refusalForStatus } from "../domain/outcomes";
 import { type ListedModel, parseListing } from "../domain/parsers";

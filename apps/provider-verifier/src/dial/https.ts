@@ -1,8 +1,8 @@
 import type { LookupFunction } from "node:net";
 import type { Readable } from "node:stream";
 import { rootCertificates } from "node:tls";
+import { isIpLiteral } from "@agentnet/gateway-rules";
 import { Agent, request } from "undici";
-import { isIpLiteral } from "../domain/address";
 import { type DialFailure, isTlsErrorCode } from "../domain/outcomes";
 import type { ResolvedAddress } from "./resolve";
 

@@ -1,5 +1,5 @@
 import { lookup } from "node:dns/promises";
-import { isIpLiteral } from "../domain/address";
+import { isIpLiteral } from "@agentnet/gateway-rules";
 import type { DialFailure } from "../domain/outcomes";
 
 export interface ResolvedAddress {

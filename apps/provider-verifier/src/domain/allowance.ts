@@ -1,4 +1,4 @@
-import { isIpLiteral } from "./address";
+import { isIpLiteral } from "@agentnet/gateway-rules";
 
 /**
  * The test-only allowance to dial hosts that resolve to non-public addresses (local vendor

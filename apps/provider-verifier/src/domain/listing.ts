@@ -1,5 +1,5 @@
 import type { CatalogListing } from "@agentnet/contracts";
-import { parseIPv6 } from "./address";
+import { parseIPv6 } from "@agentnet/gateway-rules";
 
 /**
  * Where a provider's models are listed. The spec: only the host (and, here, the port) of

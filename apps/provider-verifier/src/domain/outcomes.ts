@@ -1,5 +1,5 @@
 import { AppError, unprocessable, VERIFY_REFUSALS } from "@agentnet/contracts";
-import type { AddressClass } from "./address";
+import type { AddressClass } from "@agentnet/gateway-rules";
 
 /**
  * How dialing a listing went wrong, as plain data: the dial layer reports it, these functions

@@ -1,7 +1,9 @@
 /**
- * Which resolved addresses the verifier may dial. Only globally routable unicast addresses are
- * public; everything else (RFC 6890 special-purpose ranges) is refused, so a provider's
- * upstream_url can never make the management service reach into its own network.
+ * Which addresses a request to a provider's `upstream_url` may reach. Only globally routable
+ * unicast addresses are public; everything else (RFC 6890 special-purpose ranges) is refused, so
+ * an account admin's upstream URL can never make agentnet reach into its own network. The
+ * provider-verifier applies it before it dials a listing, the gateway proxy on every connection
+ * it opens upstream: one rule, so the two never disagree on what "private" means.
  *
  * Parsing is done here rather than with node:net so the rule stays a plain, testable function.
  */
@@ -150,7 +152,7 @@ export function classifyAddress(ip: string): AddressClass {
 
 export const isPublicAddress = (ip: string): boolean => classifyAddress(ip) === "public";
 
-/** The first resolved address the verifier must not dial, with its class, if any. */
+/** The first resolved address that must not be dialed, with its class, if any. */
 export function firstNonPublic(
   addresses: readonly string[],
 ): { address: string; cls: AddressClass } | undefined {
