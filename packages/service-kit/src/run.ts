@@ -1,3 +1,4 @@
+import { handleProcessFaults } from "./faults";
 import { createHealth, type Health, startHealthServer } from "./health";
 import { Lifecycle } from "./lifecycle";
 import { createLogger, type Logger } from "./logger";
@@ -20,6 +21,7 @@ export interface RunServiceOptions {
  * the service, registering its shutdown steps on `lifecycle`, and returns what the ready line should
  * say. Only then is the service ready: `/readyz` answers 200 and the log carries `"ready":true`,
  * which `agentnet up` waits for. A failed start is logged and exits 1 after undoing what it did.
+ * Errors nothing caught are logged (`handleProcessFaults`).
  */
 export async function runService(
   options: RunServiceOptions,
@@ -28,6 +30,7 @@ export async function runService(
   const logger = createLogger(options.name, options.logLevel);
   const lifecycle = new Lifecycle(logger);
   const health = createHealth();
+  handleProcessFaults(logger);
   lifecycle.listen();
   try {
     if (options.healthPort !== undefined) {
