@@ -1,9 +1,18 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
+import mongoose from "mongoose";
+import {
+  carriesMongoCredentials,
+  localMongoCredentials,
+  type MongoCredentials,
+  mongoCredentialsFile,
+  redactMongoUrl,
+  withMongoCredentials,
+} from "./mongo-auth";
 import { type BusCredentials, natsServerConfig, type OperatorUser, writeNatsServerConfig } from "./nats-auth";
 import { freePort } from "./ports";
-import { mongoAnswers, natsAnswers, probeNats, waitUntil } from "./probe";
+import { isMongoLoginRefused, natsAnswers, probeMongo, probeNats, waitUntil } from "./probe";
 import { type Backend, externalBackend, startProcess } from "./process";
 import { findRepoRoot } from "./root";
 
@@ -100,33 +109,76 @@ export async function startNats(
   return { url, origin: "started", engine: "nats-server", pid: started.child.pid, stop: started.stop };
 }
 
-/**
- * A MongoDB-wire server: the one at `url` when it answers, else one started here (see `startMongo`).
- */
-export async function ensureMongo(options: BackendOptions): Promise<Backend> {
-  if (await mongoAnswers(options.url)) return externalBackend(options.url, "mongodb");
-  return startMongo(options);
+export interface MongoOptions extends BackendOptions {
+  /** Use a server at `url` that admits anyone: only when the operator says so explicitly. */
+  reuseUnauthenticated?: boolean;
+}
+
+export interface MongoBackend extends Backend {
+  /** Set when the stack did not get what `url` asked for, e.g. another server held the port. */
+  note?: string;
 }
 
 /**
- * Starts a MongoDB-wire server for `url`'s host and port with its data under `dataDir`: `mongod`
- * when installed, else FerretDB v1 with its SQLite backend (built by infra/local/setup.sh).
+ * A MongoDB-wire server that requires a login. A `url` naming a user is the operator's server: used
+ * when it admits that user, else an error. A `url` without one is the stack's own: the server there
+ * when it admits the credentials kept with `dataDir` (one an earlier stack started), else one started
+ * here (see `startMongo`). A server there that wants other credentials is an error saying so, not a
+ * timeout later; one that admits anyone is never used unless `reuseUnauthenticated`: ours starts on a
+ * free port instead.
+ */
+export async function ensureMongo(options: MongoOptions): Promise<MongoBackend> {
+  const { url, dataDir } = options;
+  if (carriesMongoCredentials(url)) {
+    const state = await probeMongo(url);
+    if (state === "answers") return externalBackend(url, "mongodb");
+    throw new Error(
+      state === "refused"
+        ? `MongoDB at ${redactMongoUrl(url)} refuses the user and password in its URL`
+        : `MongoDB at ${redactMongoUrl(url)} does not answer`,
+    );
+  }
+  const anonymous = await probeMongo(url);
+  if (anonymous === "down") return startMongo(options);
+  if (anonymous === "answers" && options.reuseUnauthenticated) {
+    return { ...externalBackend(url, "mongodb"), note: "admits clients without credentials" };
+  }
+  const { host, port } = hostAndPort(url, 27017);
+  if (anonymous === "refused") {
+    const file = mongoCredentialsFile(dataDir);
+    const own = withMongoCredentials(url, localMongoCredentials(file));
+    if ((await probeMongo(own)) === "answers") return externalBackend(own, "mongodb");
+    throw new Error(
+      `a MongoDB-wire server at ${host}:${port} requires a login and refuses the one in ${file}; put its user in MONGO_URL (mongodb://user:password@${host}:${port}/agentnet?authSource=admin), or stop it`,
+    );
+  }
+  const free = await freePort();
+  const ownUrl = new URL(url);
+  ownUrl.port = String(free);
+  const started = await startMongo({ ...options, url: ownUrl.toString() });
+  return {
+    ...started,
+    note: `port ${port} is held by a MongoDB-wire server that admits anyone; started ours on port ${free}`,
+  };
+}
+
+/**
+ * Starts a MongoDB-wire server for `url`'s host and port with its data under `dataDir`, admitting
+ * only the user of `mongoCredentialsFile(dataDir)` (generated on first use): `mongod --auth` when
+ * installed, else FerretDB v1 with its SQLite backend (built by infra/local/setup.sh) and its new
+ * authentication, which checks a SCRAM login on every command but `hello`, `ping` and the login
+ * itself. Returns the URL carrying that login. The data directory is 0700: the database files are
+ * not for the host's other users.
  */
 export async function startMongo({ url, dataDir, toolsDir }: BackendOptions): Promise<Backend> {
   const { host, port } = hostAndPort(url, 27017);
   const logDir = join(dataDir, "logs");
-  let started: ReturnType<typeof startProcess>;
-  let engine: string;
+  const credentialsFile = mongoCredentialsFile(dataDir);
+  const credentials = localMongoCredentials(credentialsFile);
+  const ownUrl = withMongoCredentials(url, credentials);
+  let server: MongoServerCommand;
   if (onPath("mongod")) {
-    const dbPath = join(dataDir, "mongod");
-    mkdirSync(dbPath, { recursive: true });
-    engine = "mongod";
-    started = startProcess(
-      "mongod",
-      "mongod",
-      ["--dbpath", dbPath, "--bind_ip", host, "--port", String(port)],
-      logDir,
-    );
+    server = mongodServer(join(dataDir, "mongod"), host, port);
   } else {
     const binary = join(toolsDir ?? join(findRepoRoot(), ".data", "tools"), "ferretdb");
     if (!existsSync(binary)) {
@@ -134,24 +186,102 @@ export async function startMongo({ url, dataDir, toolsDir }: BackendOptions): Pr
         `MongoDB does not answer at ${url} and FerretDB is not built (run: bash infra/local/setup.sh)`,
       );
     }
-    const stateDir = join(dataDir, "ferretdb");
-    mkdirSync(stateDir, { recursive: true });
-    engine = "ferretdb (sqlite)";
-    started = startProcess(
-      "ferretdb",
-      binary,
-      [
-        "--handler=sqlite",
-        `--sqlite-url=file:${stateDir}/`,
-        `--state-dir=${stateDir}`,
-        `--listen-addr=${host}:${port}`,
-        "--debug-addr=-",
-        "--telemetry=disable",
-        "--log-level=warn",
-      ],
-      logDir,
-    );
+    server = ferretdbServer(binary, join(dataDir, "ferretdb"), host, port, credentials);
   }
-  await waitUntil(() => mongoAnswers(url), 30_000, `${engine} on ${host}:${port}`);
-  return { url, origin: "started", engine, pid: started.child.pid, stop: started.stop };
+  mkdirSync(server.storeDir, { recursive: true, mode: 0o700 });
+  chmodSync(server.storeDir, 0o700);
+  const started = startProcess(server.name, server.command, server.args, logDir, server.env);
+  const engine = server.engine;
+  try {
+    const serving = async () => {
+      if (started.child.exitCode !== null) {
+        throw new Error(
+          `${engine} exited (code ${started.child.exitCode}); see ${join(logDir, `${server.name}.log`)}`,
+        );
+      }
+      return (await probeMongo(url)) !== "down";
+    };
+    await waitUntil(serving, 30_000, `${engine} on ${host}:${port}`);
+    if (server.name === "mongod" && (await probeMongo(ownUrl)) === "refused") {
+      await createFirstMongodUser(url, credentials);
+    }
+    if ((await probeMongo(ownUrl)) !== "answers") {
+      throw new Error(
+        `${engine} on ${server.storeDir} refuses the login in ${credentialsFile}: that data was set up with another one. Restore the file it was set up with, or move ${server.storeDir} away to start with empty data`,
+      );
+    }
+  } catch (error) {
+    await started.stop();
+    throw error;
+  }
+  return { url: ownUrl, origin: "started", engine, pid: started.child.pid, stop: started.stop };
+}
+
+interface MongoServerCommand {
+  name: string;
+  engine: string;
+  storeDir: string;
+  command: string;
+  args: string[];
+  env?: Record<string, string>;
+}
+
+const mongodServer = (storeDir: string, host: string, port: number): MongoServerCommand => ({
+  name: "mongod",
+  engine: "mongod",
+  storeDir,
+  command: "mongod",
+  args: ["--auth", "--dbpath", storeDir, "--bind_ip", host, "--port", String(port)],
+});
+
+function ferretdbServer(
+  binary: string,
+  storeDir: string,
+  host: string,
+  port: number,
+  credentials: MongoCredentials,
+): MongoServerCommand {
+  return {
+    name: "ferretdb",
+    engine: "ferretdb (sqlite)",
+    storeDir,
+    command: binary,
+    args: [
+      "--handler=sqlite",
+      `--sqlite-url=file:${storeDir}/`,
+      `--state-dir=${storeDir}`,
+      `--listen-addr=${host}:${port}`,
+      "--debug-addr=-",
+      "--telemetry=disable",
+      "--log-level=warn",
+    ],
+    // Flags through the environment: the password must not be on the command line. FerretDB creates
+    // the user when the `admin` database does not exist yet (new data, or data from before
+    // authentication) and keeps it on a restart with the same data.
+    env: {
+      FERRETDB_TEST_ENABLE_NEW_AUTH: "true",
+      FERRETDB_SETUP_DATABASE: "admin",
+      FERRETDB_SETUP_USERNAME: credentials.username,
+      FERRETDB_SETUP_PASSWORD: credentials.password,
+    },
+  };
+}
+
+/**
+ * mongod's localhost exception: until the first user exists, a client on loopback may create one.
+ * Data that already has users refuses this, and `startMongo` reports the login it cannot use.
+ */
+async function createFirstMongodUser(url: string, credentials: MongoCredentials) {
+  const client = new mongoose.mongo.MongoClient(url, { serverSelectionTimeoutMS: 5_000 });
+  try {
+    await client.db("admin").command({
+      createUser: credentials.username,
+      pwd: credentials.password,
+      roles: [{ role: "root", db: "admin" }],
+    });
+  } catch (error) {
+    if (!isMongoLoginRefused(error)) throw error;
+  } finally {
+    await client.close();
+  }
 }

@@ -41,17 +41,28 @@ export async function probeNats(
 export const natsAnswers = async (url: string, options: NatsProbeOptions = {}) =>
   (await probeNats(url, options)) === "answers";
 
-/** True when a MongoDB-wire server answers a ping at `url` within `timeoutMs`. */
-export async function mongoAnswers(url: string, timeoutMs = 1_500): Promise<boolean> {
-  const connection = mongoose.createConnection(url, { serverSelectionTimeoutMS: timeoutMs });
+/** Error codes of a MongoDB-wire server that wants another login: Unauthorized, AuthenticationFailed. */
+const MONGO_LOGIN_REFUSED = new Set([13, 18]);
+
+export const isMongoLoginRefused = (error: unknown) =>
+  error instanceof mongoose.mongo.MongoServerError && MONGO_LOGIN_REFUSED.has(Number(error.code));
+
+/**
+ * What answers at `url`: `answers` (admits this client: as the user `url` names, or anonymously
+ * when it names none), `refused` (wants a login `url` lacks, or refuses the one it has), or `down`
+ * (nothing, within `timeoutMs`). `hello` and `ping` answer anyone, so the probe lists the
+ * database's collections, which a server with authentication allows only after a login.
+ */
+export async function probeMongo(url: string, timeoutMs = 1_500): Promise<"answers" | "refused" | "down"> {
+  const client = new mongoose.mongo.MongoClient(url, { serverSelectionTimeoutMS: timeoutMs });
   try {
-    await connection.asPromise();
-    await connection.db?.admin().ping();
-    return true;
-  } catch {
-    return false;
+    await client.connect();
+    await client.db().listCollections({}, { nameOnly: true }).toArray();
+    return "answers";
+  } catch (error) {
+    return isMongoLoginRefused(error) ? "refused" : "down";
   } finally {
-    await connection.close().catch(() => undefined);
+    await client.close().catch(() => undefined);
   }
 }
 

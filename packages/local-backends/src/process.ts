@@ -24,18 +24,25 @@ export const externalBackend = (url: string, engine: string): Backend => ({
 /**
  * Starts a child that logs to `<logDir>/<name>.log` and is stopped with SIGTERM (SIGKILL after
  * `graceMs`). The child is also killed when this process exits, so no backend outlives the stack.
+ * `env` adds to this process's environment: the place for secrets, which a command line would show
+ * to every user of the host (`/proc/<pid>/cmdline`).
  */
 export function startProcess(
   name: string,
   command: string,
   args: string[],
   logDir: string,
+  env: Record<string, string> = {},
 ): { child: ChildProcess; stop: () => Promise<void> } {
   mkdirSync(logDir, { recursive: true });
   const log = createWriteStream(join(logDir, `${name}.log`), { flags: "a" });
   // Its own process group: a Ctrl-C in the terminal must not stop a backend before the services
   // using it have drained.
-  const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], detached: true });
+  const child = spawn(command, args, {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
   child.stdout?.pipe(log);
   child.stderr?.pipe(log);
   const killOnExit = () => child.kill("SIGKILL");
