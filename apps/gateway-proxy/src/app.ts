@@ -4,8 +4,10 @@ import {
   DEFAULT_REQUEST_STREAM_LIMITS,
   ensureRequestStream,
   jsonOrUndefined,
+  maxPayloadOf,
   type NatsConnection,
   publishEvent,
+  publishOrReport,
   type RequestStreamLimits,
   request,
 } from "@agentnet/bus";
@@ -23,7 +25,8 @@ import type { SealingKeys } from "@agentnet/sealing";
 import { createHealth, type Health, type Logger, newId, tokenResolveRequest } from "@agentnet/service-kit";
 import type { ProxyContext } from "./context";
 import { AdmissionAnnouncer } from "./events/admission";
-import { heartbeat, ServedEndpoints } from "./events/heartbeat";
+import { fitEvent } from "./events/fit";
+import { heartbeatMessages, ServedEndpoints } from "./events/heartbeat";
 import { BufferedPublisher, type PublishFn } from "./events/publisher";
 import { createRequestHandler, InFlight } from "./http/router";
 import { SnapshotCache } from "./snapshot/cache";
@@ -147,6 +150,7 @@ export async function startGatewayProxy(deps: {
       });
       return reply.decided ? new Set(reply.stored) : undefined;
     },
+    shrink: fitEvent,
     logger,
     maxBuffered: options.eventBufferMax,
     duplicateWindowMs: options.requestStream.duplicateWindowMs,
@@ -161,7 +165,7 @@ export async function startGatewayProxy(deps: {
   );
   const ctx: ProxyContext = {
     nc,
-    admissions: new AdmissionAnnouncer(nc, proxyId),
+    admissions: new AdmissionAnnouncer(nc, proxyId, logger),
     logger,
     sealingKey: deps.sealingKey,
     callers,
@@ -203,8 +207,12 @@ export async function startGatewayProxy(deps: {
   watchConnection(nc, { publisher, snapshots, leases });
 
   const beat = () => {
-    const message = heartbeat(proxyId, options.endpoints, ctx.served, Date.now());
-    if (!nc.isClosed()) nc.publish(Events.proxyHeartbeat, JSON.stringify(message));
+    const messages = heartbeatMessages(proxyId, options.endpoints, ctx.served, Date.now(), maxPayloadOf(nc));
+    for (const message of messages) {
+      publishOrReport(nc, Events.proxyHeartbeat, message, (err) =>
+        logger.warn({ reason: err.message }, "cannot publish the heartbeat"),
+      );
+    }
   };
   beat();
   const heartbeatTimer = setInterval(beat, options.heartbeatMs);

@@ -1,9 +1,11 @@
-import type { NatsConnection } from "@agentnet/bus";
+import { maxEventBytes, maxPayloadOf, type NatsConnection, publishOrReport } from "@agentnet/bus";
 import { Events, PROXY_LOST_REASON, PROXY_LOST_STATUS } from "@agentnet/contracts";
 import { computeCost } from "@agentnet/pricing";
+import type { Logger } from "@agentnet/service-kit";
 import type { AdmittedTokens, Pricing } from "../domain/estimate";
 import { zeroUsage } from "../upstream/usage";
 import { buildEvent, type RequestRecord } from "./build";
+import { fitEvent } from "./fit";
 
 /**
  * Tells the consumption leader, as requests are forwarded, what each stands for should this proxy
@@ -11,16 +13,23 @@ import { buildEvent, type RequestRecord } from "./build";
  * marked PROXY_LOST_REASON and charged what it was admitted with (the prompt estimate and its first
  * output hold). Core NATS, no ack, so a request waits for nothing; the admissions of one event-loop
  * turn leave as one message (one per request cost the bus a third of the proxy's throughput), one
- * line `<request id> <event JSON>` each. The proxy's own event, published on the same connection
- * after the answer, always reaches the leader later.
+ * line `<request id> <event JSON>` each, split over as many messages as the server's max_payload
+ * asks. The proxy's own event, published on the same connection after the answer, always reaches
+ * the leader later. An admission is never larger than an event may be (the leader publishes it as
+ * one): one with a giant model name has its long fields cut, one that cannot fit is not announced.
  */
 export class AdmissionAnnouncer {
   private lines: string[] = [];
   private scheduled = false;
+  /** Admissions announced with their long fields cut to fit. */
+  truncated = 0;
+  /** Admissions too large for the bus even cut: not announced. */
+  dropped = 0;
 
   constructor(
     private readonly nc: NatsConnection,
     private readonly proxyId: string,
+    private readonly logger: Logger,
   ) {}
 
   announce(record: RequestRecord, admitted: AdmittedTokens, pricing: Pricing): void {
@@ -34,8 +43,24 @@ export class AdmissionAnnouncer {
       usage,
       cost: computeCost(usage, pricing.rates, pricing.shape),
     });
+    let json = JSON.stringify(event);
+    const limit = maxEventBytes(this.nc);
+    // A UTF-16 unit takes at most 3 bytes: only a very long event needs counting.
+    if (json.length * 3 > limit && Buffer.byteLength(json) > limit) {
+      const fitted = fitEvent(event, limit);
+      if (fitted === undefined) {
+        this.dropped++;
+        this.logger.warn(
+          { request_id: record.id, bytes: Buffer.byteLength(json), limit_bytes: limit },
+          "admission too large for the bus: not announced",
+        );
+        return;
+      }
+      this.truncated++;
+      json = JSON.stringify(fitted);
+    }
     // JSON never holds a raw line break, so lines separate admissions.
-    this.lines.push(`${record.id} ${JSON.stringify(event)}`);
+    this.lines.push(`${record.id} ${json}`);
     if (!this.scheduled) {
       this.scheduled = true;
       setImmediate(() => this.flush());
@@ -44,9 +69,32 @@ export class AdmissionAnnouncer {
 
   flush(): void {
     this.scheduled = false;
-    if (this.lines.length === 0) return;
-    const payload = this.lines.join("\n");
+    const lines = this.lines;
     this.lines = [];
-    if (!this.nc.isClosed()) this.nc.publish(Events.proxyAdmitted(this.proxyId), payload);
+    const limit = maxPayloadOf(this.nc);
+    let batch: string[] = [];
+    let bytes = 0;
+    for (const line of lines) {
+      // With its line break; one line alone always fits, being no larger than an event.
+      const lineBytes = Buffer.byteLength(line) + 1;
+      if (batch.length > 0 && bytes + lineBytes > limit) {
+        this.publish(batch);
+        batch = [];
+        bytes = 0;
+      }
+      batch.push(line);
+      bytes += lineBytes;
+    }
+    if (batch.length > 0) this.publish(batch);
+  }
+
+  status() {
+    return { truncated: this.truncated, dropped: this.dropped };
+  }
+
+  private publish(lines: string[]): void {
+    publishOrReport(this.nc, Events.proxyAdmitted(this.proxyId), lines.join("\n"), (err) =>
+      this.logger.warn({ reason: err.message, admissions: lines.length }, "cannot announce admissions"),
+    );
   }
 }

@@ -22,7 +22,7 @@ export class ServedEndpoints {
 }
 
 /** The configured endpoints plus those served in the last five minutes, once each. */
-export function heartbeat(
+function heartbeat(
   proxyId: string,
   fixed: readonly string[],
   served: ServedEndpoints,
@@ -34,4 +34,36 @@ export function heartbeat(
     endpoints: [...new Set([...fixed, ...served.list(now)])],
     at: new Date(now).toISOString(),
   };
+}
+
+/**
+ * The heartbeat in messages of at most `maxBytes` each: one, unless the endpoints served lately
+ * would not fit; then each message names some of them. Every receiver takes their union (the
+ * control-plane records each endpoint, consumption only hears the proxy).
+ */
+export function heartbeatMessages(
+  proxyId: string,
+  fixed: readonly string[],
+  served: ServedEndpoints,
+  now: number,
+  maxBytes: number,
+): string[] {
+  const whole = heartbeat(proxyId, fixed, served, now);
+  const emptyBytes = Buffer.byteLength(JSON.stringify({ ...whole, endpoints: [] }));
+  const messages: string[] = [];
+  let endpoints: string[] = [];
+  let bytes = emptyBytes;
+  for (const endpoint of whole.endpoints) {
+    // With the comma that separates it from the previous one.
+    const more = Buffer.byteLength(JSON.stringify(endpoint)) + 1;
+    if (endpoints.length > 0 && bytes + more > maxBytes) {
+      messages.push(JSON.stringify({ ...whole, endpoints }));
+      endpoints = [];
+      bytes = emptyBytes;
+    }
+    endpoints.push(endpoint);
+    bytes += more;
+  }
+  messages.push(JSON.stringify({ ...whole, endpoints }));
+  return messages;
 }

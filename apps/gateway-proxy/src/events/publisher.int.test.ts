@@ -1,9 +1,16 @@
-import { ensureRequestStream, type NatsConnection, publishEvent } from "@agentnet/bus";
-import { REQUESTS_STREAM } from "@agentnet/contracts";
+import {
+  ensureRequestStream,
+  isUnpublishable,
+  maxEventBytes,
+  type NatsConnection,
+  publishEvent,
+} from "@agentnet/bus";
+import { type GatewayRequestEvent, REQUESTS_STREAM } from "@agentnet/contracts";
 import { createLogger } from "@agentnet/service-kit";
-import { connectTestBus, eventually, uniqueId } from "@agentnet/testkit";
+import { connectTestBus, eventually, makeEvent, uniqueId } from "@agentnet/testkit";
 import { DiscardPolicy, jetstreamManager } from "@nats-io/jetstream";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { fitEvent, TRUNCATED_MARK } from "./fit";
 import { BufferedPublisher } from "./publisher";
 
 const logger = createLogger("publisher-test", "silent");
@@ -148,6 +155,118 @@ describe("BufferedPublisher", () => {
     expect(publisher.status()).toMatchObject({ published: 1, found_stored: 1, awaiting_stored_check: 0 });
     publisher.stop();
     await connection.close();
+  });
+});
+
+describe("an event the bus can never carry", () => {
+  /** What reaches a subject, whole. */
+  function receivedEvents(subject: string) {
+    const events: GatewayRequestEvent[] = [];
+    observer.subscribe(subject, { callback: (_error, msg) => events.push(msg.json<GatewayRequestEvent>()) });
+    return events;
+  }
+
+  it("is refused by publishEvent before it is sent, as unpublishable, with the limit to fit", async () => {
+    const connection = await connectTestBus("proxy-7");
+    const event = makeEvent({ model: "m".repeat(1024 * 1024) });
+    const error = await publishEvent(connection, `agn.requests.${uniqueId("acc")}`, event, event.id).catch(
+      (e: unknown) => e,
+    );
+    expect(isUnpublishable(error)).toBe(true);
+    expect(error).toMatchObject({ limitBytes: maxEventBytes(connection) });
+    await connection.close();
+  });
+
+  it("is published once with its giant model name cut to fit, and publishing goes on", async () => {
+    const subject = `agn.requests.${uniqueId("acc")}`;
+    const seen = receivedEvents(subject);
+    await observer.flush();
+    const connection = await connectTestBus("proxy-8");
+    const logger = createLogger("publisher-test", "silent");
+    const warn = vi.spyOn(logger, "warn");
+    const publisher = new BufferedPublisher<GatewayRequestEvent>({
+      publish: (s, event, msgId) => publishEvent(connection, s, event, msgId),
+      storedCheck: noneStored,
+      shrink: fitEvent,
+      logger,
+      maxBuffered: 10,
+      retryMs: 50,
+    });
+    const giant = makeEvent({ model: "m".repeat(1024 * 1024), decision: "deny" });
+    const next = makeEvent();
+    publisher.enqueue(subject, giant, giant.id);
+    publisher.enqueue(subject, next, next.id);
+    expect(await publisher.flush(5_000)).toBe(true);
+    await eventually(() => seen.length === 2);
+    const cut = seen.find((event) => event.id === giant.id);
+    expect(cut?.model.endsWith(TRUNCATED_MARK)).toBe(true);
+    expect(cut).toMatchObject({ decision: "deny", account_id: giant.account_id });
+    expect(seen.find((event) => event.id === next.id)?.model).toBe("gpt-4o");
+    expect(publisher.status()).toMatchObject({
+      publishing: true,
+      pending: 0,
+      published: 2,
+      truncated: 1,
+      unpublishable: 0,
+    });
+    expect(warn).toHaveBeenCalledTimes(1);
+    publisher.stop();
+    await connection.close();
+  });
+
+  it("is dropped with one log line and counted when it cannot be cut to fit, never retried", async () => {
+    const subject = `agn.requests.${uniqueId("acc")}`;
+    const seen = receivedEvents(subject);
+    await observer.flush();
+    const connection = await connectTestBus("proxy-9");
+    const logger = createLogger("publisher-test", "silent");
+    const warn = vi.spyOn(logger, "warn");
+    const attempts: string[] = [];
+    const publisher = new BufferedPublisher<GatewayRequestEvent>({
+      publish: (s, event, msgId) => {
+        attempts.push(msgId);
+        return publishEvent(connection, s, event, msgId);
+      },
+      storedCheck: noneStored,
+      shrink: fitEvent,
+      logger,
+      maxBuffered: 10,
+      retryMs: 50,
+    });
+    // The caller's name comes from the configuration and is not cut.
+    const hopeless = makeEvent({ user_name: "n".repeat(1024 * 1024) });
+    publisher.enqueue(subject, hopeless, hopeless.id);
+    expect(await publisher.flush(5_000)).toBe(true);
+    // Several retry periods later, still the one attempt.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(attempts).toEqual([hopeless.id]);
+    expect(publisher.status()).toMatchObject({
+      publishing: true,
+      pending: 0,
+      unpublishable: 1,
+      truncated: 0,
+    });
+    expect(warn).toHaveBeenCalledTimes(1);
+
+    const next = makeEvent();
+    publisher.enqueue(subject, next, next.id);
+    await eventually(() => seen.length === 1);
+    expect(seen[0]?.id).toBe(next.id);
+    publisher.stop();
+    await connection.close();
+  });
+
+  it("is unpublishable when the stream refuses it (larger than the stream takes)", async () => {
+    const jsm = await jetstreamManager(observer);
+    const stream = uniqueId("SMALL");
+    const subject = `small.${uniqueId("s")}`;
+    await jsm.streams.add({ name: stream, subjects: [subject], max_msg_size: 1_000 });
+    const error = await publishEvent(observer, subject, makeEvent({ model: "m".repeat(2_000) }), "x").catch(
+      (e: unknown) => e,
+    );
+    expect(isUnpublishable(error)).toBe(true);
+    expect(error).toMatchObject({ limitBytes: undefined });
+    await jsm.streams.delete(stream);
   });
 });
 

@@ -1,6 +1,10 @@
+import { isUnpublishable, type UnpublishableMessage } from "@agentnet/bus";
 import type { Logger } from "@agentnet/service-kit";
 
-/** Publishes one message with a dedup id; rejects when the bus cannot take it now. */
+/**
+ * Publishes one message with a dedup id; rejects when the bus cannot take it now, with
+ * `UnpublishableMessage` when it never can.
+ */
 export type PublishFn = (subject: string, event: unknown, msgId: string) => Promise<unknown>;
 
 interface Pending<Event> {
@@ -13,6 +17,8 @@ interface Pending<Event> {
    * whose proxy it gave up for dead.
    */
   since: number;
+  /** Already cut to fit once: not cut again. */
+  shrunk?: boolean;
 }
 
 /**
@@ -28,6 +34,8 @@ export interface BufferedPublisherOptions<Event> {
   publish: PublishFn;
   /** Asked before an event is published again later than the duplicate window allows. */
   storedCheck: StoredCheck<Event>;
+  /** The event within `limitBytes` of JSON, or undefined when it cannot be made to fit. */
+  shrink?: (event: Event, limitBytes: number) => Event | undefined;
   logger: Logger;
   /** Events held while the bus is unavailable; beyond it the oldest are dropped (and counted). */
   maxBuffered: number;
@@ -49,7 +57,9 @@ export interface BufferedPublisherOptions<Event> {
  * in the stream already — an attempt whose ack was lost, or the admission the consumption leader
  * published for it — and a second copy would be stored and counted again: such events wait for
  * `storedCheck` (telemetry, which keeps every request id) and go out only if the stream does not
- * hold them.
+ * hold them. An event the bus can never carry (too large, refused as malformed) is not retried: it
+ * goes out once more shrunk to fit when `shrink` can, else it is dropped; one log line and a count
+ * each.
  */
 export class BufferedPublisher<Event = unknown> {
   private queue: Pending<Event>[] = [];
@@ -72,6 +82,10 @@ export class BufferedPublisher<Event = unknown> {
   published = 0;
   /** Events past the duplicate window that the stored check found in the stream: not published again. */
   foundStored = 0;
+  /** Events too large for the bus, published with their long fields cut. */
+  truncated = 0;
+  /** Events the bus can never carry, even shrunk: dropped. */
+  unpublishable = 0;
   /** When the last publish failed and why, until one succeeds again. */
   private failing: { since: string; error: string } | undefined;
   private readonly maxInFlight: number;
@@ -249,6 +263,8 @@ export class BufferedPublisher<Event = unknown> {
       dropped: this.dropped,
       awaiting_stored_check: this.unconfirmed.length,
       found_stored: this.foundStored,
+      truncated: this.truncated,
+      unpublishable: this.unpublishable,
       ...(this.failing ? { failing_since: this.failing.since, last_error: this.failing.error } : {}),
     };
   }
@@ -262,6 +278,11 @@ export class BufferedPublisher<Event = unknown> {
 
   private failed(item: Pending<Event>, err: unknown): void {
     this.inFlight--;
+    if (isUnpublishable(err)) {
+      this.cannotCarry(item, err);
+      this.pump();
+      return;
+    }
     this.failing ??= { since: new Date().toISOString(), error: "" };
     this.failing.error = err instanceof Error ? err.message : String(err);
     this.retries.push(item);
@@ -274,5 +295,24 @@ export class BufferedPublisher<Event = unknown> {
       this.pump();
     }, this.retryMs);
     this.retryTimer.unref();
+  }
+
+  private cannotCarry(item: Pending<Event>, err: UnpublishableMessage): void {
+    const context = { msg_id: item.msgId, subject: item.subject, reason: err.message };
+    const smaller =
+      item.shrunk || err.limitBytes === undefined
+        ? undefined
+        : this.options.shrink?.(item.event, err.limitBytes);
+    if (smaller !== undefined) {
+      this.truncated++;
+      this.options.logger.warn(
+        context,
+        "request event too large for the bus: its long fields are cut to fit",
+      );
+      this.retries.push({ ...item, event: smaller, shrunk: true });
+      return;
+    }
+    this.unpublishable++;
+    this.options.logger.warn(context, "dropping a request event the bus can never carry");
   }
 }

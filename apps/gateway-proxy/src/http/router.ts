@@ -79,7 +79,7 @@ export function createRequestHandler(ctx: ProxyContext, health: Health, inFlight
     if (path === "/status" && req.method === "GET") {
       // Not behind auth, like /healthz: it says how the proxy's event pipeline is doing, no data.
       res.writeHead(ctx.publisher.status().publishing ? 200 : 503, { "content-type": "application/json" });
-      res.end(JSON.stringify({ events: ctx.publisher.status() }));
+      res.end(JSON.stringify({ events: ctx.publisher.status(), admissions: ctx.admissions.status() }));
       return;
     }
     const answer = req.method === "GET" ? healthResponse(health, path) : undefined;
