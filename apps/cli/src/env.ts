@@ -13,7 +13,16 @@ export const CliEnv = z.object({
   /** The CLI's own NATS user and password when the stack's bus is not the local one (`bootstrap`). */
   NATS_USER: z.string().min(1).optional(),
   NATS_PASSWORD: z.string().min(1).optional(),
+  /**
+   * The store. Without a user in it, the stack's own: the server there when it admits the login in
+   * `<data>/mongo-credentials.json`, else FerretDB (or mongod) started with that login required.
+   */
   MONGO_URL: z.string().default("mongodb://127.0.0.1:27017/agentnet"),
+  /**
+   * Use a MongoDB at MONGO_URL that admits clients without a login. Off: anyone on the host could
+   * read and write every account there; the stack starts its own on another port instead.
+   */
+  AGN_MONGO_REUSE_UNAUTHENTICATED: envBoolean.default(false),
   /** Set to use a ClickHouse server; unset keeps chDB inside the telemetry process. */
   CLICKHOUSE_URL: z.string().optional(),
   AGN_API_HOST: z.string().default("127.0.0.1"),

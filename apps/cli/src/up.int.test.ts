@@ -6,8 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { promisify } from "node:util";
-import { freePort } from "@agentnet/local-backends";
-import { isolatedNatsUrl, TEST_SEALING_KEY, testBackends } from "@agentnet/testkit";
+import { freePort, probeMongo } from "@agentnet/local-backends";
+import { isolatedNatsUrl, TEST_SEALING_KEY } from "@agentnet/testkit";
 import { connect } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -20,12 +20,14 @@ describe("agentnet up, end to end", () => {
   let proxyPort: number;
   let takenNatsUrl: string;
   let dataDir: string;
+  let mongoUrl: string;
   const printed: string[] = [];
 
   beforeAll(async () => {
     const port = await freePort();
     proxyPort = await freePort();
-    const { mongoUrl } = testBackends();
+    // Nothing answers there: `up` starts its own FerretDB, with a login.
+    mongoUrl = `mongodb://127.0.0.1:${await freePort()}/agentnet`;
     // NATS_URL names a server that is not the stack's (this file's own, which refuses the stack's
     // credentials): `up` must start its own authenticated nats-server on another port and say so.
     takenNatsUrl = await isolatedNatsUrl();
@@ -102,6 +104,24 @@ describe("agentnet up, end to end", () => {
       proxy.request("agn.ctl.tokens.create", JSON.stringify({}), { timeout: 2_000 }),
     ).rejects.toThrow(/permission/i);
     await proxy.close();
+  });
+
+  it("starts its own FerretDB, which admits no client without the stack's login, and shows that login nowhere", async () => {
+    const mongoLine = printed.find((line) => line.startsWith("mongodb "));
+    expect(mongoLine).toMatch(
+      /^mongodb\s+mongodb:\/\/agentnet:\*\*\*@127\.0\.0\.1:\d+\/agentnet\?authSource=admin \(started ferretdb \(sqlite\)\)$/,
+    );
+    expect(await probeMongo(mongoUrl)).toBe("refused");
+    const credentialsFile = join(dataDir, "mongo-credentials.json");
+    expect(statSync(credentialsFile).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dataDir, "ferretdb")).mode & 0o777).toBe(0o700);
+    const { password } = JSON.parse(readFileSync(credentialsFile, "utf8")) as { password: string };
+    const logs = readdirSync(join(dataDir, "logs")).map((file) =>
+      readFileSync(join(dataDir, "logs", file), "utf8"),
+    );
+    for (const shown of [printed.join("\n"), readFileSync(join(dataDir, "stack.json"), "utf8"), ...logs]) {
+      expect(shown).not.toContain(password);
+    }
   });
 
   it("bootstraps an account whose token reads it, and refuses a call without a token", async () => {

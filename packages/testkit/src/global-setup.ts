@@ -7,10 +7,11 @@ import { dockerAnswers, startContainerMongo } from "./containers";
 import "./provided";
 
 /**
- * Makes sure the MongoDB-wire server tests talk to answers, once per test run: `MONGO_URL` when set;
- * else a container when a Docker engine answers; else a server of this run's own (FerretDB or
- * mongod). NATS is not shared: each test file starts its own authenticated nats-server
- * (`isolatedNats`). A missing backend fails the run loudly; no test is skipped for lack of one.
+ * Makes sure the MongoDB-wire server tests talk to answers, once per test run: `MONGO_URL` when set
+ * (with a login in it when the server requires one); else a container when a Docker engine answers;
+ * else a server of this run's own (FerretDB or mongod, requiring the login its URL carries). NATS is
+ * not shared: each test file starts its own authenticated nats-server (`isolatedNats`). A missing
+ * backend fails the run loudly; no test is skipped for lack of one.
  */
 export default async function setup(project: TestProject) {
   const env = process.env;
@@ -26,7 +27,13 @@ export default async function setup(project: TestProject) {
   const privateDir = mongoUrl ? undefined : mkdtempSync(join(tmpdir(), "agn-test-mongo-"));
   const mongo = privateDir
     ? await startMongo({ url: `mongodb://127.0.0.1:${await freePort()}/agentnet_test`, dataDir: privateDir })
-    : await ensureMongo({ url: mongoUrl ?? "", dataDir: join(findRepoRoot(), ".data", "test") });
+    : await ensureMongo({
+        url: mongoUrl ?? "",
+        dataDir: join(findRepoRoot(), ".data", "test"),
+        // The operator named this server (or it is this run's container): tests use it even
+        // without a login. A server this run starts requires one, and its URL carries it.
+        reuseUnauthenticated: true,
+      });
   started.push(mongo);
   const runDir = mkdtempSync(join(tmpdir(), "agn-test-run-"));
   project.provide("runDir", runDir);

@@ -7,6 +7,7 @@ import {
   ensureNats,
   findRepoRoot,
   localBusCredentials,
+  redactMongoUrl,
 } from "@agentnet/local-backends";
 import { busCredentialsFile, localDataDir } from "../bus-credentials";
 import type { CliEnv } from "../env";
@@ -61,10 +62,14 @@ export async function up(env: CliEnv, print: (line: string) => void): Promise<nu
     print(
       `${pad("nats")}${nats.url} (${nats.origin === "started" ? `started ${nats.engine}` : "already running"}${nats.note ? `; ${nats.note}` : ""})`,
     );
-    const mongo = await ensureMongo({ url: env.MONGO_URL, dataDir });
+    const mongo = await ensureMongo({
+      url: env.MONGO_URL,
+      dataDir,
+      reuseUnauthenticated: env.AGN_MONGO_REUSE_UNAUTHENTICATED,
+    });
     backends.push(mongo);
     print(
-      `${pad("mongodb")}${mongo.url} (${mongo.origin === "started" ? `started ${mongo.engine}` : "already running"})`,
+      `${pad("mongodb")}${redactMongoUrl(mongo.url)} (${mongo.origin === "started" ? `started ${mongo.engine}` : "already running"}${mongo.note ? `; ${mongo.note}` : ""})`,
     );
 
     const builtDashboard = join(root, "apps", "dashboard", "dist");
