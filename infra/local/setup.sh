@@ -8,6 +8,8 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
 tools="$root/.data/tools"
 mkdir -p "$tools"
+# The stack's data (credentials, sealing key, databases, logs) is this user's alone.
+chmod 700 "$root/.data"
 say() { echo "setup: $*" >&2; }
 
 # pnpm, at the version package.json pins.
