@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { Id, Timestamp } from "./common";
+import { Email, Id, ResourceName, Timestamp } from "./common";
+import { MAX_ID_LIST, MAX_SETTING_TEXT_LENGTH } from "./sizes";
 
 /** A CIDR block such as `100.64.0.0/10` or `fd00:1234::/64`. */
 const cidr = (family: 4 | 6) =>
@@ -27,6 +28,12 @@ export type AccountExtraSettings = z.infer<typeof AccountExtraSettings>;
 
 export const DashboardFeatures = z.object({ agent_network: z.boolean().optional() });
 export type DashboardFeatures = z.infer<typeof DashboardFeatures>;
+
+// What a PUT may write; the reply reads stored settings unbounded, so older ones still read.
+const SettingText = z
+  .string()
+  .max(MAX_SETTING_TEXT_LENGTH, `must be at most ${MAX_SETTING_TEXT_LENGTH} characters`);
+const SettingList = z.array(SettingText).max(MAX_ID_LIST, `at most ${MAX_ID_LIST} entries`);
 
 const settingsShape = {
   peer_login_expiration_enabled: z.boolean(),
@@ -68,7 +75,16 @@ export type AccountSettings = z.infer<typeof AccountSettings>;
  * well-formed but refused (422), see `agentNetworkOnlyError`. `embedded_idp_enabled` and `local_auth_disabled` are read-only:
  * they are accepted and ignored (stripped), so a client can send back what it read.
  */
-export const AccountSettingsUpdate = z.object(settingsShape);
+export const AccountSettingsUpdate = z.object({
+  ...settingsShape,
+  jwt_groups_claim_name: SettingText.optional(),
+  jwt_allow_groups: SettingList.optional(),
+  dns_domain: SettingText.optional(),
+  peer_expose_groups: SettingList,
+  extra: AccountExtraSettings.extend({ network_traffic_logs_groups: SettingList }).optional(),
+  auto_update_version: SettingText.optional(),
+  ipv6_enabled_groups: SettingList.optional(),
+});
 export type AccountSettingsUpdate = z.infer<typeof AccountSettingsUpdate>;
 
 export const AccountOnboarding = z.object({
@@ -97,8 +113,8 @@ export type UpdateAccountBody = z.infer<typeof UpdateAccountBody>;
 
 /** `agentnet bootstrap`: a new account with its first owner and that owner's first token. */
 export const BootstrapAccountBody = z.object({
-  email: z.email(),
-  name: z.string().min(1).max(200).optional(),
+  email: Email,
+  name: ResourceName.optional(),
 });
 export type BootstrapAccountBody = z.infer<typeof BootstrapAccountBody>;
 

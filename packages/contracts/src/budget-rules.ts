@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { Id, ResourceName, ResourceTimestamps } from "./common";
-import { Limits } from "./limits";
+import { Id, IdList, ResourceName, ResourceTimestamps } from "./common";
+import { Limits, LimitsBody } from "./limits";
 
 /**
  * Account-level caps on groups and users. Empty target_groups together with empty
@@ -31,9 +31,9 @@ export const capsSomething = (limits: Limits): boolean =>
 export const BudgetRuleBody = z.object({
   name: ResourceName,
   enabled: z.boolean().default(true),
-  target_groups: z.array(Id).default([]),
-  target_users: z.array(Id).default([]),
-  limits: Limits,
+  target_groups: IdList.default([]),
+  target_users: IdList.default([]),
+  limits: LimitsBody,
 });
 export type BudgetRuleBody = z.infer<typeof BudgetRuleBody>;
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { Id } from "./common";
+import { MAX_API_KEY_LENGTH, MAX_HEADER_NAME_LENGTH, MAX_RATE_PER_1K, MAX_URL_LENGTH } from "./sizes";
 
 /** Catalog ids are `<vendor>_api`, plus `custom` for any OpenAI-compatible upstream. */
 export const CatalogProviderId = z
@@ -10,16 +11,25 @@ export type CatalogProviderId = z.infer<typeof CatalogProviderId>;
 /** An HTTP header field name (RFC 9110 token), so it can never smuggle a second header line. */
 export const HttpHeaderName = z
   .string()
+  .max(MAX_HEADER_NAME_LENGTH, `must be at most ${MAX_HEADER_NAME_LENGTH} characters`)
   .regex(/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/, "must be a valid HTTP header name");
 
 /** An absolute http(s) URL. Localhost and IP hosts are allowed: custom upstreams live there. */
-export const UpstreamUrl = z.url({
-  protocol: /^https?$/,
-  error: "must be an absolute http:// or https:// URL",
-});
+export const UpstreamUrl = z
+  .url({ protocol: /^https?$/, error: "must be an absolute http:// or https:// URL" })
+  .max(MAX_URL_LENGTH, `must be at most ${MAX_URL_LENGTH} characters`);
 
-/** USD per 1000 tokens. */
-export const RatePer1k = z.number().min(0);
+/** USD per 1000 tokens, from 0 to MAX_RATE_PER_1K. */
+export const RatePer1k = z
+  .number()
+  .min(0)
+  .max(MAX_RATE_PER_1K, `must be at most ${MAX_RATE_PER_1K} (USD per 1000 tokens)`);
+
+/** An upstream credential, write-only. */
+export const ApiKey = z
+  .string()
+  .min(1, "api_key must not be empty")
+  .max(MAX_API_KEY_LENGTH, `api_key must be at most ${MAX_API_KEY_LENGTH} characters`);
 
 const ModelRates = {
   input_per_1k: RatePer1k,
@@ -150,7 +160,7 @@ export const DiscoverModelsBody = z
   .object({
     catalog_provider_id: CatalogProviderId,
     upstream_url: UpstreamUrl.optional(),
-    api_key: z.string().min(1).optional(),
+    api_key: ApiKey.optional(),
     provider_id: Id.optional(),
   })
   .superRefine((body, ctx) => {

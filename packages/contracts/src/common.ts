@@ -1,4 +1,12 @@
 import { z } from "zod";
+import {
+  MAX_DESCRIPTION_LENGTH,
+  MAX_EMAIL_LENGTH,
+  MAX_ID_LIST,
+  MAX_MODEL_LENGTH,
+  MAX_NAME_LENGTH,
+} from "./sizes";
+import { displayText } from "./text";
 
 /** Opaque resource id. */
 export const Id = z.string().min(1).max(128);
@@ -59,25 +67,30 @@ export const SealedSecret = z.object({
 });
 export type SealedSecret = z.infer<typeof SealedSecret>;
 
-/** Whether `text` holds a control character (C0, DEL, C1) other than those in `allowed`. */
-const hasControlCharacter = (text: string, allowed = ""): boolean => {
-  for (const character of text) {
-    const code = character.codePointAt(0) ?? 0;
-    if ((code <= 0x1f || (code >= 0x7f && code <= 0x9f)) && !allowed.includes(character)) return true;
-  }
-  return false;
-};
-
-/** A name of a resource (group, provider, policy, token, ...): 1–200 characters, no control characters. */
+/** A name of a resource (group, provider, policy, token, ...): 1–200 characters of display text. */
 export const ResourceName = z
   .string()
   .trim()
   .min(1, "name must not be empty")
-  .max(200, "name must be at most 200 characters")
-  .refine((name) => !hasControlCharacter(name), "name must not contain control characters");
+  .max(MAX_NAME_LENGTH, `name must be at most ${MAX_NAME_LENGTH} characters`)
+  .superRefine(displayText("name"));
 
 /** Free text a person writes about a resource: up to 2,000 characters, line breaks and tabs allowed. */
 export const Description = z
   .string()
-  .max(2_000, "description must be at most 2000 characters")
-  .refine((text) => !hasControlCharacter(text, "\t\n\r"), "description must not contain control characters");
+  .max(MAX_DESCRIPTION_LENGTH, `description must be at most ${MAX_DESCRIPTION_LENGTH} characters`)
+  .superRefine(displayText("description", "\t\n\r"));
+
+/** A model name as written in a provider's model list or an allowlist: 1–256 characters of display text. */
+export const ModelName = z
+  .string()
+  .trim()
+  .min(1, "model must not be empty")
+  .max(MAX_MODEL_LENGTH, `model must be at most ${MAX_MODEL_LENGTH} characters`)
+  .superRefine(displayText("model"));
+
+/** A list of ids in a body: at most MAX_ID_LIST of them. */
+export const IdList = z.array(Id).max(MAX_ID_LIST, `at most ${MAX_ID_LIST} ids`);
+
+/** An email address in a body. */
+export const Email = z.email().max(MAX_EMAIL_LENGTH, `email must be at most ${MAX_EMAIL_LENGTH} characters`);

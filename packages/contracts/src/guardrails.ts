@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { Description, Id, ResourceName, ResourceTimestamps } from "./common";
+import { Description, Id, ModelName, ResourceName, ResourceTimestamps } from "./common";
+import { MAX_MODELS } from "./sizes";
 
 /**
  * Only the listed catalog model ids may be requested. Enabled with an empty list denies
@@ -33,10 +34,17 @@ export const Guardrail = z.object({
 });
 export type Guardrail = z.infer<typeof Guardrail>;
 
+/** Checks as a body writes them: the allowlist holds at most MAX_MODELS bounded model names. */
+const GuardrailChecksBody = GuardrailChecks.extend({
+  model_allowlist: ModelAllowlistCheck.extend({
+    models: z.array(ModelName).max(MAX_MODELS, `at most ${MAX_MODELS} models`),
+  }),
+});
+
 /** POST and PUT body (PUT replaces the whole guardrail). */
 export const GuardrailBody = z.object({
   name: ResourceName,
   description: Description.default(""),
-  checks: GuardrailChecks,
+  checks: GuardrailChecksBody,
 });
 export type GuardrailBody = z.infer<typeof GuardrailBody>;

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { Description, Id, ResourceName, ResourceTimestamps } from "./common";
-import { Limits } from "./limits";
+import { Description, Id, IdList, ResourceName, ResourceTimestamps } from "./common";
+import { Limits, LimitsBody } from "./limits";
 
 /** Binds source groups to destination providers, optionally with guardrails and caps. */
 export const Policy = z.object({
@@ -25,10 +25,10 @@ export const PolicyBody = z.object({
   name: ResourceName,
   description: Description.default(""),
   enabled: z.boolean().default(true),
-  source_groups: z.array(Id).min(1, "at least one source group is required"),
-  destination_provider_ids: z.array(Id).min(1, "at least one destination provider is required"),
-  guardrail_ids: z.array(Id).default([]),
+  source_groups: IdList.min(1, "at least one source group is required"),
+  destination_provider_ids: IdList.min(1, "at least one destination provider is required"),
+  guardrail_ids: IdList.default([]),
   /** Omitted means the policy sets no caps of its own (budget rules still apply). */
-  limits: Limits.optional(),
+  limits: LimitsBody.optional(),
 });
 export type PolicyBody = z.infer<typeof PolicyBody>;

@@ -1,6 +1,10 @@
 import { z } from "zod";
-import { CatalogProviderId, HttpHeaderName, RatePer1k, UpstreamUrl } from "./catalog";
-import { Id, ResourceName, ResourceTimestamps } from "./common";
+import { ApiKey, CatalogProviderId, HttpHeaderName, RatePer1k, UpstreamUrl } from "./catalog";
+import { Id, ModelName, ResourceName, ResourceTimestamps } from "./common";
+import { MAX_EXTRA_VALUES, MAX_HEADER_VALUE_LENGTH, MAX_MODELS } from "./sizes";
+
+// Replies read rows as stored: one stored before rates were bounded must still read.
+const StoredRate = z.number().min(0);
 
 /**
  * A priced model row. The three cache rates are optional: omitted inherits the catalog
@@ -8,40 +12,58 @@ import { Id, ResourceName, ResourceTimestamps } from "./common";
  */
 export const ProviderModel = z.object({
   id: z.string().trim().min(1),
-  input_per_1k: RatePer1k,
-  output_per_1k: RatePer1k,
+  input_per_1k: StoredRate,
+  output_per_1k: StoredRate,
   /** OpenAI shape: cached prompt tokens, a subset of input tokens. */
-  cached_input_per_1k: RatePer1k.optional(),
+  cached_input_per_1k: StoredRate.optional(),
   /** Anthropic shape: cache-read tokens, additive to input tokens. */
-  cache_read_per_1k: RatePer1k.optional(),
+  cache_read_per_1k: StoredRate.optional(),
   /** Anthropic shape: cache-creation tokens, additive to input tokens. */
-  cache_creation_per_1k: RatePer1k.optional(),
+  cache_creation_per_1k: StoredRate.optional(),
 });
 export type ProviderModel = z.infer<typeof ProviderModel>;
 
-// Two rows for one model would make its price ambiguous.
-const ProviderModels = z.array(ProviderModel).superRefine((models, ctx) => {
-  const seen = new Set<string>();
-  models.forEach((model, index) => {
-    if (seen.has(model.id)) {
-      ctx.addIssue({ code: "custom", path: [index, "id"], message: `duplicate model id ${model.id}` });
-    }
-    seen.add(model.id);
-  });
+/** A model row as a body writes it: a bounded model name and every rate at most MAX_RATE_PER_1K. */
+export const ProviderModelBody = z.object({
+  id: ModelName,
+  input_per_1k: RatePer1k,
+  output_per_1k: RatePer1k,
+  cached_input_per_1k: RatePer1k.optional(),
+  cache_read_per_1k: RatePer1k.optional(),
+  cache_creation_per_1k: RatePer1k.optional(),
 });
+export type ProviderModelBody = z.infer<typeof ProviderModelBody>;
+
+// Two rows for one model would make its price ambiguous.
+const ProviderModels = z
+  .array(ProviderModelBody)
+  .max(MAX_MODELS, `at most ${MAX_MODELS} models`)
+  .superRefine((models, ctx) => {
+    const seen = new Set<string>();
+    models.forEach((model, index) => {
+      if (seen.has(model.id)) {
+        ctx.addIssue({ code: "custom", path: [index, "id"], message: `duplicate model id ${model.id}` });
+      }
+      seen.add(model.id);
+    });
+  });
 
 // Header values are stamped onto upstream requests: a line break would inject a header.
-const HeaderValue = z.string().regex(/^[^\r\n\0]*$/, "must not contain line breaks or NUL");
+const HeaderValue = z
+  .string()
+  .max(MAX_HEADER_VALUE_LENGTH, `must be at most ${MAX_HEADER_VALUE_LENGTH} characters`)
+  .regex(/^[^\r\n\0]*$/, "must not contain line breaks or NUL");
 
 /** Values for catalog-declared extra headers, keyed by header name. */
-export const ExtraValues = z.record(HttpHeaderName, HeaderValue);
+export const ExtraValues = z
+  .record(HttpHeaderName, HeaderValue)
+  .refine((values) => Object.keys(values).length <= MAX_EXTRA_VALUES, {
+    message: `at most ${MAX_EXTRA_VALUES} extra headers`,
+  });
 export type ExtraValues = z.infer<typeof ExtraValues>;
 
 /** A wire header name for identity stamping; empty disables stamping for that dimension. */
 const IdentityHeaderName = z.union([z.literal(""), HttpHeaderName]);
-
-/** The upstream credential, write-only. */
-const ApiKey = z.string().min(1, "api_key must not be empty");
 
 /** Response shape. There is deliberately no api_key: parsing a stored record strips it. */
 export const Provider = z.object({

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { Timestamp } from "./common";
+import { MAX_RETENTION_DAYS } from "./sizes";
 
 const MAX_HOSTNAME_LENGTH = 253;
 // RFC 1123 labels: 1-63 of a-z0-9 and inner hyphens, dot-separated, no trailing dot.
@@ -56,6 +57,12 @@ export const unconfiguredSettings = (): Settings => ({
   ...DEFAULT_SETTINGS,
 });
 
+/** Days a body may set: 0 or less keeps rows forever, so a century is far beyond any real need. */
+const RetentionDays = z
+  .number()
+  .int()
+  .max(MAX_RETENTION_DAYS, `must be at most ${MAX_RETENTION_DAYS} days (0 or less keeps rows forever)`);
+
 // An empty string counts as "not given": GET answers "" for both before bootstrap, so a
 // client that echoes that body back with one field filled in must not trip the hostname check.
 const OptionalHostname = z
@@ -78,7 +85,7 @@ export const CreateSettingsBody = z.object({
   enable_log_collection: z.boolean().default(DEFAULT_SETTINGS.enable_log_collection),
   enable_prompt_collection: z.boolean().default(DEFAULT_SETTINGS.enable_prompt_collection),
   redact_pii: z.boolean().default(DEFAULT_SETTINGS.redact_pii),
-  access_log_retention_days: z.number().int().default(DEFAULT_SETTINGS.access_log_retention_days),
+  access_log_retention_days: RetentionDays.default(DEFAULT_SETTINGS.access_log_retention_days),
 });
 export type CreateSettingsBody = z.infer<typeof CreateSettingsBody>;
 
@@ -108,6 +115,6 @@ export const UpdateSettingsBody = z.object({
   enable_log_collection: z.boolean(),
   enable_prompt_collection: z.boolean(),
   redact_pii: z.boolean(),
-  access_log_retention_days: z.number().int(),
+  access_log_retention_days: RetentionDays,
 });
 export type UpdateSettingsBody = z.infer<typeof UpdateSettingsBody>;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Id, ResourceName, Role, Timestamp } from "./common";
+import { Email, Id, IdList, ResourceName, Role, Timestamp } from "./common";
 
 /** NetBird's user resource, trimmed to what an LLM gateway's users need. Group membership is `auto_groups`. */
 export const User = z.object({
@@ -20,17 +20,17 @@ export const User = z.object({
 export type User = z.infer<typeof User>;
 
 export const CreateUserBody = z.object({
-  email: z.email().transform((email) => email.toLowerCase()),
+  email: Email.transform((email) => email.toLowerCase()),
   name: ResourceName.optional(),
   role: Role.default("user"),
-  auto_groups: z.array(Id).default([]),
+  auto_groups: IdList.default([]),
   is_service_user: z.boolean().default(false),
 });
 export type CreateUserBody = z.infer<typeof CreateUserBody>;
 
 export const UpdateUserBody = z.object({
   role: Role,
-  auto_groups: z.array(Id),
+  auto_groups: IdList,
   is_blocked: z.boolean().default(false),
   name: ResourceName.optional(),
 });

@@ -1,0 +1,62 @@
+/**
+ * How long or how many each caller-supplied value may be. Everything bounded here reaches an
+ * event, a bus message or a stored row, where one oversized value can break a whole message (NATS
+ * refuses a payload over 1 MiB) or every read of an account. The spec sets no limits, so each is
+ * far above real use; docs/API.md "Limits" lists them. Replies stay unbounded: a row stored before
+ * a bound existed must still read.
+ */
+
+/** Resource names: groups, users, tokens, providers, policies, guardrails, budget rules. */
+export const MAX_NAME_LENGTH = 200;
+
+/** Free text a person writes about a resource. */
+export const MAX_DESCRIPTION_LENGTH = 2_000;
+
+/** A model name, in a request to the proxy, a provider's model list or an allowlist; vendor ids are under 100. */
+export const MAX_MODEL_LENGTH = 256;
+
+/** Rows of a provider's model list, and entries of a guardrail's allowlist; vendors list a few hundred. */
+export const MAX_MODELS = 10_000;
+
+/** A request's session id (x-session-id and the other session headers, or Claude Code's metadata). */
+export const MAX_SESSION_ID_LENGTH = 256;
+
+/** Ids in one list: a policy's groups, providers and guardrails, a rule's targets, a user's groups. */
+export const MAX_ID_LIST = 1_000;
+
+/** An upstream URL. */
+export const MAX_URL_LENGTH = 2_048;
+
+/** An email address (RFC 5321's longest path). */
+export const MAX_EMAIL_LENGTH = 254;
+
+/** A provider's upstream credential; a cloud access token is a few kilobytes at most. */
+export const MAX_API_KEY_LENGTH = 16_384;
+
+/** An HTTP header name a provider configures (identity stamping, extra headers). */
+export const MAX_HEADER_NAME_LENGTH = 256;
+
+/** A value of a provider's extra headers. */
+export const MAX_HEADER_VALUE_LENGTH = 8_192;
+
+/** Extra headers on one provider; the catalog declares at most a handful per vendor. */
+export const MAX_EXTRA_VALUES = 64;
+
+/** Free-form account settings text (JWT claim name, DNS domain, version) and each entry of their lists. */
+export const MAX_SETTING_TEXT_LENGTH = 256;
+
+/**
+ * Highest price, in USD per 1000 tokens, of any rate a provider's model row sets: 160 times the
+ * dearest model ever listed (o1-pro output, $0.60). It keeps one request's cost, at every token
+ * count packages/pricing bills (MAX_BILLABLE_TOKENS), inside its exact range of about $9 million.
+ */
+export const MAX_RATE_PER_1K = 100;
+
+/** Highest USD cap of a limit, per group or user and window; well inside pricing's exact range. */
+export const MAX_CAP_USD = 5_000_000;
+
+/** Longest window of a limit: ten years. */
+export const MAX_WINDOW_SECONDS = 10 * 365 * 86_400;
+
+/** Longest access-log retention: a century (0 or less keeps rows forever). */
+export const MAX_RETENTION_DAYS = 36_500;
