@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type CostBreakdown, computeCost, sumCosts, zeroCost } from "./cost";
+import { type CostBreakdown, computeCost, MAX_BILLABLE_TOKENS, sumCosts, zeroCost } from "./cost";
 import { type EffectiveRates, resolveRates } from "./rates";
 
 // gpt-4o list prices: $2.50 / $1.25 cached / $10 per million tokens.
@@ -180,6 +180,37 @@ describe("computeCost edge cases", () => {
     // Half a nano rounds up: 1 token at $0.0005 per million is 0.5 nano.
     const tiny = resolveRates(undefined, { input_per_1k: 0.0000005, output_per_1k: 0 });
     expect(computeCost({ input_tokens: 1, output_tokens: 0 }, tiny, "openai").cost_nanos).toBe(1);
+  });
+
+  it("bills at most MAX_BILLABLE_TOKENS of each kind, whatever an upstream reports", () => {
+    const cost = computeCost({ input_tokens: 1e12, output_tokens: 1e300 }, gpt4o, "openai");
+    expect(cost).toEqual(
+      computeCost({ input_tokens: MAX_BILLABLE_TOKENS, output_tokens: MAX_BILLABLE_TOKENS }, gpt4o, "openai"),
+    );
+  });
+
+  // $100 per 1k tokens is the highest rate a body may set (MAX_RATE_PER_1K in packages/contracts).
+  it("stays exact at $100 per 1k with every kind of token at its most, in both shapes", () => {
+    const highest = resolveRates(
+      {
+        input_per_1k: 100,
+        output_per_1k: 100,
+        cached_input_per_1k: 100,
+        cache_read_per_1k: 100,
+        cache_creation_per_1k: 100,
+      },
+      undefined,
+    );
+    const most = {
+      input_tokens: MAX_BILLABLE_TOKENS,
+      output_tokens: MAX_BILLABLE_TOKENS,
+      cached_input_tokens: MAX_BILLABLE_TOKENS,
+      cache_creation_tokens: MAX_BILLABLE_TOKENS,
+      cache_creation_1h_tokens: MAX_BILLABLE_TOKENS,
+    };
+    // 16M input + 16M reads + 16M 1-hour writes at 1.6× + 16M output, at $0.10 a token.
+    expect(computeCost(most, highest, "anthropic").cost_usd).toBe(7_360_000);
+    expect(computeCost(most, highest, "openai").cost_usd).toBe(3_200_000);
   });
 
   it("prices a million-token request exactly", () => {

@@ -50,9 +50,21 @@ export type CostBreakdown = {
 
 type Parts = { input: bigint; cachedInput: bigint; cacheCreation: bigint; output: bigint };
 
+/**
+ * The most tokens of one kind (input, cache read, cache write, output) a request is billed for:
+ * above every model's context window (10 million at most today). An upstream reporting more is
+ * broken, and reading its count as this keeps every cost exact: at the highest rate a body may set
+ * ($100 per 1k tokens, MAX_RATE_PER_1K in packages/contracts), the four kinds, a 1-hour cache write
+ * at 1.6×, cost at most 4.6 × 16,000,000 × $0.10 = $7.36 million, inside the ±2^53 nano-USD
+ * (about $9 million) a number holds exactly.
+ */
+export const MAX_BILLABLE_TOKENS = 16_000_000;
+
 /** Upstream counts are trusted to be small integers but never to be sane: NaN, negatives → 0. */
 const tokens = (value: number | undefined): number =>
-  value === undefined || !Number.isFinite(value) || value <= 0 ? 0 : Math.floor(value);
+  value === undefined || !Number.isFinite(value) || value <= 0
+    ? 0
+    : Math.min(Math.floor(value), MAX_BILLABLE_TOKENS);
 
 const breakdown = ({ input, cachedInput, cacheCreation, output }: Parts): CostBreakdown => {
   const cache = cachedInput + cacheCreation;
@@ -78,7 +90,9 @@ const breakdown = ({ input, cachedInput, cacheCreation, output }: Parts): CostBr
  * and cache_cost are sums of the rounded components, so they always add up.
  *
  * OpenAI shape: cached_input_tokens larger than input_tokens is clamped to input_tokens, and
- * cache_creation_tokens are ignored (OpenAI-shape vendors do not charge for cache writes).
+ * cache_creation_tokens are ignored (OpenAI-shape vendors do not charge for cache writes). Each
+ * count is read as at most MAX_BILLABLE_TOKENS, so with rates up to $100 per 1k it never throws;
+ * a higher rate can exceed the exact range (RangeError), which is why bodies cannot set one.
  */
 export const computeCost = (usage: TokenUsage, rates: EffectiveRates, shape: CostShape): CostBreakdown => {
   const input = tokens(usage.input_tokens);
