@@ -18,11 +18,13 @@ import { newId } from "@agentnet/service-kit";
 import {
   accessLogCount,
   insertEvents,
+  previewChars,
   readAccessLogPage,
   readSessionPage,
   readUsageBreakdown,
   readUsageOverview,
   readUsageSeries,
+  replyBudget,
   rollHours,
   sessionCount,
 } from "@agentnet/telemetry/store";
@@ -80,10 +82,19 @@ async function time(label: string, run: () => Promise<unknown>) {
   );
 }
 
+/** The reply budget of nats-server's default max_payload (1 MiB), as the handlers size pages. */
+const budget = replyBudget(1024 * 1024);
+
 /** What the access-logs handler does: count alongside the page. */
 const logsPage = (filters: Parameters<typeof accessLogCount.run>[1]) => {
   const total = accessLogCount.run(warehouse, filters).then((rows) => rows[0]?.total ?? 0);
-  const page = { sort_by: "timestamp" as const, sort_order: "descending" as const, limit: 50, offset: 0 };
+  const page = {
+    sort_by: "timestamp" as const,
+    sort_order: "descending" as const,
+    limit: 50,
+    offset: 0,
+    preview_chars: previewChars(budget, 50),
+  };
   return Promise.all([readAccessLogPage(warehouse, { ...filters, ...page }, total), total]);
 };
 
@@ -96,6 +107,7 @@ const sessionsPage = (filters: Parameters<typeof sessionCount.run>[1]) =>
       sort_order: "descending",
       limit: 50,
       offset: 0,
+      budget,
     }),
     sessionCount.run(warehouse, filters),
   ]);

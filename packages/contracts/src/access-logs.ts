@@ -55,6 +55,17 @@ export const AccessLogEntry = z.object({
 });
 export type AccessLogEntry = z.infer<typeof AccessLogEntry>;
 
+/**
+ * An entry as the reads answer it. Every answer is one bus message, so a list carries a preview of
+ * each captured text (docs/API.md, "Prompt previews"); a text cut short is flagged, and
+ * `GET /access-logs/{logId}` answers it whole. Only present (true) when cut.
+ */
+export const AccessLogEntryView = AccessLogEntry.extend({
+  request_prompt_truncated: z.boolean().optional(),
+  response_completion_truncated: z.boolean().optional(),
+});
+export type AccessLogEntryView = z.infer<typeof AccessLogEntryView>;
+
 /** Requests without a session id each form their own singleton session. */
 export const AccessLogSession = z.object({
   session_id: z.string(),
@@ -68,7 +79,8 @@ export const AccessLogSession = z.object({
   providers: z.array(z.string()),
   models: z.array(z.string()),
   decision: z.string(),
-  entries: z.array(AccessLogEntry),
+  /** The first entries, oldest first, as many as fit the answer; request_count tells how many there are. */
+  entries: z.array(AccessLogEntryView),
 });
 export type AccessLogSession = z.infer<typeof AccessLogSession>;
 
@@ -92,7 +104,7 @@ export type Paginated<T> = {
   total_pages: number;
 };
 
-export const AccessLogPage = Paginated(AccessLogEntry);
+export const AccessLogPage = Paginated(AccessLogEntryView);
 export type AccessLogPage = z.infer<typeof AccessLogPage>;
 export const AccessLogSessionPage = Paginated(AccessLogSession);
 export type AccessLogSessionPage = z.infer<typeof AccessLogSessionPage>;

@@ -1,5 +1,11 @@
 import { z } from "zod";
-import { AccessLogPage, AccessLogQuery, AccessLogSessionPage, AccessLogSessionQuery } from "./access-logs";
+import {
+  AccessLogEntryView,
+  AccessLogPage,
+  AccessLogQuery,
+  AccessLogSessionPage,
+  AccessLogSessionQuery,
+} from "./access-logs";
 import { Id, Timestamp } from "./common";
 import { byCaller, endpoint } from "./subjects";
 import { UsageBreakdown, UsageBreakdownQuery, UsageOverview, UsageQuery, UsageSeries } from "./usage";
@@ -10,6 +16,8 @@ import { UsageBreakdown, UsageBreakdownQuery, UsageOverview, UsageQuery, UsageSe
  */
 export const Telemetry = {
   accessLogs: endpoint("agn.telemetry.access_logs", byCaller({ query: AccessLogQuery }), AccessLogPage),
+  /** Not in the spec: one entry with its texts whole, where the lists carry previews. */
+  accessLog: endpoint("agn.telemetry.access_log", byCaller({ log_id: Id }), AccessLogEntryView),
   sessions: endpoint(
     "agn.telemetry.sessions",
     byCaller({ query: AccessLogSessionQuery }),

@@ -8,13 +8,14 @@ import {
   UsageQuery,
 } from "@agentnet/contracts";
 import { Router } from "express";
-import { mount, type RouteSpec } from "../http/route";
+import { mount, param, type RouteSpec } from "../http/route";
 
 /**
- * Spec endpoints 1-3 (access logs, sessions, usage overview) and, beyond the spec, the usage
- * series and breakdown (docs/API.md, "Usage analytics"). Open to every member: a caller without
- * the account-wide grant is scoped to their own requests by telemetry, not refused here. A
- * malformed query (page_size over 100, unknown sort_by or by, bad date) is a ZodError, so 400.
+ * Spec endpoints 1-3 (access logs, sessions, usage overview) and, beyond the spec, one entry by id
+ * (docs/API.md, "Prompt previews") and the usage series and breakdown (docs/API.md, "Usage
+ * analytics"). Open to every member: a caller without the account-wide grant is scoped to their
+ * own requests by telemetry, not refused here (another's entry is a 404). A malformed query
+ * (page_size over 100, unknown sort_by or by, bad date) is a ZodError, so 400.
  */
 export function telemetryRoutes(nc: NatsConnection, timeoutMs: number): Router {
   const router = Router();
@@ -27,6 +28,14 @@ export function telemetryRoutes(nc: NatsConnection, timeoutMs: number): Router {
     access: "member",
     endpoint: Telemetry.accessLogs,
     toRequest: (req, caller) => ({ caller, query: AccessLogQuery.parse(req.query) }),
+  });
+  add({
+    method: "get",
+    path: "/agent-network/access-logs/:logId",
+    summary: "Get one access-log entry, its prompt and completion whole (beyond the spec)",
+    access: "member",
+    endpoint: Telemetry.accessLog,
+    toRequest: (req, caller) => ({ caller, log_id: param(req, "logId") }),
   });
   add({
     method: "get",

@@ -1,9 +1,10 @@
-import { type Handler, serve } from "@agentnet/bus";
-import { type Endpoint, QUEUE, Telemetry } from "@agentnet/contracts";
+import { type Handler, maxPayloadOf, serve } from "@agentnet/bus";
+import { AppError, type Endpoint, notFound, QUEUE, Telemetry } from "@agentnet/contracts";
 import { pageOffset, toPage } from "../domain/pages";
+import { fitEntries, fitEntry, fitSessions, previewChars, replyBudget } from "../domain/reply-budget";
 import { scopeToCaller } from "../domain/scope";
 import { sessionDecision, sessionSortColumn } from "../domain/sessions";
-import { accessLogCount, readAccessLogPage } from "../store/access-logs";
+import { accessLogCount, accessLogEntry, readAccessLogPage } from "../store/access-logs";
 import { readUsageBreakdown, readUsageSeries } from "../store/analytics";
 import { readSessionPage } from "../store/session-page";
 import { sessionCount } from "../store/sessions";
@@ -12,8 +13,19 @@ import type { TelemetryContext } from "./context";
 import type { SettingsReader } from "./settings";
 
 /**
- * The three spec reads (endpoints 1-3) and the usage analytics beyond the spec (series and
- * breakdown), each scoped to the caller before any query runs.
+ * Only entries whose fields besides their texts are huge (model names of many kilobytes) can
+ * outgrow their share of a reply (domain/reply-budget.ts); a smaller page gives each a larger one.
+ */
+const pageTooLarge = (items: string) =>
+  new AppError(
+    413,
+    "payload_too_large",
+    `this page's ${items} are too large to answer at once, even with prompts cut; ask for a smaller page_size`,
+  );
+
+/**
+ * The three spec reads (endpoints 1-3), one entry by id, and the usage analytics beyond the spec
+ * (series and breakdown), each scoped to the caller before any query runs.
  */
 export function registerReadHandlers(ctx: TelemetryContext, settings: SettingsReader) {
   const { warehouse } = ctx;
@@ -28,22 +40,51 @@ export function registerReadHandlers(ctx: TelemetryContext, settings: SettingsRe
   // dashboard shows "no entries" and the usage overview still has the numbers.
   const logsAvailable = async (caller: Parameters<SettingsReader["get"]>[0]) =>
     (await settings.get(caller)).enable_log_collection;
+  // Read per answer: after a reconnect the server may be another one, with another limit.
+  const budget = () => replyBudget(maxPayloadOf(ctx.nc));
 
   handle(Telemetry.accessLogs, async ({ caller, query }) => {
     if (!(await logsAvailable(caller))) return toPage([], query.page, query.page_size, 0);
     const filters = { ...scopeToCaller(caller, query), account_id: caller.account_id };
     const total = accessLogCount.run(warehouse, filters).then((rows) => rows[0]?.total ?? 0);
-    const entries = await readAccessLogPage(
+    const room = budget();
+    const rows = await readAccessLogPage(
       warehouse,
-      { ...filters, limit: query.page_size, offset: pageOffset(query.page, query.page_size) },
+      {
+        ...filters,
+        limit: query.page_size,
+        offset: pageOffset(query.page, query.page_size),
+        preview_chars: previewChars(room, query.page_size),
+      },
       total,
     );
+    const { entries } = fitEntries(rows, room);
+    if (entries.length < rows.length) throw pageTooLarge("entries");
     return toPage(entries, query.page, query.page_size, await total);
+  });
+
+  // Members read only their own entries: another's is as absent as one that never was (404).
+  handle(Telemetry.accessLog, async ({ caller, log_id }) => {
+    if (!(await logsAvailable(caller))) throw notFound("access log entry");
+    const scoped = { ...scopeToCaller(caller, {}), account_id: caller.account_id, id: log_id };
+    const [stored] = await accessLogEntry.run(warehouse, scoped);
+    if (!stored) throw notFound("access log entry");
+    const room = budget();
+    const { entry, bytes } = fitEntry(stored, room);
+    if (bytes > room) {
+      throw new AppError(
+        413,
+        "payload_too_large",
+        "this entry is too large to answer, even with its texts cut",
+      );
+    }
+    return entry;
   });
 
   handle(Telemetry.sessions, async ({ caller, query }) => {
     if (!(await logsAvailable(caller))) return toPage([], query.page, query.page_size, 0);
     const filters = { ...scopeToCaller(caller, query), account_id: caller.account_id };
+    const room = budget();
     const [sessions, counted] = await Promise.all([
       readSessionPage(warehouse, {
         ...filters,
@@ -51,13 +92,18 @@ export function registerReadHandlers(ctx: TelemetryContext, settings: SettingsRe
         sort_order: query.sort_order,
         limit: query.page_size,
         offset: pageOffset(query.page, query.page_size),
+        budget: room,
       }),
       sessionCount.run(warehouse, filters),
     ]);
-    const data = sessions.map(({ singleton_id, denied_entries, ...session }) => ({
-      ...session,
-      decision: sessionDecision(denied_entries),
-    }));
+    const data = fitSessions(
+      sessions.map(({ singleton_id, denied_entries, ...session }) => ({
+        ...session,
+        decision: sessionDecision(denied_entries),
+      })),
+      room,
+    );
+    if (!data) throw pageTooLarge("sessions");
     return toPage(data, query.page, query.page_size, counted[0]?.total ?? 0);
   });
 

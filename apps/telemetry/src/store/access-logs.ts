@@ -1,7 +1,7 @@
 import type { Warehouse } from "@agentnet/clickhouse";
-import { type AccessLogEntry, AccessLogSortField } from "@agentnet/contracts";
+import { type AccessLogEntryView, AccessLogSortField } from "@agentnet/contracts";
 import { z } from "zod";
-import { ENTRY_COLUMNS, EntryColumns, toEntry } from "./entries";
+import { ENTRY_COLUMNS, EntryColumns, LIST_SELECT, ListColumns, toEntry, toListEntry } from "./entries";
 import {
   bindLogFilters,
   countedTable,
@@ -23,6 +23,8 @@ const PageParams = LogFilterParams.extend({
   prefix: z.number().int().min(1),
   /** Only entries at or after this (the newest-first window); EARLIEST for any other order. */
   since: z.date(),
+  /** Code points of each captured text the page carries (its preview). */
+  preview_chars: z.number().int().min(1),
 });
 
 const direction = (order: "ascending" | "descending") => (order === "ascending" ? "ASC" : "DESC");
@@ -39,15 +41,15 @@ const direction = (order: "ascending" | "descending") => (order === "ascending" 
 export const accessLogPage = defineQuery({
   name: "access_log_page",
   params: PageParams,
-  row: EntryColumns.extend({ prefix_rows: ChNumber }).transform(({ prefix_rows, ...columns }) => ({
+  row: ListColumns.extend({ prefix_rows: ChNumber }).transform(({ prefix_rows, ...columns }) => ({
     prefix_rows,
-    entry: toEntry(columns),
+    entry: toListEntry(columns),
   })),
   sql: (params) => {
     const order = `{sort:Identifier} ${direction(params.sort_order)}, id ${direction(params.sort_order)}`;
     return `
     SELECT *, count() OVER () AS prefix_rows FROM (
-      SELECT ${ENTRY_COLUMNS} FROM access_logs WHERE ${logWhere(params)} AND timestamp >= {since:DateTime64(3)}
+      SELECT ${LIST_SELECT} FROM access_logs WHERE ${logWhere(params)} AND timestamp >= {since:DateTime64(3)}
       ORDER BY ${order}
       LIMIT {prefix:UInt64}
     )
@@ -62,6 +64,7 @@ export const accessLogPage = defineQuery({
     offset: params.offset,
     prefix: params.prefix,
     since: params.since,
+    preview_chars: params.preview_chars,
   }),
 });
 
@@ -104,11 +107,11 @@ export async function readAccessLogPage(
   warehouse: Warehouse,
   params: PageInput,
   total: Promise<number>,
-): Promise<AccessLogEntry[]> {
+): Promise<AccessLogEntryView[]> {
   const newestFirst = params.sort_by === "timestamp" && params.sort_order === "descending";
   const windows = newestFirst ? newestFirstWindows(params) : [{ since: EARLIEST, last: true }];
   let prefix = (params.offset + params.limit) * PREFIX_FACTOR;
-  let entries: AccessLogEntry[] = [];
+  let entries: AccessLogEntryView[] = [];
   for (const { since, last } of windows) {
     for (;;) {
       const rows = await accessLogPage.run(warehouse, { ...params, prefix, since });
@@ -123,3 +126,16 @@ export async function readAccessLogPage(
   }
   return entries;
 }
+
+/**
+ * One entry by id with its texts whole, within the filters (the account, and the caller's own
+ * user when scoped). LIMIT 1: a redelivered copy still in an unmerged part is the same entry.
+ */
+export const accessLogEntry = defineQuery({
+  name: "access_log_entry",
+  params: LogFilterParams.extend({ id: z.string().min(1) }),
+  row: EntryColumns.transform(toEntry),
+  sql: (params) =>
+    `SELECT ${ENTRY_COLUMNS} FROM access_logs WHERE ${logWhere(params)} AND id = {id:String} LIMIT 1`,
+  bind: (params) => ({ ...bindLogFilters(params), id: params.id }),
+});

@@ -1,4 +1,4 @@
-import { AccessLogEntry, CostTotals, TokenTotals } from "@agentnet/contracts";
+import { AccessLogEntry, type AccessLogEntryView, CostTotals, TokenTotals } from "@agentnet/contracts";
 import { z } from "zod";
 import { ChNumber, ChTimestamp } from "./query";
 
@@ -43,6 +43,58 @@ export const toEntry = ({
   ...entry,
   ...(request_prompt === "" ? {} : { request_prompt }),
   ...(response_completion === "" ? {} : { response_completion }),
+});
+
+/** What a list reads of a captured text: its first code points, and whether the stored text is longer. */
+const preview = (text: string) => [
+  [`${text}_preview`, `substringUTF8(${text}, 1, {preview_chars:UInt32})`],
+  [`${text}_cut`, `lengthUTF8(${text}) > {preview_chars:UInt32}`],
+];
+
+/**
+ * The columns a list reads of an entry: every entry column, except that of the prompt and the
+ * completion only their first {preview_chars} code points come out of the store (a page's reply
+ * carries no more of them; domain/reply-budget.ts sizes it), so a page of long prompts never
+ * passes through telemetry whole. As [name, expression] pairs.
+ */
+const LIST_COLUMNS = ENTRY_FIELDS.flatMap((field) =>
+  field === "request_prompt" || field === "response_completion" ? preview(field) : [[field, field]],
+);
+/** The list columns as a select list. */
+export const LIST_SELECT = LIST_COLUMNS.map(([name, sql]) =>
+  name === sql ? name : `${sql} AS ${name}`,
+).join(", ");
+/** The list columns as one tuple (a session's entries are read as an array of them), and its field names. */
+export const LIST_TUPLE = `(${LIST_COLUMNS.map(([, sql]) => sql).join(", ")})`;
+export const LIST_FIELDS = LIST_COLUMNS.map(([name]) => name);
+
+/** One entry's list columns as they arrive. */
+export const ListColumns = AccessLogEntry.omit({ request_prompt: true, response_completion: true }).extend({
+  timestamp: ChTimestamp,
+  ...tokenNumbers,
+  ...costNumbers,
+  request_prompt_preview: z.string(),
+  request_prompt_cut: ChNumber,
+  response_completion_preview: z.string(),
+  response_completion_cut: ChNumber,
+});
+
+/**
+ * The API's entry from its list columns: a text absent when not captured (empty), flagged when the
+ * store holds more than its preview (a preview is never empty: at least one code point is read).
+ */
+export const toListEntry = ({
+  request_prompt_preview,
+  request_prompt_cut,
+  response_completion_preview,
+  response_completion_cut,
+  ...entry
+}: z.output<typeof ListColumns>): AccessLogEntryView => ({
+  ...entry,
+  ...(request_prompt_preview === "" ? {} : { request_prompt: request_prompt_preview }),
+  ...(request_prompt_cut > 0 ? { request_prompt_truncated: true } : {}),
+  ...(response_completion_preview === "" ? {} : { response_completion: response_completion_preview }),
+  ...(response_completion_cut > 0 ? { response_completion_truncated: true } : {}),
 });
 
 /*

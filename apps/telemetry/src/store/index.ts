@@ -1,4 +1,6 @@
-// The named queries and page readers, for the benchmark (bench/) to time what the service runs.
+// The named queries and page readers, for the benchmark (bench/) to time what the service runs,
+// and the reply budget the service sizes its pages with.
+export { previewChars, replyBudget } from "../domain/reply-budget";
 export { accessLogCount, accessLogPage, readAccessLogPage } from "./access-logs";
 export { readUsageBreakdown, readUsageSeries } from "./analytics";
 export { insertEvents } from "./events";

@@ -1,8 +1,9 @@
 import type { Warehouse } from "@agentnet/clickhouse";
 import { z } from "zod";
+import { entriesWithin, previewChars } from "../domain/reply-budget";
 import { bindLogFilters, EARLIEST, LogFilterParams, logWhere, newestFirstWindows } from "./filters";
 import { ChNumber, defineQuery } from "./query";
-import { type KeyedSession, keyedSessions, sessionPage } from "./sessions";
+import { type KeyedSession, keyedSessions, MAX_ENTRIES_PER_SESSION, sessionPage } from "./sessions";
 
 /**
  * Sessions with activity at or after {since}, newest last activity first, and how many there are.
@@ -39,6 +40,8 @@ export interface SessionPageParams extends LogFilterParams {
   sort_order: "ascending" | "descending";
   limit: number;
   offset: number;
+  /** Bytes the page's sessions may take in its reply (`replyBudget`): bounds the entries read. */
+  budget: number;
 }
 
 /**
@@ -47,7 +50,8 @@ export interface SessionPageParams extends LogFilterParams {
  * `offset + limit` sessions (any session outside it ended earlier than all inside): the work
  * follows the page, not the account's history. Any other order groups every matching entry to
  * sort them. Either way the page's sessions are then aggregated over the whole filter range and
- * listed with their entries in one read (`keyedSessions`).
+ * listed with their entries in one read (`keyedSessions`): of each session no more entries and text
+ * than its share of the budget could carry (`fitSessions` then fits them exactly).
  */
 export async function readSessionPage(
   warehouse: Warehouse,
@@ -70,14 +74,18 @@ type SessionKey = { session_id: string; singleton_id: string };
 /** The given sessions in the given order; their singletons were active at or after `since`. */
 async function keyedSessionsOf(
   warehouse: Warehouse,
-  filters: LogFilterParams,
+  params: SessionPageParams,
   keys: SessionKey[],
   since: Date,
 ): Promise<KeyedSession[]> {
   if (keys.length === 0) return [];
+  const share = Math.floor(params.budget / keys.length);
+  const entries = entriesWithin(share, MAX_ENTRIES_PER_SESSION);
   const rows = await keyedSessions.run(warehouse, {
-    ...filters,
+    ...params,
     since,
+    entries,
+    preview_chars: previewChars(share, entries),
     session_ids: keys.filter((k) => k.singleton_id === "").map((k) => k.session_id),
     singleton_ids: keys.filter((k) => k.singleton_id !== "").map((k) => k.singleton_id),
   });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { costNumbers, ENTRY_COLUMNS, ENTRY_FIELDS, EntryColumns, toEntry, tokenNumbers } from "./entries";
+import { costNumbers, LIST_FIELDS, LIST_TUPLE, ListColumns, tokenNumbers, toListEntry } from "./entries";
 import { ACCESS_LOGS } from "./events";
 import { bindLogFilters, countedTable, LogFilterParams, logWhere, unfiltered } from "./filters";
 import { ChNumber, ChTimestamp, defineQuery } from "./query";
@@ -47,17 +47,28 @@ const SESSION_AGGREGATES = `
   groupUniqArray(model) AS models,
   countIf(decision = 'deny') AS denied_entries`;
 
+/**
+ * At most this many entries per session travel in a page, fewer when the session's share of the
+ * answer cannot hold them (domain/reply-budget.ts); request_count tells how many there are.
+ */
+export const MAX_ENTRIES_PER_SESSION = 100;
+
 /** Some sessions by key; singletons were active at or after `since` (see keyedEntries). */
 export const SessionKeyParams = LogFilterParams.extend({
   session_ids: z.array(z.string()),
   singleton_ids: z.array(z.string()),
   since: z.date(),
+  /** Entries listed per session, and code points of each captured text they carry (its preview). */
+  entries: z.number().int().min(1).max(MAX_ENTRIES_PER_SESSION),
+  preview_chars: z.number().int().min(1),
 });
 const bindSessionKeys = (params: z.output<typeof SessionKeyParams>) => ({
   ...bindLogFilters(params),
   sessions: params.session_ids,
   singletons: params.singleton_ids,
   since: params.since,
+  entries: params.entries,
+  preview_chars: params.preview_chars,
 });
 
 const PageParams = LogFilterParams.extend({
@@ -133,27 +144,19 @@ export const sessionCount = defineQuery({
   bind: (params) => ({ ...bindLogFilters(params), ...(unfiltered(params) ? ROLLED_BINDS : {}) }),
 });
 
-/**
- * At most this many entries per session travel in a page: a page is one NATS message (1 MiB by
- * default), and request_count still tells the full size of a longer session.
- */
-export const MAX_ENTRIES_PER_SESSION = 100;
-
-/** An entry as a positional tuple of ENTRY_FIELDS, and the order `arraySort` puts them in: oldest first. */
-const ENTRY_TUPLE = `(${ENTRY_COLUMNS})`;
-const OLDEST_FIRST = `entry -> (entry.${ENTRY_FIELDS.indexOf("timestamp") + 1}, entry.${ENTRY_FIELDS.indexOf("id") + 1})`;
-
 const EntryTuple = z
   .array(z.unknown())
   .transform((values) =>
-    toEntry(EntryColumns.parse(Object.fromEntries(ENTRY_FIELDS.map((field, i) => [field, values[i]])))),
+    toListEntry(ListColumns.parse(Object.fromEntries(LIST_FIELDS.map((field, i) => [field, values[i]])))),
   );
 
 /**
- * Some sessions by key, each with its whole-range aggregates and its first entries, from one read
- * of their entries (aggregating and listing them in two queries read the same granules twice:
- * 44 against 24 ms at 5 M rows). prefer_column_name_to_alias: inside groupArray, `user_id` and
- * the sums' names mean the entry's columns, not the aggregates' aliases.
+ * Some sessions by key, each with its whole-range aggregates and its first {entries} entries, from
+ * one read of their entries (aggregating and listing them in two queries read the same granules
+ * twice: 44 against 24 ms at 5 M rows). groupArraySorted keeps only those first entries, oldest
+ * first by (timestamp, id), with text previews: sorting a whole session's entries held each of them
+ * in memory, prompts included. prefer_column_name_to_alias: inside the tuple, `user_id` and the
+ * sums' names mean the entry's columns, not the aggregates' aliases.
  */
 export const keyedSessions = defineQuery({
   name: "keyed_sessions",
@@ -161,7 +164,7 @@ export const keyedSessions = defineQuery({
   row: SessionRow.extend({ entries: z.array(EntryTuple) }),
   sql: (params) => `WITH ${keyedEntries(params)}
     SELECT session_id, singleton_id, ${SESSION_AGGREGATES},
-      arraySlice(arraySort(${OLDEST_FIRST}, groupArray(${ENTRY_TUPLE})), 1, ${MAX_ENTRIES_PER_SESSION}) AS entries
+      arrayMap(entry -> entry.3, groupArraySorted({entries:UInt32})((timestamp, id, ${LIST_TUPLE}))) AS entries
     FROM matching GROUP BY session_id, singleton_id
     SETTINGS prefer_column_name_to_alias = 1`,
   bind: bindSessionKeys,
