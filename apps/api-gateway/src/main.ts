@@ -1,6 +1,6 @@
 import type { AddressInfo } from "node:net";
 import { busOptionsFromEnv, connectBus } from "@agentnet/bus";
-import { applyHttpTimeouts, runService } from "@agentnet/service-kit";
+import { createHttpServer, httpServerLimits, runService } from "@agentnet/service-kit";
 import { createApp } from "./app";
 import { parseEnv } from "./env";
 
@@ -18,11 +18,10 @@ await runService({ name: "api-gateway", logLevel: env.LOG_LEVEL }, async ({ logg
     requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
     ...(env.AGN_DASHBOARD_DIR ? { dashboardDir: env.AGN_DASHBOARD_DIR } : {}),
   });
-  const server = app.listen(env.AGN_API_PORT, env.AGN_API_HOST);
-  applyHttpTimeouts(server, {
-    headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS,
-    requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
-  });
+  const server = createHttpServer(app, httpServerLimits(env), logger).listen(
+    env.AGN_API_PORT,
+    env.AGN_API_HOST,
+  );
   await new Promise<void>((resolve, reject) => server.once("listening", resolve).once("error", reject));
   lifecycle.onStop("http server", () => new Promise((resolve) => server.close(resolve)));
   const { address, port } = server.address() as AddressInfo;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DEFAULT_HTTP_SERVER_LIMITS, type HttpServerLimits } from "./http";
 
 /** "true"/"false" (and 1/0, yes/no) as a real boolean: `Boolean("false")` is true, which is never wanted. */
 export const envBoolean = z
@@ -9,11 +10,38 @@ export const envPort = z.coerce.number().int().min(0).max(65_535);
 
 export const LogLevel = z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]);
 
-/** Settings of a service that listens for HTTP clients (see `applyHttpTimeouts`). */
+/** Settings of a service that listens for HTTP clients (see `createHttpServer`). */
 export const httpServerEnv = {
-  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(15_000),
-  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(60_000),
+  HTTP_HEADERS_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .default(DEFAULT_HTTP_SERVER_LIMITS.headersTimeoutMs),
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .default(DEFAULT_HTTP_SERVER_LIMITS.requestTimeoutMs),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .default(DEFAULT_HTTP_SERVER_LIMITS.keepAliveTimeoutMs),
+  HTTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).default(DEFAULT_HTTP_SERVER_LIMITS.maxConnections),
 };
+
+/** The limits `httpServerEnv` sets. */
+export const httpServerLimits = (env: {
+  HTTP_HEADERS_TIMEOUT_MS: number;
+  HTTP_REQUEST_TIMEOUT_MS: number;
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: number;
+  HTTP_MAX_CONNECTIONS: number;
+}): HttpServerLimits => ({
+  headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS,
+  requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
+  keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+  maxConnections: env.HTTP_MAX_CONNECTIONS,
+});
 
 /**
  * Settings of the services that ensure the request stream (gateway proxy, telemetry, consumption):
