@@ -32,6 +32,13 @@ export function createApp(options: ApiGatewayOptions): Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
+  // API answers hold account data, and a created token's answer the token in plain: no cache may
+  // keep them. The dashboard's static files set their own caching (they hold no secret); `nosniff`
+  // comes with every answer from the shared HTTP server (`createHttpServer`).
+  app.use((_req, res, next) => {
+    res.setHeader("cache-control", "no-store");
+    next();
+  });
 
   app.use((req, res, next) => {
     const requestId = clientRequestId(req.headers["x-request-id"]) ?? randomUUID();
