@@ -1,4 +1,4 @@
-import { jsonOrUndefined, type NatsConnection, publishEvent } from "@agentnet/bus";
+import { isUnpublishable, jsonOrUndefined, type NatsConnection, publishEvent } from "@agentnet/bus";
 import { Events, GatewayRequestEvent, ProxyHeartbeat } from "@agentnet/contracts";
 import type { Logger } from "@agentnet/service-kit";
 import type { AdmissionWatch } from "../domain/admissions";
@@ -62,6 +62,14 @@ export function followAdmissions(
         await publishEvent(nc, Events.requests(event.data.account_id), event.data, event.data.id);
         published++;
       } catch (err) {
+        // Publishing it again cannot help, and would hold back every admission behind it.
+        if (isUnpublishable(err)) {
+          logger.warn(
+            { request_id: event.data.id, reason: err.message },
+            "dropping the admission of a lost proxy's request: the bus cannot carry it",
+          );
+          continue;
+        }
         unpublished = events.slice(i);
         logger.warn({ err }, "cannot publish the event of a request whose proxy was lost; retrying");
         break;
