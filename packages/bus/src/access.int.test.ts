@@ -4,9 +4,11 @@ import { connectTestBus, isolatedNats, uniqueId } from "@agentnet/testkit";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  announceCallerRevocation,
   contendForLeadership,
   ensureDurableConsumer,
   ensureRequestStream,
+  followCallerRevocations,
   publishEvent,
   request,
   serve,
@@ -160,6 +162,39 @@ describe("the bus admits each service as itself, with only its subjects", () => 
     await expect(
       publishEvent(as("telemetry"), Events.requests(accountId), { v: 1 }, randomUUID()),
     ).rejects.toThrow();
+  });
+
+  it("lets only the control-plane announce caller revocations, which the proxy and the api-gateway hear", async () => {
+    const heard = new Map<BusService, unknown[]>();
+    const followers = (["gateway-proxy", "api-gateway"] as const).map((service) => {
+      const events: unknown[] = [];
+      heard.set(service, events);
+      return followCallerRevocations(
+        as(service),
+        { revoke: (event) => events.push(event), distrustAll: () => events.push("distrust") },
+        () => events.push("malformed"),
+      );
+    });
+    for (const service of ["gateway-proxy", "api-gateway"] as const) await as(service).flush();
+    const revocation = (accountId: string) => ({
+      v: 1 as const,
+      account_id: accountId,
+      whole_account: true,
+      user_ids: [],
+      token_hashes: [],
+      at: new Date().toISOString(),
+    });
+    // The proxy's forgery is refused by the server; the control-plane's arrives.
+    as("gateway-proxy").publish(Events.callersRevoked, JSON.stringify(revocation("acc_forged")));
+    await as("gateway-proxy").flush();
+    const genuine = revocation(uniqueId("acc"));
+    await announceCallerRevocation(as("control-plane"), genuine);
+    for (const service of ["gateway-proxy", "api-gateway"] as const) {
+      await as(service).flush();
+      expect(heard.get(service)).toEqual([genuine]);
+    }
+    await expect(subscribeOutcome(as("telemetry"), Events.callersRevoked)).resolves.toMatch(/permission/i);
+    for (const follower of followers) follower.stop();
   });
 
   it("lets consumption hold the leadership lease", async () => {

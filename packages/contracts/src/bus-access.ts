@@ -85,12 +85,13 @@ const callerEndpoints = "agn.ctl.>";
 const PERMISSIONS: Record<BusService, BusPermissions> = {
   "api-gateway": {
     publish: [callerEndpoints, ...subjects(Telemetry), Consumption.list.subject, Consumption.caps.subject],
-    subscribe: [Events.proxyHeartbeat],
+    subscribe: [Events.proxyHeartbeat, Events.callersRevoked],
   },
   "control-plane": {
     publish: [
       Events.configChangedAll,
       Events.accountDeleted,
+      Events.callersRevoked,
       ...subjects(Verifier),
       ...manageStream(ACCOUNT_EVENTS_STREAM),
     ],
@@ -139,7 +140,12 @@ const PERMISSIONS: Record<BusService, BusPermissions> = {
       ...manageStream(REQUESTS_STREAM),
       TelemetryIngest.storedRequests.subject,
     ],
-    subscribe: [Events.configChangedAll, Events.accountDeleted, CONSUMPTION_LEADER_SUBJECT],
+    subscribe: [
+      Events.configChangedAll,
+      Events.accountDeleted,
+      Events.callersRevoked,
+      CONSUMPTION_LEADER_SUBJECT,
+    ],
   },
   cli: {
     publish: [ControlPlane.accountsBootstrap.subject, ControlPlane.sealingReseal.subject],

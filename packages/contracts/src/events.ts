@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { AccessLogEntry } from "./access-logs";
-import { Id } from "./common";
+import { type Caller, Id, Timestamp } from "./common";
 import { ReservedCounter } from "./consumption";
 
 /**
@@ -28,3 +28,28 @@ export const GatewayRequestEvent = AccessLogEntry.extend({
   user_name: z.string(),
 });
 export type GatewayRequestEvent = z.infer<typeof GatewayRequestEvent>;
+
+/** The sha256 (hex) of an API token: what the bus carries instead of the token (`hashToken`). */
+export const TokenHash = z.string().regex(/^[0-9a-f]{64}$/);
+
+/**
+ * Callers that proxies and api-gateways must stop serving from their caches: a user blocked,
+ * deleted, or with a changed role, groups or name; a token deleted; an account deleted. The
+ * control-plane answers the change only after the NATS server took this event (see
+ * `announceCallerRevocation` in packages/bus). Only add optional fields to version 1.
+ */
+export const CallersRevokedEvent = z.object({
+  v: z.literal(1),
+  account_id: Id,
+  /** Every caller of the account (the account is gone, or a group left all its members). */
+  whole_account: z.boolean(),
+  user_ids: z.array(Id),
+  token_hashes: z.array(TokenHash),
+  at: Timestamp,
+});
+export type CallersRevokedEvent = z.infer<typeof CallersRevokedEvent>;
+
+/** Whether a caller cached for the token with hash `tokenHash` may no longer be served. */
+export const revokesCaller = (event: CallersRevokedEvent, caller: Caller, tokenHash: string): boolean =>
+  caller.account_id === event.account_id &&
+  (event.whole_account || event.user_ids.includes(caller.user_id) || event.token_hashes.includes(tokenHash));

@@ -157,6 +157,8 @@ export const Events = {
   configChanged: (accountId: string) => `agn.config.changed.${accountId}`,
   configChangedAll: "agn.config.changed.*",
   accountDeleted: "agn.account.deleted",
+  /** Cached callers that must not be served any more (`CallersRevokedEvent`): proxies and api-gateways drop them. */
+  callersRevoked: "agn.callers.revoked",
   /** JetStream subject of the gateway's per-request events. */
   requests: (accountId: string) => `agn.requests.${accountId}`,
   requestsAll: "agn.requests.>",
