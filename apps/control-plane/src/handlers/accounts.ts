@@ -10,7 +10,7 @@ import {
 import { requireOwner, requireWriter } from "../domain/access";
 import { applySettingsUpdate } from "../domain/accounts";
 import { toAccount } from "../store/views";
-import { announceConfigChange, type HandlerContext, handle } from "./context";
+import { announceConfigChange, type HandlerContext, handle, revokeCallers } from "./context";
 
 export function registerAccountHandlers(ctx: HandlerContext) {
   const { models } = ctx;
@@ -69,6 +69,7 @@ export function registerAccountHandlers(ctx: HandlerContext) {
       models.BudgetRule.deleteMany(byAccount),
     ]);
     await models.Account.deleteOne({ _id: account._id });
+    await revokeCallers(ctx, account._id, { wholeAccount: true });
     const event: AccountDeletedEvent = {
       v: 1,
       account_id: account._id,

@@ -1,4 +1,4 @@
-import { type Handler, type NatsConnection, serve } from "@agentnet/bus";
+import { announceCallerRevocation, type Handler, type NatsConnection, serve } from "@agentnet/bus";
 import {
   AppError,
   type Caller,
@@ -33,6 +33,30 @@ export const announceConfigChange = (ctx: HandlerContext, accountId: string): vo
   const event: ConfigChangedEvent = { v: 1, account_id: accountId, at: new Date().toISOString() };
   ctx.nc.publish(Events.configChanged(accountId), JSON.stringify(event));
 };
+
+/**
+ * Tells every proxy and api-gateway to stop serving the callers named, once the change is stored
+ * and before the handler answers: resolves when the NATS server has taken the event, so a client
+ * that acts on the answer finds no cache still holding the old caller (docs/ARCHITECTURE.md,
+ * "Revocation").
+ */
+export const revokeCallers = (
+  ctx: HandlerContext,
+  accountId: string,
+  {
+    wholeAccount = false,
+    userIds = [],
+    tokenHashes = [],
+  }: { wholeAccount?: boolean; userIds?: string[]; tokenHashes?: string[] },
+): Promise<void> =>
+  announceCallerRevocation(ctx.nc, {
+    v: 1,
+    account_id: accountId,
+    whole_account: wholeAccount,
+    user_ids: userIds,
+    token_hashes: tokenHashes,
+    at: new Date().toISOString(),
+  });
 
 /** The driver's ways of saying MongoDB cannot be reached (server selection timed out, socket lost). */
 const STORE_UNREACHABLE = new Set([

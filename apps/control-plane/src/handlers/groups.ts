@@ -3,7 +3,7 @@ import { newId } from "@agentnet/service-kit";
 import { requireAccountWideGrant, requireWriter } from "../domain/access";
 import { isDuplicateKey } from "../store/models";
 import { toGroup } from "../store/views";
-import { announceConfigChange, type HandlerContext, handle } from "./context";
+import { announceConfigChange, type HandlerContext, handle, revokeCallers } from "./context";
 
 export function registerGroupHandlers(ctx: HandlerContext) {
   const { models } = ctx;
@@ -103,6 +103,8 @@ export function registerGroupHandlers(ctx: HandlerContext) {
       { $pull: { auto_groups: group._id } },
     );
     await models.Group.deleteOne({ _id: group._id, account_id: caller.account_id });
+    // Its members' cached callers still list it; the account's callers are looked up again.
+    await revokeCallers(ctx, caller.account_id, { wholeAccount: true });
     announceConfigChange(ctx, caller.account_id);
     return {};
   });

@@ -3,7 +3,7 @@ import { hashToken, newId } from "@agentnet/service-kit";
 import { requireTokenAccess } from "../domain/access";
 import { expiresAfterDays, generateToken } from "../domain/tokens";
 import { toToken } from "../store/views";
-import { type HandlerContext, handle } from "./context";
+import { type HandlerContext, handle, revokeCallers } from "./context";
 
 export function registerTokenHandlers(ctx: HandlerContext) {
   const { models } = ctx;
@@ -43,12 +43,13 @@ export function registerTokenHandlers(ctx: HandlerContext) {
 
   handle(ctx, ControlPlane.tokensDelete, async ({ caller, user_id, token_id }) => {
     const user = await loadTokenOwner(caller, user_id);
-    const result = await models.Token.deleteOne({
+    const deleted = await models.Token.findOneAndDelete({
       _id: token_id,
       account_id: caller.account_id,
       user_id: user._id,
-    });
-    if (result.deletedCount === 0) throw notFound("token");
+    }).lean();
+    if (!deleted) throw notFound("token");
+    await revokeCallers(ctx, caller.account_id, { tokenHashes: [deleted.hash] });
     return {};
   });
 }

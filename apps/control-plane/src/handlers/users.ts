@@ -11,7 +11,7 @@ import { newId } from "@agentnet/service-kit";
 import { requireRoleChangeAllowed, requireWriter } from "../domain/access";
 import { isDuplicateKey } from "../store/models";
 import { toUser } from "../store/views";
-import { announceConfigChange, type HandlerContext, handle } from "./context";
+import { announceConfigChange, type HandlerContext, handle, revokeCallers } from "./context";
 
 export function registerUserHandlers(ctx: HandlerContext) {
   const { models } = ctx;
@@ -109,6 +109,8 @@ export function registerUserHandlers(ctx: HandlerContext) {
       { new: true },
     ).lean();
     if (!updated) throw notFound("user");
+    // A cached caller carries the user's role, groups and name, and exists only while unblocked.
+    await revokeCallers(ctx, caller.account_id, { userIds: [user._id] });
     announceConfigChange(ctx, caller.account_id);
     return toUser(updated, caller.user_id);
   });
@@ -127,6 +129,7 @@ export function registerUserHandlers(ctx: HandlerContext) {
       { $pull: { target_users: user._id } },
     );
     await models.User.deleteOne({ _id: user._id, account_id: caller.account_id });
+    await revokeCallers(ctx, caller.account_id, { userIds: [user._id] });
     announceConfigChange(ctx, caller.account_id);
     return {};
   });
