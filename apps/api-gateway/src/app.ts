@@ -66,7 +66,7 @@ export function createApp(options: ApiGatewayOptions): Express {
   api.use(jsonOnly);
   // Who is asking before anything is read: an unauthenticated client cannot make the gateway wait
   // for (or buffer) its body.
-  api.use(authenticate(options.nc, options.authCacheTtlMs));
+  api.use(authenticate(options.nc, options.authCacheTtlMs, options.logger));
   api.use(
     express.json({
       limit: options.bodyLimitBytes,

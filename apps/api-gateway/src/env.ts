@@ -6,7 +6,10 @@ export const ApiGatewayEnv = z.object({
   ...httpServerEnv,
   AGN_API_HOST: z.string().default("127.0.0.1"),
   AGN_API_PORT: envPort.default(8080),
-  /** How long a resolved token is trusted without asking the control-plane again. */
+  /**
+   * How long a resolved token is trusted without asking the control-plane again. Revocations reach
+   * the cache at once over the bus; this bounds one that never arrived (a connection that stalled).
+   */
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
   /** Largest accepted JSON body, in bytes. */
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1_024).default(1_048_576),

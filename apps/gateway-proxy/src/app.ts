@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import {
   DEFAULT_REQUEST_STREAM_LIMITS,
   ensureRequestStream,
+  followCallerRevocations,
   jsonOrUndefined,
   maxPayloadOf,
   type NatsConnection,
@@ -107,8 +108,8 @@ export const DEFAULT_OPTIONS: GatewayProxyOptions = {
 
 /**
  * Starts the data plane on a bus connection: HTTP listener, snapshot and token caches kept fresh
- * by config events, the buffered event publisher and the heartbeat. `stop()` stops accepting,
- * lets requests in flight finish, flushes events; the caller drains NATS afterwards.
+ * by config and revocation events, the buffered event publisher and the heartbeat. `stop()` stops
+ * accepting, lets requests in flight finish, flushes events; the caller drains NATS afterwards.
  */
 export async function startGatewayProxy(deps: {
   nc: NatsConnection;
@@ -204,6 +205,9 @@ export async function startGatewayProxy(deps: {
       if (typeof accountId === "string") snapshots.invalidate(accountId);
     },
   });
+  const revocations = followCallerRevocations(nc, callers, (issues) =>
+    logger.warn({ issues }, "unreadable caller revocation: every cached caller is looked up again"),
+  );
   watchConnection(nc, { publisher, snapshots, leases });
 
   const beat = () => {
@@ -264,6 +268,7 @@ export async function startGatewayProxy(deps: {
       configEvents.unsubscribe();
       consumptionLeader.stop();
       deletions.unsubscribe();
+      revocations.stop();
       const flushed = await publisher.flush(options.shutdownFlushMs);
       if (!flushed)
         logger.warn({ pending: publisher.pending }, "request events still unpublished at shutdown");

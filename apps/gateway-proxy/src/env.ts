@@ -49,6 +49,10 @@ export const GatewayProxyEnv = z.object({
   /** How often the proxy says it is alive (consumption takes it for dead after three silent beats). */
   AGN_PROXY_HEARTBEAT_SECONDS: z.coerce.number().min(0.05).default(10),
   AGN_EVENT_BUFFER_MAX: z.coerce.number().int().min(1).default(50_000),
+  /**
+   * How long a resolved token is served without asking the control-plane again. Revocations reach
+   * the cache at once over the bus; this bounds one that never arrived (a connection that stalled).
+   */
   AGN_AUTH_CACHE_MS: z.coerce.number().int().min(0).default(5_000),
   AGN_SNAPSHOT_MAX_AGE_MS: z.coerce.number().int().min(0).default(60_000),
   /** On SIGTERM, how long requests in flight (streams) may finish before they are cut and charged. */
