@@ -120,12 +120,12 @@ export interface MongoBackend extends Backend {
 }
 
 /**
- * A MongoDB-wire server that requires a login. A `url` naming a user is the operator's server: used
- * when it admits that user, else an error. A `url` without one is the stack's own: the server there
- * when it admits the credentials kept with `dataDir` (one an earlier stack started), else one started
- * here (see `startMongo`). A server there that wants other credentials is an error saying so, not a
- * timeout later; one that admits anyone is never used unless `reuseUnauthenticated`: ours starts on a
- * free port instead.
+ * A MongoDB-wire server that requires a login. A `url` with a login of its own is the operator's
+ * server: used when it admits that login, else an error. A `url` without one is the stack's own:
+ * the server there when it admits the credentials kept with `dataDir` (one an earlier stack
+ * started), else one started here (see `startMongo`). A server there that wants other credentials is
+ * an error saying so, not a timeout later; one that admits anyone is never used unless
+ * `reuseUnauthenticated`: ours starts on a free port instead.
  */
 export async function ensureMongo(options: MongoOptions): Promise<MongoBackend> {
   const { url, dataDir } = options;
@@ -134,7 +134,7 @@ export async function ensureMongo(options: MongoOptions): Promise<MongoBackend> 
     if (state === "answers") return externalBackend(url, "mongodb");
     throw new Error(
       state === "refused"
-        ? `MongoDB at ${redactMongoUrl(url)} refuses the user and password in its URL`
+        ? `MongoDB at ${redactMongoUrl(url)} refuses the login in its URL`
         : `MongoDB at ${redactMongoUrl(url)} does not answer`,
     );
   }

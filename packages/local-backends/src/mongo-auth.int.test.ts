@@ -262,7 +262,7 @@ describe("ensureMongo", () => {
     const wrong = withMongoCredentials(stackUrl, { username: "agentnet", password: "wrong-secret" });
     const error = await ensureMongo({ url: wrong, dataDir: dir() }).catch((caught: Error) => caught);
     expect(error).toBeInstanceOf(Error);
-    expect((error as Error).message).toMatch(/refuses the user and password in its URL/);
+    expect((error as Error).message).toMatch(/refuses the login in its URL/);
     expect((error as Error).message).not.toContain("wrong-secret");
   });
 

@@ -35,8 +35,12 @@ export function localMongoCredentials(file: string): MongoCredentials {
   return { username: stored.username, password: stored.password };
 }
 
-/** True when `url` names a user (`mongodb://user:password@host/...`). */
-export const carriesMongoCredentials = (url: string) => /^mongodb(\+srv)?:\/\/[^/@]+@/.test(url);
+/**
+ * True when `url` brings a login of its own: a user (`mongodb://user:password@host/...`) or a
+ * mechanism that needs none in the URL (`authMechanism=MONGODB-X509`).
+ */
+export const carriesMongoCredentials = (url: string) =>
+  /^mongodb(\+srv)?:\/\/[^/@]+@/.test(url) || /[?&]authMechanism=/i.test(url);
 
 /** `url` logging in as `credentials`, whose user is kept in the `admin` database. */
 export function withMongoCredentials(url: string, credentials: MongoCredentials): string {
