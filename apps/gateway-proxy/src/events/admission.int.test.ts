@@ -53,7 +53,11 @@ const makeRecord = (overrides: Partial<RequestRecord> = {}): RequestRecord => ({
 /** Every admission message published for `proxyId`, as its raw payloads. */
 async function admissionsOf(proxyId: string) {
   const messages: Uint8Array[] = [];
-  observer.subscribe(Events.proxyAdmitted(proxyId), { callback: (_error, msg) => messages.push(msg.data) });
+  observer.subscribe(Events.proxyAdmitted(proxyId), {
+    callback: (_error, msg) => {
+      messages.push(msg.data);
+    },
+  });
   await observer.flush();
   const events = () =>
     messages.flatMap((data) =>

@@ -162,7 +162,11 @@ describe("an event the bus can never carry", () => {
   /** What reaches a subject, whole. */
   function receivedEvents(subject: string) {
     const events: GatewayRequestEvent[] = [];
-    observer.subscribe(subject, { callback: (_error, msg) => events.push(msg.json<GatewayRequestEvent>()) });
+    observer.subscribe(subject, {
+      callback: (_error, msg) => {
+        events.push(msg.json<GatewayRequestEvent>());
+      },
+    });
     return events;
   }
 
