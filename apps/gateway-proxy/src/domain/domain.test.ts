@@ -1,4 +1,6 @@
-import { findCatalogProvider } from "@agentnet/catalog";
+import { CATALOG, findCatalogProvider } from "@agentnet/catalog";
+import { MAX_RATE_PER_1K } from "@agentnet/contracts";
+import { computeCost } from "@agentnet/pricing";
 import { describe, expect, it } from "vitest";
 import { makeCaller, makeGuardrail, makePolicy, makeProvider, makeSettings } from "../test-support/factories";
 import { captured, capturePlan } from "./capture";
@@ -8,12 +10,16 @@ import {
   estimateTokens,
   holdAmount,
   interruptedUsage,
+  MAX_ESTIMATED_OUTPUT_TOKENS,
+  outputCeiling,
+  rateAboveMaximum,
   ratesFor,
   STREAM_OUTPUT_STEP_TOKENS,
 } from "./estimate";
 import { checkHost, hostWithoutPort } from "./host";
 import { identityHeaders, injectMetadata } from "./identity";
 import type { JsonObject } from "./json";
+import { MAX_OUTPUT_TOKENS_FIELD } from "./request-shape";
 import { sessionIdFrom } from "./session";
 
 describe("sessionIdFrom", () => {
@@ -45,7 +51,8 @@ describe("sessionIdFrom", () => {
   it("reads OpenCode's x-opencode-session, and is empty without any", () => {
     expect(sessionIdFrom({ "x-opencode-session": "oc" })).toBe("oc");
     expect(sessionIdFrom({})).toBe("");
-    expect(sessionIdFrom({ "x-session-id": "x".repeat(500) })).toHaveLength(200);
+    // Whole, however long: one too long for a row is refused, not cut (identifierProblem).
+    expect(sessionIdFrom({ "x-session-id": "x".repeat(500) })).toHaveLength(500);
   });
 });
 
@@ -114,6 +121,60 @@ describe("estimates", () => {
     expect(
       admissionTokens(estimateTokens({ ...agent, max_tokens: 10 }, "messages"), true).output_tokens,
     ).toBe(10);
+  });
+});
+
+describe("the cost of an estimate stays in pricing's exact range", () => {
+  const openai = findCatalogProvider("openai_api");
+  if (!openai) throw new Error("catalog");
+
+  it("reads an output cap as at most the model's context window, else 1,000,000", () => {
+    expect(outputCeiling(openai, "gpt-4o")).toBe(128_000);
+    expect(outputCeiling(openai, "no-such-model")).toBe(MAX_ESTIMATED_OUTPUT_TOKENS);
+    const body = { input: "abcd", max_tokens: MAX_OUTPUT_TOKENS_FIELD };
+    expect(estimateTokens(body, "chat", outputCeiling(openai, "gpt-4o")).output_tokens).toBe(128_000);
+    expect(estimateTokens(body, "chat").output_tokens).toBe(MAX_ESTIMATED_OUTPUT_TOKENS);
+  });
+
+  it("names a rate above MAX_RATE_PER_1K, which a provider stored before the bound may hold", () => {
+    const rates = (input_per_1k: number) =>
+      ratesFor(makeProvider({ models: [{ id: "m", input_per_1k, output_per_1k: 1 }] }), openai, "m").rates;
+    expect(rateAboveMaximum(rates(MAX_RATE_PER_1K))).toBeUndefined();
+    expect(rateAboveMaximum(rates(1e12))).toBe("input_per_1k 1000000000000");
+  });
+
+  // No fast-check in the workspace: a table of the extremes of every input instead. The prompt
+  // estimate is a quarter of the body, so bodies up to 64 MiB (six times the default limit) count.
+  it("never throws at the highest rate, for any output cap, body size, model and shape", () => {
+    const highest = {
+      input_per_1k: MAX_RATE_PER_1K,
+      output_per_1k: MAX_RATE_PER_1K,
+      cached_input_per_1k: MAX_RATE_PER_1K,
+      cache_read_per_1k: MAX_RATE_PER_1K,
+      cache_creation_per_1k: MAX_RATE_PER_1K,
+    };
+    const largestSafe = Number.MAX_SAFE_INTEGER;
+    for (const entry of CATALOG) {
+      for (const model of [...entry.models.map((m) => m.id), "unlisted-model"]) {
+        const provider = makeProvider({ provider_id: entry.id, models: [{ id: model, ...highest }] });
+        const pricing = ratesFor(provider, entry, model);
+        for (const maxTokens of [1, DEFAULT_OUTPUT_TOKENS, 128_000, MAX_OUTPUT_TOKENS_FIELD]) {
+          for (const bodyChars of [0, 10 * 1024 * 1024, 64 * 1024 * 1024]) {
+            const body = { messages: "x".repeat(bodyChars), max_tokens: maxTokens };
+            const worst = estimateTokens(body, "messages", outputCeiling(entry, model));
+            for (const stream of [false, true]) {
+              const admitted = admissionTokens(worst, stream);
+              const cost = computeCost(admitted, pricing.rates, pricing.shape);
+              expect(cost.cost_nanos).toBeLessThanOrEqual(largestSafe);
+            }
+          }
+        }
+        // An upstream's own report, however absurd, is billed within range too.
+        const reported = { input_tokens: 1e15, output_tokens: 1e15, cached_input_tokens: 1e15 };
+        const usage = { ...reported, cache_creation_tokens: 1e15, cache_creation_1h_tokens: 1e15 };
+        expect(computeCost(usage, pricing.rates, pricing.shape).cost_nanos).toBeLessThanOrEqual(largestSafe);
+      }
+    }
   });
 });
 

@@ -1,7 +1,7 @@
 import type { Amount } from "@agentnet/caps";
 import type { CatalogEntry } from "@agentnet/catalog";
 import { findCatalogModel } from "@agentnet/catalog";
-import type { GatewayProvider } from "@agentnet/contracts";
+import { type GatewayProvider, MAX_RATE_PER_1K } from "@agentnet/contracts";
 import { type CostShape, type EffectiveRates, resolveRates } from "@agentnet/pricing";
 import type { JsonObject } from "./json";
 import type { Operation } from "./wire";
@@ -15,6 +15,13 @@ export const DEFAULT_OUTPUT_TOKENS = 4_096;
  * cap that fits their real use. A stream is cut when an extension does not fit (see forward.ts).
  */
 export const STREAM_OUTPUT_STEP_TOKENS = 1_024;
+
+/**
+ * The most output an estimate counts for a model whose context window the catalog does not know:
+ * above every model's output limit, and small enough that the estimate's cost stays exact in
+ * packages/pricing at any rate a provider may set.
+ */
+export const MAX_ESTIMATED_OUTPUT_TOKENS = 1_000_000;
 
 /** About four characters of JSON per token: cheap, and conservative for English and code. */
 const CHARS_PER_TOKEN = 4;
@@ -37,16 +44,30 @@ export function promptText(body: JsonObject): string {
 const positiveInt = (value: unknown): number | undefined =>
   typeof value === "number" && Number.isInteger(value) && value > 0 ? value : undefined;
 
-/** Worst-case tokens of a request: the prompt estimate plus its output cap (none for embeddings). */
-export function estimateTokens(body: JsonObject, operation: Operation) {
+/**
+ * Worst-case tokens of a request: the prompt estimate plus its output cap (none for embeddings),
+ * the cap read as at most `outputCeiling` (see outputCeiling): a model cannot write more than its
+ * window holds, whatever `max_tokens` says.
+ */
+export function estimateTokens(
+  body: JsonObject,
+  operation: Operation,
+  outputCeiling = MAX_ESTIMATED_OUTPUT_TOKENS,
+) {
   const input_tokens = Math.ceil(promptText(body).length / CHARS_PER_TOKEN);
   if (operation === "embeddings") return { input_tokens, output_tokens: 0 };
-  const output_tokens =
+  const requested =
     positiveInt(body.max_tokens) ??
     positiveInt(body.max_completion_tokens) ??
     positiveInt(body.max_output_tokens) ??
     DEFAULT_OUTPUT_TOKENS;
-  return { input_tokens, output_tokens };
+  return { input_tokens, output_tokens: Math.min(requested, outputCeiling) };
+}
+
+/** The most output a request to `model` can produce: its context window when the catalog knows it. */
+export function outputCeiling(catalog: CatalogEntry, model: string): number {
+  const window = findCatalogModel(catalog.id, model)?.context_window ?? 0;
+  return window > 0 ? Math.min(window, MAX_ESTIMATED_OUTPUT_TOKENS) : MAX_ESTIMATED_OUTPUT_TOKENS;
 }
 
 /**
@@ -79,6 +100,24 @@ export function ratesFor(provider: GatewayProvider, catalog: CatalogEntry, model
 }
 
 export type Pricing = ReturnType<typeof ratesFor>;
+
+/**
+ * The first rate above MAX_RATE_PER_1K, named, or undefined. Bodies cannot set one, but a provider
+ * stored before rates were bounded can hold one, and a cost at such a rate may leave the exact
+ * range packages/pricing computes in: the request is refused rather than failing mid-way.
+ */
+export function rateAboveMaximum(rates: EffectiveRates): string | undefined {
+  const name = RATE_NAMES.find((rate) => rates[rate] > MAX_RATE_PER_1K);
+  return name && `${name} ${rates[name]}`;
+}
+
+const RATE_NAMES = [
+  "input_per_1k",
+  "output_per_1k",
+  "cached_input_per_1k",
+  "cache_read_per_1k",
+  "cache_creation_per_1k",
+] as const;
 
 /**
  * holdAmount: what an estimate holds in counter units. Priced in floating point and rounded up: a

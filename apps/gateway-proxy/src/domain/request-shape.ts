@@ -1,3 +1,4 @@
+import { forbiddenCharacter, MAX_MODEL_LENGTH, MAX_SESSION_ID_LENGTH } from "@agentnet/contracts";
 import type { JsonObject } from "./json";
 
 /** Deeper than any vendor's request format needs (tool schemas nest a dozen levels at most). */
@@ -37,4 +38,32 @@ export function requestShapeProblem(body: JsonObject): string | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * Why a request's model or session id cannot be served, or undefined. Both go into the request's
+ * row, so both are held to the API's bounds (packages/contracts sizes.ts): a model name of at most
+ * MAX_MODEL_LENGTH characters of display text, as a provider's model list holds them, and a session
+ * id of at most MAX_SESSION_ID_LENGTH characters.
+ */
+export function identifierProblem(model: string, sessionId: string): string | undefined {
+  if (model.length > MAX_MODEL_LENGTH) return `model must be at most ${MAX_MODEL_LENGTH} characters`;
+  const found = forbiddenCharacter(model);
+  if (found) return `model must not contain ${found}`;
+  if (sessionId.length > MAX_SESSION_ID_LENGTH) {
+    return `the session id must be at most ${MAX_SESSION_ID_LENGTH} characters`;
+  }
+  return undefined;
+}
+
+/**
+ * `text` as a row may hold it: at most `max` UTF-16 units, a cut one ending in "…" and never on
+ * the first half of a surrogate pair. What a refused request's row keeps of an oversized value.
+ */
+export function bounded(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max - 1;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return `${text.slice(0, end)}…`;
 }

@@ -9,7 +9,8 @@ import { isJsonObject, type JsonObject } from "./json";
  * 4. `session-id`, then `thread-id`: Codex CLI (0.16x and later);
  * 5. `session_id`, then `conversation_id`: older Codex CLI versions;
  * 6. `x-opencode-session`: OpenCode.
- * None present: empty, and the request forms a singleton session.
+ * None present: empty, and the request forms a singleton session. The id is returned whole: one
+ * longer than a row holds is refused (identifierProblem), not cut into another session's id.
  */
 export const SESSION_HEADERS_FIRST = ["x-session-id", "x-claude-code-session-id"];
 export const SESSION_HEADERS_THEN = [
@@ -19,9 +20,6 @@ export const SESSION_HEADERS_THEN = [
   "conversation_id",
   "x-opencode-session",
 ];
-
-/** Longest id kept: a header is caller input and ends up in a ClickHouse key. */
-const MAX_SESSION_ID = 200;
 
 const LEGACY_USER_ID_SESSION = /_session_([0-9A-Za-z-]{8,})$/;
 
@@ -53,13 +51,13 @@ export function sessionIdFrom(
 ): string {
   for (const name of SESSION_HEADERS_FIRST) {
     const value = headerValue(headers, name);
-    if (value) return value.slice(0, MAX_SESSION_ID);
+    if (value) return value;
   }
   const fromMetadata = metadataSession(body);
-  if (fromMetadata) return fromMetadata.slice(0, MAX_SESSION_ID);
+  if (fromMetadata) return fromMetadata;
   for (const name of SESSION_HEADERS_THEN) {
     const value = headerValue(headers, name);
-    if (value) return value.slice(0, MAX_SESSION_ID);
+    if (value) return value;
   }
   return "";
 }

@@ -4,7 +4,18 @@ export class BodyTooLarge extends Error {
   override readonly name = "BodyTooLarge";
 }
 
-/** Reads the request body, refusing (before buffering it all) one larger than `limit` bytes. */
+export class BodyNotUtf8 extends Error {
+  override readonly name = "BodyNotUtf8";
+}
+
+// Fatal: invalid UTF-8 would otherwise become U+FFFD in the model, the prompt and the row. The BOM
+// is kept, as Buffer#toString keeps it, so what JSON.parse sees is unchanged for valid bodies.
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/**
+ * Reads the request body as UTF-8, refusing (before buffering it all) one larger than `limit`
+ * bytes, and one that is not valid UTF-8, as the API does.
+ */
 export async function readBody(req: IncomingMessage, limit: number): Promise<string> {
   const declared = Number(req.headers["content-length"] ?? 0);
   if (declared > limit) throw new BodyTooLarge();
@@ -16,7 +27,11 @@ export async function readBody(req: IncomingMessage, limit: number): Promise<str
     if (size > limit) throw new BodyTooLarge();
     chunks.push(buffer);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  try {
+    return utf8.decode(Buffer.concat(chunks));
+  } catch {
+    throw new BodyNotUtf8();
+  }
 }
 
 /** The agn_ token from `Authorization: Bearer <token>` or `x-api-key: <token>`. */

@@ -1,7 +1,13 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Hold } from "@agentnet/caps";
 import { type Amount, type CounterPlan, NO_AMOUNT } from "@agentnet/caps";
-import { Events, renderAuthHeader } from "@agentnet/contracts";
+import {
+  Events,
+  MAX_MODEL_LENGTH,
+  MAX_RATE_PER_1K,
+  MAX_SESSION_ID_LENGTH,
+  renderAuthHeader,
+} from "@agentnet/contracts";
 import { computeCost } from "@agentnet/pricing";
 import { apiKeyOf, type ProxyContext } from "../context";
 import { type CapturePlan, captured, capturePlan } from "../domain/capture";
@@ -12,15 +18,17 @@ import {
   estimateTokens,
   holdAmount,
   interruptedUsage,
+  outputCeiling,
   type Pricing,
   promptText,
+  rateAboveMaximum,
   ratesFor,
   STREAM_OUTPUT_STEP_TOKENS,
 } from "../domain/estimate";
 import { checkHost } from "../domain/host";
 import { identityHeaders, injectMetadata } from "../domain/identity";
 import { isJsonObject, type JsonObject } from "../domain/json";
-import { requestShapeProblem } from "../domain/request-shape";
+import { bounded, identifierProblem, requestShapeProblem } from "../domain/request-shape";
 import { sessionIdFrom } from "../domain/session";
 import { isMetered, type Operation, wireOf } from "../domain/wire";
 import { buildEvent, type RequestRecord } from "../events/build";
@@ -28,7 +36,7 @@ import type { AccountView } from "../snapshot/cache";
 import { forward, type StreamGrowth, upstreamHeaders } from "../upstream/forward";
 import { privateUpstreamOf, upstreamTarget } from "../upstream/pools";
 import { accountView, authenticate } from "./auth";
-import { BodyTooLarge, readBody, sourceIp } from "./body";
+import { BodyNotUtf8, BodyTooLarge, readBody, sourceIp } from "./body";
 import { capDenyReason, capsInForce, holdHeadroom } from "./caps";
 import { sendError } from "./errors";
 import { requestId } from "./request-id";
@@ -79,6 +87,8 @@ export async function handleInference(
   } catch (error) {
     if (error instanceof BodyTooLarge)
       return sendError(res, wire, 413, "request.too_large", "request body too large");
+    if (error instanceof BodyNotUtf8)
+      return sendError(res, wire, 400, "request.invalid_utf8", "the request body is not valid UTF-8");
     throw error;
   }
   let body: JsonObject;
@@ -108,6 +118,7 @@ export async function handleInference(
     );
   }
   ctx.served.record(settings.endpoint, Date.now());
+  const sessionId = sessionIdFrom(req.headers, body);
   const record: RequestRecord = {
     id: requestId(),
     startedAt: Date.now(),
@@ -122,8 +133,8 @@ export async function handleInference(
     providerName: "",
     providerId: "",
     policyId: "",
-    model: body.model,
-    sessionId: sessionIdFrom(req.headers, body),
+    model: bounded(body.model, MAX_MODEL_LENGTH),
+    sessionId: bounded(sessionId, MAX_SESSION_ID_LENGTH),
     decision: "deny",
     denyReason: "",
     status: 0,
@@ -134,6 +145,9 @@ export async function handleInference(
     sendError(res, wire, status, reason, message, headers);
     publish(ctx, { ...record, status, denyReason: reason });
   };
+  // Refused with a row, like every request of a configured account: the row holds them cut.
+  const identifier = identifierProblem(body.model, sessionId);
+  if (identifier) return deny(400, "request.invalid", identifier);
 
   const host = checkHost(settings.endpoint, req.headers.host);
   if (!host.ok) return deny(403, host.reason, "this token's account is served at another endpoint");
@@ -156,6 +170,14 @@ export async function handleInference(
   }
   const { provider, catalog, policy } = decision;
   const pricing = ratesFor(provider, catalog, decision.model);
+  const overpriced = rateAboveMaximum(pricing.rates);
+  if (overpriced) {
+    return deny(
+      403,
+      "pricing.rate_out_of_range",
+      `model ${decision.model} on provider ${provider.name} is priced above ${MAX_RATE_PER_1K} USD per 1000 tokens (${overpriced}); an admin must set its rates again`,
+    );
+  }
 
   const caps = record.metered ? capsInForce(caller, view, policy, Date.now()) : undefined;
   if (caps?.usdCap && !pricing.rates.pricing_known) {
@@ -166,7 +188,7 @@ export async function handleInference(
     );
   }
   let capped: CappedRequest | undefined;
-  const worst = estimateTokens(body, operation);
+  const worst = estimateTokens(body, operation, outputCeiling(catalog, decision.model));
   // What the request holds under caps, and is charged should this proxy die before it ends.
   const admitted = admissionTokens(worst, body.stream === true);
   if (caps && caps.checks.length > 0) {
