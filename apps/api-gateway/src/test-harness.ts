@@ -16,7 +16,7 @@ export interface ApiResponse<T = unknown> {
  * The control-plane and the api-gateway in this process, over the real NATS and MongoDB-wire
  * backends, with the gateway on a free port. Tests speak plain HTTP to it.
  */
-export async function startApiHarness(options: { verifier?: typeof Verifier } = {}) {
+export async function startApiHarness(options: { verifier?: typeof Verifier; bodyLimitBytes?: number } = {}) {
   const logger = createLogger("test", "silent");
   const nc = await connectTestBus("api-harness");
   const connection = await connectTestMongo();
@@ -28,7 +28,12 @@ export async function startApiHarness(options: { verifier?: typeof Verifier } = 
     verifyTimeoutMs: 5_000,
     ...(options.verifier ? { verifier: options.verifier } : {}),
   });
-  const api = await startTestApi({ nc, logger, bodyLimitBytes: 65_536, requestTimeoutMs: 5_000 });
+  const api = await startTestApi({
+    nc,
+    logger,
+    bodyLimitBytes: options.bodyLimitBytes ?? 65_536,
+    requestTimeoutMs: 5_000,
+  });
   const baseUrl = api.url;
 
   const call = async <T = unknown>(
