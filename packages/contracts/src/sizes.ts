@@ -46,8 +46,8 @@ export const MAX_EXTRA_VALUES = 64;
 export const MAX_SETTING_TEXT_LENGTH = 256;
 
 /**
- * Highest price, in USD per 1000 tokens, of any rate a provider's model row sets: 160 times the
- * dearest model ever listed (o1-pro output, $0.60). It keeps one request's cost, at every token
+ * Highest price, in USD per 1000 tokens, of any rate a provider's model row sets: over 160 times
+ * the dearest list price we know of (o1-pro output, $0.60). It keeps one request's cost, at every token
  * count packages/pricing bills (MAX_BILLABLE_TOKENS), inside its exact range of about $9 million.
  */
 export const MAX_RATE_PER_1K = 100;
