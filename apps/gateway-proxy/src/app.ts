@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http";
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import {
   DEFAULT_REQUEST_STREAM_LIMITS,
@@ -23,7 +23,16 @@ import {
   TelemetryIngest,
 } from "@agentnet/contracts";
 import type { SealingKeys } from "@agentnet/sealing";
-import { createHealth, type Health, type Logger, newId, tokenResolveRequest } from "@agentnet/service-kit";
+import {
+  createHealth,
+  createHttpServer,
+  DEFAULT_HTTP_SERVER_LIMITS,
+  type Health,
+  type HttpServerLimits,
+  type Logger,
+  newId,
+  tokenResolveRequest,
+} from "@agentnet/service-kit";
 import type { ProxyContext } from "./context";
 import { AdmissionAnnouncer } from "./events/admission";
 import { fitEvent } from "./events/fit";
@@ -33,7 +42,7 @@ import { createRequestHandler, InFlight } from "./http/router";
 import { SnapshotCache } from "./snapshot/cache";
 import { CallerCache } from "./snapshot/callers";
 import { ConsumptionLeader } from "./snapshot/consumption-leader";
-import { UpstreamPools } from "./upstream/pools";
+import { privateAllowanceOf, UpstreamPools } from "./upstream/pools";
 
 export interface GatewayProxyOptions {
   host: string;
@@ -45,13 +54,17 @@ export interface GatewayProxyOptions {
   bodyLimitBytes: number;
   headersTimeoutMs: number;
   bodyTimeoutMs: number;
-  /** How long a client may take to send its headers, and its whole request (body included). */
-  headersReceiveTimeoutMs: number;
-  requestReceiveTimeoutMs: number;
+  /** What one client may hold of the listener: time to send a request, idle time, connections. */
+  httpLimits: HttpServerLimits;
   /** The request stream's limits (every service ensuring the stream must agree on them). */
   requestStream: RequestStreamLimits;
-  /** Refuse upstreams at private, loopback or link-local addresses (shared deployments). */
+  /**
+   * Refuse upstreams that are, or resolve to, non-public addresses (loopback, private, link-local,
+   * CGNAT, ...) but those `allowedPrivateUpstreams` names (self-hosted models).
+   */
   refusePrivateUpstreams: boolean;
+  /** Ranges, `address:port` and `name:port` entries (`domain/private-address.ts`). */
+  allowedPrivateUpstreams: string[];
   eventBufferMax: number;
   authCacheMs: number;
   snapshotMaxAgeMs: number;
@@ -89,9 +102,9 @@ export const DEFAULT_OPTIONS: GatewayProxyOptions = {
   bodyLimitBytes: 10 * 1024 * 1024,
   headersTimeoutMs: 300_000,
   bodyTimeoutMs: 300_000,
-  headersReceiveTimeoutMs: 15_000,
-  requestReceiveTimeoutMs: 60_000,
-  refusePrivateUpstreams: false,
+  httpLimits: DEFAULT_HTTP_SERVER_LIMITS,
+  refusePrivateUpstreams: true,
+  allowedPrivateUpstreams: [],
   requestStream: DEFAULT_REQUEST_STREAM_LIMITS,
   eventBufferMax: 50_000,
   authCacheMs: 5_000,
@@ -175,7 +188,11 @@ export async function startGatewayProxy(deps: {
     pools: new UpstreamPools({
       headersTimeoutMs: options.headersTimeoutMs,
       bodyTimeoutMs: options.bodyTimeoutMs,
-      refusePrivate: options.refusePrivateUpstreams,
+      privateAllowance: privateAllowanceOf(
+        options.refusePrivateUpstreams,
+        options.allowedPrivateUpstreams,
+        logger,
+      ),
     }),
     publisher,
     served: new ServedEndpoints(),
@@ -231,15 +248,12 @@ export async function startGatewayProxy(deps: {
   }, options.leaseMaintainMs);
   leaseTimer.unref();
 
-  // requestTimeout bounds receiving the request only: streamed answers may run for minutes.
+  // The request timeout bounds receiving the request only: streamed answers may run for minutes.
   const inFlight = new InFlight();
-  const server: Server = createServer(
-    {
-      keepAliveTimeout: 65_000,
-      headersTimeout: options.headersReceiveTimeoutMs,
-      requestTimeout: options.requestReceiveTimeoutMs,
-    },
+  const server: Server = createHttpServer(
     createRequestHandler(ctx, health, inFlight),
+    options.httpLimits,
+    logger,
   );
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

@@ -8,6 +8,7 @@ import {
   requestStreamEnv,
 } from "@agentnet/service-kit";
 import { z } from "zod";
+import { parsePrivateUpstreamAllowance } from "./domain/private-address";
 
 const commaList = z
   .string()
@@ -18,6 +19,12 @@ const commaList = z
       .map((item) => item.trim().toLowerCase())
       .filter((item) => item !== ""),
   );
+
+const privateUpstreamList = commaList.superRefine((entries, ctx) => {
+  for (const problem of parsePrivateUpstreamAllowance(entries).problems) {
+    ctx.addIssue({ code: "custom", message: problem });
+  }
+});
 
 export const GatewayProxyEnv = z.object({
   ...baseEnv,
@@ -41,10 +48,17 @@ export const GatewayProxyEnv = z.object({
   /** Longest silence between two body chunks of the upstream's response. */
   AGN_UPSTREAM_BODY_TIMEOUT_MS: z.coerce.number().int().min(100).default(300_000),
   /**
-   * Refuse upstreams that are, or resolve to, private, loopback or link-local addresses. Off by
-   * default (self-hosted models on the LAN); turn on where admins of many accounts share the proxy.
+   * Refuse upstreams that are, or resolve to, a non-public address (loopback, private, link-local,
+   * CGNAT, unspecified, ...): an account admin's upstream_url must not reach this host or its
+   * network. `false` turns the check off (a deployment whose account admins are its operators).
    */
-  AGN_REFUSE_PRIVATE_UPSTREAMS: envBoolean.default(false),
+  AGN_REFUSE_PRIVATE_UPSTREAMS: envBoolean.default(true),
+  /**
+   * Private upstreams allowed anyway (self-hosted models), comma-separated: ranges (`10.0.0.0/8`),
+   * addresses (`10.1.2.3`), `address:port` (`127.0.0.1:8091`, `[::1]:8000`) and `name:port`
+   * (`llm.lan:8000`).
+   */
+  AGN_ALLOWED_PRIVATE_UPSTREAMS: privateUpstreamList,
   /** Events kept in memory while NATS is unavailable; beyond it the oldest are dropped. */
   /** How often the proxy says it is alive (consumption takes it for dead after three silent beats). */
   AGN_PROXY_HEARTBEAT_SECONDS: z.coerce.number().min(0.05).default(10),

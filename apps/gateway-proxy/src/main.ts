@@ -1,6 +1,6 @@
 import { busOptionsFromEnv, connectBus, DEFAULT_REQUEST_STREAM_LIMITS } from "@agentnet/bus";
 import { parseSealingKeys } from "@agentnet/sealing";
-import { requestStreamLimits, runService } from "@agentnet/service-kit";
+import { httpServerLimits, requestStreamLimits, runService } from "@agentnet/service-kit";
 import { startGatewayProxy } from "./app";
 import { parseEnv } from "./env";
 
@@ -26,8 +26,8 @@ await runService(
         headersTimeoutMs: env.AGN_UPSTREAM_HEADERS_TIMEOUT_MS,
         bodyTimeoutMs: env.AGN_UPSTREAM_BODY_TIMEOUT_MS,
         refusePrivateUpstreams: env.AGN_REFUSE_PRIVATE_UPSTREAMS,
-        headersReceiveTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS,
-        requestReceiveTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
+        allowedPrivateUpstreams: env.AGN_ALLOWED_PRIVATE_UPSTREAMS,
+        httpLimits: httpServerLimits(env),
         eventBufferMax: env.AGN_EVENT_BUFFER_MAX,
         heartbeatMs: env.AGN_PROXY_HEARTBEAT_SECONDS * 1000,
         authCacheMs: env.AGN_AUTH_CACHE_MS,

@@ -9,9 +9,13 @@ const MAIN = join(dirname(createRequire(import.meta.url).resolve("@agentnet/gate
 /**
  * A gateway proxy in a process of its own (TypeScript through tsx, as `agentnet up` runs it) on
  * this test file's NATS: what a second replica behind a load balancer is. Resolves once it logged
- * its ready line, with the URL it listens on.
+ * its ready line, with the URL it listens on. `allowedPrivateUpstreams`: the stack's fake vendors,
+ * on loopback, which a proxy refuses unless allowed.
  */
-export async function startProxyProcess(env: Record<string, string> = {}) {
+export async function startProxyProcess(
+  allowedPrivateUpstreams: readonly string[],
+  env: Record<string, string> = {},
+) {
   const child: ChildProcess = spawn(
     process.execPath,
     ["--import", createRequire(import.meta.url).resolve("tsx"), MAIN],
@@ -22,6 +26,7 @@ export async function startProxyProcess(env: Record<string, string> = {}) {
         AGN_SEALING_KEY: TEST_SEALING_KEY,
         AGN_PROXY_PORT: "0",
         AGN_AUTH_CACHE_MS: "0",
+        AGN_ALLOWED_PRIVATE_UPSTREAMS: allowedPrivateUpstreams.join(","),
         LOG_LEVEL: "info",
         ...env,
       },

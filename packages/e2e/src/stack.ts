@@ -110,16 +110,24 @@ export async function startStack(stackOptions: StackOptions = {}) {
     : undefined;
   const apiServer = await startTestApi({ nc: buses.api, logger, bodyLimitBytes: 1_000_000, dashboardDir });
   const apiUrl = apiServer.url;
-  const proxy = await startGatewayProxy({
-    nc: buses.proxy,
-    logger,
-    sealingKey,
-    options: { port: 0, authCacheMs: 0, ...options },
-  });
   const openai = new FakeUpstream();
   const anthropic = new FakeUpstream();
   const openaiUrl = await openai.start();
   const anthropicUrl = await anthropic.start();
+  // The fake vendors listen on loopback, which the proxy refuses unless allowed: allowed by
+  // address and port, so every other loopback upstream is still refused.
+  const vendorUpstreams = [openaiUrl, anthropicUrl].map((url) => new URL(url).host);
+  const proxy = await startGatewayProxy({
+    nc: buses.proxy,
+    logger,
+    sealingKey,
+    options: {
+      port: 0,
+      authCacheMs: 0,
+      ...options,
+      allowedPrivateUpstreams: [...vendorUpstreams, ...(options.allowedPrivateUpstreams ?? [])],
+    },
+  });
 
   const api: Api = async (method, path, token, body) => {
     const response = await fetch(`${apiUrl}/api${path}`, {
@@ -199,6 +207,8 @@ export async function startStack(stackOptions: StackOptions = {}) {
     proxy,
     openaiUrl,
     anthropicUrl,
+    /** The fake vendors as `AGN_ALLOWED_PRIVATE_UPSTREAMS` entries, for proxies started apart. */
+    vendorUpstreams,
     crashControlPlane,
     openai,
     anthropic,

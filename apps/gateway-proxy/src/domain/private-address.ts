@@ -1,38 +1,121 @@
-import { BlockList, isIP } from "node:net";
+import { type AddressClass, classifyAddress, parseIPv4, parseIPv6 } from "@agentnet/gateway-rules";
 
 /**
- * Addresses a shared deployment must not let an admin's upstream URL reach (server-side request
- * forgery into the host's own network): loopback, private (RFC 1918, unique-local), link-local
- * (which holds cloud metadata at 169.254.169.254), carrier-grade NAT and unspecified addresses.
+ * Which addresses the proxy connects to for an upstream: public ones (the rule of
+ * `classifyAddress`, which the provider-verifier applies too), and private ones only where the
+ * operator allowed them for a self-hosted model (`AGN_ALLOWED_PRIVATE_UPSTREAMS`). An account
+ * admin writes `upstream_url`; without this an admin could make the proxy POST to the host's own
+ * API, to the cloud's metadata service or anywhere on the operator's network, and relay the answer.
+ *
+ * An allowance entry is one of:
+ * - a range, `10.0.0.0/8` or `fd00::/8` (a bare address is a range of one): any port in it;
+ * - an address and port, `127.0.0.1:8091` or `[::1]:8000`: that address, that port;
+ * - a name and port, `llm.lan:8000`: an upstream written with that name and port, whatever its
+ *   name resolves to (the operator vouches for that name's DNS).
+ * Addresses compare as IPv6, an IPv4 address as its IPv4-mapped form, so `127.0.0.1` and
+ * `::ffff:127.0.0.1` are one address.
  */
-const PRIVATE = new BlockList();
-for (const [network, prefix] of [
-  ["0.0.0.0", 8],
-  ["10.0.0.0", 8],
-  ["100.64.0.0", 10],
-  ["127.0.0.0", 8],
-  ["169.254.0.0", 16],
-  ["172.16.0.0", 12],
-  ["192.168.0.0", 16],
-] as const) {
-  PRIVATE.addSubnet(network, prefix, "ipv4");
-}
-for (const [network, prefix] of [
-  ["::", 128],
-  ["::1", 128],
-  ["fc00::", 7],
-  ["fe80::", 10],
-] as const) {
-  PRIVATE.addSubnet(network, prefix, "ipv6");
+export type PrivateUpstreamAllowance = readonly AllowedPrivateUpstream[];
+
+type AllowedPrivateUpstream =
+  | { kind: "range"; network: bigint; prefix: number }
+  | { kind: "address"; address: bigint; port: number }
+  | { kind: "name"; name: string; port: number };
+
+/** Where the proxy is about to connect for an upstream: its host and port as written, and one address. */
+export interface UpstreamConnection {
+  host: string;
+  port: number;
+  address: string;
 }
 
-/** True for an IP address in a private, loopback or link-local range (IPv4-mapped IPv6 included). */
-export function isPrivateAddress(address: string): boolean {
-  const bare = address.replace(/^\[|\]$/g, "");
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare)?.[1];
-  if (mapped) return PRIVATE.check(mapped, "ipv4");
-  const version = isIP(bare);
-  if (version === 4) return PRIVATE.check(bare, "ipv4");
-  if (version === 6) return PRIVATE.check(bare, "ipv6");
-  return false;
+const IPV4_MAPPED = 0xffff_0000_0000n;
+const NAME = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/;
+
+/** An address as a 128-bit number, IPv4 in its IPv4-mapped form; undefined when it is none. */
+function addressValue(text: string): bigint | undefined {
+  const v4 = parseIPv4(text);
+  if (v4 !== undefined) return IPV4_MAPPED | BigInt(v4);
+  return parseIPv6(text);
+}
+
+const hostName = (host: string) => host.toLowerCase().replace(/\.$/, "");
+
+function portOf(text: string): number | undefined {
+  if (!/^[0-9]{1,5}$/.test(text)) return undefined;
+  const port = Number(text);
+  return port >= 1 && port <= 65_535 ? port : undefined;
+}
+
+function parseEntry(entry: string): AllowedPrivateUpstream | undefined {
+  const slash = entry.indexOf("/");
+  if (slash !== -1) {
+    const base = entry.slice(0, slash);
+    const bits = entry.slice(slash + 1);
+    const network = addressValue(base);
+    if (network === undefined || !/^[0-9]{1,3}$/.test(bits)) return undefined;
+    const prefix = Number(bits) + (parseIPv4(base) !== undefined ? 96 : 0);
+    return prefix <= 128 ? { kind: "range", network, prefix } : undefined;
+  }
+  const single = addressValue(entry);
+  if (single !== undefined) return { kind: "range", network: single, prefix: 128 };
+  const endpoint = /^\[([^\]]+)\]:([^:]+)$/.exec(entry) ?? /^([^:[\]]+):([^:]+)$/.exec(entry);
+  const bracketed = entry.startsWith("[");
+  const host = endpoint?.[1];
+  const port = portOf(endpoint?.[2] ?? "");
+  if (host === undefined || port === undefined) return undefined;
+  const address = addressValue(host);
+  if (address !== undefined) return { kind: "address", address, port };
+  const name = hostName(host);
+  return !bracketed && NAME.test(name) ? { kind: "name", name, port } : undefined;
+}
+
+/** Reads the allowance; every entry it cannot read is a problem, named in the error. */
+export function parsePrivateUpstreamAllowance(entries: readonly string[]): {
+  allowance: PrivateUpstreamAllowance;
+  problems: string[];
+} {
+  const allowance: AllowedPrivateUpstream[] = [];
+  const problems: string[] = [];
+  for (const entry of entries) {
+    const parsed = parseEntry(entry.trim());
+    if (parsed) allowance.push(parsed);
+    else
+      problems.push(
+        `"${entry}" is none of a range (10.0.0.0/8), an address (10.1.2.3) or a host and port (127.0.0.1:8091, [::1]:8000, llm.lan:8000)`,
+      );
+  }
+  return { allowance, problems };
+}
+
+const inRange = (value: bigint, network: bigint, prefix: number) => {
+  const shift = BigInt(128 - prefix);
+  return value >> shift === network >> shift;
+};
+
+function allows(entry: AllowedPrivateUpstream, connection: UpstreamConnection, address: bigint): boolean {
+  switch (entry.kind) {
+    case "range":
+      return inRange(address, entry.network, entry.prefix);
+    case "address":
+      return entry.address === address && entry.port === connection.port;
+    case "name":
+      return entry.name === hostName(connection.host) && entry.port === connection.port;
+  }
+}
+
+/**
+ * Why the proxy must not make this connection (the class of its non-public address), or undefined
+ * when it may: the address is public, or the allowance covers it.
+ */
+export function privateUpstreamRefusal(
+  connection: UpstreamConnection,
+  allowance: PrivateUpstreamAllowance,
+): AddressClass | undefined {
+  const cls = classifyAddress(connection.address);
+  if (cls === "public") return undefined;
+  const address = addressValue(connection.address);
+  if (address !== undefined && allowance.some((entry) => allows(entry, connection, address)))
+    return undefined;
+  return cls;
 }

@@ -25,6 +25,7 @@ import {
   ratesFor,
   STREAM_OUTPUT_STEP_TOKENS,
 } from "../domain/estimate";
+import { catalogHeaders, forwardedQuery, upstreamHeaders } from "../domain/forwarding";
 import { checkHost } from "../domain/host";
 import { identityHeaders, injectMetadata } from "../domain/identity";
 import { isJsonObject, type JsonObject } from "../domain/json";
@@ -33,7 +34,7 @@ import { sessionIdFrom } from "../domain/session";
 import { isMetered, type Operation, wireOf } from "../domain/wire";
 import { buildEvent, type RequestRecord } from "../events/build";
 import type { AccountView } from "../snapshot/cache";
-import { forward, type StreamGrowth, upstreamHeaders } from "../upstream/forward";
+import { forward, type StreamGrowth } from "../upstream/forward";
 import { privateUpstreamOf, upstreamTarget } from "../upstream/pools";
 import { accountView, authenticate } from "./auth";
 import { BodyNotUtf8, BodyTooLarge, readBody, sourceIp } from "./body";
@@ -46,23 +47,6 @@ function publish(ctx: ProxyContext, record: RequestRecord): void {
   if (!record.metered) return;
   const event = buildEvent({ ...record, endedAt: Date.now() });
   ctx.publisher.enqueue(Events.requests(event.account_id), event, event.id);
-}
-
-/** Extra headers the catalog declares: the provider's value, else the caller's, else the default. */
-function catalogHeaders(
-  extra: readonly { name: string; default_value?: string }[],
-  values: Readonly<Record<string, string>>,
-  incoming: IncomingMessage["headers"],
-): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const header of extra) {
-    const name = header.name.toLowerCase();
-    const configured = Object.entries(values).find(([key]) => key.toLowerCase() === name)?.[1];
-    const sent = incoming[name];
-    const value = configured ?? (Array.isArray(sent) ? sent[0] : sent) ?? header.default_value;
-    if (value !== undefined && value !== "") headers[name] = value;
-  }
-  return headers;
 }
 
 /**
@@ -268,7 +252,7 @@ async function forwardAllowed(
   const { provider, catalog } = decision;
   const wire = record.wire;
   const plan = capturePlan(settings, policy, view.guardrails);
-  const target = upstreamTarget(provider.upstream_url, path, query);
+  const target = upstreamTarget(provider.upstream_url, path, forwardedQuery(wire, query));
   record.host = target.host;
   record.path = target.path;
   const prompt = plan.capture ? promptText(body) : "";
@@ -289,7 +273,7 @@ async function forwardAllowed(
     return undefined;
   }
   const own: Record<string, string> = {
-    ...catalogHeaders(catalog.extra_headers, provider.extra_values, req.headers),
+    ...catalogHeaders(wire, catalog.extra_headers, provider.extra_values, req.headers),
     ...identityHeaders(provider, record.caller),
     // Token counting takes no metadata (the vendor refuses fields it does not know there).
     ...(provider.metadata_disabled || !record.metered
@@ -313,7 +297,7 @@ async function forwardAllowed(
       pool: ctx.pools.get(target.origin, provider.skip_tls_verification),
       method: "POST",
       path: target.pathWithQuery,
-      headers: upstreamHeaders(req.headers, own),
+      headers: upstreamHeaders(wire, req.headers, own),
       body: JSON.stringify(body),
       wire,
       captureLimit: plan.capture ? 32_768 : 0,
@@ -331,7 +315,7 @@ async function forwardAllowed(
         wire,
         403,
         "provider.private_upstream",
-        `the upstream of provider ${provider.name} (${privateUpstream.host}) is a private address, which this gateway refuses (AGN_REFUSE_PRIVATE_UPSTREAMS)`,
+        `the upstream of provider ${provider.name} (${privateUpstream.host}) is a private address, which this gateway does not connect to (AGN_ALLOWED_PRIVATE_UPSTREAMS names the ones it does)`,
       );
       publish(ctx, { ...record, status: 403, denyReason: "provider.private_upstream" });
       return undefined;

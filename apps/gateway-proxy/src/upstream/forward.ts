@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders, ServerResponse } from "node:http";
+import type { ServerResponse } from "node:http";
 import type { Pool } from "undici";
 import { isJsonObject } from "../domain/json";
 import type { Wire } from "../domain/wire";
@@ -8,7 +8,7 @@ import { completionText, readUsage, type UsageCounts, zeroUsage } from "./usage"
 /** Largest non-streaming response body kept to read its usage; bigger ones pass through unread. */
 const MAX_PARSED_BODY_BYTES = 16 * 1024 * 1024;
 
-/** Hop-by-hop headers (RFC 9110 §7.6.1) and ones the proxy sets itself never cross it. */
+/** Hop-by-hop headers (RFC 9110 §7.6.1) of the vendor's answer concern the proxy's connection only. */
 const HOP_BY_HOP = new Set([
   "connection",
   "keep-alive",
@@ -20,29 +20,6 @@ const HOP_BY_HOP = new Set([
   "transfer-encoding",
   "upgrade",
 ]);
-
-/** Caller headers not forwarded: the caller's own credentials, and what undici computes itself. */
-const NOT_FORWARDED = new Set([
-  ...HOP_BY_HOP,
-  "host",
-  "authorization",
-  "x-api-key",
-  "content-length",
-  "accept-encoding",
-  "expect",
-]);
-
-/** The caller's headers minus credentials and hop-by-hop ones, plus the proxy's own. */
-export function upstreamHeaders(incoming: IncomingHttpHeaders, own: Record<string, string>) {
-  const headers: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(incoming)) {
-    if (value !== undefined && !NOT_FORWARDED.has(name)) headers[name] = value;
-  }
-  // identity: usage is read from the body, which a compressed answer would hide.
-  headers["accept-encoding"] = "identity";
-  for (const [name, value] of Object.entries(own)) headers[name.toLowerCase()] = value;
-  return headers;
-}
 
 export interface ForwardRequest {
   pool: Pool;

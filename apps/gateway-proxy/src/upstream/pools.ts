@@ -1,57 +1,104 @@
 import { lookup } from "node:dns";
 import type { LookupFunction } from "node:net";
+import { type AddressClass, isIpLiteral } from "@agentnet/gateway-rules";
+import type { Logger } from "@agentnet/service-kit";
 import { buildConnector, Pool } from "undici";
-import { isPrivateAddress } from "../domain/private-address";
+import {
+  type PrivateUpstreamAllowance,
+  parsePrivateUpstreamAllowance,
+  privateUpstreamRefusal,
+} from "../domain/private-address";
 
 export interface UpstreamOptions {
   headersTimeoutMs: number;
   bodyTimeoutMs: number;
-  /** Refuse upstreams that are, or resolve to, private, loopback or link-local addresses. */
-  refusePrivate: boolean;
+  /**
+   * Private upstreams (loopback, private, link-local, CGNAT, ...) allowed anyway; undefined when
+   * none is refused (AGN_REFUSE_PRIVATE_UPSTREAMS=false).
+   */
+  privateAllowance: PrivateUpstreamAllowance | undefined;
 }
 
-/** An upstream refused because it is, or resolves to, a private address (AGN_REFUSE_PRIVATE_UPSTREAMS). */
+/** An upstream refused because it is, or resolves to, a private address (AGN_ALLOWED_PRIVATE_UPSTREAMS). */
 export class PrivateUpstreamError extends Error {
   override readonly name = "PrivateUpstreamError";
   constructor(
     readonly host: string,
     readonly address: string,
+    readonly cls: AddressClass,
   ) {
-    super(`${host} is the private address ${address}`);
+    super(`${host} is the ${cls} address ${address}`);
   }
 }
 
 /**
- * Resolves as `dns.lookup` does and fails if any address is private. Checked when the socket
- * connects, on the addresses it connects to, so a name that resolves differently later (DNS
- * rebinding) cannot slip past a check made earlier.
+ * Resolves as `dns.lookup` does and fails unless every address may be connected to. Run by the
+ * socket as it connects, and the socket connects to the addresses it returns: the addresses
+ * checked are the ones connected to, so a name that resolves differently later (DNS rebinding)
+ * cannot slip past a check made earlier.
  */
-const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
-  lookup(hostname, { ...options, all: true }, (error, addresses) => {
-    if (error) return callback(error, "", 0);
-    const refused = addresses.find((entry) => isPrivateAddress(entry.address));
-    if (refused) return callback(new PrivateUpstreamError(hostname, refused.address), "", 0);
-    if (options.all) return (callback as unknown as (e: null, a: typeof addresses) => void)(null, addresses);
-    const [first] = addresses;
-    return callback(null, first?.address ?? "", first?.family ?? 4);
-  });
-};
+function checkedLookup(port: number, allowance: PrivateUpstreamAllowance): LookupFunction {
+  return (hostname, options, callback) => {
+    lookup(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, "", 0);
+      for (const { address } of addresses) {
+        const cls = privateUpstreamRefusal({ host: hostname, port, address }, allowance);
+        if (cls) return callback(new PrivateUpstreamError(hostname, address, cls), "", 0);
+      }
+      if (options.all)
+        return (callback as unknown as (e: null, a: typeof addresses) => void)(null, addresses);
+      const [first] = addresses;
+      return callback(null, first?.address ?? "", first?.family ?? 4);
+    });
+  };
+}
 
-/** Connects as undici does; with `refusePrivate`, never to a private address, literal or resolved. */
-function upstreamConnector(skipTlsVerification: boolean, refusePrivate: boolean): buildConnector.connector {
+/**
+ * Connects as undici does; with an allowance, only where it allows: an IP literal is checked here
+ * (a socket connects to it without a lookup), a name by the lookup the socket connects through.
+ */
+function upstreamConnector(
+  origin: URL,
+  skipTlsVerification: boolean,
+  allowance: PrivateUpstreamAllowance | undefined,
+): buildConnector.connector {
+  const port = Number(origin.port) || (origin.protocol === "https:" ? 443 : 80);
   const connect = buildConnector({
     ...(skipTlsVerification ? { rejectUnauthorized: false } : {}),
-    ...(refusePrivate ? { lookup: publicOnlyLookup } : {}),
+    ...(allowance ? { lookup: checkedLookup(port, allowance) } : {}),
   });
-  if (!refusePrivate) return connect;
+  if (!allowance) return connect;
   return (options, callback) => {
-    // An IP literal is connected to without a lookup: check it here.
-    if (isPrivateAddress(options.hostname)) {
-      callback(new PrivateUpstreamError(options.hostname, options.hostname), null);
-      return;
+    if (isIpLiteral(options.hostname)) {
+      const address = options.hostname;
+      const cls = privateUpstreamRefusal({ host: address, port, address }, allowance);
+      if (cls) {
+        callback(new PrivateUpstreamError(address, address, cls), null);
+        return;
+      }
     }
     connect(options, callback);
   };
+}
+
+/**
+ * What the pools check upstream connections against: the allowance, or undefined when private
+ * upstreams are not refused at all (AGN_REFUSE_PRIVATE_UPSTREAMS=false, said loudly at start).
+ */
+export function privateAllowanceOf(
+  refuse: boolean,
+  allowed: readonly string[],
+  logger: Logger,
+): PrivateUpstreamAllowance | undefined {
+  if (!refuse) {
+    logger.warn(
+      "private upstreams are not refused (AGN_REFUSE_PRIVATE_UPSTREAMS=false): any account admin's upstream_url reaches this host and its network",
+    );
+    return undefined;
+  }
+  const { allowance, problems } = parsePrivateUpstreamAllowance(allowed);
+  if (problems.length > 0) throw new Error(`AGN_ALLOWED_PRIVATE_UPSTREAMS: ${problems.join("; ")}`);
+  return allowance;
 }
 
 /** Connections per upstream origin: enough for a busy proxy, bounded so one vendor cannot take all sockets. */
@@ -76,7 +123,7 @@ export class UpstreamPools {
         keepAliveTimeout: 30_000,
         headersTimeout: this.options.headersTimeoutMs,
         bodyTimeout: this.options.bodyTimeoutMs,
-        connect: upstreamConnector(skipTlsVerification, this.options.refusePrivate),
+        connect: upstreamConnector(new URL(origin), skipTlsVerification, this.options.privateAllowance),
       });
       this.pools.set(key, pool);
     }
@@ -93,8 +140,9 @@ export class UpstreamPools {
  * Where a request goes: the provider's upstream_url origin, its path prefix, then the request's
  * path. A prefix ending in `/v1` (https://api.openai.com/v1) stands for the request's `/v1`, so
  * both `https://api.openai.com` and `https://api.openai.com/v1` reach `/v1/chat/completions`; any
- * other prefix is kept in front (`http://host/openai` → `/openai/v1/chat/completions`). Query
- * strings of both are kept (Azure's api-version lives there).
+ * other prefix is kept in front (`http://host/openai` → `/openai/v1/chat/completions`). The
+ * provider's query string comes first (Azure's api-version lives there), then what the route
+ * forwards of the request's (`forwardedQuery`).
  */
 export function upstreamTarget(upstreamUrl: string, requestPath: string, requestQuery: string) {
   const base = parsedUpstream(upstreamUrl);

@@ -112,8 +112,10 @@ describe("Codex through the proxy (the real CLI)", () => {
     for (const request of seen) {
       expect(request.headers.authorization).toBe("Bearer sk-upstream-openai");
       expect(JSON.stringify(request.headers)).not.toContain(account.token);
-      // The session the proxy grouped by is the one Codex sent.
-      expect(events.map((event) => event.session_id)).toContain(request.headers["session-id"]);
+      // The session the proxy grouped by is the one Codex sent: in its session-id header, which
+      // stays at the proxy, and as the body's prompt_cache_key, which the vendor gets.
+      expect(request.headers["session-id"]).toBeUndefined();
+      expect(events.map((event) => event.session_id)).toContain(request.body.prompt_cache_key);
     }
   });
 });

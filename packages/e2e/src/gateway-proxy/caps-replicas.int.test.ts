@@ -12,7 +12,7 @@ let second: Awaited<ReturnType<typeof startProxyProcess>>;
 beforeAll(async () => {
   // A short ack wait: events the killed leader had pulled but not acked come again sooner.
   stack = await startStack({ consumption: { quotaLeaseTtlMs: LEASE_TTL_MS, ackWaitMs: 3_000 } });
-  second = await startProxyProcess();
+  second = await startProxyProcess(stack.vendorUpstreams);
 });
 afterAll(async () => {
   await second?.stop();

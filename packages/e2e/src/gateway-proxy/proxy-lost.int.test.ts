@@ -32,7 +32,7 @@ describe("a proxy that dies mid-request", () => {
     await setup.budgetRule({
       token_limit: { enabled: true, group_cap: 0, user_cap: 100_000, window_seconds: 3600 },
     });
-    const proxy = await startProxyProcess({ AGN_PROXY_HEARTBEAT_SECONDS: "0.2" });
+    const proxy = await startProxyProcess(stack.vendorUpstreams, { AGN_PROXY_HEARTBEAT_SECONDS: "0.2" });
     const client = new OpenAI({ apiKey: account.token, baseURL: `${proxy.url}/v1`, maxRetries: 0 });
     stack.openai.holdStream = true;
     const seenBefore = stack.openai.seen.length;
@@ -85,7 +85,7 @@ describe("a proxy that dies mid-request", () => {
     expect(new Set(logs.data.map((entry) => entry.id))).toEqual(new Set(events.map((event) => event.id)));
 
     // Nothing of the dead proxy holds the cap: a fresh proxy serves at once.
-    const fresh = await startProxyProcess();
+    const fresh = await startProxyProcess(stack.vendorUpstreams);
     try {
       const answer = await new OpenAI({
         apiKey: account.token,
@@ -105,7 +105,7 @@ describe("a proxy that dies mid-request", () => {
   it("adds nothing for requests the proxy finished before it died", async () => {
     const account = await stack.newAccount({ enable_log_collection: true });
     await configure(stack, account).policy([account.openaiProvider.id]);
-    const proxy = await startProxyProcess({ AGN_PROXY_HEARTBEAT_SECONDS: "0.2" });
+    const proxy = await startProxyProcess(stack.vendorUpstreams, { AGN_PROXY_HEARTBEAT_SECONDS: "0.2" });
     const client = new OpenAI({ apiKey: account.token, baseURL: `${proxy.url}/v1`, maxRetries: 0 });
     for (let i = 0; i < 5; i++) {
       await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] });

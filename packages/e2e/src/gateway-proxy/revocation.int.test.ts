@@ -21,7 +21,7 @@ let apiUrls: string[];
 
 beforeAll(async () => {
   stack = await startStack({ proxy: { authCacheMs: CACHE_MS } });
-  proxyProcess = await startProxyProcess({ AGN_AUTH_CACHE_MS: String(CACHE_MS) });
+  proxyProcess = await startProxyProcess(stack.vendorUpstreams, { AGN_AUTH_CACHE_MS: String(CACHE_MS) });
   const logger = createLogger("revocation-test", "silent");
   for (let replica = 0; replica < 2; replica++) {
     const nc = await connectTestBus("api-gateway");

@@ -1,0 +1,89 @@
+import type { Wire } from "./wire";
+
+/**
+ * What of a caller's request reaches the vendor besides its body: only what the vendor needs to
+ * serve it, per wire. The vendor bills the provider's key, so a caller must not choose anything
+ * that key's owner decides: which organization or project pays (`OpenAI-Organization`,
+ * `OpenAI-Project`, `x-goog-user-project`), the caller's cookies or forwarding chain (`Cookie`,
+ * `X-Forwarded-For`, `Forwarded`), or its own credentials. Everything not listed stays at the
+ * proxy; the identity and auth headers the provider configures are added by the proxy.
+ *
+ * - `accept`: JSON or an event stream; `user-agent`: the client's name and version, which vendors
+ *   read in support cases and carry no authority.
+ * - OpenAI: `openai-beta` (opt-in API previews, as the SDK sends them).
+ * - Anthropic: `anthropic-version` (required) and `anthropic-beta` (features such as Claude Code's
+ *   `claude-code-20250219`), and the `beta` query parameter Claude Code puts on /v1/messages.
+ * - Not forwarded though SDKs send them: `x-stainless-*` (the SDK's runtime, OS and retry count:
+ *   nothing a vendor serves by) and agents' session headers (the proxy reads them for sessions).
+ */
+const CALLER_HEADERS: Record<Wire, ReadonlySet<string>> = {
+  openai: new Set(["accept", "user-agent", "openai-beta"]),
+  anthropic: new Set(["accept", "user-agent", "anthropic-version", "anthropic-beta"]),
+};
+
+const CALLER_QUERY: Record<Wire, ReadonlySet<string>> = {
+  openai: new Set(),
+  anthropic: new Set(["beta"]),
+};
+
+type IncomingHeaders = Readonly<Record<string, string | string[] | undefined>>;
+
+const firstValue = (value: string | string[] | undefined): string | undefined =>
+  Array.isArray(value) ? value[0] : value;
+
+/** The caller's headers the vendor of `wire` gets. */
+export function callerHeaders(wire: Wire, incoming: IncomingHeaders): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const name of CALLER_HEADERS[wire]) {
+    const value = firstValue(incoming[name]);
+    if (value !== undefined) headers[name] = value;
+  }
+  return headers;
+}
+
+/**
+ * Extra headers the catalog declares (`anthropic-version`, `OpenAI-Organization`, ...): the
+ * provider's value, else the caller's where the wire forwards it, else the catalog default.
+ */
+export function catalogHeaders(
+  wire: Wire,
+  extra: readonly { name: string; default_value?: string }[],
+  values: Readonly<Record<string, string>>,
+  incoming: IncomingHeaders,
+): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const header of extra) {
+    const name = header.name.toLowerCase();
+    const configured = Object.entries(values).find(([key]) => key.toLowerCase() === name)?.[1];
+    const sent = CALLER_HEADERS[wire].has(name) ? firstValue(incoming[name]) : undefined;
+    const value = configured ?? sent ?? header.default_value;
+    if (value !== undefined && value !== "") headers[name] = value;
+  }
+  return headers;
+}
+
+/**
+ * The headers of the upstream request: the caller's the wire forwards, then the proxy's own
+ * (catalog, identity, auth, content type), which win. `accept-encoding: identity` so the answer's
+ * usage can be read.
+ */
+export function upstreamHeaders(
+  wire: Wire,
+  incoming: IncomingHeaders,
+  own: Readonly<Record<string, string>>,
+): Record<string, string> {
+  const headers = callerHeaders(wire, incoming);
+  headers["accept-encoding"] = "identity";
+  for (const [name, value] of Object.entries(own)) headers[name.toLowerCase()] = value;
+  return headers;
+}
+
+/** The caller's query parameters the vendor of `wire` gets (raw, in the caller's order). */
+export function forwardedQuery(wire: Wire, query: string): string {
+  if (query === "") return "";
+  const allowed = CALLER_QUERY[wire];
+  return query
+    .split("&")
+    .filter((pair) => allowed.has(pair.split("=", 1)[0] ?? ""))
+    .join("&");
+}
