@@ -304,6 +304,8 @@ async function main() {
         ...nats.serviceEnv("gateway-proxy"),
         AGN_SEALING_KEY: sealingText,
         AGN_PROXY_PORT: String(proxyPort),
+        // The bench's vendor listens on loopback, which the proxy refuses unless allowed.
+        AGN_ALLOWED_PRIVATE_UPSTREAMS: `127.0.0.1:${upstreamPort}`,
         LOG_LEVEL: "info",
       },
       '"ready":true',

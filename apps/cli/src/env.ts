@@ -30,6 +30,8 @@ export const CliEnv = z.object({
   AGN_PROXY_PORT: envPort.default(8090),
   /** The demo upstream `up` runs for `quickstart` without a vendor key (loopback only). */
   AGN_DEMO_UPSTREAM_PORT: envPort.default(8091),
+  /** Private upstreams the stack's proxy allows besides the demo upstream (self-hosted models). */
+  AGN_ALLOWED_PRIVATE_UPSTREAMS: z.string().trim().default(""),
   /** Where started backends and services keep data and logs; the repo's `.data/` by default. */
   AGN_DATA_DIR: z.string().optional(),
   LOG_LEVEL: LogLevel.default("info"),

@@ -1,7 +1,6 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -18,6 +17,8 @@ describe("agentnet up, end to end", () => {
   let env: NodeJS.ProcessEnv;
   let apiUrl: string;
   let proxyPort: number;
+  /** Where the test's own upstream will listen: an operator allows it, as a self-hosted model. */
+  let upstreamPort: number;
   let takenNatsUrl: string;
   let dataDir: string;
   let mongoUrl: string;
@@ -26,6 +27,7 @@ describe("agentnet up, end to end", () => {
   beforeAll(async () => {
     const port = await freePort();
     proxyPort = await freePort();
+    upstreamPort = await freePort();
     // Nothing answers there: `up` starts its own FerretDB, with a login.
     mongoUrl = `mongodb://127.0.0.1:${await freePort()}/agentnet`;
     // NATS_URL names a server that is not the stack's (this file's own, which refuses the stack's
@@ -40,6 +42,7 @@ describe("agentnet up, end to end", () => {
       AGN_API_PORT: String(port),
       AGN_PROXY_PORT: String(proxyPort),
       AGN_DEMO_UPSTREAM_PORT: String(await freePort()),
+      AGN_ALLOWED_PRIVATE_UPSTREAMS: `127.0.0.1:${upstreamPort}`,
       AGN_DATA_DIR: dataDir,
     };
     apiUrl = `http://127.0.0.1:${port}`;
@@ -162,8 +165,8 @@ describe("agentnet up, end to end", () => {
         );
       });
     });
-    await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
-    const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`;
+    await new Promise<void>((resolve) => upstream.listen(upstreamPort, "127.0.0.1", resolve));
+    const upstreamUrl = `http://127.0.0.1:${upstreamPort}/v1`;
     try {
       const { stdout } = await promisify(execFile)(
         process.execPath,

@@ -127,6 +127,14 @@ export async function up(env: CliEnv, print: (line: string) => void): Promise<nu
           AGN_SEALING_KEY: sealingKey,
           AGN_PROXY_HOST: env.AGN_API_HOST,
           AGN_PROXY_PORT: String(env.AGN_PROXY_PORT),
+          // The demo upstream listens on loopback, which the proxy refuses unless allowed: allowed
+          // by address and port, besides what the operator allows.
+          AGN_ALLOWED_PRIVATE_UPSTREAMS: [
+            `127.0.0.1:${env.AGN_DEMO_UPSTREAM_PORT}`,
+            env.AGN_ALLOWED_PRIVATE_UPSTREAMS,
+          ]
+            .filter((entry) => entry !== "")
+            .join(","),
         },
         address: `http://${env.AGN_API_HOST}:${env.AGN_PROXY_PORT}`,
       },

@@ -31,7 +31,12 @@ beforeAll(async () => {
   upstream = new FakeUpstream();
   upstreamUrl = await upstream.start();
   // A proxy is given up on after 1.5 s of silence (three 0.5 s heartbeats).
-  stack = await startUpStack({ AGN_PROXY_HEARTBEAT_SECONDS: "0.5", AGN_PROXY_LOST_AFTER_SECONDS: "1.5" });
+  // The fake vendor listens on loopback: allowed by address and port, as an operator would.
+  stack = await startUpStack({
+    AGN_PROXY_HEARTBEAT_SECONDS: "0.5",
+    AGN_PROXY_LOST_AFTER_SECONDS: "1.5",
+    AGN_ALLOWED_PRIVATE_UPSTREAMS: new URL(upstreamUrl).host,
+  });
 }, 180_000);
 
 afterAll(async () => {
