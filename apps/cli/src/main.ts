@@ -23,7 +23,8 @@ const print = (line: string) => process.stdout.write(`${line}\n`);
 const COMMANDS: Record<string, Command> = {
   up: {
     usage: "up",
-    summary: "start the whole local stack (backends it cannot reach, every service); Ctrl-C stops it",
+    summary:
+      "start the whole local stack (backends it cannot reach, every service); Ctrl-C stops it in order, a second Ctrl-C at once",
     run: async (args) => {
       parseArgs({ args, options: {} });
       return up(parseEnv(process.env), print);

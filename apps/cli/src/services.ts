@@ -72,6 +72,8 @@ export function startService(spec: ServiceSpec, root: string, logDir: string): R
       ),
     );
   });
+  // A stack that stops while this service starts never awaits its readiness.
+  ready.catch(() => undefined);
   return { spec, child, ready, exited };
 }
 

@@ -11,16 +11,20 @@ import {
 } from "@agentnet/local-backends";
 import { busCredentialsFile, localDataDir } from "../bus-credentials";
 import type { CliEnv } from "../env";
+import { ensurePortsFree } from "../processes";
 import { localSealingKey } from "../sealing-key";
 import { type RunningService, type ServiceSpec, startService, stopService } from "../services";
 import { claimStack } from "../stack-file";
+import { onStopSignals } from "../stop-signals";
 
 const pad = (text: string) => text.padEnd(20);
 
 /**
- * `agentnet up`: the local backends it cannot reach, then every service as its own process.
- * Prints one line per part once it is healthy and runs until SIGINT/SIGTERM or until a service
- * dies, then stops everything it started, services first.
+ * `agentnet up`: first stops what a killed `up` on the same data left running, then starts the
+ * local backends it cannot reach, then every service as its own process. Prints one line per part
+ * once it is healthy and runs until a stop signal (Ctrl-C, SIGTERM, SIGHUP), also while starting,
+ * or until a service keeps failing to start; then stops everything it started, services first.
+ * A second Ctrl-C kills everything at once.
  */
 export async function up(env: CliEnv, print: (line: string) => void): Promise<number> {
   const root = findRepoRoot();
@@ -39,8 +43,23 @@ export async function up(env: CliEnv, print: (line: string) => void): Promise<nu
     await Promise.all(
       services.filter((service) => !edges.includes(service)).map((service) => stopService(service)),
     );
-    for (const backend of backends.reverse()) await backend.stop();
+    for (const backend of backends.reverse()) {
+      await backend.stop();
+      if (backend.pid !== undefined) claim.forget(backend.pid);
+    }
     claim.release();
+  };
+  /** Starts a service and keeps its pid in the stack file while it runs. */
+  const launch = (spec: ServiceSpec) => {
+    const service = startService(spec, root, logDir);
+    const { pid } = service.child;
+    claim.record(spec.name, EDGES.has(spec.name) ? "edge" : "service", pid);
+    void service.exited.then(() => pid !== undefined && claim.forget(pid));
+    return service;
+  };
+  const recordBackend = (backend: Backend) => {
+    backends.push(backend);
+    if (backend.origin === "started") claim.record(backend.engine, "backend", backend.pid);
   };
 
   // The stack's data (credentials, sealing key, databases, logs) is its user's alone.
@@ -49,7 +68,49 @@ export async function up(env: CliEnv, print: (line: string) => void): Promise<nu
   chmodSync(dataDir, 0o700);
   const claim = claimStack(dataDir);
 
+  // After SIGHUP the terminal is gone and writing to it fails: stopping the stack matters more than
+  // saying so.
+  process.stdout.on("error", () => undefined);
+  let stopRequested = false;
+  const stopRequest = new Promise<void>((resolve) =>
+    onStopSignals({
+      stop: () => {
+        stopRequested = true;
+        print(`${STOPPING} (a second Ctrl-C kills everything at once)`);
+        resolve();
+      },
+      // Whatever is being awaited (a drain, a backend starting) is abandoned: exiting runs every
+      // child's exit hook, which kills it, and the stack file's record covers the rest.
+      stopAtOnce: () => {
+        print("stopping at once: killing every process of the stack");
+        claim.killAll();
+        claim.release();
+        process.exit(130);
+      },
+    }),
+  );
+  const unlessStopRequested = () => {
+    if (stopRequested) throw new StopRequested();
+  };
+
   try {
+    if (claim.leftovers.processes.length > 0) {
+      print(
+        `${pad("leftovers")}stopping what the killed agentnet up (pid ${claim.leftovers.upPid}) left running: ${claim.leftovers.processes.map((leftover) => `${leftover.name} (pid ${leftover.pid})`).join(", ")}`,
+      );
+      await claim.stopLeftovers();
+      unlessStopRequested();
+    }
+    await ensurePortsFree([
+      { part: "api-gateway", host: env.AGN_API_HOST, port: env.AGN_API_PORT, variable: "AGN_API_PORT" },
+      { part: "gateway-proxy", host: env.AGN_API_HOST, port: env.AGN_PROXY_PORT, variable: "AGN_PROXY_PORT" },
+      {
+        part: "demo-upstream",
+        host: "127.0.0.1",
+        port: env.AGN_DEMO_UPSTREAM_PORT,
+        variable: "AGN_DEMO_UPSTREAM_PORT",
+      },
+    ]);
     const credentials = localBusCredentials(busCredentialsFile(dataDir));
     const nats = await ensureNats({
       url: env.NATS_URL,
@@ -57,17 +118,18 @@ export async function up(env: CliEnv, print: (line: string) => void): Promise<nu
       credentials,
       reuseUnauthenticated: env.AGN_NATS_REUSE_UNAUTHENTICATED,
     });
-    backends.push(nats);
+    recordBackend(nats);
     claim.setNatsUrl(nats.url);
     print(
       `${pad("nats")}${nats.url} (${nats.origin === "started" ? `started ${nats.engine}` : "already running"}${nats.note ? `; ${nats.note}` : ""})`,
     );
+    unlessStopRequested();
     const mongo = await ensureMongo({
       url: env.MONGO_URL,
       dataDir,
       reuseUnauthenticated: env.AGN_MONGO_REUSE_UNAUTHENTICATED,
     });
-    backends.push(mongo);
+    recordBackend(mongo);
     print(
       `${pad("mongodb")}${redactMongoUrl(mongo.url)} (${mongo.origin === "started" ? `started ${mongo.engine}` : "already running"}${mongo.note ? `; ${mongo.note}` : ""})`,
     );
@@ -157,9 +219,11 @@ export async function up(env: CliEnv, print: (line: string) => void): Promise<nu
       env: { AGN_DEMO_UPSTREAM_PORT: String(env.AGN_DEMO_UPSTREAM_PORT) },
       address: `http://127.0.0.1:${env.AGN_DEMO_UPSTREAM_PORT} (OpenAI and Anthropic formats, canned answers, for quickstart)`,
     });
-    for (const spec of specs) services.push(startService(spec, root, logDir));
+    unlessStopRequested();
+    for (const spec of specs) services.push(launch(spec));
     for (const service of services) {
-      await service.ready;
+      await Promise.race([service.ready, stopRequest]);
+      unlessStopRequested();
       print(`${pad(service.spec.name)}${service.spec.address}`);
     }
     print(
@@ -173,17 +237,20 @@ export async function up(env: CliEnv, print: (line: string) => void): Promise<nu
     );
   } catch (error) {
     await stopAll();
-    throw error;
+    if (!(error instanceof StopRequested)) throw error;
+    print("stopped");
+    return 0;
   }
 
   return new Promise<number>((resolve) => {
     const shutdown = (code: number) => {
       if (stopping) return;
-      print("stopping: draining the gateway proxy and the API, then the services, then the backends");
-      void stopAll().then(() => resolve(code));
+      void stopAll().then(() => {
+        print("stopped");
+        resolve(code);
+      });
     };
-    process.once("SIGINT", () => shutdown(0));
-    process.once("SIGTERM", () => shutdown(0));
+    void stopRequest.then(() => shutdown(0));
     // A service that dies is restarted with backoff; the others keep running. The stack stops only
     // when one keeps failing to start.
     const supervise = (index: number) => {
@@ -195,6 +262,7 @@ export async function up(env: CliEnv, print: (line: string) => void): Promise<nu
             print(
               `${current.spec.name} failed to start ${failures} times in a row (see ${join(logDir, `${current.spec.name}.log`)}); stopping the stack`,
             );
+            print(STOPPING);
             shutdown(1);
             return;
           }
@@ -202,7 +270,7 @@ export async function up(env: CliEnv, print: (line: string) => void): Promise<nu
           print(`${pad(current.spec.name)}exited (code ${code}); restarting in ${delayMs / 1000} s`);
           await new Promise((wake) => setTimeout(wake, delayMs));
           if (stopping) return;
-          const restarted = startService(current.spec, root, logDir);
+          const restarted = launch(current.spec);
           services[index] = restarted;
           try {
             await restarted.ready;
@@ -231,6 +299,11 @@ function requestStreamMaxBytes(dataDir: string): number {
   const { bavail, bsize } = statfsSync(dataDir);
   return Math.min(20 * 1024 ** 3, Math.max(256 * 1024 ** 2, Math.floor((bavail * bsize) / 4)));
 }
+
+const STOPPING = "stopping: draining the gateway proxy and the API, then the services, then the backends";
+
+/** A stop signal came while the stack was starting: what started is stopped, and `up` exits 0. */
+class StopRequested extends Error {}
 
 /** The parts clients talk to: stopped (drained) before the services behind them. */
 const EDGES = new Set(["gateway-proxy", "api-gateway"]);
