@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything the stack and its tests need on a fresh machine, and does nothing
-# (quietly) when all of it is already there: pnpm, workspace dependencies, nats-server, Chromium
-# (browser tests) and a MongoDB-wire server (mongod when on PATH, else FerretDB v1 built from the
+# (quietly) when all of it is already there: pnpm, workspace dependencies, nats-server, tmux and
+# Chromium (tests) and a MongoDB-wire server (mongod when on PATH, else FerretDB v1 built from the
 # Go module proxy).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -36,6 +36,12 @@ fi
 if ! command -v nats-server >/dev/null 2>&1; then
   say "installing nats-server"
   apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nats-server >/dev/null
+fi
+
+# tmux: the CLI's Ctrl-C tests press Ctrl-C in a real terminal (apps/cli/src/ctrl-c.int.test.ts).
+if ! command -v tmux >/dev/null 2>&1; then
+  say "installing tmux"
+  apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null
 fi
 
 # Debian's Chromium for the dashboard's browser tests (playwright-core drives it; no browser downloads).
