@@ -32,7 +32,7 @@ const firstValue = (value: string | string[] | undefined): string | undefined =>
   Array.isArray(value) ? value[0] : value;
 
 /** The caller's headers the vendor of `wire` gets. */
-export function callerHeaders(wire: Wire, incoming: IncomingHeaders): Record<string, string> {
+function callerHeaders(wire: Wire, incoming: IncomingHeaders): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const name of CALLER_HEADERS[wire]) {
     const value = firstValue(incoming[name]);

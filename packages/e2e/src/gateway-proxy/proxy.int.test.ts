@@ -165,7 +165,7 @@ describe("Anthropic gateway protocol", () => {
     expect(account.events.events).toEqual([]);
   });
 
-  it("keeps the query string and forwards anthropic-beta and anthropic-version as Claude Code sends them", async () => {
+  it("keeps Claude Code's beta query flag and forwards anthropic-beta and anthropic-version as it sends them", async () => {
     const account = await stack.newAccount();
     await grant(account, [account.anthropicProvider.id]);
     const response = await fetch(`${stack.proxy.url}/v1/messages?beta=true`, {
