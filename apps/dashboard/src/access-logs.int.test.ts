@@ -10,6 +10,7 @@ interface LogRow {
   user_id: string;
   request_prompt?: string;
   response_completion?: string;
+  request_prompt_truncated?: boolean;
 }
 interface LogPage {
   total_records: number;
@@ -261,6 +262,28 @@ describe("access logs for operators", { timeout: 60_000 }, () => {
     await memberPage.getByRole("dialog").getByRole("list", { name: "Conversation" }).waitFor();
     expect(await memberPage.getByRole("alert").count()).toBe(0);
     await memberPage.close();
+  });
+
+  it("reads a long prompt whole into the drawer where the list carries only its start", async () => {
+    const long = `${"Explain this code. ".repeat(1_500)}END OF THE LONG PROMPT`;
+    expect(await stack.chat(owner.token, { session: "long-prompt", content: long })).toBe(200);
+    const listed = await stack.waitFor(
+      () => readLogs(owner.token),
+      (l) => l.data.some((e) => e.session_id === "long-prompt"),
+      "the long prompt's row",
+    );
+    const row = listed.data.find((e) => e.session_id === "long-prompt");
+    // 100 to a page: each entry's share of one answer holds about 10 KB of its texts.
+    expect(row?.request_prompt_truncated).toBe(true);
+    expect(row?.request_prompt).not.toContain("END OF THE LONG PROMPT");
+
+    await go(page, "/logs");
+    await table(page).getByRole("link", { name: "long-prompt" }).waitFor({ timeout: 15_000 });
+    await rows(page).first().locator("td").first().click();
+    const drawer = page.getByRole("dialog", { name: `Request ${row?.id}` });
+    await drawer.getByText(/END OF THE LONG PROMPT/).waitFor();
+    expect(await drawer.getByRole("alert").count()).toBe(0);
+    await page.keyboard.press("Escape");
   });
 
   it("ran without anything refused by the Content-Security-Policy", () => {

@@ -1,4 +1,5 @@
 import type {
+  AccessLogEntryView,
   AccessLogPage,
   AccessLogSessionPage,
   Account,
@@ -21,7 +22,7 @@ import type {
   UsageSeries,
   User,
 } from "@agentnet/contracts";
-import { apiFetch, type Query, toSearch } from "./client";
+import { ApiError, apiFetch, type Query, toSearch } from "./client";
 
 const AN = "/api/agent-network";
 /** Public: served without a token, so a plain link downloads it. */
@@ -83,11 +84,12 @@ export function createApi(token: string) {
     updateAccount: (id: string, body: { settings: Account["settings"] }) =>
       send<Account>("PUT", `/api/accounts/${encodeURIComponent(id)}`, body),
     accessLogs: (query: Query) => get<AccessLogPage>(`${AN}/access-logs`, query),
-    /** One entry by id, or undefined: there is no single-entry read, but the list's search matches log ids. */
-    accessLog: async (id: string) =>
-      (await get<AccessLogPage>(`${AN}/access-logs`, { search: id, page_size: 100 })).data.find(
-        (entry) => entry.id === id,
-      ),
+    /** One entry by id with its prompt and completion whole, or undefined when the caller has no such entry. */
+    accessLog: (id: string) =>
+      get<AccessLogEntryView>(`${AN}/access-logs/${encodeURIComponent(id)}`).catch((error: unknown) => {
+        if (error instanceof ApiError && error.status === 404) return undefined;
+        throw error;
+      }),
     sessions: (query: Query) => get<AccessLogSessionPage>(`${AN}/access-log-sessions`, query),
     usageSeries: (query: Query) => get<UsageSeries>(`${AN}/usage/series`, query),
     usageBreakdown: (query: Query) => get<UsageBreakdown>(`${AN}/usage/breakdown`, query),

@@ -1,12 +1,13 @@
-import type { AccessLogEntry } from "@agentnet/contracts";
+import type { AccessLogEntryView } from "@agentnet/contracts";
 import type { ReactNode } from "react";
 import { Conversation } from "../components/conversation";
 import { Drawer } from "../components/drawer";
 import { type LogLookups, useLogLookups } from "../components/log-filters";
-import { Badge, CopyButton } from "../components/ui";
+import { Badge, CopyButton, FormError, Progress } from "../components/ui";
 import { decisionText } from "../domain/deny-reasons";
 import { DEFAULT_FILTERS, filtersToParams, logEntryHash } from "../domain/filters";
 import { formatDateTime, formatDuration, formatTokens, formatUsd } from "../domain/format";
+import { useLoad } from "../hooks";
 import { hrefOf } from "../router";
 import { useSession } from "../session";
 
@@ -84,14 +85,30 @@ export function NameLink(props: { named: Named; showId?: boolean; fallback?: str
   );
 }
 
+const isCut = (entry: AccessLogEntryView) =>
+  entry.request_prompt_truncated === true || entry.response_completion_truncated === true;
+
+/**
+ * The entry with its texts whole. Lists carry previews of long prompts and completions (flagged
+ * as cut), so such an entry is read again by id; its preview shows until the whole one arrives.
+ */
+function useWholeTexts(entry: AccessLogEntryView) {
+  const { api } = useSession();
+  const cut = isCut(entry);
+  const whole = useLoad(async () => (cut ? api.accessLog(entry.id) : entry), [entry.id, cut]);
+  const shown = (whole.data?.id === entry.id ? whole.data : undefined) ?? entry;
+  return { shown, loading: cut && whole.loading, error: whole.error };
+}
+
 /**
  * One access-log entry: the captured prompt and completion as a conversation first (what an
  * operator opens it for), then every field, ids named and linked where the caller may read the
  * configuration; and a permalink to copy.
  */
-export function LogDrawer(props: { entry: AccessLogEntry; onClose: () => void; lookups?: LogLookups }) {
+export function LogDrawer(props: { entry: AccessLogEntryView; onClose: () => void; lookups?: LogLookups }) {
   const names = useLogNames(useLogLookups(props.lookups));
   const e = props.entry;
+  const texts = useWholeTexts(e);
   const permalink = `${window.location.origin}${window.location.pathname}${logEntryHash(e.id)}`;
   const rows: [string, ReactNode][] = [
     ["Log id", e.id],
@@ -147,7 +164,14 @@ export function LogDrawer(props: { entry: AccessLogEntry; onClose: () => void; l
         <CopyButton text={permalink} what="link" showWhat />
       </div>
       <h3>Conversation</h3>
-      <Conversation prompt={e.request_prompt} completion={e.response_completion} />
+      {texts.loading ? <Progress label="Loading the whole conversation…" /> : null}
+      <FormError error={texts.error} />
+      {!texts.loading && isCut(texts.shown) ? (
+        <p className="hint">
+          Only the start of the prompt or the completion could be read, and is shown here.
+        </p>
+      ) : null}
+      <Conversation prompt={texts.shown.request_prompt} completion={texts.shown.response_completion} />
       <h3>Details</h3>
       <dl className="fields">
         {rows.map(([k, v]) => (

@@ -66,7 +66,7 @@ export async function startDashboardStack() {
   /** One chat completion through the gateway proxy, as an SDK would send it. */
   const chat = async (
     token: string,
-    options: { session?: string; model?: string; maxTokens?: number } = {},
+    options: { session?: string; model?: string; maxTokens?: number; content?: string } = {},
   ) => {
     const response = await fetch(`${stack.proxy.url}/v1/chat/completions`, {
       method: "POST",
@@ -77,7 +77,7 @@ export async function startDashboardStack() {
       },
       body: JSON.stringify({
         model: options.model ?? "gpt-4o-mini",
-        messages: [{ role: "user", content: "Summarise the release notes in one line." }],
+        messages: [{ role: "user", content: options.content ?? "Summarise the release notes in one line." }],
         // The proxy reserves prompt + max_tokens against caps (4,096 when unset): keep it small.
         max_tokens: options.maxTokens ?? 200,
       }),
