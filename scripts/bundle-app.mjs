@@ -15,8 +15,10 @@ await build({
   format: "esm",
   sourcemap: true,
   external: [...external, ...external.map((name) => `${name}/*`)],
+  // CommonJS code inlined into ESM needs a `require`. The import is aliased because the banner is
+  // raw text esbuild does not rename: an inlined module importing `createRequire` would collide.
   banner: {
-    js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+    js: "import { createRequire as bundleCreateRequire } from 'node:module'; const require = bundleCreateRequire(import.meta.url);",
   },
   logLevel: "warning",
 });
