@@ -12,6 +12,8 @@ import {
   prefixWithin,
   previewChars,
   replyBudget,
+  shortenLongest,
+  TRUNCATED_MARK,
 } from "./reply-budget";
 
 const MAX_PAYLOAD = 1024 * 1024;
@@ -45,6 +47,21 @@ describe("prefixWithin", () => {
         }
       }
     }
+  });
+});
+
+describe("shortenLongest", () => {
+  it("cuts the longest values first, each marked, until the excess is gone", () => {
+    const { values, excess } = shortenLongest(["short", text(1_000), text(500, "é")], 300);
+    expect(values[0]).toBe("short");
+    expect(values[2]).toBe(text(500, "é"));
+    expect(values[1]?.endsWith(TRUNCATED_MARK)).toBe(true);
+    expect(excess).toBeLessThanOrEqual(0);
+    expect(jsonBytes(values[1]) - 2).toBeGreaterThanOrEqual(1_000 - 300 - 3);
+  });
+
+  it("leaves values no longer than the mark and says what is still over", () => {
+    expect(shortenLongest(["a", "bb"], 10)).toEqual({ values: ["a", "bb"], excess: 10 });
   });
 });
 
@@ -84,10 +101,20 @@ describe("fitEntry", () => {
     expect(fitEntry(flagged, 10_000).entry).toEqual(flagged);
   });
 
-  it("empties the texts of an entry whose other fields outgrow the budget, and says what it takes", () => {
-    const huge = entry({ model: text(20_000), request_prompt: "hello" });
+  it("cuts a model name of many kilobytes too, marked as the proxy marks it, once the texts are empty", () => {
+    const huge = entry({ model: text(900_000), path: text(5_000, "/p"), request_prompt: "hello" });
     const { entry: fitted, bytes } = fitEntry(huge, 10_000);
-    expect(fitted).toMatchObject({ request_prompt: "", request_prompt_truncated: true });
+    expect(bytes).toBeLessThanOrEqual(10_000);
+    expect(bytes).toBeGreaterThan(9_900);
+    expect(fitted).toMatchObject({ request_prompt: "", request_prompt_truncated: true, path: huge.path });
+    expect(fitted.model.endsWith(TRUNCATED_MARK)).toBe(true);
+    expect(huge.model.startsWith(fitted.model.slice(0, -TRUNCATED_MARK.length))).toBe(true);
+  });
+
+  it("says what an entry takes when even cut free text leaves it over (its lists are never cut)", () => {
+    const groups = Array.from({ length: 1_000 }, (_, i) => `grp_${i}`);
+    const { entry: fitted, bytes } = fitEntry(entry({ group_ids: groups, model: text(3_000) }), 10_000);
+    expect(fitted.group_ids).toEqual(groups);
     expect(bytes).toBe(jsonBytes(fitted));
     expect(bytes).toBeGreaterThan(10_000);
   });
@@ -118,8 +145,9 @@ describe("fitEntries", () => {
     expect(fitted.bytes).toBeLessThanOrEqual(20_000);
   });
 
-  it("stops before the first entry that does not fit even without its texts", () => {
-    const entries = [entry(), entry({ model: text(50_000) }), entry()];
+  it("stops before the first entry that does not fit even cut", () => {
+    const groups = Array.from({ length: 3_000 }, (_, i) => `grp_${i}`);
+    const entries = [entry(), entry({ group_ids: groups }), entry()];
     const fitted = fitEntries(entries, 20_000);
     expect(fitted.entries.map((e) => e.id)).toEqual([entries[0]?.id]);
   });
@@ -151,10 +179,15 @@ describe("fitSessions", () => {
     expect(fitted?.entries.every((e) => (e.request_prompt?.length ?? 0) > 8_000)).toBe(true);
   });
 
-  it("is undefined only when the sessions do not fit even without entries", () => {
-    const wide = { session_id: "s", models: [text(30_000)], entries: [entry()] };
-    expect(fitSessions([wide, wide], 50_000)).toBeUndefined();
-    expect(fitSessions([wide], 50_000)?.[0]?.entries).toHaveLength(1);
+  it("cuts a session's model names of many kilobytes, and is undefined only when that is not enough", () => {
+    const wide = { session_id: "s", models: ["gpt-4o", text(900_000)], entries: [entry()] };
+    const [fitted] = fitSessions([wide, wide], 50_000) ?? [];
+    expect(fitted?.models[0]).toBe("gpt-4o");
+    expect(fitted?.models[1]?.endsWith(TRUNCATED_MARK)).toBe(true);
+    expect(fitted?.entries).toEqual([]);
+    expect(fitSessions([wide], 950_000)?.[0]?.entries).toHaveLength(1);
+    const crowded = { ...wide, models: Array.from({ length: 5_000 }, (_, i) => `model-${i}`) };
+    expect(fitSessions([crowded, crowded], 50_000)).toBeUndefined();
   });
 });
 

@@ -5,9 +5,11 @@ import type { AccessLogEntryView } from "@agentnet/contracts";
  * max_payload (1 MiB by default). Captured prompts and completions are up to 32,768 characters
  * each, so 40 captured requests already outweigh a page: a page must fit by construction, whatever
  * its entries hold. The items of a reply share its budget in order, each an equal part of what is
- * left, so an item that needs less leaves the rest to those after it. Within an entry only the
- * captured texts give way: they are cut from the end and flagged, and the whole entry is one read
- * away (`GET /access-logs/{logId}`).
+ * left, so an item that needs less leaves the rest to those after it. Within an entry the
+ * captured texts give way first: they are cut from the end and flagged, and the whole entry is one
+ * read away (`GET /access-logs/{logId}`). Only an entry whose other free text alone outgrows its
+ * share (a model name of many kilobytes: the proxy cuts an event only to what NATS carries) has
+ * that cut too, marked as the proxy marks it, so one such request cannot make a page unreadable.
  */
 
 /**
@@ -71,6 +73,36 @@ export function prefixWithin(text: string, budget: number): string {
   return text;
 }
 
+/** Ends a field cut to fit, as the gateway proxy ends what it cut to publish an event. */
+export const TRUNCATED_MARK = "…[truncated]";
+const MARK_BYTES = jsonBytes(TRUNCATED_MARK) - 2;
+
+/**
+ * The values cut, longest first so the fewest are touched and each marked, until they take
+ * `excess` bytes less; `excess` is what is still over (above 0 when cutting them all was not
+ * enough). A value no longer than the mark is left as it is.
+ */
+export function shortenLongest(
+  values: readonly string[],
+  excess: number,
+): { values: string[]; excess: number } {
+  const shortened = [...values];
+  const longestFirst = shortened
+    .map((value, i) => ({ i, bytes: jsonBytes(value) - 2 }))
+    .sort((a, b) => b.bytes - a.bytes);
+  let over = excess;
+  for (const { i, bytes } of longestFirst) {
+    if (over <= 0 || bytes <= MARK_BYTES) break;
+    const cut = `${prefixWithin(shortened[i] ?? "", Math.max(0, bytes - over - MARK_BYTES))}${TRUNCATED_MARK}`;
+    over -= bytes - (jsonBytes(cut) - 2);
+    shortened[i] = cut;
+  }
+  return { values: shortened, excess: over };
+}
+
+/** Free-text fields of an entry besides its texts that a request can make long (the proxy's too). */
+const LONG_FIELDS = ["model", "path", "host", "session_id", "source_ip"] as const;
+
 const TEXTS = [
   { text: "request_prompt", flag: "request_prompt_truncated" },
   { text: "response_completion", flag: "response_completion_truncated" },
@@ -78,9 +110,9 @@ const TEXTS = [
 
 /**
  * The entry within `budget` bytes of JSON: its captured texts cut from the end, each one cut
- * flagged, the shorter text keeping up to half of the room and the other the rest. Nothing else
- * is cut, so the entry takes more than `budget` when its other fields alone do; `bytes` says what
- * it takes.
+ * flagged, the shorter text keeping up to half of the room and the other the rest; when the entry
+ * does not fit even with them empty, its long free-text fields are cut too (`shortenLongest`).
+ * Lists and ids are never cut, so it can still take more than `budget`; `bytes` says what it takes.
  */
 export function fitEntry(
   entry: AccessLogEntryView,
@@ -107,6 +139,13 @@ export function fitEntry(
     fitted[text] = kept;
     if (kept.length < value.length) fitted[flag] = true;
   }
+  const bytes = jsonBytes(fitted);
+  if (bytes <= budget) return { entry: fitted, bytes };
+  const { values } = shortenLongest(
+    LONG_FIELDS.map((field) => fitted[field]),
+    bytes - budget,
+  );
+  for (const [i, field] of LONG_FIELDS.entries()) fitted[field] = values[i] ?? "";
   return { entry: fitted, bytes: jsonBytes(fitted) };
 }
 
@@ -133,10 +172,11 @@ export function fitEntries(
 
 /**
  * Sessions within `budget` bytes, in order: each gets an equal share of what is left, and within
- * it the first of its entries that fit (`fitEntries`); a session whose own fields outgrow its share
- * keeps no entries. Undefined when even the sessions without entries do not fit.
+ * it the first of its entries that fit (`fitEntries`). A session whose own fields outgrow its share
+ * keeps no entries and has its longest model names cut (`shortenLongest`). Undefined when even the
+ * sessions so cut, without entries, do not fit.
  */
-export function fitSessions<S extends { entries: AccessLogEntryView[] }>(
+export function fitSessions<S extends { models: string[]; entries: AccessLogEntryView[] }>(
   sessions: readonly S[],
   budget: number,
 ): S[] | undefined {
@@ -144,11 +184,15 @@ export function fitSessions<S extends { entries: AccessLogEntryView[] }>(
   let room = budget;
   for (const [i, session] of sessions.entries()) {
     const share = Math.floor(room / (sessions.length - i));
-    const bare = jsonBytes({ ...session, entries: [] });
-    const { entries, bytes } = fitEntries(session.entries, share - bare - 1);
-    const cost = bare + bytes + 1;
+    let bare = { ...session, entries: [] };
+    if (jsonBytes(bare) > share - 1) {
+      bare = { ...bare, models: shortenLongest(session.models, jsonBytes(bare) - share + 1).values };
+    }
+    const bareBytes = jsonBytes(bare);
+    const { entries, bytes } = fitEntries(session.entries, share - bareBytes - 1);
+    const cost = bareBytes + bytes + 1;
     if (cost > room) return undefined;
-    fitted.push({ ...session, entries });
+    fitted.push({ ...bare, entries });
     room -= cost;
   }
   return fitted;

@@ -13,14 +13,14 @@ import type { TelemetryContext } from "./context";
 import type { SettingsReader } from "./settings";
 
 /**
- * Only entries whose fields besides their texts are huge (model names of many kilobytes) can
- * outgrow their share of a reply (domain/reply-budget.ts); a smaller page gives each a larger one.
+ * Only entries whose lists are huge (thousands of group ids) can outgrow their share of a reply
+ * once their free text is cut (domain/reply-budget.ts); a smaller page gives each a larger one.
  */
 const pageTooLarge = (items: string) =>
   new AppError(
     413,
     "payload_too_large",
-    `this page's ${items} are too large to answer at once, even with prompts cut; ask for a smaller page_size`,
+    `this page's ${items} are too large to answer at once, even cut; ask for a smaller page_size`,
   );
 
 /**

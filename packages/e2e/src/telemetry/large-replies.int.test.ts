@@ -110,6 +110,34 @@ describe("a page of entries with captured prompts", () => {
   });
 });
 
+describe("an entry whose model name alone outgrows its share", () => {
+  it("leaves its pages readable: the name cut and marked in lists, whole by id", async () => {
+    const { accountId, token } = await stack.newAccount();
+    // About as long as the proxy lets a model name be: it cuts an event only to what NATS carries.
+    const model = `m-${"x".repeat(900_000)}`;
+    const at = (secondsAgo: number) => new Date(Date.now() - secondsAgo * 1_000).toISOString();
+    // The newest of 50, so its share is a fiftieth of the answer.
+    const odd = makeEvent({ account_id: accountId, model, session_id: "odd", timestamp: at(0) });
+    const plain = Array.from({ length: 49 }, (_, i) =>
+      makeEvent({ account_id: accountId, session_id: "odd", timestamp: at(i + 1) }),
+    );
+    await stack.publish([odd, ...plain]);
+    await stack.settle();
+
+    const page = await read<AccessLogPage>("/api/agent-network/access-logs?page_size=100", token);
+    expect(page.status).toBe(200);
+    expect(page.body.data.map((entry) => entry.id)).toEqual([odd, ...plain].map((event) => event.id));
+    const listed = page.body.data[0];
+    expect(listed?.model.endsWith("…[truncated]")).toBe(true);
+    expect(model.startsWith(listed?.model.slice(0, -"…[truncated]".length) ?? "-")).toBe(true);
+    const sessions = await read<AccessLogSessionPage>("/api/agent-network/access-log-sessions", token);
+    expect(sessions.status).toBe(200);
+    expect(sessions.body.data[0]?.request_count).toBe(50);
+    const whole = await read<AccessLogEntryView>(`/api/agent-network/access-logs/${odd.id}`, token);
+    expect(whole.body.model).toBe(model);
+  });
+});
+
 describe("GET /access-logs/{logId}", () => {
   const entryPath = (id: string) => `/api/agent-network/access-logs/${encodeURIComponent(id)}`;
   const anyId = () => [...prompts.keys()][7] ?? "";
