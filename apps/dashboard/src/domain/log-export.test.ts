@@ -119,6 +119,37 @@ describe("exporting access logs", () => {
     expect(result.entries.map((e) => e.id)).toEqual(["a", "b", "c"]);
   });
 
+  it("reads whole every entry the list carried as a preview, and exports no preview flag", async () => {
+    const whole = "p".repeat(40_000);
+    const page: AccessLogPage = {
+      data: [makeEntry({ id: "cut" }), makeEntry({ id: "short" }), makeEntry({ id: "gone" })].map((entry) =>
+        entry.id === "short"
+          ? entry
+          : { ...entry, request_prompt: whole.slice(0, 100), request_prompt_truncated: true },
+      ),
+      page: 1,
+      page_size: 100,
+      total_records: 3,
+      total_pages: 1,
+    };
+    const wholeReads: string[] = [];
+    const result = await collectEntries(
+      async () => page,
+      undefined,
+      async (id) => {
+        wholeReads.push(id);
+        return id === "cut" ? makeEntry({ id, request_prompt: whole }) : undefined;
+      },
+    );
+    expect(wholeReads.sort()).toEqual(["cut", "gone"]);
+    expect(result.entries.map((e) => [e.id, e.request_prompt?.length])).toEqual([
+      ["cut", 40_000],
+      ["short", makeEntry().request_prompt?.length],
+      ["gone", 100],
+    ]);
+    expect(result.entries.some((e) => "request_prompt_truncated" in e)).toBe(false);
+  });
+
   it("queries with the view's filters, the largest pages and an end pinned to the start", () => {
     const started = new Date("2025-03-10T12:00:00.000Z");
     const query = exportQuery({ ...DEFAULT_FILTERS, model: ["gpt-4o"], page: 3 }, started);

@@ -1,4 +1,4 @@
-import type { AccessLogEntry, AccessLogPage } from "@agentnet/contracts";
+import type { AccessLogEntry, AccessLogEntryView, AccessLogPage } from "@agentnet/contracts";
 import type { Query } from "../api/client";
 import { toCsv } from "./csv";
 import { filtersToQuery, type LogFilters, MAX_PAGE_SIZE } from "./filters";
@@ -67,12 +67,30 @@ export interface CollectedEntries {
   capped: boolean;
 }
 
-/** Reads pages 1, 2, … until the last page or the cap, reporting rows read so far. */
+/** Entries whose texts are fetched at once while an export completes the ones the list cut. */
+const WHOLE_ENTRY_READS_AT_ONCE = 4;
+
+const isPreview = (entry: AccessLogEntryView) =>
+  entry.request_prompt_truncated === true || entry.response_completion_truncated === true;
+
+/** The entry as exported: the list's flags say nothing once the texts are whole. */
+const withoutFlags = ({
+  request_prompt_truncated: _prompt,
+  response_completion_truncated: _completion,
+  ...entry
+}: AccessLogEntryView): AccessLogEntry => entry;
+
+/**
+ * Reads pages 1, 2, … until the last page or the cap, reporting rows read so far; then reads whole
+ * every entry whose prompt or completion the list carried as a preview, so the file holds the texts
+ * as captured. An entry gone meanwhile (retention) keeps its preview.
+ */
 export async function collectEntries(
   readPage: (page: number) => Promise<AccessLogPage>,
   onProgress: (read: number, total: number) => void = () => undefined,
+  readEntry: (id: string) => Promise<AccessLogEntryView | undefined> = async () => undefined,
 ): Promise<CollectedEntries> {
-  const byId = new Map<string, AccessLogEntry>();
+  const byId = new Map<string, AccessLogEntryView>();
   let total = 0;
   for (let page = 1; byId.size < EXPORT_ROW_CAP; page += 1) {
     const answer = await readPage(page);
@@ -82,7 +100,21 @@ export async function collectEntries(
     if (answer.data.length === 0 || page >= answer.total_pages) break;
   }
   const entries = [...byId.values()].slice(0, EXPORT_ROW_CAP);
-  return { entries, total: Math.max(total, entries.length), capped: total > entries.length };
+  const previews = entries.flatMap((entry, index) => (isPreview(entry) ? [index] : []));
+  for (let next = 0; next < previews.length; next += WHOLE_ENTRY_READS_AT_ONCE) {
+    await Promise.all(
+      previews.slice(next, next + WHOLE_ENTRY_READS_AT_ONCE).map(async (index) => {
+        const preview = entries[index];
+        const whole = preview && (await readEntry(preview.id));
+        if (whole) entries[index] = whole;
+      }),
+    );
+  }
+  return {
+    entries: entries.map(withoutFlags),
+    total: Math.max(total, entries.length),
+    capped: total > entries.length,
+  };
 }
 
 const cellsOf = (entry: AccessLogEntry) =>

@@ -245,6 +245,7 @@ function ExportButtons(props: { filters: LogFilters }) {
             setProgress(
               `Exporting… ${read.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} requests`,
             ),
+          (id) => api.accessLog(id),
         );
         const name = exportFileName(format, startedAt);
         download(exportFile(format, result.entries), name);
