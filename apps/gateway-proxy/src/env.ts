@@ -1,3 +1,4 @@
+import { parsePrivateUpstreamAllowance } from "@agentnet/gateway-rules";
 import {
   baseEnv,
   envBoolean,
@@ -8,7 +9,6 @@ import {
   requestStreamEnv,
 } from "@agentnet/service-kit";
 import { z } from "zod";
-import { parsePrivateUpstreamAllowance } from "./domain/private-address";
 
 const commaList = z
   .string()

@@ -1,6 +1,7 @@
 import type { Guardrail, Policy, Provider } from "@agentnet/contracts";
 
 export * from "./address";
+export * from "./private-allowance";
 
 /**
  * Which policies cover a caller: enabled ones whose source groups include one of the caller's

@@ -1,13 +1,14 @@
 import { lookup } from "node:dns";
 import type { LookupFunction } from "node:net";
-import { type AddressClass, isIpLiteral } from "@agentnet/gateway-rules";
-import type { Logger } from "@agentnet/service-kit";
-import { buildConnector, Pool } from "undici";
 import {
+  type AddressClass,
+  isIpLiteral,
   type PrivateUpstreamAllowance,
   parsePrivateUpstreamAllowance,
   privateUpstreamRefusal,
-} from "../domain/private-address";
+} from "@agentnet/gateway-rules";
+import type { Logger } from "@agentnet/service-kit";
+import { buildConnector, Pool } from "undici";
 
 export interface UpstreamOptions {
   headersTimeoutMs: number;

@@ -3,7 +3,7 @@ import {
   parsePrivateUpstreamAllowance,
   privateUpstreamRefusal,
   type UpstreamConnection,
-} from "./private-address";
+} from "./private-allowance";
 
 const allowance = (...entries: string[]) => {
   const parsed = parsePrivateUpstreamAllowance(entries);
@@ -13,7 +13,7 @@ const allowance = (...entries: string[]) => {
 const NONE = allowance();
 const at = (address: string, port = 80, host = address): UpstreamConnection => ({ host, port, address });
 
-describe("upstream addresses the proxy refuses to connect to", () => {
+describe("addresses refused to connect to unless allowed", () => {
   it.each([
     ["127.0.0.1", "loopback"],
     ["127.255.0.9", "loopback"],

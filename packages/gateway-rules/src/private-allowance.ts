@@ -1,11 +1,13 @@
-import { type AddressClass, classifyAddress, parseIPv4, parseIPv6 } from "@agentnet/gateway-rules";
+import { type AddressClass, classifyAddress, parseIPv4, parseIPv6 } from "./address";
 
 /**
- * Which addresses the proxy connects to for an upstream: public ones (the rule of
- * `classifyAddress`, which the provider-verifier applies too), and private ones only where the
- * operator allowed them for a self-hosted model (`AGN_ALLOWED_PRIVATE_UPSTREAMS`). An account
- * admin writes `upstream_url`; without this an admin could make the proxy POST to the host's own
- * API, to the cloud's metadata service or anywhere on the operator's network, and relay the answer.
+ * Which addresses agentnet connects to for a URL an account admin wrote (a provider's upstream,
+ * which the gateway proxy forwards to; a webhook, which the control-plane posts alerts to): public
+ * ones (the rule of `classifyAddress`, which the provider-verifier applies too), and private ones
+ * only where the operator allowed them (`AGN_ALLOWED_PRIVATE_UPSTREAMS` for self-hosted models,
+ * `AGN_ALLOWED_PRIVATE_WEBHOOKS` for receivers on the operator's network). Without this an admin
+ * could make agentnet POST to the host's own API, to the cloud's metadata service or anywhere on
+ * the operator's network.
  *
  * An allowance entry is one of:
  * - a range, `10.0.0.0/8` or `fd00::/8` (a bare address is a range of one): any port in it;
@@ -22,7 +24,7 @@ type AllowedPrivateUpstream =
   | { kind: "address"; address: bigint; port: number }
   | { kind: "name"; name: string; port: number };
 
-/** Where the proxy is about to connect for an upstream: its host and port as written, and one address. */
+/** Where a connection is about to go: the URL's host and port as written, and one address. */
 export interface UpstreamConnection {
   host: string;
   port: number;
@@ -105,8 +107,8 @@ function allows(entry: AllowedPrivateUpstream, connection: UpstreamConnection, a
 }
 
 /**
- * Why the proxy must not make this connection (the class of its non-public address), or undefined
- * when it may: the address is public, or the allowance covers it.
+ * Why this connection must not be made (the class of its non-public address), or undefined when it
+ * may: the address is public, or the allowance covers it.
  */
 export function privateUpstreamRefusal(
   connection: UpstreamConnection,
