@@ -5,6 +5,7 @@ import { BUS_SERVICES } from "@agentnet/contracts";
 import { composePasswordVariable, localBusCredentials } from "@agentnet/local-backends";
 import { busCredentialsFile, localDataDir } from "../bus-credentials";
 import type { CliEnv } from "../env";
+import { localSealingKey } from "../sealing-key";
 
 const secret = () => randomBytes(24).toString("base64url");
 
@@ -23,8 +24,9 @@ function readEnvFile(file: string): Record<string, string> {
 /**
  * `agentnet compose-env`: `<data>/compose.env` (0600) for infra/docker-compose.yml and the stack
  * that uses it: the NATS password of every service (the local stack's own, so `agentnet up` joins
- * that server), MongoDB's and ClickHouse's passwords (generated once, kept afterwards), and the
- * URLs the stack connects with. Returns the file's path.
+ * that server), MongoDB's and ClickHouse's passwords (generated once, kept afterwards), the sealing
+ * key (the local stack's, so the services in containers open what `agentnet up` stored, and the
+ * other way round), and the URLs a stack on this host connects with. Returns the file's path.
  */
 export function composeEnv(env: CliEnv): string {
   const dataDir = localDataDir(env);
@@ -38,6 +40,7 @@ export function composeEnv(env: CliEnv): string {
     ...BUS_SERVICES.map((service) => `${composePasswordVariable(service)}=${credentials[service]}`),
     `AGN_MONGO_PASSWORD=${mongoPassword}`,
     `AGN_CLICKHOUSE_PASSWORD=${clickhousePassword}`,
+    `AGN_SEALING_KEY=${localSealingKey(env.AGN_SEALING_KEY, join(dataDir, "sealing.key"))}`,
     "NATS_URL=nats://127.0.0.1:4222",
     `MONGO_URL=mongodb://agentnet:${mongoPassword}@127.0.0.1:27017/agentnet?authSource=admin`,
     `CLICKHOUSE_URL=http://agentnet:${clickhousePassword}@127.0.0.1:8123`,
