@@ -1,3 +1,4 @@
+import { ALERTS_STREAM, AlertSubjects, Notifications } from "./notifications";
 import { CONSUMPTION_LEADER_SUBJECT, Consumption } from "./reservations";
 import { ACCOUNT_EVENTS_STREAM, ControlPlane, Events, REQUESTS_STREAM } from "./subjects";
 import { Telemetry, TelemetryIngest } from "./telemetry";
@@ -94,8 +95,12 @@ const PERMISSIONS: Record<BusService, BusPermissions> = {
       Events.callersRevoked,
       ...subjects(Verifier),
       ...manageStream(ACCOUNT_EVENTS_STREAM),
+      // Alerts: it turns proxies' credential notices into alerts and delivers every alert.
+      AlertSubjects.providerAll,
+      ...manageStream(ALERTS_STREAM),
+      ...consume(ALERTS_STREAM),
     ],
-    subscribe: [callerEndpoints, Events.proxyHeartbeat],
+    subscribe: [callerEndpoints, Events.proxyHeartbeat, AlertSubjects.credentialRejected],
   },
   "provider-verifier": { publish: [], subscribe: subjects(Verifier) },
   telemetry: {
@@ -116,6 +121,9 @@ const PERMISSIONS: Record<BusService, BusPermissions> = {
       ...consume(REQUESTS_STREAM),
       ...manageStream(ACCOUNT_EVENTS_STREAM),
       ...consume(ACCOUNT_EVENTS_STREAM),
+      // Budget alerts: what to watch per account, and the crossings it sees as it settles.
+      Notifications.watch.subject,
+      AlertSubjects.budgetAll,
       ...leadership,
       CONSUMPTION_LEADER_SUBJECT,
       // The admission event of a request whose proxy died, published in its place.
@@ -126,6 +134,8 @@ const PERMISSIONS: Record<BusService, BusPermissions> = {
       `${Consumption.lease.subject}.*`,
       Events.proxyAdmittedAll,
       Events.proxyHeartbeat,
+      // An account's watched caps change with its configuration.
+      Events.configChangedAll,
     ],
   },
   "gateway-proxy": {
@@ -139,6 +149,7 @@ const PERMISSIONS: Record<BusService, BusPermissions> = {
       Events.proxyAdmittedAll,
       ...manageStream(REQUESTS_STREAM),
       TelemetryIngest.storedRequests.subject,
+      AlertSubjects.credentialRejected,
     ],
     subscribe: [
       Events.configChangedAll,

@@ -12,6 +12,7 @@ export * from "./gateway";
 export * from "./groups";
 export * from "./guardrails";
 export * from "./limits";
+export * from "./notifications";
 export * from "./policies";
 export * from "./providers";
 export * from "./reservations";
