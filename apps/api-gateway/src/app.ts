@@ -12,6 +12,7 @@ import { routesOf } from "./http/route";
 import { agentNetworkRoutes } from "./routes/agent-network";
 import { consumptionRoutes } from "./routes/consumption";
 import { identityRoutes } from "./routes/identity";
+import { notificationRoutes } from "./routes/notifications";
 import { telemetryRoutes } from "./routes/telemetry";
 
 export interface ApiGatewayOptions {
@@ -83,6 +84,7 @@ export function createApp(options: ApiGatewayOptions): Express {
     consumptionRoutes(options.nc, options.requestTimeoutMs),
     telemetryRoutes(options.nc, options.requestTimeoutMs),
     agentNetworkRoutes(options.nc, options.requestTimeoutMs),
+    notificationRoutes(options.nc, options.requestTimeoutMs),
   ];
   for (const router of routers) api.use(router);
   // The API's description is public, like any published API reference; built once from the routes.

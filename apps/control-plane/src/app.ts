@@ -1,4 +1,4 @@
-import { ensureAccountEventsStream, type NatsConnection } from "@agentnet/bus";
+import { ensureAccountEventsStream, ensureAlertsStream, type NatsConnection } from "@agentnet/bus";
 import { Verifier } from "@agentnet/contracts";
 import type { SealingKeys } from "@agentnet/sealing";
 import type { Logger } from "@agentnet/service-kit";
@@ -9,9 +9,11 @@ import { registerAgentConfigHandlers } from "./handlers/agent-config";
 import { registerBudgetRuleHandlers } from "./handlers/budget-rules";
 import { registerCatalogHandlers } from "./handlers/catalog";
 import type { HandlerContext } from "./handlers/context";
+import { registerCredentialAlerts } from "./handlers/credential-alerts";
 import { registerGroupHandlers } from "./handlers/groups";
 import { registerGuardrailHandlers } from "./handlers/guardrails";
 import { registerIdentityHandlers } from "./handlers/identity";
+import { registerNotificationHandlers } from "./handlers/notifications";
 import { registerPolicyHandlers } from "./handlers/policies";
 import { registerProviderHandlers } from "./handlers/providers";
 import { registerSealingHandlers } from "./handlers/sealing";
@@ -20,6 +22,7 @@ import { registerTokenHandlers } from "./handlers/tokens";
 import { registerUserHandlers } from "./handlers/users";
 import { createAgentModels } from "./store/agent-models";
 import { createModels } from "./store/models";
+import { createNotificationModels } from "./store/notification-models";
 import { verifySealingKey } from "./store/sealing-canary";
 
 /**
@@ -40,16 +43,18 @@ export interface ControlPlaneDeps {
 
 /** Wires every control-plane endpoint onto a bus connection and a MongoDB connection. */
 export async function startControlPlane(deps: ControlPlaneDeps) {
-  const [identity, agent] = await Promise.all([
+  const [identity, agent, notifications] = await Promise.all([
     createModels(deps.connection),
     createAgentModels(deps.connection),
+    createNotificationModels(deps.connection),
   ]);
   await verifySealingKey(agent, deps.sealingKey);
   await ensureAccountEventsStream(deps.nc);
+  await ensureAlertsStream(deps.nc);
   const ctx: HandlerContext = {
     nc: deps.nc,
     logger: deps.logger,
-    models: { ...identity, ...agent },
+    models: { ...identity, ...agent, ...notifications },
     sealingKey: deps.sealingKey,
     activeEndpoints: new ActiveEndpoints(),
     verifyTimeoutMs: deps.verifyTimeoutMs ?? 15_000,
@@ -69,6 +74,8 @@ export async function startControlPlane(deps: ControlPlaneDeps) {
     registerGuardrailHandlers,
     registerAgentConfigHandlers,
     registerSealingHandlers,
+    registerNotificationHandlers,
+    registerCredentialAlerts,
   ]) {
     register(ctx);
   }

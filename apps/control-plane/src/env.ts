@@ -1,5 +1,21 @@
+import { parsePrivateUpstreamAllowance } from "@agentnet/gateway-rules";
 import { baseEnv, envPort, parseEnvWith } from "@agentnet/service-kit";
 import { z } from "zod";
+
+const privateWebhookList = z
+  .string()
+  .default("")
+  .transform((text) =>
+    text
+      .split(",")
+      .map((item) => item.trim().toLowerCase())
+      .filter((item) => item !== ""),
+  )
+  .superRefine((entries, ctx) => {
+    for (const problem of parsePrivateUpstreamAllowance(entries).problems) {
+      ctx.addIssue({ code: "custom", message: problem });
+    }
+  });
 
 export const ControlPlaneEnv = z.object({
   ...baseEnv,
@@ -8,6 +24,14 @@ export const ControlPlaneEnv = z.object({
   /** 32 random bytes, base64: seals provider credentials at rest. Required; checked at start. */
   AGN_SEALING_KEY: z.string({ error: "AGN_SEALING_KEY is required (openssl rand -base64 32)" }).min(1),
   VERIFY_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
+  /**
+   * Private addresses webhooks may be sent to anyway (receivers on the operator's network),
+   * comma-separated: ranges (`10.0.0.0/8`), addresses, `address:port` (`127.0.0.1:9000`) and
+   * `name:port` (`hooks.lan:8080`). Every other loopback, private, link-local, ... address is refused.
+   */
+  AGN_ALLOWED_PRIVATE_WEBHOOKS: privateWebhookList,
+  /** One webhook attempt's deadline, connection to last byte. */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
 });
 export type ControlPlaneEnv = z.infer<typeof ControlPlaneEnv>;
 

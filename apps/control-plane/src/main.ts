@@ -4,6 +4,7 @@ import { runService } from "@agentnet/service-kit";
 import mongoose from "mongoose";
 import { MONGO_CONNECTION_OPTIONS, startControlPlane } from "./app";
 import { parseEnv } from "./env";
+import { startNotifier } from "./webhooks/notifier";
 
 const env = parseEnv(process.env);
 
@@ -15,7 +16,18 @@ await runService(
     lifecycle.onStop("mongodb", () => connection.close());
     const nc = await connectBus(busOptionsFromEnv(env, "control-plane"));
     lifecycle.onStop("nats", () => nc.drain());
-    await startControlPlane({ nc, connection, logger, sealingKey, verifyTimeoutMs: env.VERIFY_TIMEOUT_MS });
+    const controlPlane = await startControlPlane({
+      nc,
+      connection,
+      logger,
+      sealingKey,
+      verifyTimeoutMs: env.VERIFY_TIMEOUT_MS,
+    });
+    const notifier = await startNotifier(controlPlane, {
+      allowedPrivateWebhooks: env.AGN_ALLOWED_PRIVATE_WEBHOOKS,
+      attemptTimeoutMs: env.WEBHOOK_TIMEOUT_MS,
+    });
+    lifecycle.onStop("notifier", () => notifier.stop());
     return { nats: env.NATS_URL };
   },
 );

@@ -1,5 +1,5 @@
 import { setImmediate as yieldToLoop } from "node:timers/promises";
-import { ACCOUNT_EVENTS_STREAM, REQUESTS_STREAM } from "@agentnet/contracts";
+import { ACCOUNT_EVENTS_STREAM, ALERTS_STREAM, AlertSubjects, REQUESTS_STREAM } from "@agentnet/contracts";
 import {
   AckPolicy,
   type Consumer,
@@ -91,6 +91,19 @@ export const ensureRequestStream = (
 /** Account lifecycle events, kept 30 days. */
 export const ensureAccountEventsStream = (nc: NatsConnection) =>
   ensureStream(nc, { name: ACCOUNT_EVENTS_STREAM, subjects: ["agn.account.>"], maxAgeMs: 30 * DAY_MS });
+
+/**
+ * Alerts waiting for their webhook delivery (budget crossings, refused credentials): each is
+ * acked once delivered or given up on, within about ten minutes; a week and 256 MiB bound what
+ * a notifier that is down for long leaves behind.
+ */
+export const ensureAlertsStream = (nc: NatsConnection) =>
+  ensureStream(nc, {
+    name: ALERTS_STREAM,
+    subjects: [AlertSubjects.all],
+    maxAgeMs: 7 * DAY_MS,
+    maxBytes: 256 * 1024 ** 2,
+  });
 
 export interface DurableConsumerOptions {
   /** The consumer's durable name: each service has its own and resumes where it stopped. */

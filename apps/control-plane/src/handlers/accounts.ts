@@ -67,6 +67,8 @@ export function registerAccountHandlers(ctx: HandlerContext) {
       models.Policy.deleteMany(byAccount),
       models.Guardrail.deleteMany(byAccount),
       models.BudgetRule.deleteMany(byAccount),
+      models.NotificationSettings.deleteMany(byAccount),
+      models.NotificationDelivery.deleteMany(byAccount),
     ]);
     await models.Account.deleteOne({ _id: account._id });
     await revokeCallers(ctx, account._id, { wholeAccount: true });

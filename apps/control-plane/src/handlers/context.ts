@@ -15,10 +15,11 @@ import type { Logger } from "@agentnet/service-kit";
 import type { ActiveEndpoints } from "../domain/settings";
 import type { AgentModels } from "../store/agent-models";
 import type { Models } from "../store/models";
+import type { NotificationModels } from "../store/notification-models";
 
 /** What every handler group needs: the stores, the bus, the sealing key and a logger. */
 export interface HandlerContext {
-  models: Models & AgentModels;
+  models: Models & AgentModels & NotificationModels;
   nc: NatsConnection;
   logger: Logger;
   sealingKey: SealingKeys;

@@ -2,12 +2,13 @@ import { ControlPlane } from "@agentnet/contracts";
 import { providerCredentialAad, SealingError, seal, unseal } from "@agentnet/sealing";
 import { resealCanary } from "../store/sealing-canary";
 import { announceConfigChange, type HandlerContext, handle } from "./context";
+import { resealSigningSecrets } from "./notifications";
 
 /**
- * Key rotation: every provider credential not sealed with the current key is opened with the key
- * ring and sealed again with the current key. Each write is conditional on the envelope it read,
- * so a credential replaced meanwhile is left as its new writer sealed it. Proxies drop the
- * snapshots of the accounts touched.
+ * Key rotation: every provider credential (and webhook signing secret) not sealed with the current
+ * key is opened with the key ring and sealed again with the current key. Each write is conditional
+ * on the envelope it read, so a credential replaced meanwhile is left as its new writer sealed it.
+ * Proxies drop the snapshots of the accounts touched.
  */
 export function registerSealingHandlers(ctx: HandlerContext) {
   const { models } = ctx;
@@ -41,10 +42,16 @@ export function registerSealingHandlers(ctx: HandlerContext) {
         accounts.add(doc.account_id);
       }
     }
+    const secrets = await resealSigningSecrets(ctx);
+    resealed += secrets.resealed;
+    unopened += secrets.unopened;
     if (unopened === 0) await resealCanary(models, ctx.sealingKey);
     for (const accountId of accounts) announceConfigChange(ctx, accountId);
-    const total = await models.Provider.countDocuments({});
-    ctx.logger.info({ current_key: current, resealed, unopened }, "re-sealed provider credentials");
+    const total = (await models.Provider.countDocuments({})) + secrets.total;
+    ctx.logger.info(
+      { current_key: current, resealed, unopened },
+      "re-sealed provider credentials and signing secrets",
+    );
     return { current_key: current, resealed, already_current: total - resealed - unopened, unopened };
   });
 }
