@@ -16,6 +16,7 @@ import {
 } from "@agentnet/contracts";
 import { type Logger, newId } from "@agentnet/service-kit";
 import type { Connection } from "mongoose";
+import { BudgetAlerts, defaultBudgetAlertOptions } from "./alerts/budget-alerts";
 import { AdmissionWatch } from "./domain/admissions";
 import { followAccountDeletions } from "./handlers/accounts";
 import { followAdmissions } from "./handlers/admissions";
@@ -57,6 +58,8 @@ export interface ConsumptionOptions {
   admissionSweepMs: number;
   /** How long every lease is held when NATS is lost (proxies keep using theirs that long). */
   leaseOutageGraceMs: number;
+  /** How often the leader compares the caps of the callers it settled with their accounts' alert thresholds. */
+  alertIntervalMs: number;
 }
 
 /** Pending admissions kept at most (about the requests in flight across every proxy). */
@@ -78,6 +81,7 @@ export const defaultOptions: ConsumptionOptions = {
   admissionOrphanMs: 30_000,
   admissionSweepMs: 1_000,
   leaseOutageGraceMs: 75_000,
+  alertIntervalMs: defaultBudgetAlertOptions.intervalMs,
   clock: Date.now,
 };
 
@@ -192,7 +196,14 @@ async function lead(
   const admissions =
     resumed?.admissions ??
     new AdmissionWatch({ orphanAfterMs: options.admissionOrphanMs, maxPending: MAX_PENDING_ADMISSIONS });
-  const ctx: HandlerContext = { ...deps, keeper, admissions };
+  const alerts = new BudgetAlerts({
+    nc: deps.nc,
+    logger: deps.logger,
+    counters: keeper,
+    options: { ...defaultBudgetAlertOptions, intervalMs: options.alertIntervalMs, clock: options.clock },
+  });
+  alerts.start();
+  const ctx: HandlerContext = { ...deps, keeper, admissions, alerts };
   const abort = new AbortController();
   const onError = (err: unknown) => {
     if (err instanceof JournalFencedError) {
@@ -242,6 +253,7 @@ async function lead(
     async stop(save) {
       clearInterval(announcer);
       stopFollowingAdmissions();
+      await alerts.stop();
       for (const subscription of subscriptions) subscription.unsubscribe();
       for (const timer of timers) if (timer) clearInterval(timer);
       abort.abort();

@@ -1,15 +1,17 @@
 import { type Handler, type NatsConnection, type Subscription, serve } from "@agentnet/bus";
 import { type Endpoint, QUEUE } from "@agentnet/contracts";
 import type { Logger } from "@agentnet/service-kit";
+import type { BudgetAlerts } from "../alerts/budget-alerts";
 import type { AdmissionWatch } from "../domain/admissions";
 import type { UsageKeeper } from "../keeper";
 
-/** What every handler of the leading replica needs: the keeper, the admissions, the bus and a logger. */
+/** What every handler of the leading replica needs: keeper, admissions, budget alerts, bus and logger. */
 export interface HandlerContext {
   nc: NatsConnection;
   logger: Logger;
   keeper: UsageKeeper;
   admissions: AdmissionWatch;
+  alerts: BudgetAlerts;
 }
 
 /** Serves one endpoint in the consumption queue group; only the leading replica subscribes. */

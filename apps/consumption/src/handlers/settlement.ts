@@ -48,6 +48,7 @@ export async function startSettlement(
       });
       await ctx.keeper.settle(events);
       ctx.admissions.accounted(events.map((event) => event.id));
+      ctx.alerts.settled(events);
     },
     { maxMessages: 1_000, signal, onError: options.onError },
   );

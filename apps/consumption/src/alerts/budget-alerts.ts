@@ -1,0 +1,208 @@
+import { type NatsConnection, publishEvent, request, type Subscription } from "@agentnet/bus";
+import { chainId } from "@agentnet/caps";
+import {
+  type AlertMessage,
+  AlertSubjects,
+  type AlertWatch,
+  type Caller,
+  Events,
+  type GatewayRequestEvent,
+  Notifications,
+} from "@agentnet/contracts";
+import type { Logger } from "@agentnet/service-kit";
+import { capStatuses } from "../domain/cap-status";
+import type { Counter } from "../domain/counter-book";
+import { outcomeOfEvent } from "../domain/settlement";
+import { thresholdCrossings } from "../domain/threshold-crossings";
+
+export interface BudgetAlertOptions {
+  /** How often the callers of settled requests are looked at. */
+  intervalMs: number;
+  /** How long an account's watch list serves before it is asked for again (a change drops it at once). */
+  watchTtlMs: number;
+  clock: () => number;
+}
+
+export const defaultBudgetAlertOptions: BudgetAlertOptions = {
+  intervalMs: 1_000,
+  watchTtlMs: 60_000,
+  clock: Date.now,
+};
+
+/** Callers waiting to be looked at, at most: about the distinct users settling in one interval. */
+const MAX_PENDING_CALLERS = 100_000;
+
+type WatchedCaller = Pick<Caller, "account_id" | "user_id" | "group_ids">;
+
+interface Pending {
+  caller: WatchedCaller;
+  /** When the request started: its caps are looked at in the windows it counted in. */
+  atMs: number;
+}
+
+/**
+ * The leader's watch on caps: settlement says whose usage it counted (`settled`, a map insert per
+ * event, nothing more), and every `intervalMs`, off the settle path, the caps of those callers are
+ * compared with their accounts' thresholds. A threshold reached becomes a `budget.threshold_crossed`
+ * alert on `agn.alerts.budget.<account>`. The leader remembers what it published so as not to
+ * publish it again; after a restart or a change of leader it may publish an alert again once, and
+ * the notifier, which records every alert by its key, drops the repeat.
+ */
+export class BudgetAlerts {
+  /** account → caller and windows → the caller, by what their requests counted on. */
+  private readonly pending = new Map<string, Map<string, Pending>>();
+  private pendingCount = 0;
+  private readonly watches = new Map<string, { watch: AlertWatch; fetchedAt: number }>();
+  /** Alert keys published this term → when their window ends (ms): nothing can cross it after. */
+  private readonly published = new Map<string, number>();
+  private timer: NodeJS.Timeout | undefined;
+  private changes: Subscription | undefined;
+  private running: Promise<void> | undefined;
+  private unreachableLogged = false;
+
+  constructor(
+    private readonly deps: {
+      nc: NatsConnection;
+      logger: Logger;
+      counters: { list(accountId: string): Counter[] };
+      options: BudgetAlertOptions;
+    },
+  ) {}
+
+  start() {
+    this.changes = this.deps.nc.subscribe(Events.configChangedAll, {
+      callback: (error, msg) => {
+        if (!error) this.watches.delete(msg.subject.slice(Events.configChanged("").length));
+      },
+    });
+    this.timer = setInterval(() => {
+      this.running ??= this.look().finally(() => {
+        this.running = undefined;
+      });
+    }, this.deps.options.intervalMs);
+    this.timer.unref();
+  }
+
+  async stop() {
+    clearInterval(this.timer);
+    this.changes?.unsubscribe();
+    await this.running;
+  }
+
+  /** A batch was settled: note whose caps it moved (accounts known to watch nothing are skipped). */
+  settled(events: readonly GatewayRequestEvent[]) {
+    const now = this.deps.options.clock();
+    for (const event of events) {
+      const counters = event.reserved_counters;
+      if (!counters || counters.length === 0 || outcomeOfEvent(event) === "released") continue;
+      const cached = this.watches.get(event.account_id);
+      if (cached && cached.watch.thresholds.length === 0 && this.fresh(cached, now)) continue;
+      if (this.pendingCount >= MAX_PENDING_CALLERS) return;
+      let callers = this.pending.get(event.account_id);
+      if (!callers) {
+        callers = new Map();
+        this.pending.set(event.account_id, callers);
+      }
+      const key = `${event.user_id}|${event.group_ids.join(",")}|${counters.map((c) => c.window_start).join(",")}`;
+      if (callers.has(key)) continue;
+      callers.set(key, {
+        caller: { account_id: event.account_id, user_id: event.user_id, group_ids: event.group_ids },
+        atMs: Date.parse(event.timestamp),
+      });
+      this.pendingCount++;
+    }
+  }
+
+  private async look() {
+    const now = this.deps.options.clock();
+    for (const [key, windowEnd] of this.published) if (windowEnd <= now) this.published.delete(key);
+    for (const [accountId, cached] of this.watches)
+      if (!this.fresh(cached, now)) this.watches.delete(accountId);
+    const accounts = [...this.pending];
+    this.pending.clear();
+    this.pendingCount = 0;
+    for (const [accountId, callers] of accounts) {
+      const watch = await this.watchOf(accountId, now);
+      if (!watch) {
+        this.requeue(accountId, callers.values());
+        continue;
+      }
+      if (watch.thresholds.length === 0) continue;
+      const counters = new Map(
+        this.deps.counters.list(accountId).map((counter) => [chainId(counter), counter]),
+      );
+      const unsent: Pending[] = [];
+      for (const pending of callers.values()) {
+        const statuses = capStatuses(
+          pending.caller,
+          watch,
+          (key) => counters.get(chainId(key)),
+          pending.atMs,
+        );
+        for (const crossing of thresholdCrossings(accountId, statuses, watch)) {
+          if (this.published.has(crossing.key)) continue;
+          const message: AlertMessage = {
+            v: 1,
+            key: crossing.key,
+            alert: {
+              type: "budget.threshold_crossed",
+              account_id: accountId,
+              occurred_at: new Date(now).toISOString(),
+              counter: crossing.counter,
+            },
+          };
+          try {
+            await publishEvent(this.deps.nc, AlertSubjects.budget(accountId), message, crossing.key);
+            this.published.set(crossing.key, Date.parse(crossing.counter.window_end));
+          } catch (error) {
+            this.deps.logger.warn(
+              { err: error, account_id: accountId },
+              "cannot publish a budget alert; retrying",
+            );
+            unsent.push(pending);
+            break;
+          }
+        }
+      }
+      this.requeue(accountId, unsent);
+    }
+  }
+
+  private requeue(accountId: string, callers: Iterable<Pending>) {
+    for (const pending of callers) {
+      let queued = this.pending.get(accountId);
+      if (!queued) {
+        queued = new Map();
+        this.pending.set(accountId, queued);
+      }
+      queued.set(`${pending.caller.user_id}|${pending.caller.group_ids.join(",")}|${pending.atMs}`, pending);
+      this.pendingCount++;
+    }
+  }
+
+  private fresh(cached: { fetchedAt: number }, now: number) {
+    return now - cached.fetchedAt < this.deps.options.watchTtlMs;
+  }
+
+  /** The account's watch list, cached; undefined when the control-plane cannot say now. */
+  private async watchOf(accountId: string, now: number): Promise<AlertWatch | undefined> {
+    const cached = this.watches.get(accountId);
+    if (cached && this.fresh(cached, now)) return cached.watch;
+    try {
+      const watch = await request(
+        this.deps.nc,
+        Notifications.watch,
+        { account_id: accountId },
+        { timeoutMs: 2_000 },
+      );
+      this.watches.set(accountId, { watch, fetchedAt: now });
+      this.unreachableLogged = false;
+      return watch;
+    } catch (error) {
+      if (!this.unreachableLogged)
+        this.deps.logger.warn({ err: error }, "cannot ask which caps are watched for alerts; retrying");
+      this.unreachableLogged = true;
+      return undefined;
+    }
+  }
+}
