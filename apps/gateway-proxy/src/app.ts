@@ -35,6 +35,7 @@ import {
 } from "@agentnet/service-kit";
 import type { ProxyContext } from "./context";
 import { AdmissionAnnouncer } from "./events/admission";
+import { CredentialRejections } from "./events/credential-rejections";
 import { fitEvent } from "./events/fit";
 import { heartbeatMessages, ServedEndpoints } from "./events/heartbeat";
 import { BufferedPublisher, type PublishFn } from "./events/publisher";
@@ -63,7 +64,7 @@ export interface GatewayProxyOptions {
    * CGNAT, ...) but those `allowedPrivateUpstreams` names (self-hosted models).
    */
   refusePrivateUpstreams: boolean;
-  /** Ranges, `address:port` and `name:port` entries (`domain/private-address.ts`). */
+  /** Ranges, `address:port` and `name:port` entries (`packages/gateway-rules/src/private-allowance.ts`). */
   allowedPrivateUpstreams: string[];
   eventBufferMax: number;
   authCacheMs: number;
@@ -180,6 +181,7 @@ export async function startGatewayProxy(deps: {
   const ctx: ProxyContext = {
     nc,
     admissions: new AdmissionAnnouncer(nc, proxyId, logger),
+    credentialRejections: new CredentialRejections(nc),
     logger,
     sealingKey: deps.sealingKey,
     callers,

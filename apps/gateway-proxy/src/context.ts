@@ -4,6 +4,7 @@ import type { GatewayProvider, GatewayRequestEvent } from "@agentnet/contracts";
 import { providerCredentialAad, type SealingKeys, unseal } from "@agentnet/sealing";
 import type { Logger } from "@agentnet/service-kit";
 import type { AdmissionAnnouncer } from "./events/admission";
+import type { CredentialRejections } from "./events/credential-rejections";
 import type { ServedEndpoints } from "./events/heartbeat";
 import type { BufferedPublisher } from "./events/publisher";
 import type { AccountView, SnapshotCache } from "./snapshot/cache";
@@ -19,6 +20,7 @@ export interface ProxyOptions {
 export interface ProxyContext {
   nc: NatsConnection;
   admissions: AdmissionAnnouncer;
+  credentialRejections: CredentialRejections;
   logger: Logger;
   sealingKey: SealingKeys;
   callers: CallerCache;

@@ -331,6 +331,8 @@ async function forwardAllowed(
     publish(ctx, { ...record, status: 502 });
     return undefined;
   }
+  // A vendor refusing the provider's key becomes an alert; any other answer costs this comparison.
+  if (result.status === 401) ctx.credentialRejections.rejected(record.caller.account_id, provider.id, 401);
   const usage =
     result.outcome === "answered"
       ? result.usage
