@@ -13,6 +13,7 @@ import {
   type Provider,
 } from "@agentnet/contracts";
 import { startControlPlane } from "@agentnet/control-plane/app";
+import { type NotifierOptions, startNotifier } from "@agentnet/control-plane/notifier";
 import { type GatewayProxyOptions, startGatewayProxy } from "@agentnet/gateway-proxy/app";
 import { startVerifier } from "@agentnet/provider-verifier/app";
 import { parseSealingKeys } from "@agentnet/sealing";
@@ -36,6 +37,8 @@ export interface StackOptions {
   telemetry?: boolean | Partial<TelemetryOptions>;
   /** A built dashboard for the api-gateway to serve at `/`. */
   dashboardDir?: string;
+  /** Alerts delivered by webhook from the control-plane; a receiver on loopback must be allowed. */
+  notifier?: Partial<NotifierOptions>;
 }
 
 /**
@@ -58,7 +61,16 @@ export async function startStack(stackOptions: StackOptions = {}) {
   };
   const connection = await connectTestMongo();
   const sealingKey = parseSealingKeys(TEST_SEALING_KEY);
-  await startControlPlane({ nc: buses.controlPlane, connection, logger, sealingKey, verifyTimeoutMs: 5_000 });
+  const controlPlane = await startControlPlane({
+    nc: buses.controlPlane,
+    connection,
+    logger,
+    sealingKey,
+    verifyTimeoutMs: 5_000,
+  });
+  const notifier = stackOptions.notifier
+    ? await startNotifier(controlPlane, stackOptions.notifier)
+    : undefined;
   const verifier = await startVerifier({ nc: buses.verifier, logger, options: { timeoutMs: 2_000 } });
   const consumptionOptions: Partial<ConsumptionOptions> = {
     durable: uniqueId("consumption"),
@@ -186,6 +198,7 @@ export async function startStack(stackOptions: StackOptions = {}) {
 
   const stop = async () => {
     await proxy.stop();
+    await notifier?.stop();
     await telemetry?.stop();
     await warehouse?.close();
     if (warehouseDir) rmSync(warehouseDir, { recursive: true, force: true });
