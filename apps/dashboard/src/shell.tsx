@@ -3,6 +3,7 @@ import { AccessLogsPage } from "./pages/access-logs";
 import { AccountPage } from "./pages/account";
 import { AgentConfigPage } from "./pages/agent-config";
 import { ApiReferencePage } from "./pages/api-reference";
+import { AlertsPage } from "./pages/config/alerts";
 import { BudgetRulesPage } from "./pages/config/budget-rules";
 import { GuardrailsPage } from "./pages/config/guardrails";
 import { PoliciesPage } from "./pages/config/policies";
@@ -98,6 +99,13 @@ const PAGES: Page[] = [
     section: "Configuration",
     visible: configReader,
     render: () => <BudgetRulesPage />,
+  },
+  {
+    path: "/config/alerts",
+    label: "Alerts",
+    section: "Configuration",
+    visible: configReader,
+    render: () => <AlertsPage />,
   },
   {
     path: "/team",

@@ -12,6 +12,9 @@ import type {
   DiscoveredModel,
   Group,
   Guardrail,
+  NotificationDelivery,
+  NotificationSettings,
+  NotificationSettingsWithSecret,
   PersonalAccessToken,
   PersonalAccessTokenGenerated,
   Policy,
@@ -42,6 +45,7 @@ export type ProviderBody = Omit<Provider, "id" | "created_at" | "updated_at"> & 
 export type PolicyBody = Omit<Policy, "id" | "created_at" | "updated_at">;
 export type GuardrailBody = Omit<Guardrail, "id" | "created_at" | "updated_at">;
 export type BudgetRuleBody = Omit<BudgetRule, "id" | "created_at" | "updated_at">;
+export type NotificationBody = Omit<NotificationSettings, "created_at" | "updated_at">;
 export type UserInvite = Pick<User, "email" | "role" | "auto_groups"> & { name?: string };
 export type DiscoverBody = {
   catalog_provider_id: string;
@@ -109,6 +113,19 @@ export function createApi(token: string) {
     policies: crud<Policy, PolicyBody>("policies"),
     guardrails: crud<Guardrail, GuardrailBody>("guardrails"),
     budgetRules: crud<BudgetRule, BudgetRuleBody>("budget-rules"),
+    /** The webhook for alerts, or undefined when the account has none. */
+    notifications: () =>
+      get<NotificationSettings>(`${AN}/notifications`).catch((error: unknown) => {
+        if (error instanceof ApiError && error.status === 404) return undefined;
+        throw error;
+      }),
+    createNotifications: (body: NotificationBody) =>
+      send<NotificationSettingsWithSecret>("POST", `${AN}/notifications`, body),
+    updateNotifications: (body: NotificationBody) =>
+      send<NotificationSettings>("PUT", `${AN}/notifications`, body),
+    deleteNotifications: () => send<object>("DELETE", `${AN}/notifications`),
+    rotateSigningSecret: () => send<NotificationSettingsWithSecret>("POST", `${AN}/notifications/secret`),
+    notificationDeliveries: () => get<NotificationDelivery[]>(`${AN}/notifications/deliveries`),
   };
 }
 

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { request } from "@agentnet/bus";
 import { ControlPlane } from "@agentnet/contracts";
-import { startStack } from "@agentnet/e2e";
+import { type StackOptions, startStack } from "@agentnet/e2e";
 import { uniqueId } from "@agentnet/testkit";
 import { build } from "vite";
 
@@ -21,9 +21,10 @@ export async function buildDashboard(outDir: string): Promise<void> {
 
 /**
  * The project's one stack fixture (`@agentnet/e2e`) with telemetry, the api-gateway serving the
- * freshly built dashboard, and the helpers the browser tests drive it with.
+ * freshly built dashboard, and the helpers the browser tests drive it with; `notifier` delivers
+ * alerts by webhook.
  */
-export async function startDashboardStack() {
+export async function startDashboardStack(options: Pick<StackOptions, "notifier"> = {}) {
   const tmp = mkdtempSync(join(tmpdir(), "agn-dashboard-"));
   const dashboardDir = join(tmp, "dist");
   await buildDashboard(dashboardDir);
@@ -32,6 +33,7 @@ export async function startDashboardStack() {
     dashboardDir,
     proxy: { snapshotMaxAgeMs: 500 },
     consumption: { sweepIntervalMs: 0 },
+    ...options,
   });
   stack.openai.usage = { input: 120, output: 30, cached: 0, creation: 0 };
   const baseUrl = stack.apiUrl;
