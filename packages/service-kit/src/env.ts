@@ -84,6 +84,13 @@ export const baseEnv = {
   LOG_LEVEL: LogLevel.default("info"),
   /** Port of the `/healthz` + `/readyz` listener; 0 picks a free one, unset disables it. */
   HEALTH_PORT: envPort.optional(),
+  /**
+   * Port of the listener serving `/metrics` in Prometheus' text format (and `/healthz`, `/readyz`);
+   * 0 picks a free one. Unset, the service keeps no metrics at all (docs/OPERATIONS.md, "Metrics").
+   */
+  AGN_METRICS_PORT: envPort.optional(),
+  /** Where that listener binds. It answers whoever reaches it: keep it off public networks. */
+  AGN_METRICS_HOST: z.string().min(1).default("127.0.0.1"),
 };
 
 /**

@@ -1,5 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Registry } from "prom-client";
+import { metricsResponse } from "./metrics";
 
 export interface Health {
   /** Ready once connections are up; no longer ready once shutdown began. */
@@ -28,10 +30,29 @@ export function healthResponse(health: Health, path: string): { status: number; 
   return undefined;
 }
 
-/** A bare health listener for services that have no HTTP server of their own. */
-export async function startHealthServer(health: Health, port: number, host = "127.0.0.1"): Promise<Server> {
+/**
+ * A bare listener for `/healthz` and `/readyz`, and `/metrics` when given a registry: the health
+ * port of services that have no HTTP server of their own, and every service's metrics port.
+ */
+export async function startHealthServer(
+  health: Health,
+  port: number,
+  host = "127.0.0.1",
+  metrics?: Registry,
+): Promise<Server> {
   const server = createServer((req, res) => {
-    const answer = healthResponse(health, (req.url ?? "/").split("?")[0] ?? "/");
+    const path = (req.url ?? "/").split("?")[0] ?? "/";
+    if (metrics && path === "/metrics" && req.method === "GET") {
+      metricsResponse(metrics).then(
+        ({ contentType, body }) => res.writeHead(200, { "content-type": contentType }).end(body),
+        () =>
+          res
+            .writeHead(500, { "content-type": "application/json" })
+            .end('{"message":"metrics failed","code":500}'),
+      );
+      return;
+    }
+    const answer = healthResponse(health, path);
     res.writeHead(answer?.status ?? 404, { "content-type": "application/json" });
     res.end(answer?.body ?? '{"message":"not found","code":404}');
   });

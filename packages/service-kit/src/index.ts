@@ -4,5 +4,6 @@ export * from "./http";
 export * from "./ids";
 export * from "./lifecycle";
 export * from "./logger";
+export * from "./metrics";
 export * from "./run";
 export * from "./tokens";

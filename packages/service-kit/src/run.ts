@@ -1,12 +1,15 @@
 import { handleProcessFaults } from "./faults";
-import { createHealth, type Health, startHealthServer } from "./health";
+import { createHealth, type Health, serverPort, startHealthServer } from "./health";
 import { Lifecycle } from "./lifecycle";
 import { createLogger, type Logger } from "./logger";
+import { createMetricsRegistry, type MetricsRegistry, type MetricsSettings } from "./metrics";
 
 export interface ServiceKit {
   logger: Logger;
   lifecycle: Lifecycle;
   health: Health;
+  /** Set when a metrics port is: the service registers its own metrics here (docs/OPERATIONS.md). */
+  metrics: MetricsRegistry | undefined;
 }
 
 export interface RunServiceOptions {
@@ -14,6 +17,11 @@ export interface RunServiceOptions {
   logLevel: string;
   /** Port of a bare `/healthz` + `/readyz` listener; services with an HTTP server of their own serve `health` themselves. */
   healthPort?: number | undefined;
+  /**
+   * `metricsSettings(env)`: the listener that serves `/metrics` (and `/healthz`, `/readyz`);
+   * undefined keeps no metrics at all. On `healthPort` it is the one listener of both.
+   */
+  metrics?: MetricsSettings | undefined;
 }
 
 /**
@@ -33,17 +41,30 @@ export async function runService(
   handleProcessFaults(logger);
   lifecycle.listen();
   try {
-    if (options.healthPort !== undefined) {
+    if (options.healthPort !== undefined && options.healthPort !== options.metrics?.port) {
       const server = await startHealthServer(health, options.healthPort);
       lifecycle.onStop("health server", () => new Promise((resolve) => server.close(resolve)));
     }
-    const details = await start({ logger, lifecycle, health });
+    const metrics = options.metrics && (await serveMetrics(options.name, options.metrics, health, lifecycle));
+    const details = await start({ logger, lifecycle, health, metrics: metrics?.registry });
     lifecycle.onStop("readiness", () => health.setReady(false));
     health.setReady(true);
-    logger.info({ ready: true, ...details }, `${options.name} ready`);
+    logger.info(
+      { ready: true, ...details, ...(metrics ? { metrics: metrics.url } : {}) },
+      `${options.name} ready`,
+    );
   } catch (error) {
     logger.fatal({ err: error }, `${options.name} failed to start`);
     await lifecycle.stop();
     process.exit(1);
   }
+}
+
+/** The service's metrics registry, served on its own listener from now on. */
+async function serveMetrics(name: string, settings: MetricsSettings, health: Health, lifecycle: Lifecycle) {
+  const registry = createMetricsRegistry(name);
+  const server = await startHealthServer(health, settings.port, settings.host, registry);
+  lifecycle.onStop("metrics server", () => new Promise((resolve) => server.close(resolve)));
+  const host = settings.host.includes(":") ? `[${settings.host}]` : settings.host;
+  return { registry, url: `http://${host}:${serverPort(server)}/metrics` };
 }
