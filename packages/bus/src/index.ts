@@ -5,5 +5,6 @@ export * from "./connect";
 export * from "./jetstream";
 export * from "./json";
 export * from "./leadership";
+export * from "./metrics";
 export * from "./payload";
 export * from "./rpc";

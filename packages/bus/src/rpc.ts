@@ -9,6 +9,7 @@ import {
 import type { Msg, NatsConnection, Subscription } from "@nats-io/transport-node";
 import { errors } from "@nats-io/transport-node";
 import { z } from "zod";
+import { busMetricsOf } from "./metrics";
 import { encodeText, maxPayloadOf, tooLargeToCarry } from "./payload";
 
 /** What travels back on a reply subject: the reply, or the one error envelope. */
@@ -61,6 +62,7 @@ async function answer<E extends Endpoint>(
   msg: Msg,
   options: ServeOptions,
 ) {
+  const started = performance.now();
   let envelope: z.infer<typeof ReplyEnvelope>;
   try {
     const parsed = endpoint.request.safeParse(decode(msg));
@@ -76,6 +78,7 @@ async function answer<E extends Endpoint>(
     }
   }
   if (msg.reply) respond(nc, endpoint.subject, msg, envelope, options);
+  busMetricsOf(nc)?.answered(endpoint.subject, started, envelope);
 }
 
 function respond(
@@ -113,11 +116,22 @@ function decode(msg: Msg): unknown {
  * Calls an endpoint and returns its parsed reply. A service's error envelope is rethrown as the
  * same AppError; nobody listening is 503 and no answer in time is 504, so callers see one family.
  */
-export async function request<E extends Endpoint>(
+export function request<E extends Endpoint>(
   nc: NatsConnection,
   endpoint: E,
   payload: RequestOf<E>,
   options: { timeoutMs?: number } = {},
+): Promise<ReplyOf<E>> {
+  const started = performance.now();
+  const reply = send(nc, endpoint, payload, options);
+  return busMetricsOf(nc)?.requested(endpoint.subject, started, reply) ?? reply;
+}
+
+async function send<E extends Endpoint>(
+  nc: NatsConnection,
+  endpoint: E,
+  payload: RequestOf<E>,
+  options: { timeoutMs?: number },
 ): Promise<ReplyOf<E>> {
   const body = encodeText(JSON.stringify(payload));
   const limit = maxPayloadOf(nc);
