@@ -104,6 +104,7 @@ export async function startConsumption(deps: {
   let term: Term | undefined;
   /** What a term lost to a NATS outage leaves, to resume with if this replica leads again first. */
   let dormant: TermState | undefined;
+  let dormantSince = 0;
   let leadership: Leadership | undefined;
 
   leadership = await contendForLeadership(deps.nc, {
@@ -119,18 +120,28 @@ export async function startConsumption(deps: {
     onDeposed: async (reason) => {
       const ending = term;
       term = undefined;
+      // Kept before stopping: an outage reported meanwhile must still hold its leases.
+      if (reason === "lost" && ending) {
+        dormant = ending.state;
+        dormantSince = options.clock();
+      }
       await ending?.stop(reason === "released");
-      if (reason === "lost" && ending) dormant = ending.state;
       deps.logger.info({ reason }, "no longer leading consumption");
     },
     onError: (err) => deps.logger.warn({ err }, "consumption lease"),
   });
 
+  // A silent NATS is declared lost a few seconds in (`connectBus`), and renewing the leadership
+  // may have failed first: a term lost that recently holds its leases all the same (after a lease
+  // TTL it has none left that a proxy could be using).
+  const holdingLeases = () =>
+    term?.state ??
+    (dormant && options.clock() - dormantSince < options.quotaLeaseTtlMs ? dormant : undefined);
   void (async () => {
     for await (const status of deps.nc.status()) {
       if (status.type === "disconnect") {
-        term?.state.keeper
-          .busLost()
+        holdingLeases()
+          ?.keeper.busLost()
           .catch((err: unknown) =>
             deps.logger.error({ err }, "cannot record the lease horizon of a NATS outage"),
           );
@@ -192,6 +203,7 @@ async function lead(
       // hand-over); a proxy retries an event whose ack it lost within the stream's dedup window.
       redeliveryHorizonMs: Math.max(4 * options.ackWaitMs, options.requestStream.duplicateWindowMs),
       clock: options.clock,
+      busAnswers: () => deps.nc.flush(),
     }));
   const admissions =
     resumed?.admissions ??
@@ -222,7 +234,7 @@ async function lead(
     }),
   );
   const timers = [
-    every(options.sweepIntervalMs, async () => keeper.sweepExpired(), deps.logger, "expiry sweep"),
+    every(options.sweepIntervalMs, () => keeper.sweepExpired(), deps.logger, "expiry sweep"),
     every(options.snapshotIntervalMs, () => keeper.snapshot(), deps.logger, "snapshot"),
     every(options.pruneIntervalMs, () => keeper.prune(), deps.logger, "prune"),
   ];

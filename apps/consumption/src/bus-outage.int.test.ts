@@ -22,7 +22,8 @@ const OUTAGE_GRACE_MS = 30_000;
 
 /**
  * A real NATS outage: this file's own nats-server is killed and started again on the same port
- * and data, with a consumption leader and a proxy's lease table on their own connections.
+ * and data, or frozen (SIGSTOP) and continued, with a consumption leader and a proxy's lease table
+ * on their own connections.
  */
 let dataDir: string;
 let port: number;
@@ -49,6 +50,7 @@ function proxyLeases(nc: NatsConnection, clock: () => number = Date.now) {
     clock,
     idleMs: 60_000,
     outageGraceMs: OUTAGE_GRACE_MS,
+    busAnswers: () => nc.flush(),
   });
   const connection = { lost: false };
   void (async () => {
@@ -146,6 +148,36 @@ describe("a NATS outage under a cap", () => {
     // The leader granted the next window's lease before the outage and holds it: another proxy
     // cannot take the whole cap of the new window.
     const other = proxyLeases(await connectAs("gateway-proxy"), clock.read);
+    expect((await admit(other, scope, clock, 9_000)).kind).toBe("refused");
+    expect((await admit(other, scope, clock, 100)).kind).toBe("held");
+  }, 60_000);
+
+  it("counts a NATS that stops answering (SIGSTOP) as lost: both sides hold the leases through it", async () => {
+    await eventually(() => consumption.isLeader(), 15_000);
+    const clock = new TestClock(Date.now());
+    const scope = makeCapped(10_000);
+    const proxy = proxyLeases(proxyBus);
+    expect((await admit(proxy, scope, clock, 100)).kind).toBe("held");
+    const frozen = nats.pid as number;
+
+    process.kill(frozen, "SIGSTOP");
+    try {
+      // The lease runs out (2 s) before the clients declare the silent server lost (3 to 4 s): an
+      // admission in between waits for that verdict instead of being refused.
+      const admissions: string[] = [];
+      for (const until = Date.now() + 4 * QUOTA_LEASE_TTL_MS; Date.now() < until; ) {
+        admissions.push((await admit(proxy, scope, clock, 100)).kind);
+        await new Promise((done) => setTimeout(done, 250));
+      }
+      expect(admissions.filter((kind) => kind !== "held")).toEqual([]);
+      expect(proxy.lost()).toBe(true);
+    } finally {
+      process.kill(frozen, "SIGCONT");
+    }
+
+    await eventually(() => consumption.isLeader() && !proxy.lost(), 20_000);
+    // The leader held the lease through the silence: the whole cap is not there for the taking.
+    const other = proxyLeases(await connectAs("gateway-proxy"));
     expect((await admit(other, scope, clock, 9_000)).kind).toBe("refused");
     expect((await admit(other, scope, clock, 100)).kind).toBe("held");
   }, 60_000);

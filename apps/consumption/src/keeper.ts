@@ -22,6 +22,11 @@ export interface KeeperOptions {
   /** How long a settled event id is remembered: longer than JetStream takes to redeliver an unacked event. */
   redeliveryHorizonMs: number;
   clock: () => number;
+  /**
+   * Resolves once NATS answers a PING sent now, rejects if the connection drops first (nats.js
+   * `flush`): a silent NATS is declared lost within seconds (`connectBus`).
+   */
+  busAnswers: () => Promise<void>;
 }
 
 /**
@@ -164,10 +169,20 @@ export class UsageKeeper {
     });
   }
 
-  /** Ends leases past their expiry and forgets what no redelivery can need any more; returns how many leases. */
-  sweepExpired(): number {
+  /**
+   * Forgets what no redelivery can need any more, and ends leases past their expiry once NATS has
+   * answered since: a lease that ran out while NATS was silent is one its proxy rides out the
+   * outage on, should the silence turn out to be one (`busLost` then holds it). Returns how many
+   * leases ended.
+   */
+  async sweepExpired(): Promise<number> {
     const now = this.options.clock();
     this.book.forget(now);
+    try {
+      await this.options.busAnswers();
+    } catch {
+      return 0;
+    }
     return this.book.expire(now);
   }
 

@@ -102,7 +102,13 @@ export const proxyOn = (nc: NatsConnection, clock: TestClock, idleMs = 2_000, on
       // Generous: the machine running the suite may be busy, and a slow answer is not what is tested.
       return request(nc, Consumption.lease, ask, { timeoutMs: 25_000 });
     },
-    { proxyId: uniqueId("proxy"), clock: clock.read, idleMs, outageGraceMs: 75_000 },
+    {
+      proxyId: uniqueId("proxy"),
+      clock: clock.read,
+      idleMs,
+      outageGraceMs: 75_000,
+      busAnswers: () => nc.flush(),
+    },
   );
 
 /** Admits a request of `scope` holding `tokens` (and `usd`) through the proxy's leases. */

@@ -176,7 +176,13 @@ export async function startGatewayProxy(deps: {
       request(nc, { ...Consumption.lease, subject: consumptionLeader.leaseSubject() }, ask, {
         timeoutMs: options.leaseTimeoutMs,
       }),
-    { proxyId, clock: Date.now, idleMs: options.leaseIdleMs, outageGraceMs: options.leaseOutageGraceMs },
+    {
+      proxyId,
+      clock: Date.now,
+      idleMs: options.leaseIdleMs,
+      outageGraceMs: options.leaseOutageGraceMs,
+      busAnswers: () => nc.flush(),
+    },
   );
   const ctx: ProxyContext = {
     nc,

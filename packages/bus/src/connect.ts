@@ -37,12 +37,30 @@ export function busConnectionOptions(options: BusOptions): ConnectionOptions {
   };
 }
 
-/** Connects and keeps reconnecting forever: a service outlives a NATS restart. */
+/**
+ * How often a connection PINGs its server, and how many PINGs may go unanswered: a server that
+ * stops answering (frozen, a paused VM, a partition that leaves the socket open) is declared lost
+ * 3 to 4 s after its last answer, as a closed connection is at once. The client then drops the
+ * connection and reconnects, so services take the same path as for a restart (a `disconnect`
+ * status, then `reconnect`). Three seconds of margin: a PING is a few bytes each way, answered by
+ * the server ahead of nothing but what the connection already sent, and a busy event loop delays
+ * the answer by one turn (milliseconds under bench:proxy at full CPU), while a false verdict costs
+ * a reconnect and every cache a reconnect distrusts.
+ */
+export const BUS_PING_INTERVAL_MS = 1_000;
+export const BUS_MAX_PINGS_OUT = 3;
+
+/**
+ * Connects and keeps reconnecting forever: a service outlives a NATS restart, and a NATS that
+ * stops answering counts as lost (`BUS_PING_INTERVAL_MS`).
+ */
 export function connectBus(options: BusOptions): Promise<NatsConnection> {
   return connect({
     ...busConnectionOptions(options),
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
+    pingInterval: BUS_PING_INTERVAL_MS,
+    maxPingOut: BUS_MAX_PINGS_OUT,
     // Async stack traces cost an Error per request/publish (~5 % of the proxy's CPU under load);
     // our errors carry the subject, which is what a trace would have told.
     noAsyncTraces: true,

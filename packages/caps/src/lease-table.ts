@@ -57,6 +57,12 @@ export interface LeaseTableOptions {
    * leader holds every lease that long when it loses the bus): see docs/ARCHITECTURE.md, "Caps".
    */
   outageGraceMs: number;
+  /**
+   * Resolves once the bus answers a PING sent now, rejects if the connection drops first (nats.js
+   * `flush`). A bus that stops answering is declared lost within seconds (`connectBus`), so this
+   * settles soon either way.
+   */
+  busAnswers: () => Promise<void>;
 }
 
 export type AskLeader = (request: LeaseRequest) => Promise<LeaseReply>;
@@ -92,6 +98,8 @@ export class LeaseTable {
   private busLostAt: number | undefined;
   /** False from a lost connection until it is back: an ask could not leave, so none is sent. */
   private connected = true;
+  /** Questions to the bus still waiting for its answer: a lost bus answers them all "no". */
+  private readonly awaitingBus = new Set<() => void>();
 
   constructor(
     private readonly askLeader: AskLeader,
@@ -126,7 +134,7 @@ export class LeaseTable {
       const lacking = capped.filter((plan) => !this.fits(this.leaseOf(plan), amount));
       const outcome = await this.askLacking(accountId, lacking, amount);
       if (outcome === "asked") asked++;
-      else if (outcome !== "covered") return outcome;
+      else if (outcome !== "covered" && outcome !== "bus lost") return outcome;
     }
     const plan = capped[0] as CounterPlan;
     return { kind: "refused", plan, used: NO_AMOUNT };
@@ -156,7 +164,7 @@ export class LeaseTable {
       }
       const outcome = await this.askLacking(accountId, lacking, extra);
       if (outcome === "asked") asked++;
-      else if (outcome !== "covered") return outcome;
+      else if (outcome !== "covered" && outcome !== "bus lost") return outcome;
     }
     return { kind: "refused", plan: capped[0] as CounterPlan, used: NO_AMOUNT };
   }
@@ -168,6 +176,8 @@ export class LeaseTable {
   busLost() {
     this.busLostAt ??= this.options.clock();
     this.connected = false;
+    for (const answerNo of this.awaitingBus) answerNo();
+    this.awaitingBus.clear();
   }
 
   /** The connection is back: asks can reach a leader again (whose answer ends the outage grace). */
@@ -187,17 +197,20 @@ export class LeaseTable {
 
   /**
    * Off the request path: renews leases in use that run out soon or run low, shrinks idle ones to
-   * what they committed (so other proxies can have the rest), forgets expired ones. A lease in use
-   * whose window ends within the outage grace gets its next window leased ahead, so that a bus
-   * outage across the window's end does not leave the new window's requests without headroom.
+   * what they committed (so other proxies can have the rest), forgets expired ones once the bus
+   * answers (one that ran out while the bus was silent is what this proxy rides out the outage on,
+   * should the silence turn out to be one). A lease in use whose window ends within the outage
+   * grace gets its next window leased ahead, so that a bus outage across the window's end does not
+   * leave the new window's requests without headroom.
    */
   async maintain(): Promise<void> {
     const now = this.options.clock();
     const work: Promise<unknown>[] = [];
     const ahead: CounterPlan[] = [];
+    const ended: [string, LocalLease][] = [];
     for (const [id, lease] of this.leases) {
       if (this.usableUntil(lease) <= now) {
-        this.leases.delete(id);
+        ended.push([id, lease]);
         continue;
       }
       if (!this.connected || lease.id === undefined || lease.asking) continue;
@@ -219,12 +232,43 @@ export class LeaseTable {
     // After the loop: a lease added while iterating would be visited (and, not granted yet, dropped).
     // Asking for nothing yet, the next window's lease gets its share of the free headroom.
     for (const next of ahead) work.push(this.renew(this.leaseOf(next)));
+    if (ended.length > 0) work.push(this.forgetOnceBusAnswers(ended, now));
     await Promise.allSettled(work);
   }
 
   /** Gives back what no request committed (a clean stop), so other proxies can use it at once. */
   async releaseAll(): Promise<void> {
     await Promise.allSettled([...this.leases.values()].map((lease) => this.shrink(lease)));
+  }
+
+  private async forgetOnceBusAnswers(ended: [string, LocalLease][], endedBy: number) {
+    if (!(await this.busStillAnswers())) return;
+    for (const [id, lease] of ended) {
+      if (this.leases.get(id) === lease && this.usableUntil(lease) <= endedBy) this.leases.delete(id);
+    }
+  }
+
+  /**
+   * Whether the bus answers now: false once the connection is lost, whichever comes first, the
+   * drop of the PING or the report of the loss (a PING that failed is a lost connection too).
+   */
+  private busStillAnswers(): Promise<boolean> {
+    if (!this.connected) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const answerNo = () => resolve(false);
+      this.awaitingBus.add(answerNo);
+      this.options.busAnswers().then(
+        () => {
+          this.awaitingBus.delete(answerNo);
+          resolve(true);
+        },
+        () => {
+          this.awaitingBus.delete(answerNo);
+          this.busLost();
+          resolve(false);
+        },
+      );
+    });
   }
 
   private fits(lease: LocalLease, amount: Amount): boolean {
@@ -282,13 +326,14 @@ export class LeaseTable {
    * Asks the leader for `need` on the lacking leases: `asked` when it granted; `covered` when an
    * earlier ask's answer already made room (no ask sent: a burst after an idle shrink would
    * otherwise send one ask per request, one after another); a refusal, or a leader that does not
-   * answer, ends it.
+   * answer while the bus does, ends it. `bus lost` when the bus turned out lost meanwhile: the
+   * leases are on their outage grace now, which may cover what the leader would not answer.
    */
   private async askLacking(
     accountId: string,
     lacking: CounterPlan[],
     need: Amount,
-  ): Promise<Exclude<Admission, { kind: "held" }> | "asked" | "covered"> {
+  ): Promise<Exclude<Admission, { kind: "held" }> | "asked" | "covered" | "bus lost"> {
     if (!this.connected) return { kind: "unavailable" };
     let grants: LeaseGrant[] | undefined;
     try {
@@ -299,7 +344,9 @@ export class LeaseTable {
         (current) => current.every((lease) => this.fits(lease, need)),
       );
     } catch {
-      return { kind: "unavailable" };
+      // No answer: from the leader alone (fail closed), or from a bus gone silent, which only a
+      // question to the bus tells apart before the client declares the connection stale.
+      return (await this.busStillAnswers()) ? { kind: "unavailable" } : "bus lost";
     }
     if (grants === undefined) return "covered";
     const refused = grants.findIndex((grant) => !grant.fits);

@@ -46,6 +46,13 @@ export function followAdmissions(
   let unpublished: string[] = [];
   let sweeping = false;
   const sweep = async () => {
+    // Only a replica NATS answers can tell who fell silent: while its own connection is silent (not
+    // yet declared lost, `connectBus`) or down, every proxy looks silent to it.
+    try {
+      await nc.flush();
+    } catch {
+      return;
+    }
     const events = [...unpublished, ...watch.orphans(clock())];
     unpublished = [];
     let published = 0;
