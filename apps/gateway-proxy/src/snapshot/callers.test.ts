@@ -144,6 +144,29 @@ describe("CallerCache", () => {
       expect(lookups).toBe(2);
     });
 
+    it("a request waiting on a lookup the reconnect lost is served the answer of the lookup after it", async () => {
+      let lose: ((error: Error) => void) | undefined;
+      let lookups = 0;
+      const cache = new CallerCache(
+        () => {
+          lookups++;
+          // The second lookup is sent while NATS is down: the reconnect drops it, and it times out.
+          return lookups === 2 ? new Promise((_, reject) => (lose = reject)) : Promise.resolve(caller);
+        },
+        0,
+        600_000,
+        Date.now,
+        20,
+      );
+      expect(await cache.get("t")).toEqual(caller);
+      const waiting = cache.get("t");
+      cache.distrustAll();
+      expect(await cache.get("t")).toEqual(caller);
+      expect(await waiting).toEqual(caller);
+      lose?.(new Error("no answer in time"));
+      expect(lookups).toBe(3);
+    });
+
     it("after a lost connection every caller is looked up again, and the last answers still serve an outage", async () => {
       const { cache, answers, lookups, setDown } = cacheOver();
       answers.set("t", caller);

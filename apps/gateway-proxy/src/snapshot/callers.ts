@@ -41,12 +41,13 @@ export class CallerCache {
   get(token: string): Promise<Caller | undefined> {
     const entry = this.entries.get(token);
     if (entry && entry.expiresAt > this.now()) return Promise.resolve(entry.caller);
-    const lookup = this.pending.get(token) ?? this.lookUp(token, entry);
+    const lookup = this.pending.get(token) ?? this.lookUp(token);
     if (!entry || this.now() - entry.resolvedAt > this.staleServeMs) return lookup;
     let timer: NodeJS.Timeout | undefined;
     const patience = new Promise<Caller | undefined>((resolve) => {
       timer = setTimeout(() => {
-        if (this.entries.get(token) === entry) resolve(entry.caller);
+        const last = this.lastAnswer(token);
+        if (last) resolve(last.caller);
       }, this.patienceMs);
     });
     return Promise.race([lookup, patience]).finally(() => clearTimeout(timer));
@@ -70,7 +71,18 @@ export class CallerCache {
     this.pending.clear();
   }
 
-  private lookUp(token: string, entry: Entry | undefined): Promise<Caller | undefined> {
+  /**
+   * The token's last answer, if one may still serve: not revoked since (a revocation drops it) and
+   * within `staleServeMs`. It may be newer than the one the request saw: after a reconnect the
+   * first lookup that answers replaces it while requests still wait on one sent before, which the
+   * reconnect lost.
+   */
+  private lastAnswer(token: string): Entry | undefined {
+    const entry = this.entries.get(token);
+    return entry && this.now() - entry.resolvedAt <= this.staleServeMs ? entry : undefined;
+  }
+
+  private lookUp(token: string): Promise<Caller | undefined> {
     const generation = this.generation;
     const promise = this.resolve(token)
       .then(
@@ -79,8 +91,8 @@ export class CallerCache {
           return caller;
         },
         (error: unknown) => {
-          const stillTrusted = entry !== undefined && this.entries.get(token) === entry;
-          if (stillTrusted && this.now() - entry.resolvedAt <= this.staleServeMs) return entry.caller;
+          const last = this.lastAnswer(token);
+          if (last) return last.caller;
           throw error;
         },
       )
