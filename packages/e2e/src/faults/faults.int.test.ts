@@ -8,7 +8,8 @@ import { type StackPart, startUpStack, type UpStack } from "./up-stack";
 /**
  * The operator's fault table, run: a stack started with `agentnet up` (real processes, loopback),
  * steady traffic through its proxy under a token cap, and one part at a time killed (and, for the
- * backends `up` does not supervise, started again by hand after BACKEND_OUTAGE_MS). For each fault:
+ * backends `up` does not supervise, started again by hand after BACKEND_OUTAGE_MS) or, for NATS,
+ * frozen (SIGSTOP) and continued. For each fault:
  * the share of requests answered during it, that serving recovers by itself, and afterwards that
  * the rows, usage and counters equal what the clients were served. The results table in
  * docs/ARCHITECTURE.md ("Faults") comes from this test's output.
@@ -237,6 +238,11 @@ const restartBackend =
     await sleep(outageMs);
     stack.startAgain(killed);
   };
+const freezeBackend = (part: StackPart, outageMs: number) => async () => {
+  const frozen = stack.freeze(part);
+  await sleep(outageMs);
+  stack.thaw(frozen);
+};
 
 describe("faults with traffic flowing (agentnet up, real processes)", () => {
   it("no fault", () => underFault("none", 1, async () => undefined), 120_000);
@@ -272,6 +278,23 @@ describe("faults with traffic flowing (agentnet up, real processes)", () => {
         {
           windowMs: NATS_OUTAGE_MS + 5_000,
           // The outage starts BEFORE_MS after the account (and a second or so to set it up).
+          capWindowSeconds: () => windowEndingIn(BEFORE_MS + 1_000 + NATS_OUTAGE_MS / 2),
+        },
+      ),
+    180_000,
+  );
+  it(
+    "NATS frozen",
+    () =>
+      // A server that stops answering with its sockets open (a hung process, a paused VM, a
+      // partition): nothing closes, the clients declare it lost after 3 to 4 s without a PONG, and
+      // from there it is the restart above, a cap window ending meanwhile included.
+      underFault(
+        `NATS frozen (SIGSTOP) for ${NATS_OUTAGE_MS / 1000} s, then continued, a cap window ending meanwhile`,
+        1,
+        freezeBackend("nats", NATS_OUTAGE_MS),
+        {
+          windowMs: NATS_OUTAGE_MS + 5_000,
           capWindowSeconds: () => windowEndingIn(BEFORE_MS + 1_000 + NATS_OUTAGE_MS / 2),
         },
       ),

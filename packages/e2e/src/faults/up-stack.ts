@@ -96,9 +96,16 @@ export async function startUpStack(extraEnv: Record<string, string> = {}) {
     up.once("exit", (code) => reject(new Error(`agentnet up exited with ${code}: ${printed.join("\n")}`)));
   });
   const restarted: ChildProcess[] = [];
+  const frozen = new Set<number>();
 
+  // A backend started again by hand runs under this process, not under `up`.
   const find = (part: StackPart): ProcessInfo => {
-    const found = descendantsOf(up.pid ?? 0).find((child) => matches(part, child.argv));
+    const running = restarted.flatMap((child) =>
+      child.pid !== undefined && child.exitCode === null && child.signalCode === null
+        ? [processInfo(child.pid)]
+        : [],
+    );
+    const found = [...descendantsOf(up.pid ?? 0), ...running].find((child) => matches(part, child.argv));
     if (!found) throw new Error(`no ${part} under agentnet up (pid ${up.pid})`);
     return found;
   };
@@ -115,6 +122,21 @@ export async function startUpStack(extraEnv: Record<string, string> = {}) {
       const info = find(part);
       process.kill(info.pid, "SIGKILL");
       return info;
+    },
+    /**
+     * Stops one part where it stands (SIGSTOP), as a hung process, a paused VM or a partition that
+     * leaves connections open looks from outside: it holds its sockets and answers nothing.
+     */
+    freeze(part: StackPart): ProcessInfo {
+      const info = find(part);
+      process.kill(info.pid, "SIGSTOP");
+      frozen.add(info.pid);
+      return info;
+    },
+    /** Lets a frozen part run on (SIGCONT). */
+    thaw(info: ProcessInfo) {
+      process.kill(info.pid, "SIGCONT");
+      frozen.delete(info.pid);
     },
     /** Starts a killed backend again with its own command line, environment and directory. */
     startAgain(info: ProcessInfo) {
@@ -134,6 +156,8 @@ export async function startUpStack(extraEnv: Record<string, string> = {}) {
       return stdout;
     },
     async stop() {
+      // A part still frozen (a test that failed mid-fault) could not stop when told to.
+      for (const pid of frozen) process.kill(pid, "SIGCONT");
       if (up.exitCode === null) {
         const exited = new Promise((resolve) => up.once("exit", resolve));
         up.kill("SIGTERM");
