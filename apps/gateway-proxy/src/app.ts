@@ -30,6 +30,7 @@ import {
   type Health,
   type HttpServerLimits,
   type Logger,
+  type MetricsRegistry,
   newId,
   tokenResolveRequest,
 } from "@agentnet/service-kit";
@@ -40,6 +41,7 @@ import { fitEvent } from "./events/fit";
 import { heartbeatMessages, ServedEndpoints } from "./events/heartbeat";
 import { BufferedPublisher, type PublishFn } from "./events/publisher";
 import { createRequestHandler, InFlight } from "./http/router";
+import { countLeaseAsks, ProxyMetrics } from "./metrics";
 import { SnapshotCache } from "./snapshot/cache";
 import { CallerCache } from "./snapshot/callers";
 import { ConsumptionLeader } from "./snapshot/consumption-leader";
@@ -130,12 +132,15 @@ export async function startGatewayProxy(deps: {
   logger: Logger;
   sealingKey: SealingKeys;
   health?: Health;
+  /** The service's metrics registry; undefined keeps no metrics (nothing is counted per request). */
+  metrics?: MetricsRegistry | undefined;
   options?: Partial<GatewayProxyOptions>;
 }) {
   const options = { ...DEFAULT_OPTIONS, ...deps.options };
   const { nc, logger } = deps;
   const health = deps.health ?? createHealth();
   const proxyId = newId();
+  const metrics = deps.metrics ? new ProxyMetrics(deps.metrics) : undefined;
 
   const snapshots = new SnapshotCache(
     (accountId) => request(nc, ControlPlane.gatewaySnapshot, { account_id: accountId }),
@@ -172,10 +177,11 @@ export async function startGatewayProxy(deps: {
   });
   const consumptionLeader = new ConsumptionLeader(nc);
   const leases = new LeaseTable(
-    (ask) =>
+    countLeaseAsks(metrics, (ask) =>
       request(nc, { ...Consumption.lease, subject: consumptionLeader.leaseSubject() }, ask, {
         timeoutMs: options.leaseTimeoutMs,
       }),
+    ),
     {
       proxyId,
       clock: Date.now,
@@ -204,11 +210,14 @@ export async function startGatewayProxy(deps: {
     }),
     publisher,
     served: new ServedEndpoints(),
+    metrics,
     options: {
       trustProxy: options.trustProxy,
       bodyLimitBytes: options.bodyLimitBytes,
     },
   };
+
+  metrics?.follow(publisher, ctx.admissions);
 
   // The stream must exist for JetStream to ack events; whoever starts first creates it.
   await ensureRequestStream(nc, [Events.requestsAll], options.requestStream).catch((err: unknown) =>

@@ -7,6 +7,7 @@ import type { AdmissionAnnouncer } from "./events/admission";
 import type { CredentialRejections } from "./events/credential-rejections";
 import type { ServedEndpoints } from "./events/heartbeat";
 import type { BufferedPublisher } from "./events/publisher";
+import type { ProxyMetrics } from "./metrics";
 import type { AccountView, SnapshotCache } from "./snapshot/cache";
 import type { CallerCache } from "./snapshot/callers";
 import type { UpstreamPools } from "./upstream/pools";
@@ -30,6 +31,8 @@ export interface ProxyContext {
   publisher: BufferedPublisher<GatewayRequestEvent>;
   served: ServedEndpoints;
   options: ProxyOptions;
+  /** Undefined with metrics off: nothing is counted then. */
+  metrics?: ProxyMetrics;
 }
 
 /** The provider's credential, unsealed once per snapshot (a changed key arrives as a new snapshot). */

@@ -1,22 +1,24 @@
-import { busOptionsFromEnv, connectBus, DEFAULT_REQUEST_STREAM_LIMITS } from "@agentnet/bus";
+import { busOptionsFromEnv, connectBus, DEFAULT_REQUEST_STREAM_LIMITS, useBusMetrics } from "@agentnet/bus";
 import { parseSealingKeys } from "@agentnet/sealing";
-import { httpServerLimits, requestStreamLimits, runService } from "@agentnet/service-kit";
+import { httpServerLimits, metricsSettings, requestStreamLimits, runService } from "@agentnet/service-kit";
 import { startGatewayProxy } from "./app";
 import { parseEnv } from "./env";
 
 const env = parseEnv(process.env);
 
 await runService(
-  { name: "gateway-proxy", logLevel: env.LOG_LEVEL },
-  async ({ logger, lifecycle, health }) => {
+  { name: "gateway-proxy", logLevel: env.LOG_LEVEL, metrics: metricsSettings(env) },
+  async ({ logger, lifecycle, health, metrics }) => {
     const sealingKey = parseSealingKeys(env.AGN_SEALING_KEY);
     const nc = await connectBus(busOptionsFromEnv(env, "gateway-proxy"));
+    useBusMetrics(nc, metrics);
     lifecycle.onStop("nats", () => nc.drain());
     const proxy = await startGatewayProxy({
       nc,
       logger,
       sealingKey,
       health,
+      metrics,
       options: {
         host: env.AGN_PROXY_HOST,
         port: env.AGN_PROXY_PORT,

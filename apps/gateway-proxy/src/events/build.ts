@@ -1,6 +1,7 @@
 import type { Caller, GatewayRequestEvent, ReservedCounter } from "@agentnet/contracts";
 import { type CostBreakdown, zeroCost } from "@agentnet/pricing";
 import type { Wire } from "../domain/wire";
+import type { RequestSeries } from "../metrics";
 import { totalTokens, type UsageCounts, zeroUsage } from "../upstream/usage";
 
 /** Everything known about one request when it ends, allowed or denied. */
@@ -34,6 +35,8 @@ export interface RequestRecord {
   counters?: ReservedCounter[];
   prompt?: string;
   completion?: string;
+  /** Where the request is counted (`ProxyMetrics`); undefined with metrics off. */
+  series?: RequestSeries;
 }
 
 /** The synthesised agent-network service of an account: one per account, named by its id. */

@@ -44,6 +44,7 @@ import { requestId } from "./request-id";
 
 /** Publishes the request's event; it never delays or fails the answer already sent. */
 function publish(ctx: ProxyContext, record: RequestRecord): void {
+  record.series?.ended(record);
   if (!record.metered) return;
   const event = buildEvent({ ...record, endedAt: Date.now() });
   ctx.publisher.enqueue(Events.requests(event.account_id), event, event.id);
@@ -124,6 +125,7 @@ export async function handleInference(
     status: 0,
     stream: body.stream === true,
     metered: isMetered(operation),
+    series: ctx.metrics?.unrouted(path),
   };
   const deny = (status: number, reason: string, message: string, headers: Record<string, string> = {}) => {
     sendError(res, wire, status, reason, message, headers);
@@ -148,6 +150,7 @@ export async function handleInference(
   record.providerName = decision.provider?.name ?? "";
   record.providerId = decision.provider?.id ?? "";
   record.policyId = decision.policy?.id ?? "";
+  record.series = ctx.metrics?.routed(path, decision.provider, decision.model);
   if (decision.decision === "deny") {
     const status = decision.reason === "gateway.flavor_mismatch" ? 400 : 403;
     return deny(status, decision.reason, denyMessage(decision.reason, decision.model));
@@ -292,6 +295,7 @@ async function forwardAllowed(
   if (decision.model !== body.model) body.model = decision.model;
 
   ctx.admissions.announce(record, admitted, pricing);
+  const sentAt = performance.now();
   const result = await forward(
     {
       pool: ctx.pools.get(target.origin, provider.skip_tls_verification),
@@ -307,6 +311,7 @@ async function forwardAllowed(
     },
     res,
   );
+  record.series?.forwarded(result, sentAt);
   if (result.outcome === "unreachable") {
     const privateUpstream = privateUpstreamOf(result.error);
     if (privateUpstream) {

@@ -69,10 +69,12 @@ export function createRequestHandler(ctx: ProxyContext, health: Health, inFlight
     }
     const operation = INFERENCE[path];
     if (operation && req.method === "POST") {
+      ctx.metrics?.countAnswer(path, res);
       inFlight.track(handleInference(ctx, req, res, operation, path, query)).catch(done);
       return;
     }
     if (path === "/v1/models" && req.method === "GET") {
+      ctx.metrics?.countAnswer(path, res);
       handleModels(ctx, req, res).catch(done);
       return;
     }

@@ -55,6 +55,8 @@ export type ForwardResult =
        * on demand, since only an answer that did not complete needs it.
        */
       streamedOutputTokens: () => number;
+      /** When the upstream's answer headers came (`performance.now()`); 0 when they never did. */
+      headersAt: number;
     }
   | { outcome: "unreachable"; error: unknown };
 
@@ -74,6 +76,7 @@ export async function forward(request: ForwardRequest, res: ServerResponse): Pro
   };
   res.once("close", onClose);
   let status = 0;
+  let headersAt = 0;
   let stream = false;
   let watcher: SseWatcher | undefined;
   const chunks: Buffer[] = [];
@@ -87,6 +90,7 @@ export async function forward(request: ForwardRequest, res: ServerResponse): Pro
       signal: abort.signal,
     });
     status = upstream.statusCode;
+    headersAt = performance.now();
     const headers: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(upstream.headers)) {
       if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
@@ -100,10 +104,10 @@ export async function forward(request: ForwardRequest, res: ServerResponse): Pro
       const cut = await relayGrowing(upstream.body, res, watcher, request.growth, abort.signal);
       if (cut) {
         abort.abort();
-        return { outcome: "cut", status, ...read(watcher, chunks, bytes, request), stream };
+        return { outcome: "cut", status, ...read(watcher, chunks, bytes, request), stream, headersAt };
       }
       res.end();
-      return { outcome: "answered", status, ...read(watcher, chunks, bytes, request), stream };
+      return { outcome: "answered", status, ...read(watcher, chunks, bytes, request), stream, headersAt };
     }
     for await (const chunk of upstream.body) {
       const buffer = chunk as Buffer;
@@ -121,11 +125,12 @@ export async function forward(request: ForwardRequest, res: ServerResponse): Pro
       status: CLIENT_CLOSED_STATUS,
       ...read(watcher, chunks, bytes, request),
       stream,
+      headersAt,
     };
   } finally {
     res.off("close", onClose);
   }
-  return { outcome: "answered", status, ...read(watcher, chunks, bytes, request), stream };
+  return { outcome: "answered", status, ...read(watcher, chunks, bytes, request), stream, headersAt };
 }
 
 /**
