@@ -35,6 +35,8 @@ const MAX_PENDING_CALLERS = 100_000;
 type WatchedCaller = Pick<Caller, "account_id" | "user_id" | "group_ids">;
 
 interface Pending {
+  /** The caller and the windows its requests counted in: one look covers every request of both. */
+  key: string;
   caller: WatchedCaller;
   /** When the request started: its caps are looked at in the windows it counted in. */
   atMs: number;
@@ -98,18 +100,13 @@ export class BudgetAlerts {
       const cached = this.watches.get(event.account_id);
       if (cached && cached.watch.thresholds.length === 0 && this.fresh(cached, now)) continue;
       if (this.pendingCount >= MAX_PENDING_CALLERS) return;
-      let callers = this.pending.get(event.account_id);
-      if (!callers) {
-        callers = new Map();
-        this.pending.set(event.account_id, callers);
-      }
       const key = `${event.user_id}|${event.group_ids.join(",")}|${counters.map((c) => c.window_start).join(",")}`;
-      if (callers.has(key)) continue;
-      callers.set(key, {
+      if (this.pending.get(event.account_id)?.has(key)) continue;
+      this.enqueue(event.account_id, {
+        key,
         caller: { account_id: event.account_id, user_id: event.user_id, group_ids: event.group_ids },
         atMs: Date.parse(event.timestamp),
       });
-      this.pendingCount++;
     }
   }
 
@@ -124,7 +121,7 @@ export class BudgetAlerts {
     for (const [accountId, callers] of accounts) {
       const watch = await this.watchOf(accountId, now);
       if (!watch) {
-        this.requeue(accountId, callers.values());
+        for (const pending of callers.values()) this.enqueue(accountId, pending);
         continue;
       }
       if (watch.thresholds.length === 0) continue;
@@ -164,20 +161,19 @@ export class BudgetAlerts {
           }
         }
       }
-      this.requeue(accountId, unsent);
+      for (const pending of unsent) this.enqueue(accountId, pending);
     }
   }
 
-  private requeue(accountId: string, callers: Iterable<Pending>) {
-    for (const pending of callers) {
-      let queued = this.pending.get(accountId);
-      if (!queued) {
-        queued = new Map();
-        this.pending.set(accountId, queued);
-      }
-      queued.set(`${pending.caller.user_id}|${pending.caller.group_ids.join(",")}|${pending.atMs}`, pending);
-      this.pendingCount++;
+  private enqueue(accountId: string, pending: Pending) {
+    let callers = this.pending.get(accountId);
+    if (!callers) {
+      callers = new Map();
+      this.pending.set(accountId, callers);
     }
+    if (callers.has(pending.key)) return;
+    callers.set(pending.key, pending);
+    this.pendingCount++;
   }
 
   private fresh(cached: { fetchedAt: number }, now: number) {

@@ -79,9 +79,9 @@ export async function startNotifier(ctx: HandlerContext, overrides: Partial<Noti
     message: JsMsg,
     key: string,
     alert: Alert,
-    settings: NotificationSettingsDoc | null,
+    wanted: boolean,
   ): Promise<NotificationDeliveryDoc | undefined> => {
-    if (settings && wantsAlert(settings, alert)) {
+    if (wanted) {
       const eventId = `evt_${newId()}`;
       try {
         const created = await models.NotificationDelivery.create({
@@ -151,14 +151,15 @@ export async function startNotifier(ctx: HandlerContext, overrides: Partial<Noti
       _id: alert.account_id,
       account_id: alert.account_id,
     }).lean();
-    const doc = await recordOnce(message, key, alert, settings);
+    const wanted = settings !== null && wantsAlert(settings, alert);
+    const doc = await recordOnce(message, key, alert, wanted);
     if (!doc || FINAL.has(doc.status)) {
       message.ack();
       return;
     }
     const attempts = doc.attempts + 1;
     const outcome: AttemptOutcome =
-      settings && wantsAlert(settings, alert)
+      settings && wanted
         ? await attempt(doc, settings)
         : { kind: "refused", reason: "notifications of this event were turned off before it was sent" };
     const now = new Date();
