@@ -6,7 +6,9 @@ import { connectTestBus, connectTestMongo, uniqueId } from "@agentnet/testkit";
 import type { Connection } from "mongoose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startControlPlane } from "../app";
+import { signingSecretAad } from "../domain/webhooks";
 import { createAgentModels } from "../store/agent-models";
+import { createNotificationModels } from "../store/notification-models";
 import { verifySealingKey } from "../store/sealing-canary";
 
 const oldText = generateSealingKey();
@@ -101,6 +103,31 @@ describe("rotating the sealing key", () => {
     });
     expect((await models.Provider.findById(foreign).lean())?.sealed_api_key).toEqual(before);
     await models.Provider.deleteOne({ _id: foreign });
+  });
+
+  it("re-seals webhook signing secrets too: the secret stays, sealed with the newest key", async () => {
+    const notifications = await createNotificationModels(database);
+    const aad = signingSecretAad(accountId);
+    await notifications.NotificationSettings.create({
+      _id: accountId,
+      account_id: accountId,
+      url: "https://hooks.example.com/agentnet",
+      enabled: true,
+      events: ["budget.threshold_crossed"],
+      thresholds: [80],
+      budget_rule_ids: [],
+      policy_ids: [],
+      sealed_secret: seal(parseSealingKeys(oldText), "whsec_kept", aad),
+    });
+    await expect(request(cli, ControlPlane.sealingReseal, {})).resolves.toMatchObject({
+      resealed: 1,
+      already_current: 2,
+      unopened: 0,
+    });
+    const onlyNew = parseSealingKeys(newText);
+    const doc = await notifications.NotificationSettings.findById(accountId).lean();
+    expect(doc?.sealed_secret.kid).toBe(onlyNew.current.kid);
+    expect(unseal(onlyNew, doc?.sealed_secret ?? ({} as never), aad)).toBe("whsec_kept");
   });
 
   it("is refused to the other services' bus users", async () => {
