@@ -1,11 +1,18 @@
 import { isUtf8 } from "node:buffer";
 import { randomUUID } from "node:crypto";
 import type { NatsConnection } from "@agentnet/bus";
-import { clientRequestId, type Health, healthResponse, type Logger } from "@agentnet/service-kit";
+import {
+  clientRequestId,
+  type Health,
+  healthResponse,
+  type Logger,
+  type MetricsRegistry,
+} from "@agentnet/service-kit";
 import express, { type Express } from "express";
 import { authenticate } from "./http/auth";
 import { dashboardRoutes } from "./http/dashboard";
 import { errorMiddleware, notFoundRoute } from "./http/errors";
+import { countRequests, markMountPath } from "./http/metrics";
 import { jsonOnly } from "./http/negotiation";
 import { openApiDocument } from "./http/openapi";
 import { routesOf } from "./http/route";
@@ -24,6 +31,8 @@ export interface ApiGatewayOptions {
   requestTimeoutMs: number;
   /** Built dashboard (apps/dashboard/dist): served for GETs outside /api, with an SPA fallback. */
   dashboardDir?: string;
+  /** The service's metrics registry; undefined counts nothing. */
+  metrics?: MetricsRegistry | undefined;
 }
 
 /** The API's version as the OpenAPI document states it. */
@@ -33,6 +42,7 @@ export function createApp(options: ApiGatewayOptions): Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
+  if (options.metrics) app.use(countRequests(options.metrics));
   // API answers hold account data, and a created token's answer the token in plain: no cache may
   // keep them. The dashboard's static files set their own caching (they hold no secret); `nosniff`
   // comes with every answer from the shared HTTP server (`createHttpServer`).
@@ -64,6 +74,7 @@ export function createApp(options: ApiGatewayOptions): Express {
   });
 
   const api = express.Router();
+  if (options.metrics) api.use(markMountPath);
   api.use(jsonOnly);
   // Who is asking before anything is read: an unauthenticated client cannot make the gateway wait
   // for (or buffer) its body.

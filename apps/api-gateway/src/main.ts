@@ -1,29 +1,34 @@
 import type { AddressInfo } from "node:net";
-import { busOptionsFromEnv, connectBus } from "@agentnet/bus";
-import { createHttpServer, httpServerLimits, runService } from "@agentnet/service-kit";
+import { busOptionsFromEnv, connectBus, useBusMetrics } from "@agentnet/bus";
+import { createHttpServer, httpServerLimits, metricsSettings, runService } from "@agentnet/service-kit";
 import { createApp } from "./app";
 import { parseEnv } from "./env";
 
 const env = parseEnv(process.env);
 
-await runService({ name: "api-gateway", logLevel: env.LOG_LEVEL }, async ({ logger, lifecycle, health }) => {
-  const nc = await connectBus(busOptionsFromEnv(env, "api-gateway"));
-  lifecycle.onStop("nats", () => nc.drain());
-  const app = createApp({
-    nc,
-    logger,
-    health,
-    authCacheTtlMs: env.AUTH_CACHE_TTL_MS,
-    bodyLimitBytes: env.BODY_LIMIT_BYTES,
-    requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
-    ...(env.AGN_DASHBOARD_DIR ? { dashboardDir: env.AGN_DASHBOARD_DIR } : {}),
-  });
-  const server = createHttpServer(app, httpServerLimits(env), logger).listen(
-    env.AGN_API_PORT,
-    env.AGN_API_HOST,
-  );
-  await new Promise<void>((resolve, reject) => server.once("listening", resolve).once("error", reject));
-  lifecycle.onStop("http server", () => new Promise((resolve) => server.close(resolve)));
-  const { address, port } = server.address() as AddressInfo;
-  return { address, port };
-});
+await runService(
+  { name: "api-gateway", logLevel: env.LOG_LEVEL, metrics: metricsSettings(env) },
+  async ({ logger, lifecycle, health, metrics }) => {
+    const nc = await connectBus(busOptionsFromEnv(env, "api-gateway"));
+    useBusMetrics(nc, metrics);
+    lifecycle.onStop("nats", () => nc.drain());
+    const app = createApp({
+      nc,
+      logger,
+      health,
+      metrics,
+      authCacheTtlMs: env.AUTH_CACHE_TTL_MS,
+      bodyLimitBytes: env.BODY_LIMIT_BYTES,
+      requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
+      ...(env.AGN_DASHBOARD_DIR ? { dashboardDir: env.AGN_DASHBOARD_DIR } : {}),
+    });
+    const server = createHttpServer(app, httpServerLimits(env), logger).listen(
+      env.AGN_API_PORT,
+      env.AGN_API_HOST,
+    );
+    await new Promise<void>((resolve, reject) => server.once("listening", resolve).once("error", reject));
+    lifecycle.onStop("http server", () => new Promise((resolve) => server.close(resolve)));
+    const { address, port } = server.address() as AddressInfo;
+    return { address, port };
+  },
+);
