@@ -6,7 +6,7 @@ import {
 } from "@agentnet/bus";
 import { MIGRATIONS_DIR, runMigrations, type Warehouse } from "@agentnet/clickhouse";
 import { Events } from "@agentnet/contracts";
-import type { Logger } from "@agentnet/service-kit";
+import type { Logger, MetricsRegistry } from "@agentnet/service-kit";
 import { followAccountDeletions } from "./handlers/accounts";
 import type { TelemetryContext } from "./handlers/context";
 import { startIngest } from "./handlers/ingest";
@@ -15,6 +15,7 @@ import { scheduleRetention, sweepRetention } from "./handlers/retention";
 import { scheduleRollup } from "./handlers/rollup";
 import { createSettingsReader } from "./handlers/settings";
 import { serveStoredRequests } from "./handlers/stored-requests";
+import { TelemetryMetrics, timeQueriesOn } from "./metrics";
 import { rollHours } from "./store/rollup";
 
 /** Exported for tests that start a late follower of account deletions next to a running service. */
@@ -67,14 +68,19 @@ export async function startTelemetry(deps: {
   nc: NatsConnection;
   warehouse: Warehouse;
   logger: Logger;
+  /** The service's metrics registry; undefined counts nothing. */
+  metrics?: MetricsRegistry | undefined;
   options?: Partial<TelemetryOptions>;
 }) {
   const options = { ...DEFAULT_TELEMETRY_OPTIONS, ...deps.options };
+  const metrics = deps.metrics ? new TelemetryMetrics(deps.metrics) : undefined;
+  timeQueriesOn(deps.warehouse, metrics);
   const ctx: TelemetryContext = {
     nc: deps.nc,
     warehouse: deps.warehouse,
     logger: deps.logger,
     requestTimeoutMs: options.requestTimeoutMs,
+    metrics,
   };
   const applied = await runMigrations(deps.warehouse, MIGRATIONS_DIR);
   if (applied.length > 0) ctx.logger.info({ migrations: applied.map((m) => m.name) }, "migrations applied");
@@ -84,6 +90,7 @@ export async function startTelemetry(deps: {
   const deletions = await followAccountDeletions(ctx, `${options.durable}-account-deletions`);
   await ensureRequestStream(deps.nc, [Events.requestsAll], options.requestStream);
   const ingest = await startIngest(ctx, options);
+  metrics?.followBacklog(ingest.backlog);
   const stopRetention =
     options.retentionIntervalMs > 0 ? scheduleRetention(ctx, options.retentionIntervalMs) : () => {};
   const stopRollup =

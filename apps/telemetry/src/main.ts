@@ -1,14 +1,14 @@
-import { busOptionsFromEnv, connectBus, DEFAULT_REQUEST_STREAM_LIMITS } from "@agentnet/bus";
+import { busOptionsFromEnv, connectBus, DEFAULT_REQUEST_STREAM_LIMITS, useBusMetrics } from "@agentnet/bus";
 import { openWarehouse } from "@agentnet/clickhouse";
-import { requestStreamLimits, runService } from "@agentnet/service-kit";
+import { metricsSettings, requestStreamLimits, runService } from "@agentnet/service-kit";
 import { startTelemetry } from "./app";
 import { parseEnv } from "./env";
 
 const env = parseEnv(process.env);
 
 await runService(
-  { name: "telemetry", logLevel: env.LOG_LEVEL, healthPort: env.HEALTH_PORT },
-  async ({ logger, lifecycle }) => {
+  { name: "telemetry", logLevel: env.LOG_LEVEL, healthPort: env.HEALTH_PORT, metrics: metricsSettings(env) },
+  async ({ logger, lifecycle, metrics }) => {
     const warehouse = await openWarehouse({
       url: env.CLICKHOUSE_URL,
       dataDir: env.CHDB_DATA_DIR,
@@ -18,11 +18,13 @@ await runService(
     });
     lifecycle.onStop("warehouse", () => warehouse.close());
     const nc = await connectBus(busOptionsFromEnv(env, "telemetry"));
+    useBusMetrics(nc, metrics);
     lifecycle.onStop("nats", () => nc.drain());
     const telemetry = await startTelemetry({
       nc,
       warehouse,
       logger,
+      metrics,
       options: {
         batchSize: env.TELEMETRY_BATCH_SIZE,
         flushIntervalMs: env.TELEMETRY_FLUSH_INTERVAL_MS,

@@ -1,6 +1,7 @@
 import { type DurableConsumerOptions, ensureDurableConsumer } from "@agentnet/bus";
 import { GatewayRequestEvent } from "@agentnet/contracts";
 import type { JsMsg } from "@nats-io/jetstream";
+import type { IngestBacklog } from "../metrics";
 import { BatchWriter } from "../store/batch-writer";
 import { insertEvents } from "../store/events";
 import { refreshRolledHours } from "../store/rollup";
@@ -47,12 +48,14 @@ export async function startIngest(ctx: TelemetryContext, options: IngestOptions)
         await insertEvents(ctx.warehouse, events);
         await refreshRolledHours(ctx.warehouse, events);
         for (const item of batch) item.msg.ack();
+        ctx.metrics?.ingested(batch.length);
       } catch (error) {
         ctx.logger.error(
           { err: error, events: batch.length },
           "telemetry insert failed; batch will be redelivered",
         );
         for (const item of batch) item.msg.nak(RETRY_DELAY_MS);
+        ctx.metrics?.ingestFailed();
       }
     },
   });
@@ -75,6 +78,11 @@ export async function startIngest(ctx: TelemetryContext, options: IngestOptions)
   return {
     /** Writes and acks what is buffered (tests call it to make ingested rows queryable). */
     flush: () => writer.flush(),
+    /** What JetStream says the consumer has yet to deliver, and to have acked. */
+    async backlog(): Promise<IngestBacklog> {
+      const info = await consumer.info();
+      return { undelivered: info.num_pending, unacked: info.num_ack_pending };
+    },
     /** Stops pulling, then writes and acks what was already pulled. */
     async stop() {
       await messages.close();

@@ -1,5 +1,6 @@
 import type { Warehouse } from "@agentnet/clickhouse";
 import { z } from "zod";
+import { queryTimer } from "../metrics";
 
 /**
  * A named ClickHouse query: its params and rows are zod schemas, its SQL text is built only from
@@ -23,9 +24,13 @@ export function defineQuery<P extends z.ZodType, R extends z.ZodType>(spec: {
     name: spec.name,
     async run(warehouse, input) {
       const params = spec.params.parse(input);
+      const timed = queryTimer(warehouse, spec.name);
       try {
-        return rows.parse(await warehouse.query(spec.sql(params), spec.bind(params)));
+        const found = rows.parse(await warehouse.query(spec.sql(params), spec.bind(params)));
+        timed?.("ok");
+        return found;
       } catch (error) {
+        timed?.("error");
         throw new Error(`query ${spec.name} failed`, { cause: error });
       }
     },
