@@ -14,7 +14,7 @@ import {
   type GatewayRequestEvent,
   leaseSubjectOfTerm,
 } from "@agentnet/contracts";
-import { type Logger, newId } from "@agentnet/service-kit";
+import { type Logger, type MetricsRegistry, newId } from "@agentnet/service-kit";
 import type { Connection } from "mongoose";
 import { BudgetAlerts, defaultBudgetAlertOptions } from "./alerts/budget-alerts";
 import { AdmissionWatch } from "./domain/admissions";
@@ -26,6 +26,7 @@ import { registerLeaseHandlers } from "./handlers/lease";
 import { registerListHandler } from "./handlers/list";
 import { startSettlement } from "./handlers/settlement";
 import { UsageKeeper } from "./keeper";
+import { ConsumptionMetrics } from "./metrics";
 import { JournalFencedError, UsageStore } from "./store/usage-store";
 
 export interface ConsumptionOptions {
@@ -96,9 +97,12 @@ export async function startConsumption(deps: {
   nc: NatsConnection;
   connection: Connection;
   logger: Logger;
+  /** The service's metrics registry; undefined counts nothing. */
+  metrics?: MetricsRegistry | undefined;
   options?: Partial<ConsumptionOptions>;
 }) {
   const options = { ...defaultOptions, ...deps.options };
+  const metrics = deps.metrics ? new ConsumptionMetrics(deps.metrics) : undefined;
   const store = await UsageStore.open(deps.connection);
   await ensureRequestStream(deps.nc, undefined, options.requestStream);
   let term: Term | undefined;
@@ -114,7 +118,7 @@ export async function startConsumption(deps: {
     onElected: async () => {
       const resumed = dormant && (await dormant.keeper.stillOwnsTerm()) ? dormant : undefined;
       dormant = undefined;
-      term = await lead(deps, store, options, () => void leadership?.stepDown(), resumed);
+      term = await lead({ ...deps, metrics }, store, options, () => void leadership?.stepDown(), resumed);
       deps.logger.info(resumed ? "leading consumption again, state kept" : "leading consumption");
     },
     onDeposed: async (reason) => {
@@ -186,7 +190,7 @@ const LEADER_ANNOUNCE_INTERVAL_MS = 1_000;
  * consume, sweep, announce; `stop` undoes it all.
  */
 async function lead(
-  deps: { nc: NatsConnection; logger: Logger },
+  deps: { nc: NatsConnection; logger: Logger; metrics: ConsumptionMetrics | undefined },
   store: UsageStore,
   options: ConsumptionOptions,
   stepDown: () => void,

@@ -1,5 +1,5 @@
-import { busOptionsFromEnv, connectBus, DEFAULT_REQUEST_STREAM_LIMITS } from "@agentnet/bus";
-import { requestStreamLimits, runService } from "@agentnet/service-kit";
+import { busOptionsFromEnv, connectBus, DEFAULT_REQUEST_STREAM_LIMITS, useBusMetrics } from "@agentnet/bus";
+import { metricsSettings, requestStreamLimits, runService } from "@agentnet/service-kit";
 import mongoose from "mongoose";
 import { startConsumption } from "./app";
 import { parseEnv } from "./env";
@@ -7,18 +7,25 @@ import { parseEnv } from "./env";
 const env = parseEnv(process.env);
 
 await runService(
-  { name: "consumption", logLevel: env.LOG_LEVEL, healthPort: env.HEALTH_PORT },
-  async ({ logger, lifecycle }) => {
+  {
+    name: "consumption",
+    logLevel: env.LOG_LEVEL,
+    healthPort: env.HEALTH_PORT,
+    metrics: metricsSettings(env),
+  },
+  async ({ logger, lifecycle, metrics }) => {
     const connection = await mongoose
       .createConnection(env.MONGO_URL, { serverSelectionTimeoutMS: 10_000 })
       .asPromise();
     lifecycle.onStop("mongodb", () => connection.close());
     const nc = await connectBus(busOptionsFromEnv(env, "consumption"));
+    useBusMetrics(nc, metrics);
     lifecycle.onStop("nats", () => nc.drain());
     const service = await startConsumption({
       nc,
       connection,
       logger,
+      metrics,
       options: {
         quotaLeaseTtlMs: env.QUOTA_LEASE_TTL_SECONDS * 1000,
         leaseOutageGraceMs: env.AGN_LEASE_OUTAGE_SECONDS * 1000,

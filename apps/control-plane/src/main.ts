@@ -1,6 +1,6 @@
-import { busOptionsFromEnv, connectBus } from "@agentnet/bus";
+import { busOptionsFromEnv, connectBus, useBusMetrics } from "@agentnet/bus";
 import { parseSealingKeys } from "@agentnet/sealing";
-import { runService } from "@agentnet/service-kit";
+import { metricsSettings, runService } from "@agentnet/service-kit";
 import mongoose from "mongoose";
 import { MONGO_CONNECTION_OPTIONS, startControlPlane } from "./app";
 import { parseEnv } from "./env";
@@ -9,12 +9,18 @@ import { startNotifier } from "./webhooks/notifier";
 const env = parseEnv(process.env);
 
 await runService(
-  { name: "control-plane", logLevel: env.LOG_LEVEL, healthPort: env.HEALTH_PORT },
-  async ({ logger, lifecycle }) => {
+  {
+    name: "control-plane",
+    logLevel: env.LOG_LEVEL,
+    healthPort: env.HEALTH_PORT,
+    metrics: metricsSettings(env),
+  },
+  async ({ logger, lifecycle, metrics }) => {
     const sealingKey = parseSealingKeys(env.AGN_SEALING_KEY);
     const connection = await mongoose.createConnection(env.MONGO_URL, MONGO_CONNECTION_OPTIONS).asPromise();
     lifecycle.onStop("mongodb", () => connection.close());
     const nc = await connectBus(busOptionsFromEnv(env, "control-plane"));
+    useBusMetrics(nc, metrics);
     lifecycle.onStop("nats", () => nc.drain());
     const controlPlane = await startControlPlane({
       nc,

@@ -1,14 +1,20 @@
-import { busOptionsFromEnv, connectBus } from "@agentnet/bus";
-import { runService } from "@agentnet/service-kit";
+import { busOptionsFromEnv, connectBus, useBusMetrics } from "@agentnet/bus";
+import { metricsSettings, runService } from "@agentnet/service-kit";
 import { startVerifier } from "./app";
 import { parseEnv } from "./env";
 
 const env = parseEnv(process.env);
 
 await runService(
-  { name: "provider-verifier", logLevel: env.LOG_LEVEL, healthPort: env.HEALTH_PORT },
-  async ({ logger, lifecycle }) => {
+  {
+    name: "provider-verifier",
+    logLevel: env.LOG_LEVEL,
+    healthPort: env.HEALTH_PORT,
+    metrics: metricsSettings(env),
+  },
+  async ({ logger, lifecycle, metrics }) => {
     const nc = await connectBus(busOptionsFromEnv(env, "provider-verifier"));
+    useBusMetrics(nc, metrics);
     lifecycle.onStop("nats", () => nc.drain());
     await startVerifier({
       nc,

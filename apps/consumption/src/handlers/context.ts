@@ -4,6 +4,7 @@ import type { Logger } from "@agentnet/service-kit";
 import type { BudgetAlerts } from "../alerts/budget-alerts";
 import type { AdmissionWatch } from "../domain/admissions";
 import type { UsageKeeper } from "../keeper";
+import type { ConsumptionMetrics } from "../metrics";
 
 /** What every handler of the leading replica needs: keeper, admissions, budget alerts, bus and logger. */
 export interface HandlerContext {
@@ -12,6 +13,8 @@ export interface HandlerContext {
   keeper: UsageKeeper;
   admissions: AdmissionWatch;
   alerts: BudgetAlerts;
+  /** Undefined with metrics off. */
+  metrics?: ConsumptionMetrics | undefined;
 }
 
 /** Serves one endpoint in the consumption queue group; only the leading replica subscribes. */

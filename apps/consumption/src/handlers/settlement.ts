@@ -47,6 +47,7 @@ export async function startSettlement(
         else ctx.logger.warn({ seq: message.seq }, "skipping an event that is not a GatewayRequestEvent");
       });
       await ctx.keeper.settle(events);
+      ctx.metrics?.settled(events, Date.now());
       ctx.admissions.accounted(events.map((event) => event.id));
       ctx.alerts.settled(events);
     },
