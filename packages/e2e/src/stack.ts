@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startTestApi } from "@agentnet/api-gateway/testing";
-import { type NatsConnection, request } from "@agentnet/bus";
+import { type NatsConnection, request, useBusMetrics } from "@agentnet/bus";
 import { openWarehouse } from "@agentnet/clickhouse";
 import { type ConsumptionOptions, startConsumption } from "@agentnet/consumption/app";
 import {
@@ -20,6 +20,7 @@ import { parseSealingKeys } from "@agentnet/sealing";
 import { createLogger, hashToken } from "@agentnet/service-kit";
 import { startTelemetry, type TelemetryOptions } from "@agentnet/telemetry/app";
 import { connectTestBus, connectTestMongo, TEST_SEALING_KEY, uniqueId } from "@agentnet/testkit";
+import { serveStackMetrics } from "./metrics";
 import { FakeUpstream } from "./upstream";
 
 export type Api = <T = unknown>(
@@ -37,6 +38,8 @@ export interface StackOptions {
   telemetry?: boolean | Partial<TelemetryOptions>;
   /** A built dashboard for the api-gateway to serve at `/`. */
   dashboardDir?: string;
+  /** Metrics of the proxy, the api-gateway, telemetry and consumption, each served on a listener of its own (`metricsUrls`). */
+  metrics?: boolean;
   /** Alerts delivered by webhook from the control-plane; a receiver on loopback must be allowed. */
   notifier?: Partial<NotifierOptions>;
 }
@@ -60,6 +63,7 @@ export async function startStack(stackOptions: StackOptions = {}) {
     proxy: await connectTestBus("gateway-proxy"),
   };
   const connection = await connectTestMongo();
+  const metrics = stackOptions.metrics ? await serveStackMetrics(buses) : undefined;
   const sealingKey = parseSealingKeys(TEST_SEALING_KEY);
   const controlPlane = await startControlPlane({
     nc: buses.controlPlane,
@@ -80,10 +84,13 @@ export async function startStack(stackOptions: StackOptions = {}) {
   };
   // Its own NATS connection, so a test can kill it (no snapshot, no hand-over) as a crash would.
   let consumptionBus = await connectTestBus("consumption");
+  useBusMetrics(consumptionBus, metrics?.consumption.registry);
+  // Measured until restarted: a restarted consumption would register its metrics a second time.
   let consumption = await startConsumption({
     nc: consumptionBus,
     connection,
     logger,
+    metrics: metrics?.consumption.registry,
     options: consumptionOptions,
   });
   /** Kills the control-plane as a crash would: its connection drops and nobody answers `agn.ctl.*`. */
@@ -110,6 +117,7 @@ export async function startStack(stackOptions: StackOptions = {}) {
         nc: buses.telemetry,
         warehouse,
         logger,
+        metrics: metrics?.telemetry.registry,
         options: {
           durable: uniqueId("telemetry"),
           deliver: "new",
@@ -120,7 +128,13 @@ export async function startStack(stackOptions: StackOptions = {}) {
         },
       })
     : undefined;
-  const apiServer = await startTestApi({ nc: buses.api, logger, bodyLimitBytes: 1_000_000, dashboardDir });
+  const apiServer = await startTestApi({
+    nc: buses.api,
+    logger,
+    bodyLimitBytes: 1_000_000,
+    dashboardDir,
+    metrics: metrics?.api.registry,
+  });
   const apiUrl = apiServer.url;
   const openai = new FakeUpstream();
   const anthropic = new FakeUpstream();
@@ -133,6 +147,7 @@ export async function startStack(stackOptions: StackOptions = {}) {
     nc: buses.proxy,
     logger,
     sealingKey,
+    metrics: metrics?.proxy.registry,
     options: {
       port: 0,
       authCacheMs: 0,
@@ -208,6 +223,7 @@ export async function startStack(stackOptions: StackOptions = {}) {
     await apiServer.stop();
     await openai.stop();
     await anthropic.stop();
+    await metrics?.stop();
     for (const bus of Object.values(buses)) if (!bus.isClosed()) await bus.drain();
     await nc.drain();
     await connection.close();
@@ -232,6 +248,8 @@ export async function startStack(stackOptions: StackOptions = {}) {
     restartConsumption,
     telemetry,
     warehouse,
+    /** Set with `metrics`: where each service's `/metrics` answers. */
+    metricsUrls: metrics?.urls,
     newAccount,
     stop,
   };
