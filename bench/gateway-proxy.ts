@@ -2,10 +2,11 @@
  * Gateway proxy benchmark: one local mock upstream (OpenAI wire format, a separate process), hit
  * directly, through agentnet (policy decision, token auth, one JetStream event per request), through
  * agentnet with a cap in force (decided against the proxy's leases of headroom, renewed off the
- * request path), and through Portkey's
+ * request path), through the same proxy without metrics when `BENCH_TARGETS` names
+ * "agentnet (metrics off)" (the others run with AGN_METRICS_PORT set), and through Portkey's
  * open-source gateway (`@portkey-ai/gateway`, a child process) — non-streaming and streaming.
  * Latency: sequential requests on one keep-alive connection (added = p50/p99 minus direct).
- * Throughput: autocannon, 64 connections, fixed duration; agentnet's two targets take turns in 1 s
+ * Throughput: autocannon, 64 connections, fixed duration; agentnet's targets take turns in 1 s
  * slices. The gateway under test has a CPU to itself. Everything on loopback.
  *
  *   pnpm --filter @agentnet/bench bench:proxy
@@ -42,6 +43,11 @@ const SLICES = Number(process.env.BENCH_SLICES ?? 8);
 /** Comma lists narrowing a run while iterating (e.g. `BENCH_TARGETS=agentnet BENCH_MODES=non-streaming`). */
 const TARGETS = process.env.BENCH_TARGETS?.split(",");
 const MODES = process.env.BENCH_MODES?.split(",") ?? ["non-streaming", "streaming"];
+/**
+ * The same proxy without metrics (no AGN_METRICS_PORT), a process of its own: run only when
+ * `BENCH_TARGETS` names it, against "agentnet", whose proxy keeps them.
+ */
+const METRICS_OFF = "agentnet (metrics off)";
 const ROOT = findRepoRoot();
 
 /**
@@ -153,6 +159,8 @@ interface Target {
   name: string;
   url: string;
   headers: Record<string, string>;
+  /** The process whose CPU a request costs (agentnet's targets; its proxy when unset). */
+  pid?: number;
 }
 
 const body = (stream: boolean) =>
@@ -291,26 +299,35 @@ async function main() {
     await startControlPlane({ nc: await nats.connectAs("control-plane"), connection, logger, sealingKey });
     await startVerifier({ nc: await nats.connectAs("provider-verifier"), logger });
 
-    const proxyPort = await freePort();
-    const proxyChild = await startChild(
-      "agentnet",
-      // BENCH_PROXY_NODE_ARGS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, profiles the proxy under load.
-      onGatewayCpu([
-        tsx,
-        ...(process.env.BENCH_PROXY_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
-        join(ROOT, "apps", "gateway-proxy", "src", "main.ts"),
-      ]),
-      {
-        ...nats.serviceEnv("gateway-proxy"),
-        AGN_SEALING_KEY: sealingText,
-        AGN_PROXY_PORT: String(proxyPort),
-        // The bench's vendor listens on loopback, which the proxy refuses unless allowed.
-        AGN_ALLOWED_PRIVATE_UPSTREAMS: `127.0.0.1:${upstreamPort}`,
-        LOG_LEVEL: "info",
-      },
-      '"ready":true',
-    );
-    children.push(proxyChild);
+    // The proxy as deployed with metrics on (AGN_METRICS_PORT; nothing scrapes it during the run,
+    // so what is measured is the counting on the request path) and, for the "metrics off" target,
+    // a second one without: both on the gateway's CPU, loaded in turns.
+    const startProxy = async (name: string, metrics: boolean) => {
+      const port = await freePort();
+      const child = await startChild(
+        name,
+        // BENCH_PROXY_NODE_ARGS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, profiles the proxy under load.
+        onGatewayCpu([
+          tsx,
+          ...(process.env.BENCH_PROXY_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
+          join(ROOT, "apps", "gateway-proxy", "src", "main.ts"),
+        ]),
+        {
+          ...nats.serviceEnv("gateway-proxy"),
+          AGN_SEALING_KEY: sealingText,
+          AGN_PROXY_PORT: String(port),
+          AGN_METRICS_PORT: metrics ? "0" : undefined,
+          // The bench's vendor listens on loopback, which the proxy refuses unless allowed.
+          AGN_ALLOWED_PRIVATE_UPSTREAMS: `127.0.0.1:${upstreamPort}`,
+          LOG_LEVEL: "info",
+        },
+        '"ready":true',
+      );
+      children.push(child);
+      return { port, pid: child.pid ?? 0 };
+    };
+    const proxy = await startProxy("agentnet", true);
+    const unmetered = TARGETS?.includes(METRICS_OFF) ? await startProxy(METRICS_OFF, false) : undefined;
     const portkeyPort = await freePort();
     const portkeyMain = join(
       ROOT,
@@ -377,14 +394,24 @@ async function main() {
       },
       {
         name: "agentnet",
-        url: `http://127.0.0.1:${proxyPort}/v1/chat/completions`,
+        url: `http://127.0.0.1:${proxy.port}/v1/chat/completions`,
         headers: { authorization: `Bearer ${plain}` },
       },
       {
         name: "agentnet + cap",
-        url: `http://127.0.0.1:${proxyPort}/v1/chat/completions`,
+        url: `http://127.0.0.1:${proxy.port}/v1/chat/completions`,
         headers: { authorization: `Bearer ${cappedToken}` },
       },
+      ...(unmetered
+        ? [
+            {
+              name: METRICS_OFF,
+              url: `http://127.0.0.1:${unmetered.port}/v1/chat/completions`,
+              headers: { authorization: `Bearer ${plain}` },
+              pid: unmetered.pid,
+            },
+          ]
+        : []),
       {
         name: "portkey",
         url: `http://127.0.0.1:${portkeyPort}/v1/chat/completions`,
@@ -422,7 +449,6 @@ async function main() {
       string,
       { lat: Measured; rps: number; failed: number; proxyCpuUs: number; backendCpuUs: number }[]
     >();
-    const proxyPid = proxyChild.pid ?? 0;
     // What else a request costs on this machine: consumption (settling), NATS and FerretDB.
     const backendCpuMs = (): Record<BackendPart, number> => ({
       consumption: processTreeCpuMs(consumptionChild.pid ?? 0),
@@ -452,6 +478,7 @@ async function main() {
         const loads = new Map(ordered.map((target) => [target.name, emptyLoad()]));
         const measure = async (target: Target, seconds: number) => {
           const load = loads.get(target.name) as Load;
+          const proxyPid = target.pid ?? proxy.pid;
           const proxyBefore = processTreeCpuMs(proxyPid);
           const backendBefore = backendCpuMs();
           const result = await throughput(target, stream, seconds);
@@ -519,22 +546,28 @@ async function main() {
     process.stdout.write(
       `\n| mode | target | latency p50 / p99 (ms) | added p50 / p99 (ms) | req/s (${CONNECTIONS} conns, ${SECONDS} s) | non-2xx + errors |\n|---|---|---|---|---|---|\n${table.join("\n")}\n`,
     );
-    // The cap's cost, round by round: a round's two targets ran back to back (their latency
-    // requests alternated one by one), so a shift of the machine's speed between rounds cancels
-    // out of the ratio instead of landing on whichever target it hit.
+    // The cap's cost, and the metrics', round by round: a round's sliced targets ran back to back
+    // (their latency requests alternated one by one), so a shift of the machine's speed between
+    // rounds cancels out of the ratio instead of landing on whichever target it hit.
+    const pairs = [
+      ["agentnet + cap", "agentnet"],
+      ["agentnet", METRICS_OFF],
+    ] as const;
     for (const stream of modes) {
-      const plainRuns = samples.get(`${stream} agentnet`) ?? [];
-      const cappedRuns = samples.get(`${stream} agentnet + cap`) ?? [];
-      if (plainRuns.length === 0 || cappedRuns.length !== plainRuns.length) continue;
-      const ratios = cappedRuns.map((run, i) => (run.rps / (plainRuns[i]?.rps ?? Number.NaN)) * 100);
-      const p99s = cappedRuns.map((run, i) => run.lat.p99 - (plainRuns[i]?.lat.p99 ?? Number.NaN));
-      const plain = summary(stream, "agentnet");
-      const capped = summary(stream, "agentnet + cap");
-      const range = (values: number[], digits: number) =>
-        `${Math.min(...values).toFixed(digits)} to ${Math.max(...values).toFixed(digits)}`;
-      process.stdout.write(
-        `${stream ? "streaming" : "non-streaming"}: agentnet + cap = ${median(ratios).toFixed(0)} % of agentnet req/s (median of ${ratios.length} rounds, ${range(ratios, 0)} %); its p99 ${median(p99s).toFixed(2)} ms from agentnet's (${range(p99s, 2)}); CPU per request: proxy ${capped.proxyCpuUs.toFixed(0)} vs ${plain.proxyCpuUs.toFixed(0)} µs, consumption + NATS + FerretDB ${capped.backendCpuUs.toFixed(0)} vs ${plain.backendCpuUs.toFixed(0)} µs\n`,
-      );
+      for (const [name, baseName] of pairs) {
+        const baseRuns = samples.get(`${stream} ${baseName}`) ?? [];
+        const runs = samples.get(`${stream} ${name}`) ?? [];
+        if (baseRuns.length === 0 || runs.length !== baseRuns.length) continue;
+        const ratios = runs.map((run, i) => (run.rps / (baseRuns[i]?.rps ?? Number.NaN)) * 100);
+        const p99s = runs.map((run, i) => run.lat.p99 - (baseRuns[i]?.lat.p99 ?? Number.NaN));
+        const base = summary(stream, baseName);
+        const row = summary(stream, name);
+        const range = (values: number[], digits: number) =>
+          `${Math.min(...values).toFixed(digits)} to ${Math.max(...values).toFixed(digits)}`;
+        process.stdout.write(
+          `${stream ? "streaming" : "non-streaming"}: ${name} = ${median(ratios).toFixed(0)} % of ${baseName} req/s (median of ${ratios.length} rounds, ${range(ratios, 0)} %); its p99 ${median(p99s).toFixed(2)} ms from ${baseName}'s (${range(p99s, 2)}); CPU per request: proxy ${row.proxyCpuUs.toFixed(0)} vs ${base.proxyCpuUs.toFixed(0)} µs, consumption + NATS + FerretDB ${row.backendCpuUs.toFixed(0)} vs ${base.backendCpuUs.toFixed(0)} µs\n`,
+        );
+      }
     }
   } finally {
     for (const child of children) child.kill("SIGTERM");
