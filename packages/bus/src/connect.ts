@@ -42,10 +42,11 @@ export function busConnectionOptions(options: BusOptions): ConnectionOptions {
  * stops answering (frozen, a paused VM, a partition that leaves the socket open) is declared lost
  * 3 to 4 s after its last answer, as a closed connection is at once. The client then drops the
  * connection and reconnects, so services take the same path as for a restart (a `disconnect`
- * status, then `reconnect`). Three seconds of margin: a PING is a few bytes each way, answered by
- * the server ahead of nothing but what the connection already sent, and a busy event loop delays
- * the answer by one turn (milliseconds under bench:proxy at full CPU), while a false verdict costs
- * a reconnect and every cache a reconnect distrusts.
+ * status, then `reconnect`). Three seconds of margin: a PING is a few bytes each way, queued behind
+ * nothing but what the connection already sent, and a busy event loop reads the PONG one turn late
+ * (under bench:proxy on a machine loaded five times over, the proxy's loop lagged 0.6 s at worst
+ * and no PING went unanswered for a second), while a false verdict costs a reconnect and every
+ * cache a reconnect distrusts.
  */
 export const BUS_PING_INTERVAL_MS = 1_000;
 export const BUS_MAX_PINGS_OUT = 3;
