@@ -100,7 +100,9 @@ export class BudgetAlerts {
       const cached = this.watches.get(event.account_id);
       if (cached && cached.watch.thresholds.length === 0 && this.fresh(cached, now)) continue;
       if (this.pendingCount >= MAX_PENDING_CALLERS) return;
-      const key = `${event.user_id}|${event.group_ids.join(",")}|${counters.map((c) => c.window_start).join(",")}`;
+      let key = event.user_id;
+      for (const group of event.group_ids) key += `,${group}`;
+      for (const counter of counters) key += `|${counter.window_start}`;
       if (this.pending.get(event.account_id)?.has(key)) continue;
       this.enqueue(event.account_id, {
         key,
