@@ -4,12 +4,13 @@ import { findCatalogModel } from "@agentnet/catalog";
 import { CapDenyReason, type GatewayProvider, type LeaseRequest } from "@agentnet/contracts";
 import {
   BoundCounter,
+  BoundHistogram,
   type CounterSeries,
   countedElsewhere,
   gaugeOf,
+  type HistogramSeries,
   type MetricsRegistry,
 } from "@agentnet/service-kit";
-import { Histogram } from "prom-client";
 import type { Wire } from "./domain/wire";
 import type { AdmissionAnnouncer } from "./events/admission";
 import type { RequestRecord } from "./events/build";
@@ -22,7 +23,7 @@ import type { UsageCounts } from "./upstream/usage";
  * configure or callers send: the provider is its catalog type (`openai_api`), never a tenant's
  * provider id; the model is the catalog's id for it (a dated alias counts as its model), anything
  * else "other"; no account, user, token or session id anywhere. The request path binds its series
- * once per combination and then only adds to plain numbers (`BoundCounter`).
+ * once per combination and then only adds to plain numbers (`BoundCounter`, `BoundHistogram`).
  */
 
 /** The provider label of a request no provider was resolved for (refused before routing, or by policy). */
@@ -80,8 +81,8 @@ class ModelSeries {
     if (!timings) {
       const labels = { provider: this.provider, model: this.model, stream: String(stream) };
       timings = {
-        duration: this.metrics.upstreamSeconds.labels(labels),
-        firstByte: this.metrics.firstByteSeconds.labels(labels),
+        duration: this.metrics.upstreamSeconds.bind(labels),
+        firstByte: this.metrics.firstByteSeconds.bind(labels),
       };
       this.timings[key] = timings;
     }
@@ -90,8 +91,8 @@ class ModelSeries {
 }
 
 interface UpstreamTimings {
-  duration: Histogram.Internal<"provider" | "model" | "stream">;
-  firstByte: Histogram.Internal<"provider" | "model" | "stream">;
+  duration: HistogramSeries;
+  firstByte: HistogramSeries;
 }
 
 /** The series of one (route, provider type, model): a request's `RequestRecord.series`. */
@@ -148,8 +149,8 @@ export class ProxyMetrics {
   readonly requests: BoundCounter<"route" | "provider" | "model" | "decision" | "code">;
   readonly tokens: BoundCounter<"provider" | "model" | "type">;
   readonly costUsd: BoundCounter<"provider" | "model">;
-  readonly upstreamSeconds: Histogram<"provider" | "model" | "stream">;
-  readonly firstByteSeconds: Histogram<"provider" | "model" | "stream">;
+  readonly upstreamSeconds: BoundHistogram<"provider" | "model" | "stream">;
+  readonly firstByteSeconds: BoundHistogram<"provider" | "model" | "stream">;
   private readonly responses: BoundCounter<"route" | "code">;
   private readonly capRefusals: BoundCounter<"reason" | "stage">;
   private readonly leaseAsks: BoundCounter<"kind" | "outcome">;
@@ -184,19 +185,17 @@ export class ProxyMetrics {
       help: "What requests cost, in USD at the configured rates, by provider type and catalog model",
       labelNames: ["provider", "model"],
     });
-    this.upstreamSeconds = new Histogram({
+    this.upstreamSeconds = new BoundHistogram(registry, {
       name: "agentnet_proxy_upstream_duration_seconds",
       help: "From sending a request upstream to the end of its answer (a stream's last event), by provider type, catalog model and streaming",
       labelNames: ["provider", "model", "stream"],
       buckets: UPSTREAM_SECONDS_BUCKETS,
-      registers: [registry],
     });
-    this.firstByteSeconds = new Histogram({
+    this.firstByteSeconds = new BoundHistogram(registry, {
       name: "agentnet_proxy_upstream_first_byte_seconds",
       help: "From sending a request upstream to its answer's headers (a stream's first byte), by provider type, catalog model and streaming",
       labelNames: ["provider", "model", "stream"],
       buckets: UPSTREAM_SECONDS_BUCKETS,
-      registers: [registry],
     });
     this.capRefusals = new BoundCounter(registry, {
       name: "agentnet_proxy_cap_refusals_total",
@@ -258,7 +257,7 @@ export class ProxyMetrics {
       };
       this.answerListeners.set(route, listener);
     }
-    res.once("close", listener);
+    res.on("close", listener);
   }
 
   capRefused(reason: string, cutStream: boolean): void {

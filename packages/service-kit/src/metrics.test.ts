@@ -1,6 +1,6 @@
 import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
-import { BoundCounter, countedElsewhere, gaugeOf, metricsSettings } from "./metrics";
+import { BoundCounter, BoundHistogram, countedElsewhere, gaugeOf, metricsSettings } from "./metrics";
 
 /** The value of `name{labels}` in the registry's exposition, or undefined when absent. */
 async function scraped(registry: Registry, series: string): Promise<number | undefined> {
@@ -29,6 +29,30 @@ describe("BoundCounter", () => {
     counter.bind({ kind: "sweep" }).value += 2;
     counter.bind({ kind: "sweep" }).value += 5;
     expect(await scraped(registry, 'jobs_total{kind="sweep"}')).toBe(7);
+  });
+});
+
+describe("BoundHistogram", () => {
+  it("reads at a scrape as a Prometheus histogram: cumulative buckets up to +Inf, sum and count", async () => {
+    const registry = new Registry();
+    const histogram = new BoundHistogram(registry, {
+      name: "wait_seconds",
+      help: "waits",
+      labelNames: ["stream"],
+      buckets: [1, 0.1],
+    });
+    const whole = histogram.bind({ stream: "false" });
+    for (const seconds of [0.05, 0.1, 0.5, 3]) whole.observe(seconds);
+    histogram.bind({ stream: "true" }).observe(0.2);
+
+    expect(await scraped(registry, 'wait_seconds_bucket{stream="false",le="0.1"}')).toBe(2);
+    expect(await scraped(registry, 'wait_seconds_bucket{stream="false",le="1"}')).toBe(3);
+    expect(await scraped(registry, 'wait_seconds_bucket{stream="false",le="+Inf"}')).toBe(4);
+    expect(await scraped(registry, 'wait_seconds_sum{stream="false"}')).toBeCloseTo(3.65, 9);
+    expect(await scraped(registry, 'wait_seconds_count{stream="false"}')).toBe(4);
+    expect(await scraped(registry, 'wait_seconds_bucket{stream="true",le="0.1"}')).toBe(0);
+    expect(await scraped(registry, 'wait_seconds_bucket{stream="true",le="1"}')).toBe(1);
+    expect(await registry.metrics()).toMatch(/^# TYPE wait_seconds histogram$/m);
   });
 });
 
