@@ -13,13 +13,14 @@ beforeAll(async () => {
     seen.push(req.url ?? "");
     req.resume();
     req.on("end", () => {
-      if (req.url === "/slow") return; // never answers
+      // "/slow" is never answered.
       if (req.url === "/moved") {
         res.writeHead(302, { location: `http://127.0.0.1:${port}/elsewhere` });
-        return res.end();
+        res.end();
+      } else if (req.url !== "/slow") {
+        res.writeHead(204);
+        res.end();
       }
-      res.writeHead(204);
-      res.end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
