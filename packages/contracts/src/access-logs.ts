@@ -52,6 +52,12 @@ export const AccessLogEntry = z.object({
   /** Present only when prompt collection is enabled. */
   request_prompt: z.string().optional(),
   response_completion: z.string().optional(),
+  /**
+   * The OpenTelemetry trace the request's spans are in (docs/ARCHITECTURE.md, "Tracing"). Optional:
+   * present only when the gateway exported the request's trace (tracing is off by default, traces
+   * may be sampled), and request events published before it lack it.
+   */
+  trace_id: z.string().optional(),
 });
 export type AccessLogEntry = z.infer<typeof AccessLogEntry>;
 

@@ -11,7 +11,13 @@ const byColumn = (columns: readonly string[], line: string | undefined) => {
 
 describe("rows", () => {
   it("puts every field of an access-log line under its own column", () => {
-    const event = makeEvent({ session_id: "s1", request_prompt: "hi", cost_usd: 0.1, input_cost_usd: 1e-9 });
+    const event = makeEvent({
+      session_id: "s1",
+      request_prompt: "hi",
+      cost_usd: 0.1,
+      input_cost_usd: 1e-9,
+      trace_id: "4bf92f3577b34da6a3ce929d0e0e4736",
+    });
     const { v: _v, logged: _l, timestamp, cost_usd, input_cost_usd, output_cost_usd, ...fields } = event;
     expect(byColumn(ACCESS_LOG_LINE_COLUMNS, toAccessLogLine(event))).toEqual({
       ...fields,
@@ -24,6 +30,7 @@ describe("rows", () => {
       cache_cost_usd: "0",
       response_completion: "",
     });
+    expect(byColumn(ACCESS_LOG_LINE_COLUMNS, toAccessLogLine(makeEvent())).trace_id).toBe("");
     expect(toAccessLogLine(makeEvent({ logged: false }))).toBeUndefined();
   });
 

@@ -107,6 +107,7 @@ export const ACCESS_LOG_LINE_COLUMNS = [
   "group_ids",
   "request_prompt",
   "response_completion",
+  "trace_id",
 ] as const;
 
 /**
@@ -152,5 +153,7 @@ export function toAccessLogLine(event: GatewayRequestEvent): string | undefined 
     // Empty means "not captured"; reads leave the field out then.
     event.request_prompt ?? "",
     event.response_completion ?? "",
+    // Empty means "not traced"; reads leave the field out then.
+    event.trace_id ?? "",
   ]);
 }

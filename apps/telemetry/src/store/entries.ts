@@ -32,17 +32,20 @@ export const EntryColumns = AccessLogEntry.extend({
   ...costNumbers,
   request_prompt: z.string(),
   response_completion: z.string(),
+  trace_id: z.string(),
 });
 
-/** The API's entry from its columns (prompt and completion only when captured). */
+/** The API's entry from its columns (prompt and completion only when captured, the trace only when traced). */
 export const toEntry = ({
   request_prompt,
   response_completion,
+  trace_id,
   ...entry
 }: z.output<typeof EntryColumns>): AccessLogEntry => ({
   ...entry,
   ...(request_prompt === "" ? {} : { request_prompt }),
   ...(response_completion === "" ? {} : { response_completion }),
+  ...(trace_id === "" ? {} : { trace_id }),
 });
 
 /** What a list reads of a captured text: its first code points, and whether the stored text is longer. */
@@ -77,6 +80,7 @@ export const ListColumns = AccessLogEntry.omit({ request_prompt: true, response_
   request_prompt_cut: ChNumber,
   response_completion_preview: z.string(),
   response_completion_cut: ChNumber,
+  trace_id: z.string(),
 });
 
 /**
@@ -88,9 +92,11 @@ export const toListEntry = ({
   request_prompt_cut,
   response_completion_preview,
   response_completion_cut,
+  trace_id,
   ...entry
 }: z.output<typeof ListColumns>): AccessLogEntryView => ({
   ...entry,
+  ...(trace_id === "" ? {} : { trace_id }),
   ...(request_prompt_preview === "" ? {} : { request_prompt: request_prompt_preview }),
   ...(request_prompt_cut > 0 ? { request_prompt_truncated: true } : {}),
   ...(response_completion_preview === "" ? {} : { response_completion: response_completion_preview }),
