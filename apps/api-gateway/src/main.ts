@@ -1,15 +1,27 @@
 import type { AddressInfo } from "node:net";
-import { busOptionsFromEnv, connectBus, useBusMetrics } from "@agentnet/bus";
-import { createHttpServer, httpServerLimits, metricsSettings, runService } from "@agentnet/service-kit";
+import { busOptionsFromEnv, connectBus, useBusMetrics, useTracer } from "@agentnet/bus";
+import {
+  createHttpServer,
+  httpServerLimits,
+  metricsSettings,
+  runService,
+  tracingSettings,
+} from "@agentnet/service-kit";
 import { createApp } from "./app";
 import { parseEnv } from "./env";
 
 const env = parseEnv(process.env);
 
 await runService(
-  { name: "api-gateway", logLevel: env.LOG_LEVEL, metrics: metricsSettings(env) },
-  async ({ logger, lifecycle, health, metrics }) => {
+  {
+    name: "api-gateway",
+    logLevel: env.LOG_LEVEL,
+    tracing: tracingSettings(env),
+    metrics: metricsSettings(env),
+  },
+  async ({ logger, lifecycle, health, tracer, metrics }) => {
     const nc = await connectBus(busOptionsFromEnv(env, "api-gateway"));
+    useTracer(nc, tracer);
     useBusMetrics(nc, metrics);
     lifecycle.onStop("nats", () => nc.drain());
     const app = createApp({

@@ -1,5 +1,11 @@
-import { busOptionsFromEnv, connectBus, DEFAULT_REQUEST_STREAM_LIMITS, useBusMetrics } from "@agentnet/bus";
-import { metricsSettings, requestStreamLimits, runService } from "@agentnet/service-kit";
+import {
+  busOptionsFromEnv,
+  connectBus,
+  DEFAULT_REQUEST_STREAM_LIMITS,
+  useBusMetrics,
+  useTracer,
+} from "@agentnet/bus";
+import { metricsSettings, requestStreamLimits, runService, tracingSettings } from "@agentnet/service-kit";
 import mongoose from "mongoose";
 import { startConsumption } from "./app";
 import { parseEnv } from "./env";
@@ -11,14 +17,16 @@ await runService(
     name: "consumption",
     logLevel: env.LOG_LEVEL,
     healthPort: env.HEALTH_PORT,
+    tracing: tracingSettings(env),
     metrics: metricsSettings(env),
   },
-  async ({ logger, lifecycle, metrics }) => {
+  async ({ logger, lifecycle, tracer, metrics }) => {
     const connection = await mongoose
       .createConnection(env.MONGO_URL, { serverSelectionTimeoutMS: 10_000 })
       .asPromise();
     lifecycle.onStop("mongodb", () => connection.close());
     const nc = await connectBus(busOptionsFromEnv(env, "consumption"));
+    useTracer(nc, tracer);
     useBusMetrics(nc, metrics);
     lifecycle.onStop("nats", () => nc.drain());
     const service = await startConsumption({

@@ -1,6 +1,6 @@
-import { busOptionsFromEnv, connectBus, useBusMetrics } from "@agentnet/bus";
+import { busOptionsFromEnv, connectBus, useBusMetrics, useTracer } from "@agentnet/bus";
 import { parseSealingKeys } from "@agentnet/sealing";
-import { metricsSettings, runService } from "@agentnet/service-kit";
+import { metricsSettings, runService, tracingSettings } from "@agentnet/service-kit";
 import mongoose from "mongoose";
 import { MONGO_CONNECTION_OPTIONS, startControlPlane } from "./app";
 import { parseEnv } from "./env";
@@ -13,13 +13,15 @@ await runService(
     name: "control-plane",
     logLevel: env.LOG_LEVEL,
     healthPort: env.HEALTH_PORT,
+    tracing: tracingSettings(env),
     metrics: metricsSettings(env),
   },
-  async ({ logger, lifecycle, metrics }) => {
+  async ({ logger, lifecycle, tracer, metrics }) => {
     const sealingKey = parseSealingKeys(env.AGN_SEALING_KEY);
     const connection = await mongoose.createConnection(env.MONGO_URL, MONGO_CONNECTION_OPTIONS).asPromise();
     lifecycle.onStop("mongodb", () => connection.close());
     const nc = await connectBus(busOptionsFromEnv(env, "control-plane"));
+    useTracer(nc, tracer);
     useBusMetrics(nc, metrics);
     lifecycle.onStop("nats", () => nc.drain());
     const controlPlane = await startControlPlane({

@@ -1,16 +1,34 @@
-import { busOptionsFromEnv, connectBus, DEFAULT_REQUEST_STREAM_LIMITS, useBusMetrics } from "@agentnet/bus";
+import {
+  busOptionsFromEnv,
+  connectBus,
+  DEFAULT_REQUEST_STREAM_LIMITS,
+  useBusMetrics,
+  useTracer,
+} from "@agentnet/bus";
 import { parseSealingKeys } from "@agentnet/sealing";
-import { httpServerLimits, metricsSettings, requestStreamLimits, runService } from "@agentnet/service-kit";
+import {
+  httpServerLimits,
+  metricsSettings,
+  requestStreamLimits,
+  runService,
+  tracingSettings,
+} from "@agentnet/service-kit";
 import { startGatewayProxy } from "./app";
 import { parseEnv } from "./env";
 
 const env = parseEnv(process.env);
 
 await runService(
-  { name: "gateway-proxy", logLevel: env.LOG_LEVEL, metrics: metricsSettings(env) },
-  async ({ logger, lifecycle, health, metrics }) => {
+  {
+    name: "gateway-proxy",
+    logLevel: env.LOG_LEVEL,
+    tracing: tracingSettings(env),
+    metrics: metricsSettings(env),
+  },
+  async ({ logger, lifecycle, health, tracer, metrics }) => {
     const sealingKey = parseSealingKeys(env.AGN_SEALING_KEY);
     const nc = await connectBus(busOptionsFromEnv(env, "gateway-proxy"));
+    useTracer(nc, tracer);
     useBusMetrics(nc, metrics);
     lifecycle.onStop("nats", () => nc.drain());
     const proxy = await startGatewayProxy({

@@ -1,5 +1,5 @@
-import { busOptionsFromEnv, connectBus, useBusMetrics } from "@agentnet/bus";
-import { metricsSettings, runService } from "@agentnet/service-kit";
+import { busOptionsFromEnv, connectBus, useBusMetrics, useTracer } from "@agentnet/bus";
+import { metricsSettings, runService, tracingSettings } from "@agentnet/service-kit";
 import { startVerifier } from "./app";
 import { parseEnv } from "./env";
 
@@ -10,10 +10,12 @@ await runService(
     name: "provider-verifier",
     logLevel: env.LOG_LEVEL,
     healthPort: env.HEALTH_PORT,
+    tracing: tracingSettings(env),
     metrics: metricsSettings(env),
   },
-  async ({ logger, lifecycle, metrics }) => {
+  async ({ logger, lifecycle, tracer, metrics }) => {
     const nc = await connectBus(busOptionsFromEnv(env, "provider-verifier"));
+    useTracer(nc, tracer);
     useBusMetrics(nc, metrics);
     lifecycle.onStop("nats", () => nc.drain());
     await startVerifier({

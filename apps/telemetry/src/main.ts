@@ -1,14 +1,26 @@
-import { busOptionsFromEnv, connectBus, DEFAULT_REQUEST_STREAM_LIMITS, useBusMetrics } from "@agentnet/bus";
+import {
+  busOptionsFromEnv,
+  connectBus,
+  DEFAULT_REQUEST_STREAM_LIMITS,
+  useBusMetrics,
+  useTracer,
+} from "@agentnet/bus";
 import { openWarehouse } from "@agentnet/clickhouse";
-import { metricsSettings, requestStreamLimits, runService } from "@agentnet/service-kit";
+import { metricsSettings, requestStreamLimits, runService, tracingSettings } from "@agentnet/service-kit";
 import { startTelemetry } from "./app";
 import { parseEnv } from "./env";
 
 const env = parseEnv(process.env);
 
 await runService(
-  { name: "telemetry", logLevel: env.LOG_LEVEL, healthPort: env.HEALTH_PORT, metrics: metricsSettings(env) },
-  async ({ logger, lifecycle, metrics }) => {
+  {
+    name: "telemetry",
+    logLevel: env.LOG_LEVEL,
+    healthPort: env.HEALTH_PORT,
+    tracing: tracingSettings(env),
+    metrics: metricsSettings(env),
+  },
+  async ({ logger, lifecycle, tracer, metrics }) => {
     const warehouse = await openWarehouse({
       url: env.CLICKHOUSE_URL,
       dataDir: env.CHDB_DATA_DIR,
@@ -18,6 +30,7 @@ await runService(
     });
     lifecycle.onStop("warehouse", () => warehouse.close());
     const nc = await connectBus(busOptionsFromEnv(env, "telemetry"));
+    useTracer(nc, tracer);
     useBusMetrics(nc, metrics);
     lifecycle.onStop("nats", () => nc.drain());
     const telemetry = await startTelemetry({

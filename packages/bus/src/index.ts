@@ -8,3 +8,4 @@ export * from "./leadership";
 export * from "./metrics";
 export * from "./payload";
 export * from "./rpc";
+export * from "./trace-context";

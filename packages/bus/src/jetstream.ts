@@ -14,7 +14,9 @@ import {
   StorageType,
 } from "@nats-io/jetstream";
 import { errors, type NatsConnection } from "@nats-io/transport-node";
+import type { SpanContext } from "@opentelemetry/api";
 import { encodeText, maxPayloadOf, UnpublishableMessage } from "./payload";
+import { traceHeaders } from "./trace-context";
 
 const nanos = (ms: number) => ms * 1_000_000;
 
@@ -146,7 +148,7 @@ export async function deleteDurableConsumer(nc: NatsConnection, durable: string,
   await jsm.consumers.delete(stream, durable);
 }
 
-/** Room left in max_payload for the headers of an event (its Nats-Msg-Id). */
+/** Room left in max_payload for the headers of an event (its Nats-Msg-Id, its trace context). */
 const EVENT_HEADER_BYTES = 512;
 
 /** The most an event's JSON may take to be published on `nc`. */
@@ -156,16 +158,27 @@ export const maxEventBytes = (nc: NatsConnection): number => maxPayloadOf(nc) - 
  * Publishes an event once: JetStream drops a second publish with the same id inside the window.
  * An event the bus can never carry (larger than max_payload, or refused by the server as
  * malformed) rejects with `UnpublishableMessage`, so a caller does not retry it forever; anything
- * else (no connection, no JetStream, a timeout) is worth retrying.
+ * else (no connection, no JetStream, a timeout) is worth retrying. `trace`, the span of the request
+ * the event tells of, goes along in its headers: its consumers' spans join that request's trace.
  */
-export async function publishEvent(nc: NatsConnection, subject: string, event: unknown, msgId: string) {
+export async function publishEvent(
+  nc: NatsConnection,
+  subject: string,
+  event: unknown,
+  msgId: string,
+  trace?: SpanContext,
+) {
   const body = encodeText(JSON.stringify(event));
   const limit = maxEventBytes(nc);
   if (body.length > limit) {
     throw new UnpublishableMessage(`event of ${body.length} bytes exceeds the bus's ${limit}`, limit);
   }
   try {
-    return await jetStreamOf(nc).publish(subject, body, { msgID: msgId });
+    return await jetStreamOf(nc).publish(
+      subject,
+      body,
+      trace ? { msgID: msgId, headers: traceHeaders(trace) } : { msgID: msgId },
+    );
   } catch (error) {
     throw refusedForGood(error, limit) ?? error;
   }

@@ -6,11 +6,12 @@ import {
   type ReplyOf,
   type RequestOf,
 } from "@agentnet/contracts";
-import type { Msg, NatsConnection, Subscription } from "@nats-io/transport-node";
+import type { Msg, MsgHdrs, NatsConnection, Subscription } from "@nats-io/transport-node";
 import { errors } from "@nats-io/transport-node";
 import { z } from "zod";
 import { busMetricsOf } from "./metrics";
 import { encodeText, maxPayloadOf, tooLargeToCarry } from "./payload";
+import { tracerOf, withClientSpan, withServerSpan } from "./trace-context";
 
 /** What travels back on a reply subject: the reply, or the one error envelope. */
 const ReplyEnvelope = z.union([
@@ -43,6 +44,7 @@ export function serve<E extends Endpoint>(
   handler: Handler<E>,
   options: ServeOptions,
 ): Subscription {
+  const tracer = tracerOf(nc);
   return nc.subscribe(endpoint.subject, {
     queue: options.queue,
     callback: (error, msg) => {
@@ -50,7 +52,8 @@ export function serve<E extends Endpoint>(
         options.onUnexpectedError?.(error, endpoint.subject);
         return;
       }
-      void answer(nc, endpoint, handler, msg, options);
+      if (tracer) void withServerSpan(tracer, msg, () => answer(nc, endpoint, handler, msg, options));
+      else void answer(nc, endpoint, handler, msg, options);
     },
   });
 }
@@ -79,6 +82,7 @@ async function answer<E extends Endpoint>(
   }
   if (msg.reply) respond(nc, endpoint.subject, msg, envelope, options);
   busMetricsOf(nc)?.answered(endpoint.subject, started, envelope);
+  return envelope;
 }
 
 function respond(
@@ -123,7 +127,10 @@ export function request<E extends Endpoint>(
   options: { timeoutMs?: number } = {},
 ): Promise<ReplyOf<E>> {
   const started = performance.now();
-  const reply = send(nc, endpoint, payload, options);
+  const tracer = tracerOf(nc);
+  const reply = tracer
+    ? withClientSpan(tracer, endpoint.subject, (headers) => send(nc, endpoint, payload, options, headers))
+    : send(nc, endpoint, payload, options);
   return busMetricsOf(nc)?.requested(endpoint.subject, started, reply) ?? reply;
 }
 
@@ -132,15 +139,15 @@ async function send<E extends Endpoint>(
   endpoint: E,
   payload: RequestOf<E>,
   options: { timeoutMs?: number },
+  headers?: MsgHdrs,
 ): Promise<ReplyOf<E>> {
   const body = encodeText(JSON.stringify(payload));
   const limit = maxPayloadOf(nc);
   if (body.length > limit) throw tooLargeToCarry(`the request to ${endpoint.subject}`, body.length, limit);
   let msg: Msg;
   try {
-    msg = await nc.request(endpoint.subject, body, {
-      timeout: options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
-    });
+    const timeout = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    msg = await nc.request(endpoint.subject, body, headers ? { timeout, headers } : { timeout });
   } catch (error) {
     throw transportError(error, endpoint.subject);
   }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { DEFAULT_HTTP_SERVER_LIMITS, type HttpServerLimits } from "./http";
+import { tracingEnv } from "./tracing-env";
 
 /** "true"/"false" (and 1/0, yes/no) as a real boolean: `Boolean("false")` is true, which is never wanted. */
 export const envBoolean = z
@@ -91,6 +92,7 @@ export const baseEnv = {
   AGN_METRICS_PORT: envPort.optional(),
   /** Where that listener binds. It answers whoever reaches it: keep it off public networks. */
   AGN_METRICS_HOST: z.string().min(1).default("127.0.0.1"),
+  ...tracingEnv,
 };
 
 /**

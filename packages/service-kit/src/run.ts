@@ -1,13 +1,17 @@
+import type { Tracer } from "@opentelemetry/api";
 import { handleProcessFaults } from "./faults";
 import { createHealth, type Health, serverPort, startHealthServer } from "./health";
 import { Lifecycle } from "./lifecycle";
 import { createLogger, type Logger } from "./logger";
 import { createMetricsRegistry, type MetricsRegistry, type MetricsSettings } from "./metrics";
+import type { TracingSettings } from "./tracing-env";
 
 export interface ServiceKit {
   logger: Logger;
   lifecycle: Lifecycle;
   health: Health;
+  /** Set when tracing is on: the service hands it to its bus connection (`useTracer`). */
+  tracer: Tracer | undefined;
   /** Set when a metrics port is: the service registers its own metrics here (docs/OPERATIONS.md). */
   metrics: MetricsRegistry | undefined;
 }
@@ -22,6 +26,8 @@ export interface RunServiceOptions {
    * undefined keeps no metrics at all. On `healthPort` it is the one listener of both.
    */
   metrics?: MetricsSettings | undefined;
+  /** `tracingSettings(env)`: undefined leaves tracing off, and its SDK unloaded. */
+  tracing?: TracingSettings | undefined;
 }
 
 /**
@@ -41,12 +47,23 @@ export async function runService(
   handleProcessFaults(logger);
   lifecycle.listen();
   try {
+    const tracing = options.tracing
+      ? await startServiceTracing(options.name, options.tracing, logger)
+      : undefined;
+    // Registered first, so it runs last: the spans of every other shutdown step are exported too.
+    if (tracing) lifecycle.onStop("tracing", () => tracing.shutdown());
     if (options.healthPort !== undefined && options.healthPort !== options.metrics?.port) {
       const server = await startHealthServer(health, options.healthPort);
       lifecycle.onStop("health server", () => new Promise((resolve) => server.close(resolve)));
     }
     const metrics = options.metrics && (await serveMetrics(options.name, options.metrics, health, lifecycle));
-    const details = await start({ logger, lifecycle, health, metrics: metrics?.registry });
+    const details = await start({
+      logger,
+      lifecycle,
+      health,
+      tracer: tracing?.tracer,
+      metrics: metrics?.registry,
+    });
     lifecycle.onStop("readiness", () => health.setReady(false));
     health.setReady(true);
     logger.info(
@@ -67,4 +84,11 @@ async function serveMetrics(name: string, settings: MetricsSettings, health: Hea
   lifecycle.onStop("metrics server", () => new Promise((resolve) => server.close(resolve)));
   const host = settings.host.includes(":") ? `[${settings.host}]` : settings.host;
   return { registry, url: `http://${host}:${serverPort(server)}/metrics` };
+}
+
+async function startServiceTracing(name: string, settings: TracingSettings, logger: Logger) {
+  const { startTracing } = await import("./tracing");
+  const tracing = startTracing(name, settings, logger);
+  logger.info({ endpoint: new URL(settings.url).origin, sampler: settings.sampler }, "exporting traces");
+  return tracing;
 }
