@@ -1,6 +1,6 @@
 import { isUtf8 } from "node:buffer";
 import { randomUUID } from "node:crypto";
-import type { NatsConnection } from "@agentnet/bus";
+import { type NatsConnection, tracerOf } from "@agentnet/bus";
 import {
   clientRequestId,
   type Health,
@@ -16,6 +16,7 @@ import { countRequests, markMountPath } from "./http/metrics";
 import { jsonOnly } from "./http/negotiation";
 import { openApiDocument } from "./http/openapi";
 import { routesOf } from "./http/route";
+import { keepMountPath, traceRequests } from "./http/tracing";
 import { agentNetworkRoutes } from "./routes/agent-network";
 import { consumptionRoutes } from "./routes/consumption";
 import { identityRoutes } from "./routes/identity";
@@ -43,6 +44,8 @@ export function createApp(options: ApiGatewayOptions): Express {
   app.disable("x-powered-by");
   app.set("etag", false);
   if (options.metrics) app.use(countRequests(options.metrics));
+  const tracer = tracerOf(options.nc);
+  if (tracer) app.use(traceRequests(tracer));
   // API answers hold account data, and a created token's answer the token in plain: no cache may
   // keep them. The dashboard's static files set their own caching (they hold no secret); `nosniff`
   // comes with every answer from the shared HTTP server (`createHttpServer`).
@@ -74,6 +77,7 @@ export function createApp(options: ApiGatewayOptions): Express {
   });
 
   const api = express.Router();
+  if (tracer) api.use(keepMountPath);
   if (options.metrics) api.use(markMountPath);
   api.use(jsonOnly);
   // Who is asking before anything is read: an unauthenticated client cannot make the gateway wait

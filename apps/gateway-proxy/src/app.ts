@@ -163,7 +163,8 @@ export async function startGatewayProxy(deps: {
   );
   // The request id is the Nats-Msg-Id, so a retried publish is stored once.
   const publisher = new BufferedPublisher<GatewayRequestEvent>({
-    publish: options.publish ?? ((subject, event, msgId) => publishEvent(nc, subject, event, msgId)),
+    publish:
+      options.publish ?? ((subject, event, msgId, trace) => publishEvent(nc, subject, event, msgId, trace)),
     storedCheck: async (events) => {
       const reply = await request(nc, TelemetryIngest.storedRequests, {
         requests: events.map(({ account_id, id, timestamp }) => ({ account_id, id, timestamp })),

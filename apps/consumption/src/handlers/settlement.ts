@@ -1,4 +1,4 @@
-import { consumeBatches, ensureDurableConsumer, forEachInSlices } from "@agentnet/bus";
+import { consumeBatches, ensureDurableConsumer, forEachInSlices, startEventSpans } from "@agentnet/bus";
 import { GatewayRequestEvent } from "@agentnet/contracts";
 import type { JsMsg } from "@nats-io/jetstream";
 import type { HandlerContext } from "./context";
@@ -38,6 +38,7 @@ export async function startSettlement(
   const loop = consumeBatches(
     consumer,
     async (messages) => {
+      const spans = startEventSpans(ctx.nc, "settle", "agn.requests", messages, (message) => message.headers);
       const events: GatewayRequestEvent[] = [];
       // In slices: leases are granted on this loop and must not wait for a whole batch.
       await forEachInSlices(messages, (message) => {
@@ -46,7 +47,13 @@ export async function startSettlement(
         if (event) events.push(event);
         else ctx.logger.warn({ seq: message.seq }, "skipping an event that is not a GatewayRequestEvent");
       });
-      await ctx.keeper.settle(events);
+      try {
+        await ctx.keeper.settle(events);
+      } catch (error) {
+        spans?.end(error);
+        throw error;
+      }
+      spans?.end();
       ctx.metrics?.settled(events, Date.now());
       ctx.admissions.accounted(events.map((event) => event.id));
       ctx.alerts.settled(events);

@@ -1,16 +1,23 @@
 import { isUnpublishable, type UnpublishableMessage } from "@agentnet/bus";
 import type { Logger } from "@agentnet/service-kit";
+import type { SpanContext } from "@opentelemetry/api";
 
 /**
- * Publishes one message with a dedup id; rejects when the bus cannot take it now, with
- * `UnpublishableMessage` when it never can.
+ * Publishes one message with a dedup id (and the trace of the request it tells of, when traced);
+ * rejects when the bus cannot take it now, with `UnpublishableMessage` when it never can.
  */
-export type PublishFn = (subject: string, event: unknown, msgId: string) => Promise<unknown>;
+export type PublishFn = (
+  subject: string,
+  event: unknown,
+  msgId: string,
+  trace?: SpanContext,
+) => Promise<unknown>;
 
 interface Pending<Event> {
   subject: string;
   event: Event;
   msgId: string;
+  trace: SpanContext | undefined;
   /**
    * When it was queued (or last found absent from the stream): a copy may be stored since, by an
    * attempt whose ack was lost or by the consumption leader publishing the admission of a request
@@ -113,8 +120,8 @@ export class BufferedPublisher<Event = unknown> {
     return this.unconfirmed.length + this.retries.length + this.queue.length - this.head;
   }
 
-  enqueue(subject: string, event: Event, msgId: string): void {
-    this.queue.push({ subject, event, msgId, since: this.clock() });
+  enqueue(subject: string, event: Event, msgId: string, trace?: SpanContext): void {
+    this.queue.push({ subject, event, msgId, trace, since: this.clock() });
     this.trim();
     // Publishing after the current I/O phase lets every request that ended in it share one socket
     // write to NATS (nats.js coalesces what is published within one tick); one write per event was
@@ -198,7 +205,7 @@ export class BufferedPublisher<Event = unknown> {
         continue;
       }
       this.inFlight++;
-      this.options.publish(next.subject, next.event, next.msgId).then(
+      this.options.publish(next.subject, next.event, next.msgId, next.trace).then(
         () => this.settled(),
         (err: unknown) => this.failed(next, err),
       );

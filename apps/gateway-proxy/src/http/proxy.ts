@@ -41,13 +41,15 @@ import { BodyNotUtf8, BodyTooLarge, readBody, sourceIp } from "./body";
 import { capDenyReason, capsInForce, holdHeadroom } from "./caps";
 import { sendError } from "./errors";
 import { requestId } from "./request-id";
+import { describeRequest } from "./tracing";
 
 /** Publishes the request's event; it never delays or fails the answer already sent. */
 function publish(ctx: ProxyContext, record: RequestRecord): void {
   record.series?.ended(record);
   if (!record.metered) return;
   const event = buildEvent({ ...record, endedAt: Date.now() });
-  ctx.publisher.enqueue(Events.requests(event.account_id), event, event.id);
+  const trace = describeRequest(event, record.wire);
+  ctx.publisher.enqueue(Events.requests(event.account_id), event, event.id, trace);
 }
 
 /**

@@ -1,10 +1,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { tracerOf } from "@agentnet/bus";
 import { type Health, healthResponse } from "@agentnet/service-kit";
 import type { ProxyContext } from "../context";
 import type { Operation, Wire } from "../domain/wire";
 import { sendError } from "./errors";
 import { handleModels } from "./models";
 import { handleInference } from "./proxy";
+import { traceInference } from "./tracing";
 
 const INFERENCE: Record<string, Operation> = {
   "/v1/chat/completions": "chat",
@@ -39,6 +41,7 @@ export class InFlight {
 
 /** The proxy's routes; a small table rather than a framework: this is the hot path. */
 export function createRequestHandler(ctx: ProxyContext, health: Health, inFlight: InFlight) {
+  const tracer = tracerOf(ctx.nc);
   return (req: IncomingMessage, res: ServerResponse): void => {
     const url = req.url ?? "/";
     const mark = url.indexOf("?");
@@ -70,7 +73,12 @@ export function createRequestHandler(ctx: ProxyContext, health: Health, inFlight
     const operation = INFERENCE[path];
     if (operation && req.method === "POST") {
       ctx.metrics?.countAnswer(path, res);
-      inFlight.track(handleInference(ctx, req, res, operation, path, query)).catch(done);
+      const handled = tracer
+        ? traceInference(tracer, req, res, operation, path, () =>
+            handleInference(ctx, req, res, operation, path, query),
+          )
+        : handleInference(ctx, req, res, operation, path, query);
+      inFlight.track(handled).catch(done);
       return;
     }
     if (path === "/v1/models" && req.method === "GET") {

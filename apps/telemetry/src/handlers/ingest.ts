@@ -1,4 +1,4 @@
-import { type DurableConsumerOptions, ensureDurableConsumer } from "@agentnet/bus";
+import { type DurableConsumerOptions, ensureDurableConsumer, startEventSpans } from "@agentnet/bus";
 import { GatewayRequestEvent } from "@agentnet/contracts";
 import type { JsMsg } from "@nats-io/jetstream";
 import type { IngestBacklog } from "../metrics";
@@ -43,13 +43,16 @@ export async function startIngest(ctx: TelemetryContext, options: IngestOptions)
     maxItems: options.batchSize,
     maxDelayMs: options.flushIntervalMs,
     write: async (batch) => {
+      const spans = startEventSpans(ctx.nc, "store", "agn.requests", batch, (item) => item.msg.headers);
       try {
         const events = batch.map((item) => item.event);
         await insertEvents(ctx.warehouse, events);
         await refreshRolledHours(ctx.warehouse, events);
         for (const item of batch) item.msg.ack();
         ctx.metrics?.ingested(batch.length);
+        spans?.end();
       } catch (error) {
+        spans?.end(error);
         ctx.logger.error(
           { err: error, events: batch.length },
           "telemetry insert failed; batch will be redelivered",
