@@ -21,6 +21,7 @@ import { createLogger, hashToken } from "@agentnet/service-kit";
 import { startTelemetry, type TelemetryOptions } from "@agentnet/telemetry/app";
 import { connectTestBus, connectTestMongo, TEST_SEALING_KEY, uniqueId } from "@agentnet/testkit";
 import { serveStackMetrics } from "./metrics";
+import { StackTracing } from "./tracing/services";
 import { FakeUpstream } from "./upstream";
 
 export type Api = <T = unknown>(
@@ -42,6 +43,8 @@ export interface StackOptions {
   metrics?: boolean;
   /** Alerts delivered by webhook from the control-plane; a receiver on loopback must be allowed. */
   notifier?: Partial<NotifierOptions>;
+  /** An OTLP/HTTP URL: each service exports its spans there under its own name (see `StackTracing`). */
+  tracesUrl?: string;
 }
 
 /**
@@ -55,12 +58,17 @@ export async function startStack(stackOptions: StackOptions = {}) {
   const logger = createLogger("stack-test", "silent");
   // The test drives the bus as an operator; each service joins as itself, with its own permissions.
   const nc = await connectTestBus("stack-test");
+  const tracing = stackOptions.tracesUrl ? new StackTracing(stackOptions.tracesUrl) : undefined;
+  const serviceBus = async (service: string) => {
+    const bus = await connectTestBus(service);
+    return tracing ? tracing.use(bus, service) : bus;
+  };
   const buses = {
-    controlPlane: await connectTestBus("control-plane"),
-    verifier: await connectTestBus("provider-verifier"),
-    telemetry: await connectTestBus("telemetry"),
-    api: await connectTestBus("api-gateway"),
-    proxy: await connectTestBus("gateway-proxy"),
+    controlPlane: await serviceBus("control-plane"),
+    verifier: await serviceBus("provider-verifier"),
+    telemetry: await serviceBus("telemetry"),
+    api: await serviceBus("api-gateway"),
+    proxy: await serviceBus("gateway-proxy"),
   };
   const connection = await connectTestMongo();
   const metrics = stackOptions.metrics ? await serveStackMetrics(buses) : undefined;
@@ -83,7 +91,7 @@ export async function startStack(stackOptions: StackOptions = {}) {
     ...stackOptions.consumption,
   };
   // Its own NATS connection, so a test can kill it (no snapshot, no hand-over) as a crash would.
-  let consumptionBus = await connectTestBus("consumption");
+  let consumptionBus = await serviceBus("consumption");
   useBusMetrics(consumptionBus, metrics?.consumption.registry);
   // Measured until restarted: a restarted consumption would register its metrics a second time.
   let consumption = await startConsumption({
@@ -99,7 +107,7 @@ export async function startStack(stackOptions: StackOptions = {}) {
   const crashConsumption = () => consumptionBus.close();
   /** Starts consumption again on the same durable, as a restarted process would. */
   const restartConsumption = async () => {
-    consumptionBus = await connectTestBus("consumption");
+    consumptionBus = await serviceBus("consumption");
     consumption = await startConsumption({
       nc: consumptionBus,
       connection,
@@ -227,6 +235,7 @@ export async function startStack(stackOptions: StackOptions = {}) {
     for (const bus of Object.values(buses)) if (!bus.isClosed()) await bus.drain();
     await nc.drain();
     await connection.close();
+    await tracing?.shutdown();
   };
 
   return {
@@ -248,6 +257,8 @@ export async function startStack(stackOptions: StackOptions = {}) {
     restartConsumption,
     telemetry,
     warehouse,
+    /** Set with `tracesUrl`: `flush()` exports every span ended so far. */
+    tracing,
     /** Set with `metrics`: where each service's `/metrics` answers. */
     metricsUrls: metrics?.urls,
     newAccount,

@@ -6,6 +6,7 @@ import { ControlPlane } from "@agentnet/contracts";
 import { freePort } from "@agentnet/local-backends";
 import { connectTestBus, TEST_SEALING_KEY, testBackends, testBusEnv, uniqueId } from "@agentnet/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OtlpReceiver } from "../tracing/receiver";
 import { FakeUpstream } from "../upstream";
 import {
   BUNDLED_APPS,
@@ -24,6 +25,8 @@ import {
  */
 describe("the production bundles, deployed as the Dockerfile deploys them", () => {
   const vendor = new FakeUpstream();
+  /** Every service exports its traces here, as to an operator's collector. */
+  const collector = new OtlpReceiver();
   const bundles = new Map<BundledApp, BundleProcess>();
   /** Each service's readiness URL: where the image's HEALTHCHECK asks. */
   const readyz = new Map<BundledApp, string>();
@@ -81,6 +84,8 @@ describe("the production bundles, deployed as the Dockerfile deploys them", () =
       },
       "api-gateway": { ...(await testBusEnv("api-gateway")), AGN_API_PORT: String(apiPort) },
     };
+    const collectorUrl = await collector.start();
+    for (const app of BUNDLED_APPS) env[app].OTEL_EXPORTER_OTLP_ENDPOINT = collectorUrl;
     const heapTuned = new Set<BundledApp>(["telemetry", "consumption"]);
     for (const app of BUNDLED_APPS) {
       bundles.set(
@@ -98,6 +103,7 @@ describe("the production bundles, deployed as the Dockerfile deploys them", () =
   afterAll(async () => {
     await Promise.all([...bundles.values()].map((bundle) => bundle.stop(1_000)));
     await vendor.stop();
+    await collector.stop();
     rmSync(root, { recursive: true, force: true });
   });
 
@@ -165,8 +171,13 @@ describe("the production bundles, deployed as the Dockerfile deploys them", () =
     await expect
       .poll(() => api<{ total_records: number }>("GET", "/agent-network/access-logs"), { timeout: 20_000 })
       .toMatchObject({ total_records: 1 });
-    const logs = await api<{ data: unknown[] }>("GET", "/agent-network/access-logs");
+    const logs = await api<{ data: { trace_id?: string }[] }>("GET", "/agent-network/access-logs");
     expect(logs.data[0]).toMatchObject({ model: "gpt-4o", decision: "allow", total_tokens: 120 });
+    // One trace, each process's spans under its own name (exported in batches, every 5 s).
+    const traceId = logs.data[0]?.trace_id ?? "";
+    await expect
+      .poll(() => new Set(collector.trace(traceId).map((span) => span.service)), { timeout: 20_000 })
+      .toEqual(new Set(["gateway-proxy", "control-plane", "consumption", "telemetry"]));
     await expect
       .poll(() => api<unknown[]>("GET", "/agent-network/consumption"), { timeout: 20_000 })
       .toContainEqual(
