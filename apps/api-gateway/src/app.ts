@@ -12,11 +12,12 @@ import express, { type Express } from "express";
 import { authenticate } from "./http/auth";
 import { dashboardRoutes } from "./http/dashboard";
 import { errorMiddleware, notFoundRoute } from "./http/errors";
-import { countRequests, markMountPath } from "./http/metrics";
+import { countRequests } from "./http/metrics";
 import { jsonOnly } from "./http/negotiation";
 import { openApiDocument } from "./http/openapi";
 import { routesOf } from "./http/route";
-import { keepMountPath, traceRequests } from "./http/tracing";
+import { keepMountPath } from "./http/route-pattern";
+import { traceRequests } from "./http/tracing";
 import { agentNetworkRoutes } from "./routes/agent-network";
 import { consumptionRoutes } from "./routes/consumption";
 import { identityRoutes } from "./routes/identity";
@@ -77,8 +78,7 @@ export function createApp(options: ApiGatewayOptions): Express {
   });
 
   const api = express.Router();
-  if (tracer) api.use(keepMountPath);
-  if (options.metrics) api.use(markMountPath);
+  if (tracer || options.metrics) api.use(keepMountPath);
   api.use(jsonOnly);
   // Who is asking before anything is read: an unauthenticated client cannot make the gateway wait
   // for (or buffer) its body.

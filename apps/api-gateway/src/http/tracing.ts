@@ -1,15 +1,7 @@
 import { clientTraceContext, endHttpSpan } from "@agentnet/service-kit";
 import { context, SpanKind, type Tracer, trace } from "@opentelemetry/api";
 import type { RequestHandler } from "express";
-
-/**
- * Keeps the mount path of the router it is used on: a router hands `req.baseUrl` back to its
- * parent when an error leaves it, and the span is named after the error middleware answered.
- */
-export const keepMountPath: RequestHandler = (req, res, next) => {
-  res.locals.mountPath = req.baseUrl;
-  next();
-};
+import { routePatternOf } from "./route-pattern";
 
 /**
  * One SERVER span per API request, `HTTP <METHOD> <route>` (the route's pattern, so ids in paths
@@ -29,10 +21,8 @@ export function traceRequests(tracer: Tracer): RequestHandler {
       parent,
     );
     res.once("close", () => {
-      // Set once a route matched: its pattern under the router's mount path.
-      if (req.route) {
-        const mount = typeof res.locals.mountPath === "string" ? res.locals.mountPath : req.baseUrl;
-        const route = `${mount}${String(req.route.path)}`;
+      const route = routePatternOf(req, res);
+      if (route) {
         span.updateName(`HTTP ${req.method} ${route}`);
         span.setAttribute("http.route", route);
       }
