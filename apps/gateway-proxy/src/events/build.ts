@@ -35,6 +35,8 @@ export interface RequestRecord {
   counters?: ReservedCounter[];
   prompt?: string;
   completion?: string;
+  /** The model the vendor says answered (traces only: the event names the model asked for). */
+  responseModel?: string | undefined;
   /** Where the request is counted (`ProxyMetrics`); undefined with metrics off. */
   series?: RequestSeries;
 }

@@ -48,7 +48,7 @@ function publish(ctx: ProxyContext, record: RequestRecord): void {
   record.series?.ended(record);
   if (!record.metered) return;
   const event = buildEvent({ ...record, endedAt: Date.now() });
-  const trace = describeRequest(event, record.wire);
+  const trace = describeRequest(event, record);
   ctx.publisher.enqueue(Events.requests(event.account_id), event, event.id, trace);
 }
 
@@ -353,6 +353,7 @@ async function forwardAllowed(
     usage,
     cost,
     ...captureFields(plan, prompt, result.completion),
+    responseModel: result.responseModel,
   });
   return { tokens: usage.input_tokens + usage.output_tokens, costNanos: cost.cost_nanos };
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { GatewayRequestEvent } from "@agentnet/contracts";
+import { type GatewayRequestEvent, MAX_MODEL_LENGTH } from "@agentnet/contracts";
 import { clientTraceContext, endHttpSpan } from "@agentnet/service-kit";
 import {
   type Attributes,
@@ -13,7 +13,9 @@ import {
   type Tracer,
   trace,
 } from "@opentelemetry/api";
+import { bounded } from "../domain/request-shape";
 import type { Operation, Wire } from "../domain/wire";
+import type { RequestRecord } from "../events/build";
 
 /*
  * The proxy's span per inference request, named and described by the GenAI semantic conventions
@@ -88,13 +90,16 @@ export function traceInference(
  * log keeps it). Returns the span's context for the event's headers, so the services consuming it
  * join the trace; undefined when tracing is off or the request's trace is not sampled.
  */
-export function describeRequest(event: GatewayRequestEvent, wire: Wire): SpanContext | undefined {
+export function describeRequest(event: GatewayRequestEvent, record: RequestRecord): SpanContext | undefined {
   if (!tracing) return undefined;
   const inference = context.active().getValue(INFERENCE_SPAN) as InferenceSpan | undefined;
   if (!inference?.span.isRecording()) return undefined;
   const { span, operation } = inference;
   if (event.model !== "") span.updateName(`${operation} ${event.model}`);
-  span.setAttributes(eventAttributes(event, wire));
+  span.setAttributes(eventAttributes(event, record.wire));
+  // The vendor's word, so bounded like the model a client names.
+  if (record.responseModel)
+    span.setAttribute("gen_ai.response.model", bounded(record.responseModel, MAX_MODEL_LENGTH));
   const spanContext = span.spanContext();
   if (!(spanContext.traceFlags & TraceFlags.SAMPLED)) return undefined;
   event.trace_id = spanContext.traceId;

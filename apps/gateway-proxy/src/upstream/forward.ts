@@ -3,7 +3,7 @@ import type { Pool } from "undici";
 import { isJsonObject } from "../domain/json";
 import type { Wire } from "../domain/wire";
 import { SseWatcher } from "./sse";
-import { completionText, readUsage, type UsageCounts, zeroUsage } from "./usage";
+import { answeringModel, completionText, readUsage, type UsageCounts, zeroUsage } from "./usage";
 
 /** Largest non-streaming response body kept to read its usage; bigger ones pass through unread. */
 const MAX_PARSED_BODY_BYTES = 16 * 1024 * 1024;
@@ -50,6 +50,8 @@ export type ForwardResult =
       usage: UsageCounts;
       completion: string;
       stream: boolean;
+      /** The model the vendor says answered, when it said (traces report it). */
+      responseModel: string | undefined;
       /**
        * Output tokens a stream generated as far as the proxy can tell (0 for a JSON answer); counted
        * on demand, since only an answer that did not complete needs it.
@@ -140,7 +142,12 @@ export async function forward(request: ForwardRequest, res: ServerResponse): Pro
 export function streamUsage(watcher: SseWatcher) {
   watcher.end();
   const streamedOutputTokens = () => Math.max(watcher.events, watcher.outputTokens());
-  return { usage: watcher.usage, completion: watcher.completion(), streamedOutputTokens };
+  return {
+    usage: watcher.usage,
+    completion: watcher.completion(),
+    streamedOutputTokens,
+    responseModel: watcher.model,
+  };
 }
 
 const noOutput = () => 0;
@@ -151,7 +158,12 @@ export const bodyUsage = (body: unknown, wire: Wire) =>
 
 function read(watcher: SseWatcher | undefined, chunks: Buffer[], bytes: number, request: ForwardRequest) {
   if (watcher) return streamUsage(watcher);
-  const nothing = { usage: zeroUsage(), completion: "", streamedOutputTokens: noOutput };
+  const nothing = {
+    usage: zeroUsage(),
+    completion: "",
+    streamedOutputTokens: noOutput,
+    responseModel: undefined,
+  };
   if (bytes === 0 || bytes > MAX_PARSED_BODY_BYTES) return nothing;
   let body: unknown;
   try {
@@ -161,7 +173,8 @@ function read(watcher: SseWatcher | undefined, chunks: Buffer[], bytes: number, 
   }
   const usage = bodyUsage(body, request.wire);
   const completion = request.captureLimit > 0 ? completionText(body).slice(0, request.captureLimit) : "";
-  return { usage, completion, streamedOutputTokens: noOutput };
+  const responseModel = isJsonObject(body) ? answeringModel(body) : undefined;
+  return { usage, completion, streamedOutputTokens: noOutput, responseModel };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { isJsonObject, type JsonObject } from "../domain/json";
 import type { Wire } from "../domain/wire";
-import { streamedText, streamedUsage, type UsageCounts, zeroUsage } from "./usage";
+import { answeringModel, streamedText, streamedUsage, type UsageCounts, zeroUsage } from "./usage";
 
 /** Longest line kept while waiting for its end: an SSE line beyond it is not one we read. */
 const MAX_PENDING_CHARS = 1024 * 1024;
@@ -47,6 +47,8 @@ const child = (value: unknown, key: string): unknown => (isJsonObject(value) ? v
 export class SseWatcher {
   usage: UsageCounts = zeroUsage();
   sawUsage = false;
+  /** The model the vendor names in the events that carry usage (`answeringModel`). */
+  model: string | undefined;
   /** Data events seen: about one token each, what an interrupted stream is charged for its output. */
   events = 0;
   private text = "";
@@ -193,6 +195,7 @@ export class SseWatcher {
     if (usage) {
       this.usage = usage;
       this.sawUsage = true;
+      this.model ??= answeringModel(event);
     }
     if (capturing) this.text += streamedText(event);
     if (this.trackOutput) this.track(event);

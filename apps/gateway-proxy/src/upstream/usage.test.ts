@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { SseWatcher } from "./sse";
-import { completionText, readUsage, totalTokens } from "./usage";
+import { answeringModel, completionText, readUsage, totalTokens } from "./usage";
 
 const encode = (text: string) => new TextEncoder().encode(text);
 
@@ -98,6 +98,37 @@ describe("SseWatcher", () => {
     );
     expect(watcher.usage.input_tokens).toBe(3);
     expect(watcher.completion()).toBe("ok");
+  });
+
+  it("names the model the vendor says answered, from the events that carry usage and from a whole answer", () => {
+    const chat = new SseWatcher("openai", 0);
+    chat.push(
+      encode(
+        'data: {"model":"gpt-4o-2024-08-06","choices":[{"delta":{"content":"x"}}],"usage":null}\n\n' +
+          'data: {"model":"gpt-4o-2024-08-06","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":1}}\n\n',
+      ),
+    );
+    const messages = new SseWatcher("anthropic", 0);
+    messages.push(
+      encode(
+        'data: {"type":"message_start","message":{"model":"claude-sonnet-4-5-20250929","usage":{"input_tokens":5}}}\n\n',
+      ),
+    );
+    const responses = new SseWatcher("openai", 0);
+    responses.push(
+      encode(
+        'data: {"type":"response.completed","response":{"model":"gpt-5","usage":{"input_tokens":3,"output_tokens":1}}}\n\n',
+      ),
+    );
+    expect([chat.model, messages.model, responses.model]).toEqual([
+      "gpt-4o-2024-08-06",
+      "claude-sonnet-4-5-20250929",
+      "gpt-5",
+    ]);
+    expect(answeringModel({ object: "chat.completion", model: "gpt-4o-mini-2024-07-18" })).toBe(
+      "gpt-4o-mini-2024-07-18",
+    );
+    expect(answeringModel({ object: "list", data: [] })).toBeUndefined();
   });
 
   it("tracks a capped stream's generated output in each format, counting delta text only", () => {

@@ -35,6 +35,16 @@ export const totalTokens = (usage: UsageCounts, wire: Wire): number =>
     : usage.input_tokens + usage.output_tokens;
 
 /**
+ * The model the vendor says answered: the `model` of a Chat Completions, Embeddings or Responses
+ * object or chunk, Anthropic's `message.model` (its stream's message_start) or a Responses event's
+ * `response.model`. Traces report it (`gen_ai.response.model`).
+ */
+export function answeringModel(body: JsonObject): string | undefined {
+  const model = body.model ?? child(body.message, "model") ?? child(body.response, "model");
+  return typeof model === "string" && model !== "" ? model : undefined;
+}
+
+/**
  * Reads a vendor `usage` object: Chat Completions and Embeddings (`prompt_tokens`,
  * `prompt_tokens_details.cached_tokens`), Responses (`input_tokens`,
  * `input_tokens_details.cached_tokens`), Anthropic (`cache_read_input_tokens`,

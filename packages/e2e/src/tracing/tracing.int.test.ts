@@ -76,6 +76,7 @@ describe("with OTEL_EXPORTER_OTLP_ENDPOINT set, one request is one trace across 
       "gen_ai.system": "openai",
       "gen_ai.provider.name": "openai",
       "gen_ai.request.model": "gpt-4o",
+      "gen_ai.response.model": "gpt-4o",
       "gen_ai.usage.input_tokens": 1_000,
       "gen_ai.usage.output_tokens": 200,
       "gen_ai.usage.cache_read.input_tokens": 400,
