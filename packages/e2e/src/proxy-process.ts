@@ -35,7 +35,7 @@ export async function startProxyProcess(
   );
   const killOnExit = () => child.kill("SIGKILL");
   process.once("exit", killOnExit);
-  const url = await new Promise<string>((resolve, reject) => {
+  const ready = await new Promise<{ url: string; metrics?: string }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error("the proxy process did not get ready in 30 s")), 30_000);
     child.once("exit", (code) => reject(new Error(`the proxy process exited with ${code}`)));
     const lines = createInterface({ input: child.stdout as NonNullable<ChildProcess["stdout"]> });
@@ -43,12 +43,17 @@ export async function startProxyProcess(
       const parsed = safeJson(line);
       if (parsed?.ready === true && typeof parsed.url === "string") {
         clearTimeout(timer);
-        resolve(parsed.url);
+        resolve({
+          url: parsed.url,
+          ...(typeof parsed.metrics === "string" ? { metrics: parsed.metrics } : {}),
+        });
       }
     });
   });
   return {
-    url,
+    url: ready.url,
+    /** Where its `/metrics` answers, when started with `AGN_METRICS_PORT`. */
+    metricsUrl: ready.metrics,
     /** Kills the process as a crash would (SIGKILL): no drain, no flush, no goodbye. */
     async crash() {
       process.removeListener("exit", killOnExit);

@@ -1,7 +1,9 @@
 import type { AccessLogPage } from "@agentnet/contracts";
 import { eventually, uniqueId } from "@agentnet/testkit";
+import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type Series, scrape, total } from "../metrics";
+import { startProxyProcess } from "../proxy-process";
 import {
   type Account,
   anthropicClient,
@@ -228,6 +230,36 @@ describe("the gateway proxy's /metrics", () => {
       },
     ]);
     expect(labelValues(after).filter((value) => value.includes(privateModel))).toEqual([]);
+  });
+});
+
+describe("a proxy started as deployed (its main, AGN_METRICS_PORT)", () => {
+  it("serves its metrics on that port, its requests and its bus requests counted, and nothing on its own", async () => {
+    const proxy = await startProxyProcess(stack.vendorUpstreams, { AGN_METRICS_PORT: "0" });
+    try {
+      expect(proxy.metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+      const account = await stack.newAccount();
+      await configure(stack, account).policy([account.openaiProvider.id]);
+      const openai = new OpenAI({ apiKey: account.token, baseURL: `${proxy.url}/v1`, maxRetries: 0 });
+      await openai.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] });
+      await account.events.waitFor(1);
+
+      const scraped = await scrape(proxy.metricsUrl as string);
+      expect(
+        total(scraped, "agentnet_proxy_requests_total", {
+          service: "gateway-proxy",
+          decision: "allow",
+          code: "200",
+        }),
+      ).toBe(1);
+      expect(
+        scraped.get("agentnet_bus_request_duration_seconds")?.map((one) => one.labels.subject),
+      ).toContain("agn.ctl.auth.resolve");
+      expect(total(scraped, "process_cpu_seconds_total")).toBeGreaterThan(0);
+      expect((await fetch(`${proxy.url}/metrics`)).status).toBe(404);
+    } finally {
+      await proxy.stop();
+    }
   });
 });
 
