@@ -1,21 +1,8 @@
 import { parsePrivateUpstreamAllowance } from "@agentnet/gateway-rules";
-import { baseEnv, envPort, parseEnvWith } from "@agentnet/service-kit";
+import { baseEnv, envCheckedList, envPort, parseEnvWith } from "@agentnet/service-kit";
 import { z } from "zod";
 
-const privateWebhookList = z
-  .string()
-  .default("")
-  .transform((text) =>
-    text
-      .split(",")
-      .map((item) => item.trim().toLowerCase())
-      .filter((item) => item !== ""),
-  )
-  .superRefine((entries, ctx) => {
-    for (const problem of parsePrivateUpstreamAllowance(entries).problems) {
-      ctx.addIssue({ code: "custom", message: problem });
-    }
-  });
+const privateWebhookList = envCheckedList((entries) => parsePrivateUpstreamAllowance(entries).problems);
 
 export const ControlPlaneEnv = z.object({
   ...baseEnv,

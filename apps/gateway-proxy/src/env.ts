@@ -2,6 +2,8 @@ import { parsePrivateUpstreamAllowance } from "@agentnet/gateway-rules";
 import {
   baseEnv,
   envBoolean,
+  envCheckedList,
+  envLowercaseList,
   envPort,
   httpServerEnv,
   leaseOutageEnv,
@@ -10,21 +12,7 @@ import {
 } from "@agentnet/service-kit";
 import { z } from "zod";
 
-const commaList = z
-  .string()
-  .default("")
-  .transform((text) =>
-    text
-      .split(",")
-      .map((item) => item.trim().toLowerCase())
-      .filter((item) => item !== ""),
-  );
-
-const privateUpstreamList = commaList.superRefine((entries, ctx) => {
-  for (const problem of parsePrivateUpstreamAllowance(entries).problems) {
-    ctx.addIssue({ code: "custom", message: problem });
-  }
-});
+const privateUpstreamList = envCheckedList((entries) => parsePrivateUpstreamAllowance(entries).problems);
 
 export const GatewayProxyEnv = z.object({
   ...baseEnv,
@@ -35,7 +23,7 @@ export const GatewayProxyEnv = z.object({
   /** 32 random bytes, base64: opens the provider credentials the control-plane sealed. */
   AGN_SEALING_KEY: z.string({ error: "AGN_SEALING_KEY is required (openssl rand -base64 32)" }).min(1),
   /** Endpoints this proxy always announces in its heartbeat, on top of the ones it served lately. */
-  AGN_PROXY_ENDPOINTS: commaList,
+  AGN_PROXY_ENDPOINTS: envLowercaseList,
   /** Take the client address from X-Forwarded-For (only behind a load balancer you trust). */
   AGN_TRUST_PROXY: envBoolean.default(false),
   AGN_PROXY_BODY_LIMIT_BYTES: z.coerce

@@ -9,6 +9,23 @@ export const envBoolean = z
 
 export const envPort = z.coerce.number().int().min(0).max(65_535);
 
+/** A comma-separated list of names or addresses: items trimmed and lowercased, empty ones dropped. */
+export const envLowercaseList = z
+  .string()
+  .default("")
+  .transform((text) =>
+    text
+      .split(",")
+      .map((item) => item.trim().toLowerCase())
+      .filter((item) => item !== ""),
+  );
+
+/** An `envLowercaseList` whose every problem `problemsOf` finds is a configuration error of its own. */
+export const envCheckedList = (problemsOf: (entries: string[]) => readonly string[]) =>
+  envLowercaseList.superRefine((entries, ctx) => {
+    for (const problem of problemsOf(entries)) ctx.addIssue({ code: "custom", message: problem });
+  });
+
 export const LogLevel = z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]);
 
 /** Settings of a service that listens for HTTP clients (see `createHttpServer`). */
