@@ -1,5 +1,5 @@
 import type { AddressInfo } from "node:net";
-import { busOptionsFromEnv, connectBus, useBusMetrics, useTracer } from "@agentnet/bus";
+import { connectServiceBus } from "@agentnet/bus";
 import {
   createHttpServer,
   httpServerLimits,
@@ -20,10 +20,7 @@ await runService(
     metrics: metricsSettings(env),
   },
   async ({ logger, lifecycle, health, tracer, metrics }) => {
-    const nc = await connectBus(busOptionsFromEnv(env, "api-gateway"));
-    useTracer(nc, tracer);
-    useBusMetrics(nc, metrics);
-    lifecycle.onStop("nats", () => nc.drain());
+    const nc = await connectServiceBus(env, "api-gateway", { lifecycle, tracer, metrics });
     const app = createApp({
       nc,
       logger,

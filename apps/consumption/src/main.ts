@@ -1,10 +1,4 @@
-import {
-  busOptionsFromEnv,
-  connectBus,
-  DEFAULT_REQUEST_STREAM_LIMITS,
-  useBusMetrics,
-  useTracer,
-} from "@agentnet/bus";
+import { connectServiceBus, DEFAULT_REQUEST_STREAM_LIMITS } from "@agentnet/bus";
 import { metricsSettings, requestStreamLimits, runService, tracingSettings } from "@agentnet/service-kit";
 import mongoose from "mongoose";
 import { startConsumption } from "./app";
@@ -25,10 +19,7 @@ await runService(
       .createConnection(env.MONGO_URL, { serverSelectionTimeoutMS: 10_000 })
       .asPromise();
     lifecycle.onStop("mongodb", () => connection.close());
-    const nc = await connectBus(busOptionsFromEnv(env, "consumption"));
-    useTracer(nc, tracer);
-    useBusMetrics(nc, metrics);
-    lifecycle.onStop("nats", () => nc.drain());
+    const nc = await connectServiceBus(env, "consumption", { lifecycle, tracer, metrics });
     const service = await startConsumption({
       nc,
       connection,

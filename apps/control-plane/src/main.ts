@@ -1,4 +1,4 @@
-import { busOptionsFromEnv, connectBus, useBusMetrics, useTracer } from "@agentnet/bus";
+import { connectServiceBus } from "@agentnet/bus";
 import { parseSealingKeys } from "@agentnet/sealing";
 import { metricsSettings, runService, tracingSettings } from "@agentnet/service-kit";
 import mongoose from "mongoose";
@@ -20,10 +20,7 @@ await runService(
     const sealingKey = parseSealingKeys(env.AGN_SEALING_KEY);
     const connection = await mongoose.createConnection(env.MONGO_URL, MONGO_CONNECTION_OPTIONS).asPromise();
     lifecycle.onStop("mongodb", () => connection.close());
-    const nc = await connectBus(busOptionsFromEnv(env, "control-plane"));
-    useTracer(nc, tracer);
-    useBusMetrics(nc, metrics);
-    lifecycle.onStop("nats", () => nc.drain());
+    const nc = await connectServiceBus(env, "control-plane", { lifecycle, tracer, metrics });
     const controlPlane = await startControlPlane({
       nc,
       connection,

@@ -1,10 +1,4 @@
-import {
-  busOptionsFromEnv,
-  connectBus,
-  DEFAULT_REQUEST_STREAM_LIMITS,
-  useBusMetrics,
-  useTracer,
-} from "@agentnet/bus";
+import { connectServiceBus, DEFAULT_REQUEST_STREAM_LIMITS } from "@agentnet/bus";
 import { parseSealingKeys } from "@agentnet/sealing";
 import {
   httpServerLimits,
@@ -27,10 +21,7 @@ await runService(
   },
   async ({ logger, lifecycle, health, tracer, metrics }) => {
     const sealingKey = parseSealingKeys(env.AGN_SEALING_KEY);
-    const nc = await connectBus(busOptionsFromEnv(env, "gateway-proxy"));
-    useTracer(nc, tracer);
-    useBusMetrics(nc, metrics);
-    lifecycle.onStop("nats", () => nc.drain());
+    const nc = await connectServiceBus(env, "gateway-proxy", { lifecycle, tracer, metrics });
     const proxy = await startGatewayProxy({
       nc,
       logger,

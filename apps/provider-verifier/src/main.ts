@@ -1,4 +1,4 @@
-import { busOptionsFromEnv, connectBus, useBusMetrics, useTracer } from "@agentnet/bus";
+import { connectServiceBus } from "@agentnet/bus";
 import { metricsSettings, runService, tracingSettings } from "@agentnet/service-kit";
 import { startVerifier } from "./app";
 import { parseEnv } from "./env";
@@ -14,10 +14,7 @@ await runService(
     metrics: metricsSettings(env),
   },
   async ({ logger, lifecycle, tracer, metrics }) => {
-    const nc = await connectBus(busOptionsFromEnv(env, "provider-verifier"));
-    useTracer(nc, tracer);
-    useBusMetrics(nc, metrics);
-    lifecycle.onStop("nats", () => nc.drain());
+    const nc = await connectServiceBus(env, "provider-verifier", { lifecycle, tracer, metrics });
     await startVerifier({
       nc,
       logger,

@@ -1,10 +1,4 @@
-import {
-  busOptionsFromEnv,
-  connectBus,
-  DEFAULT_REQUEST_STREAM_LIMITS,
-  useBusMetrics,
-  useTracer,
-} from "@agentnet/bus";
+import { connectServiceBus, DEFAULT_REQUEST_STREAM_LIMITS } from "@agentnet/bus";
 import { openWarehouse } from "@agentnet/clickhouse";
 import { metricsSettings, requestStreamLimits, runService, tracingSettings } from "@agentnet/service-kit";
 import { startTelemetry } from "./app";
@@ -29,10 +23,7 @@ await runService(
       password: env.CLICKHOUSE_PASSWORD,
     });
     lifecycle.onStop("warehouse", () => warehouse.close());
-    const nc = await connectBus(busOptionsFromEnv(env, "telemetry"));
-    useTracer(nc, tracer);
-    useBusMetrics(nc, metrics);
-    lifecycle.onStop("nats", () => nc.drain());
+    const nc = await connectServiceBus(env, "telemetry", { lifecycle, tracer, metrics });
     const telemetry = await startTelemetry({
       nc,
       warehouse,

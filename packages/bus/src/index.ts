@@ -8,4 +8,5 @@ export * from "./leadership";
 export * from "./metrics";
 export * from "./payload";
 export * from "./rpc";
+export * from "./service-bus";
 export * from "./trace-context";
