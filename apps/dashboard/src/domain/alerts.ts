@@ -1,9 +1,10 @@
-import type { DeliveryStatus, WebhookEvent } from "@agentnet/contracts";
+import { type DeliveryStatus, MAX_THRESHOLDS, type WebhookEvent } from "@agentnet/contracts";
 import { formatTokens, formatUsd } from "./format";
 
 /**
  * Thresholds as an admin types them ("50, 80, 100"): whole percents from 1 to 100, each once, at
- * most ten; answered ascending, or the first problem in words.
+ * most MAX_THRESHOLDS (the contracts' rule, said in words before the API says it); answered
+ * ascending, or the first problem in words.
  */
 export function parseThresholds(text: string): { thresholds: number[] } | { error: string } {
   const parts = text
@@ -11,7 +12,7 @@ export function parseThresholds(text: string): { thresholds: number[] } | { erro
     .map((part) => part.replace(/%$/, ""))
     .filter((part) => part !== "");
   if (parts.length === 0) return { error: "Give at least one threshold, e.g. 80." };
-  if (parts.length > 10) return { error: "At most 10 thresholds." };
+  if (parts.length > MAX_THRESHOLDS) return { error: `At most ${MAX_THRESHOLDS} thresholds.` };
   const thresholds: number[] = [];
   for (const part of parts) {
     const value = Number(part);
