@@ -1,3 +1,5 @@
+// Named here so that packages typechecking this file under their own tsconfig (the dashboard's) find it too.
+/// <reference path="./parse-prometheus-text-format.d.ts" />
 import { type NatsConnection, useBusMetrics } from "@agentnet/bus";
 import { createHealth, createMetricsRegistry, serverPort, startHealthServer } from "@agentnet/service-kit";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
