@@ -31,6 +31,27 @@ export type Api = <T = unknown>(
   body?: unknown,
 ) => Promise<{ status: number; body: T }>;
 
+/** A call to the `/api` of the api-gateway at `apiUrl`, as `token`: its status and its JSON body. */
+export async function callApi<T = unknown>(
+  apiUrl: string,
+  method: string,
+  path: string,
+  token: string,
+  body?: unknown,
+): Promise<{ status: number; body: T }> {
+  const response = await fetch(`${apiUrl}/api${path}`, {
+    method,
+    headers: {
+      authorization: `Token ${token}`,
+      "content-type": "application/json",
+      accept: "application/json",
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
+}
+
 export interface StackOptions {
   /** Options of the gateway proxy (its port is always picked by the system). */
   proxy?: Partial<GatewayProxyOptions>;
@@ -164,19 +185,7 @@ export async function startStack(stackOptions: StackOptions = {}) {
     },
   });
 
-  const api: Api = async (method, path, token, body) => {
-    const response = await fetch(`${apiUrl}/api${path}`, {
-      method,
-      headers: {
-        authorization: `Token ${token}`,
-        "content-type": "application/json",
-        accept: "application/json",
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    return { status: response.status, body: (text ? JSON.parse(text) : undefined) as never };
-  };
+  const api: Api = (method, path, token, body) => callApi(apiUrl, method, path, token, body);
 
   /** A fresh account configured through the API: settings, one OpenAI and one Anthropic provider. */
   const newAccount = async (settings: Record<string, unknown> = {}) => {

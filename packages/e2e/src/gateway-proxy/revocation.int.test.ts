@@ -6,7 +6,7 @@ import { connectTestBus, uniqueId } from "@agentnet/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startProxyProcess } from "../proxy-process";
 import { type Account, configure } from "../setup";
-import { type Stack, startStack } from "../stack";
+import { callApi, type Stack, startStack } from "../stack";
 
 /** Far longer than any test: a token still refused right after a change was refused by a revocation. */
 const CACHE_MS = 60_000;
@@ -38,26 +38,6 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-/** A call to one api-gateway's `/api`. */
-const callApi = async <T = unknown>(
-  apiUrl: string,
-  method: string,
-  path: string,
-  token: string,
-  body?: unknown,
-) => {
-  const response = await fetch(`${apiUrl}/api${path}`, {
-    method,
-    headers: {
-      authorization: `Token ${token}`,
-      "content-type": "application/json",
-      accept: "application/json",
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
-};
 /** A change made through the first cached api-gateway, as an admin would make it. */
 const admin = <T = unknown>(method: string, path: string, token: string, body?: unknown) =>
   callApi<T>(apiUrls[0] ?? "", method, path, token, body);
