@@ -296,6 +296,20 @@ export function Progress(props: { label: string }) {
   );
 }
 
+/** A settings form's save under way, and that the last one went through. */
+export function SaveStatus(props: { busy: boolean; saved: boolean }) {
+  return (
+    <>
+      {props.busy ? <Progress label="Saving…" /> : null}
+      {props.saved ? (
+        <p role="status" className="ok">
+          Saved.
+        </p>
+      ) : null}
+    </>
+  );
+}
+
 /** Loading, then the error or the content. */
 export function LoadState(props: { loading: boolean; error: ApiError | undefined; what: string }) {
   if (props.error) return <FormError error={props.error} />;

@@ -1,6 +1,6 @@
 import { type FormEvent, useState } from "react";
 import { useFieldErrors } from "../components/field-errors";
-import { Check, FormError, Progress } from "../components/ui";
+import { Check, FormError, SaveStatus } from "../components/ui";
 import { formatDateTime } from "../domain/format";
 import { useSubmit } from "../hooks";
 import { useSession } from "../session";
@@ -92,12 +92,7 @@ export function AccountPage() {
           disabled={!canWrite}
           onChange={setViewBlocked}
         />
-        {submit.busy ? <Progress label="Saving…" /> : null}
-        {saved ? (
-          <p role="status" className="ok">
-            Saved.
-          </p>
-        ) : null}
+        <SaveStatus busy={submit.busy} saved={saved} />
         {canWrite ? (
           <button type="submit" disabled={submit.busy}>
             Save account settings

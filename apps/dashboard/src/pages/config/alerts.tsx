@@ -11,7 +11,7 @@ import {
   FormError,
   LoadState,
   MultiCheck,
-  Progress,
+  SaveStatus,
   ScrollableTable,
 } from "../../components/ui";
 import { DELIVERY_TONE, describeEvent, parseThresholds } from "../../domain/alerts";
@@ -239,12 +239,7 @@ function WebhookForm(props: {
         disabled={!canWrite}
       />
       <p className="hint">With no rule and no policy ticked, every cap is watched.</p>
-      {submit.busy ? <Progress label="Saving…" /> : null}
-      {saved ? (
-        <p role="status" className="ok">
-          Saved.
-        </p>
-      ) : null}
+      <SaveStatus busy={submit.busy} saved={saved} />
       {canWrite ? (
         <button type="submit" disabled={submit.busy}>
           {e ? "Save webhook" : "Create webhook"}

@@ -1,7 +1,7 @@
 import type { Settings } from "@agentnet/contracts";
 import { type FormEvent, useEffect, useState } from "react";
 import { useFieldErrors } from "../../components/field-errors";
-import { Badge, Check, Field, FormError, LoadState, Progress } from "../../components/ui";
+import { Badge, Check, Field, FormError, LoadState, Progress, SaveStatus } from "../../components/ui";
 import { formatDateTime } from "../../domain/format";
 import { useLoad, useSubmit } from "../../hooks";
 import { useSession } from "../../session";
@@ -225,12 +225,7 @@ function EditSettings(props: { settings: Settings; canWrite: boolean; onDone: ()
           disabled={!props.canWrite}
           error={errors.error}
         />
-        {save.busy ? <Progress label="Saving…" /> : null}
-        {saved ? (
-          <p role="status" className="ok">
-            Saved.
-          </p>
-        ) : null}
+        <SaveStatus busy={save.busy} saved={saved} />
         {props.canWrite ? (
           <button type="submit" disabled={save.busy}>
             Save settings
