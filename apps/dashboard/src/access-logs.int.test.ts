@@ -59,12 +59,6 @@ beforeAll(async () => {
     proxy_address: "proxy.example.com",
     enable_prompt_collection: true,
   });
-  const provider = await stack.api<{ id: string }>("POST", "/api/agent-network/providers", owner.token, {
-    provider_id: "openai_api",
-    name: "OpenAI",
-    upstream_url: `${stack.upstreamUrl}/v1`,
-    api_key: "sk-test-upstream",
-  });
   const guardrail = await stack.api<{ id: string }>("POST", "/api/agent-network/guardrails", owner.token, {
     name: "Capture prompts",
     checks: {
@@ -72,15 +66,7 @@ beforeAll(async () => {
       prompt_capture: { enabled: true, redact_pii: false },
     },
   });
-  const groups = await stack.api<{ id: string; name: string }[]>("GET", "/api/groups", owner.token);
-  const everyone = groups.find((g) => g.name === "All");
-  if (!everyone) throw new Error(`no All group in ${JSON.stringify(groups)}`);
-  await stack.api("POST", "/api/agent-network/policies", owner.token, {
-    name: "Everyone may use OpenAI",
-    source_groups: [everyone.id],
-    destination_provider_ids: [provider.id],
-    guardrail_ids: [guardrail.id],
-  });
+  await stack.openAiForEveryone(owner.token, { guardrail_ids: [guardrail.id] });
   member = await stack.addMember(owner.token, "Mia Member");
   // The proxy reads configuration from a snapshot refreshed every 500 ms.
   await stack.waitFor(

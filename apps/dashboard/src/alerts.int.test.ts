@@ -28,20 +28,7 @@ beforeAll(async () => {
   const boot = await stack.bootstrap();
   owner = { token: boot.token };
   await stack.api("POST", "/api/agent-network/settings", owner.token, { proxy_address: "proxy.example.com" });
-  const provider = await stack.api<{ id: string }>("POST", "/api/agent-network/providers", owner.token, {
-    provider_id: "openai_api",
-    name: "OpenAI",
-    upstream_url: `${stack.upstreamUrl}/v1`,
-    api_key: "sk-test-upstream",
-  });
-  const groups = await stack.api<{ id: string; name: string }[]>("GET", "/api/groups", owner.token);
-  const everyone = groups.find((g) => g.name === "All");
-  if (!everyone) throw new Error(`no All group in ${JSON.stringify(groups)}`);
-  await stack.api("POST", "/api/agent-network/policies", owner.token, {
-    name: "Everyone may use OpenAI",
-    source_groups: [everyone.id],
-    destination_provider_ids: [provider.id],
-  });
+  await stack.openAiForEveryone(owner.token);
   await stack.api("POST", "/api/agent-network/budget-rules", owner.token, {
     name: "Small hourly cap",
     limits: {

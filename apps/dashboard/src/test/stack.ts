@@ -65,6 +65,29 @@ export async function startDashboardStack(options: Pick<StackOptions, "notifier"
     return { id: user.id, token: token.plain_token };
   };
 
+  /**
+   * The stack's fake OpenAI as the owner's provider, and a policy letting the All group use it
+   * (`policy` adds to it, e.g. guardrails): what traffic through the proxy needs.
+   */
+  const openAiForEveryone = async (ownerToken: string, policy: Record<string, unknown> = {}) => {
+    const provider = await api<{ id: string }>("POST", "/api/agent-network/providers", ownerToken, {
+      provider_id: "openai_api",
+      name: "OpenAI",
+      upstream_url: `${stack.openaiUrl}/v1`,
+      api_key: "sk-test-upstream",
+    });
+    const groups = await api<{ id: string; name: string }[]>("GET", "/api/groups", ownerToken);
+    const everyone = groups.find((g) => g.name === "All");
+    if (!everyone) throw new Error(`no All group in ${JSON.stringify(groups)}`);
+    await api("POST", "/api/agent-network/policies", ownerToken, {
+      name: "Everyone may use OpenAI",
+      source_groups: [everyone.id],
+      destination_provider_ids: [provider.id],
+      ...policy,
+    });
+    return provider;
+  };
+
   /** One chat completion through the gateway proxy, as an SDK would send it. */
   const chat = async (
     token: string,
@@ -110,7 +133,17 @@ export async function startDashboardStack(options: Pick<StackOptions, "notifier"
     rmSync(tmp, { recursive: true, force: true });
   };
 
-  return { baseUrl, upstreamUrl: stack.openaiUrl, api, bootstrap, addMember, chat, waitFor, stop };
+  return {
+    baseUrl,
+    upstreamUrl: stack.openaiUrl,
+    api,
+    bootstrap,
+    addMember,
+    openAiForEveryone,
+    chat,
+    waitFor,
+    stop,
+  };
 }
 
 export type DashboardStack = Awaited<ReturnType<typeof startDashboardStack>>;
