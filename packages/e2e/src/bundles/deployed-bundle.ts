@@ -3,21 +3,16 @@ import { cpSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { promisify } from "node:util";
+import { BUS_SERVICES, type BusService } from "@agentnet/contracts";
 import { findRepoRoot } from "@agentnet/local-backends";
 
 const ROOT = findRepoRoot();
 const run = promisify(execFile);
 
-/** The apps the Dockerfile builds an image of. */
-export const BUNDLED_APPS = [
-  "control-plane",
-  "provider-verifier",
-  "telemetry",
-  "consumption",
-  "gateway-proxy",
-  "api-gateway",
-] as const;
-export type BundledApp = (typeof BUNDLED_APPS)[number];
+export type BundledApp = Exclude<BusService, "cli">;
+
+/** The apps the Dockerfile builds an image of: every service on the bus but the CLI. */
+export const BUNDLED_APPS = BUS_SERVICES.filter((service): service is BundledApp => service !== "cli");
 
 /** Each app's own `build` script (what `pnpm build` runs through turbo): apps/<app>/dist/main.js. */
 export async function buildBundles(): Promise<void> {
