@@ -1,24 +1,13 @@
 import type { AddressInfo } from "node:net";
 import { connectServiceBus } from "@agentnet/bus";
-import {
-  createHttpServer,
-  httpServerLimits,
-  metricsSettings,
-  runService,
-  tracingSettings,
-} from "@agentnet/service-kit";
+import { createHttpServer, httpServerLimits, runOptionsFromEnv, runService } from "@agentnet/service-kit";
 import { createApp } from "./app";
 import { parseEnv } from "./env";
 
 const env = parseEnv(process.env);
 
 await runService(
-  {
-    name: "api-gateway",
-    logLevel: env.LOG_LEVEL,
-    tracing: tracingSettings(env),
-    metrics: metricsSettings(env),
-  },
+  runOptionsFromEnv("api-gateway", env),
   async ({ logger, lifecycle, health, tracer, metrics }) => {
     const nc = await connectServiceBus(env, "api-gateway", { lifecycle, tracer, metrics });
     const app = createApp({

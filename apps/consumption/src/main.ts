@@ -1,5 +1,5 @@
 import { connectServiceBus, DEFAULT_REQUEST_STREAM_LIMITS } from "@agentnet/bus";
-import { metricsSettings, requestStreamLimits, runService, tracingSettings } from "@agentnet/service-kit";
+import { requestStreamLimits, runOptionsFromEnv, runService } from "@agentnet/service-kit";
 import mongoose from "mongoose";
 import { startConsumption } from "./app";
 import { parseEnv } from "./env";
@@ -7,13 +7,7 @@ import { parseEnv } from "./env";
 const env = parseEnv(process.env);
 
 await runService(
-  {
-    name: "consumption",
-    logLevel: env.LOG_LEVEL,
-    healthPort: env.HEALTH_PORT,
-    tracing: tracingSettings(env),
-    metrics: metricsSettings(env),
-  },
+  { ...runOptionsFromEnv("consumption", env), healthPort: env.HEALTH_PORT },
   async ({ logger, lifecycle, tracer, metrics }) => {
     const connection = await mongoose
       .createConnection(env.MONGO_URL, { serverSelectionTimeoutMS: 10_000 })

@@ -1,6 +1,6 @@
 import { connectServiceBus } from "@agentnet/bus";
 import { parseSealingKeys } from "@agentnet/sealing";
-import { metricsSettings, runService, tracingSettings } from "@agentnet/service-kit";
+import { runOptionsFromEnv, runService } from "@agentnet/service-kit";
 import mongoose from "mongoose";
 import { MONGO_CONNECTION_OPTIONS, startControlPlane } from "./app";
 import { parseEnv } from "./env";
@@ -9,13 +9,7 @@ import { startNotifier } from "./webhooks/notifier";
 const env = parseEnv(process.env);
 
 await runService(
-  {
-    name: "control-plane",
-    logLevel: env.LOG_LEVEL,
-    healthPort: env.HEALTH_PORT,
-    tracing: tracingSettings(env),
-    metrics: metricsSettings(env),
-  },
+  { ...runOptionsFromEnv("control-plane", env), healthPort: env.HEALTH_PORT },
   async ({ logger, lifecycle, tracer, metrics }) => {
     const sealingKey = parseSealingKeys(env.AGN_SEALING_KEY);
     const connection = await mongoose.createConnection(env.MONGO_URL, MONGO_CONNECTION_OPTIONS).asPromise();

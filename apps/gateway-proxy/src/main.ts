@@ -1,24 +1,13 @@
 import { connectServiceBus, DEFAULT_REQUEST_STREAM_LIMITS } from "@agentnet/bus";
 import { parseSealingKeys } from "@agentnet/sealing";
-import {
-  httpServerLimits,
-  metricsSettings,
-  requestStreamLimits,
-  runService,
-  tracingSettings,
-} from "@agentnet/service-kit";
+import { httpServerLimits, requestStreamLimits, runOptionsFromEnv, runService } from "@agentnet/service-kit";
 import { startGatewayProxy } from "./app";
 import { parseEnv } from "./env";
 
 const env = parseEnv(process.env);
 
 await runService(
-  {
-    name: "gateway-proxy",
-    logLevel: env.LOG_LEVEL,
-    tracing: tracingSettings(env),
-    metrics: metricsSettings(env),
-  },
+  runOptionsFromEnv("gateway-proxy", env),
   async ({ logger, lifecycle, health, tracer, metrics }) => {
     const sealingKey = parseSealingKeys(env.AGN_SEALING_KEY);
     const nc = await connectServiceBus(env, "gateway-proxy", { lifecycle, tracer, metrics });

@@ -1,18 +1,12 @@
 import { connectServiceBus } from "@agentnet/bus";
-import { metricsSettings, runService, tracingSettings } from "@agentnet/service-kit";
+import { runOptionsFromEnv, runService } from "@agentnet/service-kit";
 import { startVerifier } from "./app";
 import { parseEnv } from "./env";
 
 const env = parseEnv(process.env);
 
 await runService(
-  {
-    name: "provider-verifier",
-    logLevel: env.LOG_LEVEL,
-    healthPort: env.HEALTH_PORT,
-    tracing: tracingSettings(env),
-    metrics: metricsSettings(env),
-  },
+  { ...runOptionsFromEnv("provider-verifier", env), healthPort: env.HEALTH_PORT },
   async ({ logger, lifecycle, tracer, metrics }) => {
     const nc = await connectServiceBus(env, "provider-verifier", { lifecycle, tracer, metrics });
     await startVerifier({

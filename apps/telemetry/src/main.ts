@@ -1,19 +1,13 @@
 import { connectServiceBus, DEFAULT_REQUEST_STREAM_LIMITS } from "@agentnet/bus";
 import { openWarehouse } from "@agentnet/clickhouse";
-import { metricsSettings, requestStreamLimits, runService, tracingSettings } from "@agentnet/service-kit";
+import { requestStreamLimits, runOptionsFromEnv, runService } from "@agentnet/service-kit";
 import { startTelemetry } from "./app";
 import { parseEnv } from "./env";
 
 const env = parseEnv(process.env);
 
 await runService(
-  {
-    name: "telemetry",
-    logLevel: env.LOG_LEVEL,
-    healthPort: env.HEALTH_PORT,
-    tracing: tracingSettings(env),
-    metrics: metricsSettings(env),
-  },
+  { ...runOptionsFromEnv("telemetry", env), healthPort: env.HEALTH_PORT },
   async ({ logger, lifecycle, tracer, metrics }) => {
     const warehouse = await openWarehouse({
       url: env.CLICKHOUSE_URL,

@@ -3,8 +3,13 @@ import { handleProcessFaults } from "./faults";
 import { createHealth, type Health, serverPort, startHealthServer } from "./health";
 import { Lifecycle } from "./lifecycle";
 import { createLogger, type Logger } from "./logger";
-import { createMetricsRegistry, type MetricsRegistry, type MetricsSettings } from "./metrics";
-import type { TracingSettings } from "./tracing-env";
+import {
+  createMetricsRegistry,
+  type MetricsRegistry,
+  type MetricsSettings,
+  metricsSettings,
+} from "./metrics";
+import { type TracingEnv, type TracingSettings, tracingSettings } from "./tracing-env";
 
 export interface ServiceKit {
   logger: Logger;
@@ -29,6 +34,17 @@ export interface RunServiceOptions {
   /** `tracingSettings(env)`: undefined leaves tracing off, and its SDK unloaded. */
   tracing?: TracingSettings | undefined;
 }
+
+/** The options every service reads from its `baseEnv` alike: its log level, metrics and tracing. */
+export const runOptionsFromEnv = (
+  name: string,
+  env: TracingEnv & { LOG_LEVEL: string; AGN_METRICS_PORT?: number | undefined; AGN_METRICS_HOST: string },
+): RunServiceOptions => ({
+  name,
+  logLevel: env.LOG_LEVEL,
+  tracing: tracingSettings(env),
+  metrics: metricsSettings(env),
+});
 
 /**
  * The start-up every service shares: logger, graceful shutdown, health. `start` connects and wires
