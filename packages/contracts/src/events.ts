@@ -14,8 +14,8 @@ export const GatewayRequestEvent = AccessLogEntry.extend({
   /** Log collection was on at request time: telemetry keeps an access-log row only then. */
   logged: z.boolean(),
   /**
-   * No longer sent: events published before caps moved to leases named the consumption
-   * reservation they settled. Kept optional so such events still parse.
+   * Not sent by this proxy: the consumption reservation an event of an older build settled, before
+   * caps were decided on leases. Optional so such events, still in the stream, parse.
    */
   reservation_id: z.string().min(1).optional(),
   /**

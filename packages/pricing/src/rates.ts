@@ -1,5 +1,5 @@
 /**
- * Effective per-1k rates for one request (spec "Provider model", DESIGN "Cost").
+ * Effective per-1k rates for one request (spec "Provider model").
  *
  * - input_per_1k and output_per_1k come from the provider's model row when it has one,
  *   else from the catalog model.
