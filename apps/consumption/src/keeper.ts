@@ -1,3 +1,4 @@
+import { type Counter, CounterBook } from "@agentnet/caps";
 import {
   AppError,
   type CapStatus,
@@ -7,7 +8,6 @@ import {
 } from "@agentnet/contracts";
 import { newId } from "@agentnet/service-kit";
 import { capStatuses } from "./domain/cap-status";
-import { type Counter, CounterBook } from "./domain/counter-book";
 import { JournalFencedError, type JournalRef, type UsageStore } from "./store/usage-store";
 
 export interface KeeperOptions {

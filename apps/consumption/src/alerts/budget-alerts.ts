@@ -1,5 +1,5 @@
 import { type NatsConnection, publishEvent, request, type Subscription } from "@agentnet/bus";
-import { chainId } from "@agentnet/caps";
+import { type Counter, chainId, outcomeOfEvent } from "@agentnet/caps";
 import {
   type AlertMessage,
   AlertSubjects,
@@ -11,8 +11,6 @@ import {
 } from "@agentnet/contracts";
 import type { Logger } from "@agentnet/service-kit";
 import { capStatuses } from "../domain/cap-status";
-import type { Counter } from "../domain/counter-book";
-import { outcomeOfEvent } from "../domain/settlement";
 import { thresholdCrossings } from "../domain/threshold-crossings";
 
 export interface BudgetAlertOptions {

@@ -1,8 +1,14 @@
-import { applicableLimits, type CapCheck, type CounterKey, chainId, windowStart } from "@agentnet/caps";
+import {
+  applicableLimits,
+  type CapCheck,
+  type CounterKey,
+  type CounterState,
+  chainId,
+  windowStart,
+} from "@agentnet/caps";
 import type { BudgetRule, Caller, CapStatus, Policy } from "@agentnet/contracts";
 import { coveringPolicies } from "@agentnet/gateway-rules";
 import { nanosToUsd } from "@agentnet/pricing";
-import type { CounterState } from "./counter-book";
 
 /**
  * capStatuses: every cap that applies to the caller — of each enabled policy covering one of their

@@ -1,6 +1,6 @@
+import type { Counter } from "@agentnet/caps";
 import { Consumption, type ConsumptionCounter, hasAccountWideGrant } from "@agentnet/contracts";
 import { nanosToUsd } from "@agentnet/pricing";
-import type { Counter } from "../domain/counter-book";
 import { type HandlerContext, handle } from "./context";
 
 const toCounter = (counter: Counter): ConsumptionCounter => ({

@@ -1,7 +1,7 @@
+import type { UsageDelta } from "@agentnet/caps";
 import { connectTestMongo, uniqueId } from "@agentnet/testkit";
 import type { Connection } from "mongoose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { UsageDelta } from "../domain/counter-book";
 import { type JournalDoc, UsageStore } from "./usage-store";
 
 const HOUR = 3600;

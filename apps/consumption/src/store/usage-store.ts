@@ -1,7 +1,6 @@
-import { type CounterKey, chainId } from "@agentnet/caps";
+import { type Counter, type CounterKey, chainId, type UsageDelta } from "@agentnet/caps";
 import type { DimensionKind } from "@agentnet/contracts";
 import { type Connection, type Model, type mongo, Schema } from "mongoose";
-import type { Counter, UsageDelta } from "../domain/counter-book";
 
 /**
  * Settled usage, persisted as a journal plus snapshots, written by the one replica that holds the

@@ -1,6 +1,6 @@
 import type { LeaseAsk, LeaseGrant, ReservedCounter } from "@agentnet/contracts";
+import { makeEvent } from "@agentnet/testkit";
 import { describe, expect, it } from "vitest";
-import { makeEvent, makeScope } from "../test-support";
 import { CounterBook } from "./counter-book";
 
 const NOW = Date.UTC(2031, 0, 1, 10, 30, 0);
@@ -32,6 +32,17 @@ const ask = (overrides: AskOverrides = {}): LeaseAsk => {
 
 const grant = (counters: CounterBook, proxy: string, asks: LeaseAsk[], now = NOW) =>
   counters.grantLeases({ account_id: ACCOUNT, proxy_id: proxy, asks }, now, TTL);
+
+/** A request of the account that used 50 tokens and $0.0005, counted on `counters`. */
+const eventOn = (counters: ReservedCounter[]) =>
+  makeEvent({
+    account_id: ACCOUNT,
+    reserved_counters: counters,
+    input_tokens: 30,
+    output_tokens: 20,
+    total_tokens: 50,
+    cost_usd: 0.0005,
+  });
 
 const only = (grants: LeaseGrant[]): LeaseGrant => {
   const [first] = grants;
@@ -77,8 +88,7 @@ describe("CounterBook.grantLeases", () => {
   it("moves settled usage out of the lease that admitted it: the counter's total stays put", () => {
     const counters = book();
     const lease = only(grant(counters, "p1", [ask({ tokens: 100 })]));
-    const scope = makeScope({ account_id: ACCOUNT });
-    const event = makeEvent(scope, { counters: [{ ...counter(), lease_id: lease.lease_id }] });
+    const event = eventOn([{ ...counter(), lease_id: lease.lease_id }]);
     counters.commit(counters.prepare([event], NOW), NOW);
     // 550 granted: 50 settled + 500 still leased.
     expect(committedTokens(counters)).toBe(550);
@@ -101,7 +111,7 @@ describe("CounterBook.grantLeases", () => {
       granted: { tokens: 50 },
     });
     expect(committedTokens(counters)).toBe(50);
-    const event = makeEvent(makeScope({ account_id: ACCOUNT }), { counters: [named] });
+    const event = eventOn([named]);
     counters.commit(counters.prepare([event], NOW), NOW);
     expect(committedTokens(counters)).toBe(50);
     grant(counters, "p1", [ask({ tokens: 0, committed: 50, shrink: true, counter: named })]);

@@ -1,4 +1,4 @@
-import type { Amount } from "@agentnet/caps";
+import type { Amount } from "./counters";
 
 /** One measure (tokens or nano-USD) of one lease ask, as the leader sees it. */
 export interface MeasureAsk {

@@ -1,4 +1,3 @@
-import { type Amount, type CounterKey, chainId, NO_AMOUNT } from "@agentnet/caps";
 import type {
   GatewayRequestEvent,
   LeaseAsk,
@@ -6,6 +5,7 @@ import type {
   LeaseRequest,
   ReservedCounter,
 } from "@agentnet/contracts";
+import { type Amount, type CounterKey, chainId, NO_AMOUNT } from "./counters";
 import { contributionOf, leaseGrant } from "./lease-grant";
 import { RecentKeys } from "./recent-keys";
 import { actualOf, outcomeOfEvent } from "./settlement";
@@ -98,10 +98,11 @@ const usedOf = (counter: CounterState) => ({
 });
 
 /**
- * The counters of the accounts this replica decides for, with the headroom leased on them. Every
- * grant is synchronous on one thread, so check-and-grant is atomic without a database round trip
- * (replicas never decide side by side: one leader holds the book, see app.ts). Real usage only
- * enters through `commit`, after the caller persisted it; leases live in memory only.
+ * The counters of the accounts the consumption leader decides for, with the headroom leased on
+ * them. Every grant is synchronous on one thread, so check-and-grant is atomic without a database
+ * round trip (replicas never decide side by side: one leader holds the book, see
+ * apps/consumption/src/app.ts). Real usage only enters through `commit`, after the caller persisted
+ * it; leases live in memory only.
  */
 export class CounterBook {
   private readonly counters = new Map<string, Counter>();
