@@ -6,9 +6,9 @@ import { UsageStore } from "./store/usage-store";
 import {
   admit,
   callerOf,
+  eventFor,
   held,
   makeCapped,
-  makeEvent,
   proxyOn,
   publish,
   type Replica,
@@ -49,7 +49,7 @@ describe("consumption fail-over", () => {
   it("hands over on a graceful stop with every counted token, and settles holds taken before", async () => {
     const { leader, standby } = await pair();
     const body = makeCapped(10_000);
-    await publish(leader.nc, makeEvent(body, await reserved(leader, body)));
+    await publish(leader.nc, eventFor(body, await reserved(leader, body)));
     await eventually(async () => (await userTokens(leader, body)) === 30);
     const heldBefore = { ...body, request_id: uniqueId("r") };
     const hold = await reserved(leader, heldBefore);
@@ -57,14 +57,14 @@ describe("consumption fail-over", () => {
     await leader.stop();
     await eventually(() => standby.service.isLeader(), 10_000);
     expect(await userTokens(standby, body)).toBe(30);
-    await publish(standby.nc, makeEvent(heldBefore, hold));
+    await publish(standby.nc, eventFor(heldBefore, hold));
     await eventually(async () => (await userTokens(standby, body)) === 60);
   });
 
   it("takes over from a crashed leader: replays the journal and recognises redelivered events", async () => {
     const { leader, standby } = await pair();
     const body = makeCapped(10_000);
-    const event = makeEvent(body, await reserved(leader, body));
+    const event = eventFor(body, await reserved(leader, body));
     // Journaled by the leader but never acked on JetStream: it comes again after the crash.
     await leader.service.settleEvents([event]);
     await leader.crash();
@@ -76,7 +76,7 @@ describe("consumption fail-over", () => {
     const later = { ...body, request_id: uniqueId("r") };
     expect((await admit(proxyOn(standby.nc, clock), later, clock)).kind).toBe("unavailable");
     clock.advance(9_000);
-    await publish(standby.nc, makeEvent(later, await reserved(standby, later)));
+    await publish(standby.nc, eventFor(later, await reserved(standby, later)));
     await eventually(async () => (await userTokens(standby, body)) === 60);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(await userTokens(standby, body)).toBe(60);
@@ -88,7 +88,7 @@ describe("consumption fail-over", () => {
     const body = makeCapped(10_000);
     for (let i = 0; i < 3; i++) {
       const next = { ...body, request_id: uniqueId("r") };
-      await first.service.settleEvents([makeEvent(next, await reserved(first, next))]);
+      await first.service.settleEvents([eventFor(next, await reserved(first, next))]);
       // The first settlement is in a snapshot, the others only in the journal.
       if (i === 0) await first.service.snapshot();
     }
@@ -107,7 +107,7 @@ describe("consumption fail-over", () => {
     const replica = await startReplica(DB, clock, { durable, leaseTtlMs: LEASE_TTL_MS });
     started.push(replica);
     const body = makeCapped(10_000);
-    await replica.service.settleEvents([makeEvent(body, await reserved(replica, body))]);
+    await replica.service.settleEvents([eventFor(body, await reserved(replica, body))]);
     // What a store outage can leave: the next entry written, its answer lost, its batch not applied
     // (the driver retried the insert, and the retry found the entry).
     const entries = await replica.connection.collection("consumption_journal").find().toArray();
@@ -115,7 +115,7 @@ describe("consumption fail-over", () => {
     await (await UsageStore.open(replica.connection)).append(lastSeq + 1, [], [], clock.read());
 
     const next = { ...body, request_id: uniqueId("r") };
-    await publish(replica.nc, makeEvent(next, await reserved(replica, next)));
+    await publish(replica.nc, eventFor(next, await reserved(replica, next)));
     // Resumed as it was, the replica would try the same sequence number for ever. While it steps
     // down and leads again nobody answers.
     await eventually(async () => (await userTokens(replica, body).catch(() => 0)) === 60, 10_000);
@@ -126,7 +126,7 @@ describe("consumption fail-over", () => {
     const first = await startReplica(DB, clock, { durable, leaseTtlMs: LEASE_TTL_MS });
     started.push(first);
     const body = makeCapped(10_000);
-    const event = makeEvent(body, await reserved(first, body));
+    const event = eventFor(body, await reserved(first, body));
     await first.service.settleEvents([event]);
     const journaled = async () => {
       const entries = await first.connection.collection("consumption_journal").find().toArray();

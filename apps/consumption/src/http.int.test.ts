@@ -8,8 +8,8 @@ import { connectTestBus, connectTestMongo, eventually, TEST_SEALING_KEY, uniqueI
 import type { Connection } from "mongoose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  eventFor,
   held,
-  makeEvent,
   makeLimits,
   makeScope,
   proxyOn,
@@ -75,7 +75,7 @@ describe("GET /api/agent-network/consumption", () => {
     const limits = makeLimits({ token_limit: { enabled: true, user_cap: 0, group_cap: 100_000 } });
     const body = { ...base, policy: { id: "pol", source_groups: [all.id], limits } };
     const hold = await held(proxyOn(consumption.nc, clock), body, clock);
-    await publish(gatewayBus, makeEvent(body, hold));
+    await publish(gatewayBus, eventFor(body, hold));
 
     await eventually(
       async () => (await get<unknown[]>("/api/agent-network/consumption", owner.token)).body.length === 2,

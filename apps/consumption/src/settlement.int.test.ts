@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   admit,
   callerOf,
+  eventFor,
   held,
   makeCapped,
-  makeEvent,
   proxyOn,
   publish,
   type Replica,
@@ -42,7 +42,7 @@ describe("settlement from JetStream events", () => {
     const body = makeCapped(1000, 5000);
     expect(await list(body)).toEqual([]);
     const reservation = await reservedByOne(body);
-    await publish(one.nc, makeEvent(body, reservation));
+    await publish(one.nc, eventFor(body, reservation));
     await eventually(async () => (await list(body)).length === 2);
     const counters = await list(body);
     expect(counters.map((c) => c.dimension_kind).sort()).toEqual(["group", "user"]);
@@ -57,7 +57,7 @@ describe("settlement from JetStream events", () => {
     const table = proxy();
     const hold = await held(table, body, clock);
     table.finish(hold, { tokens: 50, costNanos: 500_000 });
-    await publish(one.nc, makeEvent(body, hold, { id: uniqueId("ev") }));
+    await publish(one.nc, eventFor(body, hold, { id: uniqueId("ev") }));
     await eventually(async () => (await userCounter(body))?.tokens_input === 30);
     // 50 settled; the lease still covers the rest, so 100 more fit and then nothing.
     expect((await admit(table, body, clock)).kind).toBe("held");
@@ -69,14 +69,14 @@ describe("settlement from JetStream events", () => {
     const denied = await reservedByOne({ ...body, request_id: uniqueId("r") });
     const failed = { id: uniqueId("ev"), status_code: 502, input_tokens: 0, output_tokens: 0, cost_usd: 0 };
     await one.service.settleEvents([
-      makeEvent(body, denied, {
+      eventFor(body, denied, {
         id: uniqueId("ev"),
         decision: "deny",
         input_tokens: 0,
         output_tokens: 0,
         cost_usd: 0,
       }),
-      makeEvent(body, denied, failed),
+      eventFor(body, denied, failed),
     ]);
     expect(await list(body)).toEqual([]);
   });
@@ -84,7 +84,7 @@ describe("settlement from JetStream events", () => {
   it("counts a redelivered event once (duplicate publish and a replay after a crash)", async () => {
     const body = makeCapped(10_000);
     const reservation = await reservedByOne(body);
-    const event = makeEvent(body, reservation);
+    const event = eventFor(body, reservation);
     // Settled in process without an ack, as if the replica died before acking...
     await one.service.settleEvents([event]);
     // ...then delivered again through JetStream, twice (a different Nats-Msg-Id defeats dedup).
@@ -103,7 +103,7 @@ describe("settlement from JetStream events", () => {
     }));
     const reservations = await Promise.all(users.map(reservedByOne));
     await Promise.all(
-      users.map((body, i) => publish(two.nc, makeEvent(body, reservations[i] ?? { counters: [] }))),
+      users.map((body, i) => publish(two.nc, eventFor(body, reservations[i] ?? { counters: [] }))),
     );
     const group = async () => (await list(base)).find((c) => c.dimension_kind === "group");
     await eventually(async () => (await group())?.tokens_input === 40 * 30, 20_000);
@@ -115,8 +115,8 @@ describe("settlement from JetStream events", () => {
     const hold = await reservedByOne({ ...body, request_id: uniqueId("r") });
     clock.advance(60_000);
     expect(await one.service.sweepExpired()).toBeGreaterThanOrEqual(1);
-    await one.service.settleEvents([makeEvent(body, hold)]);
-    await one.service.settleEvents([makeEvent(body, hold)]);
+    await one.service.settleEvents([eventFor(body, hold)]);
+    await one.service.settleEvents([eventFor(body, hold)]);
     expect(await userCounter(body)).toMatchObject({ tokens_input: 30, tokens_output: 20 });
   });
 });
@@ -127,7 +127,7 @@ describe("GET consumption order, scope and lifetime", () => {
     const other = { ...body, user_id: uniqueId("other"), group_ids: [uniqueId("other-grp")] };
     for (const who of [body, other, body]) {
       const requestBody = { ...who, request_id: uniqueId("r") };
-      await one.service.settleEvents([makeEvent(requestBody, await reservedByOne(requestBody))]);
+      await one.service.settleEvents([eventFor(requestBody, await reservedByOne(requestBody))]);
       clock.advance(3600 * 1000);
     }
     const all = await list(body);
@@ -143,7 +143,7 @@ describe("GET consumption order, scope and lifetime", () => {
 
   it("prunes counters some time after their window ended", async () => {
     const body = makeCapped(10_000);
-    await one.service.settleEvents([makeEvent(body, await reservedByOne(body))]);
+    await one.service.settleEvents([eventFor(body, await reservedByOne(body))]);
     expect(await list(body)).toHaveLength(2); // the user and its source group
     clock.advance(8 * 24 * 3600 * 1000);
     await one.service.prune();
@@ -152,7 +152,7 @@ describe("GET consumption order, scope and lifetime", () => {
 
   it("deletes the account's counters on agn.account.deleted", async () => {
     const body = makeCapped(10_000);
-    await one.service.settleEvents([makeEvent(body, await reservedByOne(body))]);
+    await one.service.settleEvents([eventFor(body, await reservedByOne(body))]);
     expect(await list(body)).toHaveLength(2); // the user and its source group
     const event: AccountDeletedEvent = {
       v: 1,

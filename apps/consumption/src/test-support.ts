@@ -19,7 +19,7 @@ import {
 } from "@agentnet/contracts";
 import { usdToNanos } from "@agentnet/pricing";
 import { createLogger } from "@agentnet/service-kit";
-import { connectTestBus, connectTestMongo, uniqueId } from "@agentnet/testkit";
+import { connectTestBus, connectTestMongo, makeEvent, uniqueId } from "@agentnet/testkit";
 import type { Connection } from "mongoose";
 import { type ConsumptionOptions, type ConsumptionService, startConsumption } from "./app";
 
@@ -125,50 +125,31 @@ export async function held(table: LeaseTable, scope: Scope, clock: TestClock, to
   return admission.hold;
 }
 
-/** The event the proxy publishes for a request of `scope` that counted on `counters`. */
-export const makeEvent = (
+/**
+ * The event the proxy publishes for a request of `scope` that counted on `counters`: testkit's, sent
+ * at the test clock's start and using 50 tokens and $0.0005, the numbers the tests count.
+ */
+export const eventFor = (
   scope: Scope,
   counted: { counters: ReservedCounter[] },
   overrides: Partial<GatewayRequestEvent> = {},
-): GatewayRequestEvent => ({
-  v: 1,
-  id: scope.request_id,
-  account_id: scope.account_id,
-  logged: false,
-  reserved_counters: counted.counters,
-  user_email: "u@example.com",
-  user_name: "u",
-  service_id: "svc",
-  timestamp: "2031-01-01T10:00:00Z",
-  status_code: 200,
-  duration_ms: 10,
-  user_id: scope.user_id,
-  source_ip: "",
-  method: "POST",
-  host: "",
-  path: "",
-  provider: "openai",
-  model: "gpt-4o-mini",
-  session_id: "",
-  resolved_provider_id: "prv",
-  selected_policy_id: scope.policy.id,
-  decision: "allow",
-  deny_reason: "",
-  input_tokens: 30,
-  output_tokens: 20,
-  total_tokens: 50,
-  cached_input_tokens: 0,
-  cache_creation_tokens: 0,
-  cost_usd: 0.0005,
-  input_cost_usd: 0.0003,
-  cached_input_cost_usd: 0,
-  cache_creation_cost_usd: 0,
-  output_cost_usd: 0.0002,
-  cache_cost_usd: 0,
-  stream: false,
-  group_ids: scope.group_ids,
-  ...overrides,
-});
+): GatewayRequestEvent =>
+  makeEvent({
+    id: scope.request_id,
+    account_id: scope.account_id,
+    user_id: scope.user_id,
+    group_ids: scope.group_ids,
+    selected_policy_id: scope.policy.id,
+    reserved_counters: counted.counters,
+    timestamp: new Date(new TestClock().now).toISOString(),
+    input_tokens: 30,
+    output_tokens: 20,
+    total_tokens: 50,
+    cost_usd: 0.0005,
+    input_cost_usd: 0.0003,
+    output_cost_usd: 0.0002,
+    ...overrides,
+  });
 
 export const callerOf = (scope: Scope, role: Caller["role"] = "owner"): Caller => ({
   account_id: scope.account_id,
