@@ -5,7 +5,15 @@ import type {
   LeaseRequest,
   ReservedCounter,
 } from "@agentnet/contracts";
-import { type Amount, type CounterKey, chainId, NO_AMOUNT } from "./counters";
+import {
+  type Amount,
+  type AmountMeasure,
+  addAmounts,
+  isNoAmount,
+  NO_AMOUNT,
+  quantityOfAmount,
+} from "./amount";
+import { type CounterKey, chainId } from "./counters";
 import { contributionOf, leaseGrant } from "./lease-grant";
 import { RecentKeys } from "./recent-keys";
 import { actualOf, outcomeOfEvent } from "./settlement";
@@ -29,6 +37,18 @@ export const EMPTY_STATE: CounterState = {
   cost_nanos: 0,
   settled_requests: 0,
 };
+
+/** What a counter's settled usage counts against its caps. */
+export const settledAmountOf = (counter: CounterState): Amount => ({
+  tokens: counter.tokens_input + counter.tokens_output,
+  costNanos: counter.cost_nanos,
+});
+
+/** What a counter holds against its caps: settled usage plus every lease's unsettled part. */
+export const committedAmountOf = (counter: CounterState): Amount => ({
+  tokens: counter.committed_tokens,
+  costNanos: counter.committed_cost_nanos,
+});
 
 /** A counter in memory: its key, what it holds, and when usage last changed it (ms). */
 export interface Counter extends CounterKey, CounterState {
@@ -66,10 +86,8 @@ interface Lease {
 }
 
 /** Usage a batch's events move out of a lease once they are settled. */
-interface LeaseCharge {
+interface LeaseCharge extends Amount {
   lease: Lease;
-  tokens: number;
-  costNanos: number;
 }
 
 /**
@@ -91,11 +109,6 @@ const keyOf = (accountId: string, counter: ReservedCounter): CounterKey => ({
 });
 
 const NO_USAGE = { tokens_input: 0, tokens_output: 0, cost_nanos: 0, requests: 0 };
-
-const usedOf = (counter: CounterState) => ({
-  tokens: counter.tokens_input + counter.tokens_output,
-  cost_nanos: counter.cost_nanos,
-});
 
 /**
  * The counters of the accounts the consumption leader decides for, with the headroom leased on
@@ -136,9 +149,9 @@ export class CounterBook {
       const lease = plan.fits ? plan.applied : plan.lease;
       return {
         ...(lease ? { lease_id: lease.id } : {}),
-        granted: { tokens: lease?.granted.tokens ?? 0, cost_nanos: lease?.granted.costNanos ?? 0 },
+        granted: quantityOfAmount(lease?.granted ?? NO_AMOUNT),
         fits: plan.fits,
-        used: usedOf(plan.counter),
+        used: quantityOfAmount(settledAmountOf(plan.counter)),
       };
     });
   }
@@ -193,12 +206,10 @@ export class CounterBook {
   /** Applies a prepared settlement once its usage is persisted. */
   commit(settlement: Settlement, now: number) {
     for (const delta of settlement.deltas) this.addUsage(delta);
-    for (const { lease, tokens, costNanos } of settlement.charges) {
+    for (const charge of settlement.charges) {
+      const { lease } = charge;
       if (this.leases.get(lease.id) !== lease) continue;
-      lease.settled = {
-        tokens: lease.settled.tokens + tokens,
-        costNanos: lease.settled.costNanos + costNanos,
-      };
+      lease.settled = addAmounts(lease.settled, charge);
       this.setContribution(lease, contributionOf(lease.granted, lease.settled));
     }
     for (const id of settlement.eventIds) this.seen.add(id, now);
@@ -312,25 +323,21 @@ export class CounterBook {
     // A lease the proxy no longer names (it expired here, or another leader granted it) starts over.
     const lease = held && held.id === ask.counter.lease_id ? held : undefined;
     const leases = (this.leaseCounts.get(id) ?? 0) + (lease ? 0 : 1);
+    const committedInCounter = committedAmountOf(counter);
     // A new lease starts from nothing: the proxy then admits against it alone.
-    const measure = (
-      cap: number | undefined,
-      pick: (amount: Amount) => number,
-      committed: number,
-      need: number,
-    ) =>
+    const measure = (name: AmountMeasure, cap: number | undefined, committed: number, need: number) =>
       leaseGrant({
         cap,
-        committedInCounter: pick(amountOf(counter)),
-        granted: lease ? pick(lease.granted) : 0,
-        settled: lease ? pick(lease.settled) : 0,
-        contribution: lease ? pick(lease.contribution) : 0,
+        committedInCounter: committedInCounter[name],
+        granted: lease ? lease.granted[name] : 0,
+        settled: lease ? lease.settled[name] : 0,
+        contribution: lease ? lease.contribution[name] : 0,
         proxyCommitted: lease ? committed : 0,
         need,
         leases,
       });
-    const tokens = measure(ask.cap_tokens, tokensOf, ask.committed.tokens, ask.need.tokens);
-    const cost = measure(ask.cap_cost_nanos, costOf, ask.committed.cost_nanos, ask.need.cost_nanos);
+    const tokens = measure("tokens", ask.cap_tokens, ask.committed.tokens, ask.need.tokens);
+    const cost = measure("costNanos", ask.cap_cost_nanos, ask.committed.cost_nanos, ask.need.cost_nanos);
     const shrink = ask.shrink === true;
     const granted: Amount = shrink
       ? {
@@ -356,7 +363,7 @@ export class CounterBook {
     if (plan.held && plan.held !== plan.lease) this.endLease(plan.held);
     let lease = plan.lease;
     if (!lease) {
-      if (plan.shrink || (plan.granted.tokens === 0 && plan.granted.costNanos === 0)) return;
+      if (plan.shrink || isNoAmount(plan.granted)) return;
       lease = {
         id: this.newId(),
         account_id: request.account_id,
@@ -378,7 +385,7 @@ export class CounterBook {
     this.setContribution(lease, contribution);
     plan.applied = lease;
     // A shrunk lease with nothing left unsettled adds nothing: it can go now.
-    if (plan.shrink && contribution.tokens === 0 && contribution.costNanos === 0) {
+    if (plan.shrink && isNoAmount(contribution)) {
       this.endLease(lease);
     }
   }
@@ -420,10 +427,3 @@ export class CounterBook {
     return counter;
   }
 }
-
-const amountOf = (counter: CounterState): Amount => ({
-  tokens: counter.committed_tokens,
-  costNanos: counter.committed_cost_nanos,
-});
-const tokensOf = (amount: Amount) => amount.tokens;
-const costOf = (amount: Amount) => amount.costNanos;

@@ -1,4 +1,5 @@
 import type { DimensionKind, ReservedCounter } from "@agentnet/contracts";
+import type { Amount } from "./amount";
 import type { CapCheck } from "./limits";
 import { windowStart } from "./windows";
 
@@ -11,14 +12,6 @@ export interface CounterKey {
   /** Epoch seconds. */
   window_start: number;
 }
-
-/** An amount in counter units: total tokens (input + output) and nano-USD. */
-export interface Amount {
-  tokens: number;
-  costNanos: number;
-}
-
-export const NO_AMOUNT: Amount = { tokens: 0, costNanos: 0 };
 
 /** A counter a request counts on, with the tightest cap per measure (undefined = uncapped). */
 export interface CounterPlan {

@@ -1,3 +1,4 @@
+export * from "./amount";
 export * from "./counter-book";
 export * from "./counters";
 export * from "./lease-grant";

@@ -1,4 +1,4 @@
-import type { Amount } from "./counters";
+import { type Amount, amountBeyond } from "./amount";
 
 /** One measure (tokens or nano-USD) of one lease ask, as the leader sees it. */
 export interface MeasureAsk {
@@ -38,7 +38,4 @@ export function leaseGrant(ask: MeasureAsk): { fits: boolean; granted: number } 
 }
 
 /** What a lease adds to its counter: its grant minus what is already settled, never negative. */
-export const contributionOf = (granted: Amount, settled: Amount): Amount => ({
-  tokens: Math.max(0, granted.tokens - settled.tokens),
-  costNanos: Math.max(0, granted.costNanos - settled.costNanos),
-});
+export const contributionOf = (granted: Amount, settled: Amount): Amount => amountBeyond(granted, settled);

@@ -1,12 +1,18 @@
 import type { LeaseAsk, LeaseGrant, LeaseReply, LeaseRequest, ReservedCounter } from "@agentnet/contracts";
 import {
   type Amount,
+  addAmounts,
+  amountOfQuantity,
+  NO_AMOUNT,
+  quantityOfAmount,
+  subtractAmounts,
+} from "./amount";
+import {
   type CounterKey,
   type CounterPlan,
   chainId,
   fitsUnderCap,
   isCapped,
-  NO_AMOUNT,
   reservedCounterOf,
 } from "./counters";
 
@@ -66,23 +72,6 @@ export interface LeaseTableOptions {
 }
 
 export type AskLeader = (request: LeaseRequest) => Promise<LeaseReply>;
-
-const add = (a: Amount, b: Amount): Amount => ({
-  tokens: a.tokens + b.tokens,
-  costNanos: a.costNanos + b.costNanos,
-});
-const sub = (a: Amount, b: Amount): Amount => ({
-  tokens: a.tokens - b.tokens,
-  costNanos: a.costNanos - b.costNanos,
-});
-const quantity = (amount: Amount) => ({
-  tokens: Math.max(0, amount.tokens),
-  cost_nanos: Math.max(0, amount.costNanos),
-});
-const amountOf = (quantity: { tokens: number; cost_nanos: number }): Amount => ({
-  tokens: quantity.tokens,
-  costNanos: quantity.cost_nanos,
-});
 
 /**
  * The proxy's leases of cap headroom, one per counter. Requests are admitted, extended and
@@ -151,10 +140,10 @@ export class LeaseTable {
       });
       if (lacking.length === 0) {
         for (const lease of hold.leases) {
-          lease.committed = add(lease.committed, extra);
+          lease.committed = addAmounts(lease.committed, extra);
           lease.lastUsedAt = now;
         }
-        hold.amount = add(hold.amount, extra);
+        hold.amount = addAmounts(hold.amount, extra);
         return { kind: "held", hold };
       }
       const lackingLeases = lacking.map((plan) => hold.leases[capped.indexOf(plan)] as LocalLease);
@@ -189,7 +178,7 @@ export class LeaseTable {
   finish(hold: Hold, actual: Amount) {
     const now = this.options.clock();
     for (const lease of hold.leases) {
-      lease.committed = add(sub(lease.committed, hold.amount), actual);
+      lease.committed = addAmounts(subtractAmounts(lease.committed, hold.amount), actual);
       lease.lastUsedAt = now;
     }
     hold.amount = actual;
@@ -217,7 +206,7 @@ export class LeaseTable {
       const ttlLeft = lease.expiresAt - now;
       // A lease of a window still to come is not idle before its window starts.
       const idle = now - Math.max(lease.lastUsedAt, lease.key.window_start * 1000) >= this.options.idleMs;
-      const spare = sub(lease.granted, lease.committed);
+      const spare = subtractAmounts(lease.granted, lease.committed);
       if (idle && (spare.tokens > 0 || spare.costNanos > 0)) work.push(this.shrink(lease));
       else if (!idle && (ttlLeft < this.ttlMs / 2 || runningLow(lease, grantOf(lease))))
         work.push(this.renew(lease));
@@ -288,7 +277,7 @@ export class LeaseTable {
   private hold(plans: CounterPlan[], capped: CounterPlan[], leases: LocalLease[], amount: Amount): Hold {
     const now = this.options.clock();
     for (const lease of leases) {
-      lease.committed = add(lease.committed, amount);
+      lease.committed = addAmounts(lease.committed, amount);
       lease.lastUsedAt = now;
     }
     const counters = plans.map((plan) => {
@@ -352,7 +341,7 @@ export class LeaseTable {
     const refused = grants.findIndex((grant) => !grant.fits);
     const plan = lacking[refused];
     const grant = grants[refused];
-    return plan && grant ? { kind: "refused", plan, used: amountOf(grant.used) } : "asked";
+    return plan && grant ? { kind: "refused", plan, used: amountOfQuantity(grant.used) } : "asked";
   }
 
   private askFor(plan: CounterPlan, lease: LocalLease, need: Amount): LeaseAsk {
@@ -361,8 +350,8 @@ export class LeaseTable {
       counter: lease.id ? { ...counter, lease_id: lease.id } : counter,
       ...(plan.capTokens === undefined ? {} : { cap_tokens: plan.capTokens }),
       ...(plan.capCostNanos === undefined ? {} : { cap_cost_nanos: plan.capCostNanos }),
-      committed: quantity(lease.committed),
-      need: quantity(need),
+      committed: quantityOfAmount(lease.committed),
+      need: quantityOfAmount(need),
     };
   }
 
@@ -428,7 +417,7 @@ export class LeaseTable {
       };
       this.leases.set(plan.id, current);
     }
-    current.granted = amountOf(grant.granted);
+    current.granted = amountOfQuantity(grant.granted);
     current.confirmedAt = sentAt;
     current.expiresAt = sentAt + ttlMs;
   }

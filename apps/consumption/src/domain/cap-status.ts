@@ -1,9 +1,12 @@
 import {
+  type AmountMeasure,
   applicableLimits,
   type CapCheck,
   type CounterKey,
   type CounterState,
   chainId,
+  committedAmountOf,
+  settledAmountOf,
   windowStart,
 } from "@agentnet/caps";
 import type { BudgetRule, Caller, CapStatus, Policy } from "@agentnet/contracts";
@@ -58,8 +61,9 @@ function statusOf(
   state: CounterState | undefined,
 ): CapStatus {
   const tokens = check.measure === "tokens";
-  const used = state ? (tokens ? state.tokens_input + state.tokens_output : state.cost_nanos) : 0;
-  const committed = state ? (tokens ? state.committed_tokens : state.committed_cost_nanos) : 0;
+  const measure: AmountMeasure = tokens ? "tokens" : "costNanos";
+  const used = state ? settledAmountOf(state)[measure] : 0;
+  const committed = state ? committedAmountOf(state)[measure] : 0;
   const held = Math.max(0, committed - used);
   const remaining = Math.max(0, check.cap - used - held);
   const unit = (value: number) => (tokens ? value : nanosToUsd(value));

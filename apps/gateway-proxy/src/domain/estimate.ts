@@ -1,4 +1,4 @@
-import type { Amount } from "@agentnet/caps";
+import { type Amount, amountOfUsage } from "@agentnet/caps";
 import type { CatalogEntry } from "@agentnet/catalog";
 import { findCatalogModel } from "@agentnet/catalog";
 import { type GatewayProvider, MAX_RATE_PER_1K } from "@agentnet/contracts";
@@ -127,14 +127,16 @@ const RATE_NAMES = [
 export const holdAmount = (
   tokens: { input_tokens: number; output_tokens: number },
   pricing: Pricing,
-): Amount => ({
-  tokens: tokens.input_tokens + tokens.output_tokens,
-  // USD per 1k tokens × 10^6 = nano-USD per token.
-  costNanos: Math.ceil(
-    (tokens.input_tokens * pricing.rates.input_per_1k + tokens.output_tokens * pricing.rates.output_per_1k) *
-      1e6,
-  ),
-});
+): Amount =>
+  amountOfUsage(
+    tokens,
+    // USD per 1k tokens × 10^6 = nano-USD per token.
+    Math.ceil(
+      (tokens.input_tokens * pricing.rates.input_per_1k +
+        tokens.output_tokens * pricing.rates.output_per_1k) *
+        1e6,
+    ),
+  );
 
 /**
  * admissionTokens: what a request holds when admitted. A non-streaming answer cannot be cut, so

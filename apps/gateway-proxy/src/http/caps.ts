@@ -6,6 +6,7 @@ import {
   type CounterPlan,
   denyReason,
   firingCheck,
+  fitsUnderCap,
   planCounters,
   retryAfterSeconds,
 } from "@agentnet/caps";
@@ -109,15 +110,13 @@ async function askForHeadroom(
   if (admission.kind === "unavailable") return admission;
   const { plan, used } = admission;
   const now = Date.now();
-  const full =
-    (plan.capTokens !== undefined && used.tokens + amount.tokens > plan.capTokens) ||
-    (plan.capCostNanos !== undefined && used.costNanos + amount.costNanos > plan.capCostNanos);
   return {
     kind: "deny",
     reason: capDenyReason(plan, used, amount),
-    retryAfter: full
-      ? Math.max(1, retryAfterSeconds(now, plan.key.window_start, plan.key.window_seconds))
-      : HELD_RETRY_AFTER_SECONDS,
+    // Headroom other leases hold frees up soon; settled usage only when the window ends.
+    retryAfter: fitsUnderCap(used, plan, amount)
+      ? HELD_RETRY_AFTER_SECONDS
+      : Math.max(1, retryAfterSeconds(now, plan.key.window_start, plan.key.window_seconds)),
   };
 }
 
