@@ -1,0 +1,129 @@
+import { MAX_RATE_PER_1K } from "@agentnet/contracts";
+import type { ProxyContext } from "../context";
+import { capturePlan } from "../domain/capture";
+import { type Decision, decide } from "../domain/decision";
+import {
+  admissionTokens,
+  estimateTokens,
+  holdAmount,
+  outputCeiling,
+  promptText,
+  rateAboveMaximum,
+  ratesFor,
+} from "../domain/estimate";
+import { checkHost } from "../domain/host";
+import { identifierProblem } from "../domain/request-shape";
+import { capsInForce, type Headroom, holdHeadroom } from "../http/caps";
+import type { Admitted, Candidate, CappedRequest, Received, Refused } from "./stages";
+
+/**
+ * Whether the request may go, where, and within which caps: its identifiers, the endpoint it came
+ * to, the policy decision (provider and model), the model's prices, and a hold on this proxy's
+ * leases when a limit applies. Every refusal here is a deny row.
+ */
+export async function admit(ctx: ProxyContext, received: Received): Promise<Admitted | Refused> {
+  const { request, record, body, view } = received;
+  // Refused with a row, like every request of a configured account: the row holds them cut.
+  const identifier = identifierProblem(received.model, received.sessionId);
+  if (identifier) return refused(400, "request.invalid", identifier);
+  const host = checkHost(received.settings.endpoint, request.req.headers.host);
+  if (!host.ok) return refused(403, host.reason, "this token's account is served at another endpoint");
+
+  const decision = route(ctx, received);
+  if (decision.decision === "deny") {
+    const status = decision.reason === "gateway.flavor_mismatch" ? 400 : 403;
+    return refused(status, decision.reason, denyMessage(decision.reason, decision.model));
+  }
+  const { provider, catalog, policy, model } = decision;
+  const candidate: Candidate = {
+    provider,
+    catalog,
+    policy,
+    model,
+    pricing: ratesFor(provider, catalog, model),
+  };
+  const overpriced = rateAboveMaximum(candidate.pricing.rates);
+  if (overpriced) return rateOutOfRange(candidate, overpriced);
+  const caps = record.metered ? capsInForce(record.caller, view, policy, Date.now()) : undefined;
+  if (caps?.usdCap && !candidate.pricing.rates.pricing_known) return unpriced(candidate);
+
+  const worst = estimateTokens(body, request.operation, outputCeiling(catalog, model));
+  const tokens = admissionTokens(worst, body.stream === true);
+  let capped: CappedRequest | undefined;
+  if (caps && caps.checks.length > 0) {
+    const amount = holdAmount(tokens, candidate.pricing);
+    const headroom = await holdHeadroom(ctx, record.caller.account_id, caps, amount);
+    if (headroom.kind !== "held") return capRefusal(headroom);
+    const { hold, plans } = headroom;
+    capped = {
+      hold,
+      plans,
+      heldOutput: tokens.output_tokens,
+      worstOutput: worst.output_tokens,
+      cutReason: "",
+    };
+    record.counters = hold.counters;
+  }
+  record.decision = "allow";
+  const capture = capturePlan(received.settings, policy, view.guardrails);
+  const prompt = capture.capture ? promptText(body) : "";
+  return { outcome: "admitted", received, candidate, tokens, capped, capture, prompt };
+}
+
+/** The policy decision for the request (provider, model), written on its row and its metrics series. */
+function route(ctx: ProxyContext, received: Received): Decision {
+  const { request, record, view } = received;
+  const decision = decide({
+    providers: view.snapshot.providers,
+    policies: view.snapshot.policies,
+    guardrails: view.guardrails,
+    groupIds: record.caller.group_ids,
+    requestedModel: received.model,
+    wire: request.wire,
+  });
+  record.model = decision.model;
+  record.providerName = decision.provider?.name ?? "";
+  record.providerId = decision.provider?.id ?? "";
+  record.policyId = decision.policy?.id ?? "";
+  record.series = ctx.metrics?.routed(request.path, decision.provider, decision.model);
+  return decision;
+}
+
+function refused(status: number, reason: string, message: string, headers?: Record<string, string>): Refused {
+  return { outcome: "refused", status, reason, message, headers };
+}
+
+function denyMessage(reason: string, model: string): string {
+  switch (reason) {
+    case "llm_policy.no_matching_policy":
+      return "no policy lets you use a provider for this request";
+    case "guardrail.model_not_allowed":
+      return `model ${model} is not allowed for you`;
+    case "provider.disabled":
+      return "the provider for this request is disabled";
+    default:
+      return "this provider speaks another API; use its endpoint";
+  }
+}
+
+const rateOutOfRange = (candidate: Candidate, rate: string): Refused =>
+  refused(
+    403,
+    "pricing.rate_out_of_range",
+    `model ${candidate.model} on provider ${candidate.provider.name} is priced above ${MAX_RATE_PER_1K} USD per 1000 tokens (${rate}); an admin must set its rates again`,
+  );
+
+const unpriced = (candidate: Candidate): Refused =>
+  refused(
+    403,
+    "pricing.unknown_model",
+    `model ${candidate.model} has no price on provider ${candidate.provider.name}, and a USD limit applies to you; an admin must set its rates (input_per_1k, output_per_1k) on the provider`,
+  );
+
+function capRefusal(headroom: Exclude<Headroom, { kind: "held" }>): Refused {
+  if (headroom.kind === "unavailable")
+    return refused(503, "consumption.unavailable", "usage limits cannot be checked right now; try again");
+  return refused(429, headroom.reason, "usage cap reached for this window", {
+    "retry-after": String(headroom.retryAfter),
+  });
+}

@@ -1,0 +1,99 @@
+import { MAX_MODEL_LENGTH, MAX_SESSION_ID_LENGTH } from "@agentnet/contracts";
+import type { ProxyContext } from "../context";
+import { isJsonObject, type JsonObject } from "../domain/json";
+import { bounded, requestShapeProblem } from "../domain/request-shape";
+import { sessionIdFrom } from "../domain/session";
+import { isMetered } from "../domain/wire";
+import type { RequestRecord } from "../events/build";
+import { accountView, authenticate } from "../http/auth";
+import { BodyNotUtf8, BodyTooLarge, readBody, sourceIp } from "../http/body";
+import { sendError } from "../http/errors";
+import { requestId } from "../http/request-id";
+import type { InferenceRequest, Received } from "./stages";
+
+/**
+ * Who asks (the token's caller), what for (a JSON body naming a model), for which account (its
+ * view and settings). Undefined after answering a refusal: before its account is known and
+ * configured, a request has no row, so it ends in no event.
+ */
+export async function receive(ctx: ProxyContext, request: InferenceRequest): Promise<Received | undefined> {
+  const { req, res, wire, path } = request;
+  const caller = await authenticate(ctx, req, res, wire);
+  if (!caller) return undefined;
+  const body = await readJsonBody(ctx, request);
+  if (!body) return undefined;
+  const model = body.model;
+  if (typeof model !== "string" || model === "")
+    return refuseUnrecorded(request, 400, "request.model_missing", "the request body must name a model");
+  const shapeProblem = requestShapeProblem(body);
+  if (shapeProblem) return refuseUnrecorded(request, 400, "request.invalid", shapeProblem);
+  const view = await accountView(ctx, res, wire, caller.account_id);
+  if (!view) return undefined;
+  const settings = view.snapshot.settings;
+  if (!settings)
+    return refuseUnrecorded(
+      request,
+      403,
+      "gateway.not_configured",
+      "this account has no agent network configured",
+    );
+  ctx.served.record(settings.endpoint, Date.now());
+  const sessionId = sessionIdFrom(req.headers, body);
+  const record: RequestRecord = {
+    id: requestId(),
+    startedAt: Date.now(),
+    endedAt: 0,
+    caller,
+    logged: settings.enable_log_collection,
+    wire,
+    sourceIp: sourceIp(req, ctx.options.trustProxy),
+    method: req.method ?? "POST",
+    host: "",
+    path,
+    providerName: "",
+    providerId: "",
+    policyId: "",
+    model: bounded(model, MAX_MODEL_LENGTH),
+    sessionId: bounded(sessionId, MAX_SESSION_ID_LENGTH),
+    decision: "deny",
+    denyReason: "",
+    status: 0,
+    stream: body.stream === true,
+    metered: isMetered(request.operation),
+    series: ctx.metrics?.unrouted(path),
+  };
+  return { request, record, body, model, sessionId, view, settings };
+}
+
+/** The body as a JSON object, or undefined after answering why it is not one. */
+async function readJsonBody(ctx: ProxyContext, request: InferenceRequest): Promise<JsonObject | undefined> {
+  let raw: string;
+  try {
+    raw = await readBody(request.req, ctx.options.bodyLimitBytes);
+  } catch (error) {
+    if (error instanceof BodyTooLarge)
+      return refuseUnrecorded(request, 413, "request.too_large", "request body too large");
+    if (error instanceof BodyNotUtf8)
+      return refuseUnrecorded(request, 400, "request.invalid_utf8", "the request body is not valid UTF-8");
+    throw error;
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    body = undefined;
+  }
+  if (isJsonObject(body)) return body;
+  return refuseUnrecorded(request, 400, "request.invalid_json", "the request body must be a JSON object");
+}
+
+/** Answers a refusal that leaves no row (the account is not known yet, or not configured). */
+function refuseUnrecorded(
+  request: InferenceRequest,
+  status: number,
+  reason: string,
+  message: string,
+): undefined {
+  sendError(request.res, request.wire, status, reason, message);
+  return undefined;
+}

@@ -1,0 +1,107 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { CounterPlan, Hold } from "@agentnet/caps";
+import type { CatalogEntry } from "@agentnet/catalog";
+import type { GatewayProvider, Policy, Settings } from "@agentnet/contracts";
+import type { CapturePlan } from "../domain/capture";
+import type { AdmittedTokens, Pricing } from "../domain/estimate";
+import type { JsonObject } from "../domain/json";
+import type { Operation, Wire } from "../domain/wire";
+import type { RequestRecord } from "../events/build";
+import type { AccountView } from "../snapshot/cache";
+import type { ForwardResult } from "../upstream/forward";
+
+/*
+ * The request path as stages, each a function from one of these values to the next:
+ *   receive(request)            → Received | none     the caller, the body, the configured account
+ *   admit(received)             → Admitted | Refused  identifiers, host, decision, prices, cap hold
+ *   forward(admitted)           → Answered | Failed   credential, upstream request, the call
+ *   account(admitted, answered) → RequestRecord       usage, cost, captured texts
+ * `handleInference` (http/proxy.ts) runs them, answers refusals and failures in the vendor's error
+ * shape, and ends every received request in one place: its hold settled, its one event published.
+ * A request `receive` refuses (bad token, bad body, account unknown or not configured) has no row.
+ */
+
+/** An inference request as routed. */
+export interface InferenceRequest {
+  req: IncomingMessage;
+  res: ServerResponse;
+  operation: Operation;
+  wire: Wire;
+  path: string;
+  /** The client's query string: only what its wire forwards goes upstream. */
+  query: string;
+}
+
+/** A request of a known, configured account, its body valid: from here on it ends in one event. */
+export interface Received {
+  request: InferenceRequest;
+  /** The request's event as far as it is known: each stage adds what it learns. */
+  record: RequestRecord;
+  body: JsonObject;
+  /** The body's `model`, as the client named it. */
+  model: string;
+  sessionId: string;
+  view: AccountView;
+  settings: Settings;
+}
+
+/**
+ * Where a request may be sent: a provider its authorising policy grants, the provider's catalog
+ * entry, the model as that provider names it, and what the model costs there.
+ */
+export interface Candidate {
+  provider: GatewayProvider;
+  catalog: CatalogEntry;
+  policy: Policy;
+  model: string;
+  pricing: Pricing;
+}
+
+/** A request under caps: its hold on the leases, and for a stream how far its output is covered. */
+export interface CappedRequest {
+  hold: Hold;
+  plans: CounterPlan[];
+  heldOutput: number;
+  /** The request's own output cap: a stream never needs more held than that. */
+  worstOutput: number;
+  /** Set when the proxy ended the stream at a cap: the row's deny_reason. */
+  cutReason: string;
+}
+
+/** A request the gateway lets through: where it goes, and what it holds under caps. */
+export interface Admitted {
+  outcome: "admitted";
+  received: Received;
+  candidate: Candidate;
+  /** What the request holds under caps, and is charged should this proxy die before it ends. */
+  tokens: AdmittedTokens;
+  /** Undefined when no limit applies. */
+  capped: CappedRequest | undefined;
+  capture: CapturePlan;
+  /** The prompt as the client sent it (before forwarding edits the body); empty unless captured. */
+  prompt: string;
+}
+
+/** An answer in the vendor's error shape (`sendError`) instead of the upstream's. */
+export interface Refusal {
+  status: number;
+  /** The reason code: in the answer's body and its `x-agentnet-reason` header. */
+  reason: string;
+  message: string;
+  headers?: Record<string, string>;
+}
+
+/** The gateway refused the request before forwarding it: its row is a deny row with the reason. */
+export interface Refused extends Refusal {
+  outcome: "refused";
+}
+
+/** The upstream's answer, relayed to the client: whole, aborted by the client, or cut at a cap. */
+export type Answered = Exclude<ForwardResult, { outcome: "unreachable" }>;
+
+/** No answer came from upstream (or none could be asked for): nothing has reached the client. */
+export interface Failed extends Refusal {
+  outcome: "failed";
+  /** The row's deny_reason: the gateway's own reason when it would not send, empty when the upstream failed. */
+  denyReason: string;
+}
