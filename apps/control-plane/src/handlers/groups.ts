@@ -1,9 +1,9 @@
 import { type Caller, ControlPlane, conflict, notFound, unprocessable } from "@agentnet/contracts";
 import { newId } from "@agentnet/service-kit";
 import { requireAccountWideGrant, requireWriter } from "../domain/access";
-import { isDuplicateKey } from "../store/models";
+import { type GroupDoc, isDuplicateKey } from "../store/models";
 import { toGroup } from "../store/views";
-import { announceConfigChange, type HandlerContext, handle, revokeCallers } from "./context";
+import { announceConfigChange, type HandlerContext, handle, loadOwned, revokeCallers } from "./context";
 
 export function registerGroupHandlers(ctx: HandlerContext) {
   const { models } = ctx;
@@ -20,11 +20,8 @@ export function registerGroupHandlers(ctx: HandlerContext) {
       groupId === allId ? { account_id: accountId } : { account_id: accountId, auto_groups: groupId },
     );
 
-  const loadGroup = async (caller: Caller, groupId: string) => {
-    const group = await models.Group.findOne({ _id: groupId, account_id: caller.account_id }).lean();
-    if (!group) throw notFound("group");
-    return group;
-  };
+  const loadGroup = (caller: Caller, groupId: string) =>
+    loadOwned<GroupDoc>(models.Group, caller, groupId, "group");
 
   const duplicateName = (name: string) => conflict("group.exists", `a group named ${name} already exists`);
 

@@ -9,18 +9,15 @@ import {
 } from "@agentnet/contracts";
 import { newId } from "@agentnet/service-kit";
 import { requireRoleChangeAllowed, requireWriter } from "../domain/access";
-import { isDuplicateKey } from "../store/models";
+import { isDuplicateKey, type UserDoc } from "../store/models";
 import { toUser } from "../store/views";
-import { announceConfigChange, type HandlerContext, handle, revokeCallers } from "./context";
+import { announceConfigChange, type HandlerContext, handle, loadOwned, revokeCallers } from "./context";
 
 export function registerUserHandlers(ctx: HandlerContext) {
   const { models } = ctx;
 
-  const loadUser = async (caller: Caller, userId: string) => {
-    const user = await models.User.findOne({ _id: userId, account_id: caller.account_id }).lean();
-    if (!user) throw notFound("user");
-    return user;
-  };
+  const loadUser = (caller: Caller, userId: string) =>
+    loadOwned<UserDoc>(models.User, caller, userId, "user");
 
   /** Group ids a user is put in must be groups of the same account. */
   const requireGroupsExist = async (accountId: string, groupIds: string[]) => {
