@@ -2,9 +2,9 @@ import {
   type BudgetRule,
   type CapDenyReason,
   type DimensionKind,
-  isAccountWide,
   type Limits,
   type Policy,
+  ruleTargets,
 } from "@agentnet/contracts";
 import { usdToNanos } from "@agentnet/pricing";
 
@@ -53,17 +53,14 @@ export const sourceGroups = (request: CapsInput): string[] =>
   intersect(request.group_ids, request.policy.source_groups);
 
 /**
- * Whether an (enabled) budget rule targets this caller: one of its users, one of its groups, or the
- * whole account. Group caps of a rule that targets groups count per targeted group the caller is in;
- * of an account-wide or user-targeted rule per source group of the request (docs/ARCHITECTURE.md).
+ * A budget rule's limits for this request when the rule targets the caller (`ruleTargets`). Group
+ * caps of a rule that targets groups count per targeted group the caller is in; of an account-wide
+ * or user-targeted rule per source group of the request (docs/ARCHITECTURE.md).
  */
 const ruleInForce = (rule: CapRule, request: CapsInput): LimitsInForce | undefined => {
-  if (!rule.enabled) return undefined;
-  const targetedGroups = intersect(request.group_ids, rule.target_groups);
-  const applies =
-    isAccountWide(rule) || rule.target_users.includes(request.user_id) || targetedGroups.length > 0;
-  if (!applies) return undefined;
-  const groups = rule.target_groups.length > 0 ? targetedGroups : sourceGroups(request);
+  if (!ruleTargets(rule, request)) return undefined;
+  const groups =
+    rule.target_groups.length > 0 ? intersect(request.group_ids, rule.target_groups) : sourceGroups(request);
   return { source: "budget_rule", source_id: rule.id, limits: rule.limits, groups };
 };
 

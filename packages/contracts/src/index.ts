@@ -3,6 +3,7 @@ export * from "./account";
 export * from "./agent-config";
 export * from "./budget-rules";
 export * from "./bus-access";
+export * from "./cap-coverage";
 export * from "./catalog";
 export * from "./common";
 export * from "./consumption";

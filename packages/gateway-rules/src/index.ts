@@ -1,4 +1,4 @@
-import type { Guardrail, Policy, Provider } from "@agentnet/contracts";
+import { type Guardrail, type Policy, type Provider, policyCovers } from "@agentnet/contracts";
 
 export * from "./address";
 export * from "./private-allowance";
@@ -11,8 +11,7 @@ export function coveringPolicies<P extends Pick<Policy, "enabled" | "source_grou
   policies: readonly P[],
   callerGroupIds: readonly string[],
 ): P[] {
-  const groups = new Set(callerGroupIds);
-  return policies.filter((policy) => policy.enabled && policy.source_groups.some((id) => groups.has(id)));
+  return policies.filter((policy) => policyCovers(policy, callerGroupIds));
 }
 
 /** What a caller may ask a provider for: every model, or only the listed ones. */

@@ -1,4 +1,4 @@
-import { type BudgetRule, capsSomething, type Group } from "@agentnet/contracts";
+import { type BudgetRule, capsSomething, type Group, isAccountWide } from "@agentnet/contracts";
 import { type FormEvent, useState } from "react";
 import { CrudPage } from "../../components/crud";
 import { useFieldErrors } from "../../components/field-errors";
@@ -27,7 +27,7 @@ export function BudgetRulesPage() {
         {
           label: "Applies to",
           cell: (r) =>
-            r.target_groups.length + r.target_users.length === 0
+            isAccountWide(r)
               ? "whole account"
               : [...r.target_groups.map(groupName), ...r.target_users.map(userName)].join(", "),
         },
