@@ -47,8 +47,11 @@ export async function admit(ctx: ProxyContext, received: Received): Promise<Admi
   const caps = record.metered ? capsInForce(record.caller, view, policy, Date.now()) : undefined;
   if (caps?.usdCap && !candidate.pricing.rates.pricing_known) return unpriced(candidate);
 
+  const capture = capturePlan(received.settings, policy, view.guardrails);
+  const prompt = capture.capture ? promptText(body) : "";
   const worst = estimateTokens(body, request.operation, outputCeiling(catalog, model));
   const tokens = admissionTokens(worst, body.stream === true);
+  // The hold comes last: once taken, it is handleInference's to settle whatever happens.
   let capped: CappedRequest | undefined;
   if (caps && caps.checks.length > 0) {
     const amount = holdAmount(tokens, candidate.pricing);
@@ -65,8 +68,6 @@ export async function admit(ctx: ProxyContext, received: Received): Promise<Admi
     record.counters = hold.counters;
   }
   record.decision = "allow";
-  const capture = capturePlan(received.settings, policy, view.guardrails);
-  const prompt = capture.capture ? promptText(body) : "";
   return { outcome: "admitted", received, candidate, tokens, capped, capture, prompt };
 }
 
