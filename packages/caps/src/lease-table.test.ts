@@ -1,0 +1,377 @@
+import type { LeaseAsk, LeaseGrant, LeaseRequest } from "@agentnet/contracts";
+import { describe, expect, it } from "vitest";
+import type { Amount } from "./amount";
+import { type CounterKey, type CounterPlan, chainId } from "./counters";
+import { type Admission, type AskLeader, type Hold, LeaseTable } from "./lease-table";
+
+const TTL_MS = 6_000;
+const IDLE_MS = 2_000;
+const OUTAGE_GRACE_MS = 75_000;
+const HOUR_START = Date.UTC(2031, 0, 1, 10, 0, 0) / 1000;
+const ACCOUNT = "acc-1";
+
+/** A clock the test moves by hand. */
+class FakeClock {
+  now = HOUR_START * 1000 + 60_000;
+  readonly read = () => this.now;
+  advance(ms: number) {
+    this.now += ms;
+  }
+}
+
+/**
+ * The leader as a proxy sees it through `AskLeader`: one counter capped at `cap` tokens, of which
+ * others already used `used`; it grants `committed + need` and up to `spare` more, keeps a lease's
+ * id unless told to forget it, and answers nothing while `silent`.
+ */
+class FakeLeader {
+  cap = 1_000;
+  used = 0;
+  spare = 500;
+  silent = false;
+  private leaseIds = 0;
+  private forgotten = false;
+  readonly requests: LeaseRequest[] = [];
+
+  readonly ask: AskLeader = async (request) => {
+    this.requests.push(request);
+    if (this.silent) throw new Error("request timed out");
+    return { grants: request.asks.map((ask) => this.grant(ask)), ttl_ms: TTL_MS };
+  };
+
+  /** It lost its leases (a new leader): the next ask of each starts a new one. */
+  forgetLeases() {
+    this.forgotten = true;
+  }
+
+  get asks(): LeaseAsk[] {
+    return this.requests.flatMap((request) => request.asks);
+  }
+
+  get lastAsk(): LeaseAsk | undefined {
+    return this.asks.at(-1);
+  }
+
+  private grant(ask: LeaseAsk): LeaseGrant {
+    const known = this.forgotten ? undefined : ask.counter.lease_id;
+    this.forgotten = false;
+    const lease_id = known ?? `lease-${++this.leaseIds}`;
+    const committed = known ? ask.committed.tokens : 0;
+    const room = this.cap - this.used;
+    const used = { tokens: this.used, cost_nanos: 0 };
+    if (ask.shrink) return { lease_id, granted: { tokens: committed, cost_nanos: 0 }, fits: true, used };
+    const wanted = committed + ask.need.tokens;
+    if (wanted > room) return { lease_id, granted: { tokens: committed, cost_nanos: 0 }, fits: false, used };
+    return {
+      lease_id,
+      granted: { tokens: Math.min(room, wanted + this.spare), cost_nanos: 0 },
+      fits: true,
+      used,
+    };
+  }
+}
+
+/** Whether NATS answers a PING: `silent` leaves it pending, as a bus that stopped answering does. */
+class FakeBus {
+  silent = false;
+  pings = 0;
+  readonly answers = () => {
+    this.pings++;
+    return this.silent ? new Promise<void>(() => {}) : Promise.resolve();
+  };
+}
+
+/** Lets every promise chain already started run as far as it can. */
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+const KEY: CounterKey = {
+  account_id: ACCOUNT,
+  dimension_kind: "user",
+  dimension_id: "u1",
+  window_seconds: 3600,
+  window_start: HOUR_START,
+};
+
+/** A counter of `key` capped at 1,000 tokens. */
+const planOf = (key: CounterKey = KEY): CounterPlan => ({
+  key,
+  id: chainId(key),
+  capTokens: 1_000,
+  capCostNanos: undefined,
+  checks: [],
+});
+
+const tokens = (count: number): Amount => ({ tokens: count, costNanos: 0 });
+
+function setup() {
+  const clock = new FakeClock();
+  const leader = new FakeLeader();
+  const bus = new FakeBus();
+  const table = new LeaseTable(leader.ask, {
+    proxyId: "proxy-1",
+    clock: clock.read,
+    idleMs: IDLE_MS,
+    outageGraceMs: OUTAGE_GRACE_MS,
+    busAnswers: bus.answers,
+  });
+  const admit = (amount: number, plans = [planOf()]) => table.admit(ACCOUNT, plans, tokens(amount));
+  const held = async (amount: number, plans = [planOf()]): Promise<Hold> => {
+    const admission: Admission = await admit(amount, plans);
+    if (admission.kind !== "held") throw new Error(`expected a hold, got ${admission.kind}`);
+    return admission.hold;
+  };
+  const holdFromLeases = (amount: number, plans = [planOf()]) => table.holdFromLeases(plans, tokens(amount));
+  return { clock, leader, bus, table, admit, held, holdFromLeases };
+}
+
+describe("LeaseTable: holds", () => {
+  it("asks the leader when no lease has room, for what the request needs, and holds it", async () => {
+    const { leader, admit, holdFromLeases } = setup();
+    expect(holdFromLeases(100)).toBeUndefined();
+    const admission = await admit(100);
+    expect(admission).toMatchObject({ kind: "held", hold: { amount: tokens(100) } });
+    expect(leader.requests).toEqual([
+      {
+        account_id: ACCOUNT,
+        proxy_id: "proxy-1",
+        asks: [
+          {
+            counter: {
+              dimension_kind: "user",
+              dimension_id: "u1",
+              window_seconds: 3600,
+              window_start: HOUR_START,
+            },
+            cap_tokens: 1_000,
+            committed: { tokens: 0, cost_nanos: 0 },
+            need: { tokens: 100, cost_nanos: 0 },
+          },
+        ],
+      },
+    ]);
+  });
+
+  it("holds from a lease with room without asking, and names the lease in the counters it counts on", async () => {
+    const { leader, held, holdFromLeases } = setup();
+    await held(100);
+    // Granted 100 + 500 spare: 500 more fit, 501 do not.
+    const hold = holdFromLeases(500);
+    expect(hold?.counters).toEqual([{ ...reservedOf(KEY), lease_id: "lease-1" }]);
+    expect(holdFromLeases(1)).toBeUndefined();
+    expect(leader.requests).toHaveLength(1);
+  });
+
+  it("leases nothing for a counter without a cap, but still counts on it", async () => {
+    const { leader, held } = setup();
+    const uncapped = {
+      ...planOf({ ...KEY, dimension_kind: "group", dimension_id: "g1" }),
+      capTokens: undefined,
+    };
+    const hold = await held(100, [planOf(), uncapped]);
+    expect(hold.counters).toEqual([{ ...reservedOf(KEY), lease_id: "lease-1" }, reservedOf(uncapped.key)]);
+    expect(leader.asks).toHaveLength(1);
+  });
+
+  it("answers a burst with one ask: requests queued behind an ask whose grant covers them send none", async () => {
+    const { leader, admit } = setup();
+    const admissions = await Promise.all(Array.from({ length: 5 }, () => admit(100)));
+    expect(admissions.every((admission) => admission.kind === "held")).toBe(true);
+    expect(leader.requests).toHaveLength(1);
+  });
+
+  it("refuses what the leader refuses, with the usage the leader says is settled", async () => {
+    const { leader, admit } = setup();
+    leader.used = 950;
+    const admission = await admit(100);
+    expect(admission).toMatchObject({ kind: "refused", plan: { id: chainId(KEY) }, used: tokens(950) });
+  });
+
+  it("is unavailable when the leader does not answer while the bus does", async () => {
+    const { leader, admit } = setup();
+    leader.silent = true;
+    expect(await admit(100)).toEqual({ kind: "unavailable" });
+  });
+
+  it("gives back at once what a finished request did not use", async () => {
+    const { leader, table, held, holdFromLeases } = setup();
+    leader.spare = 0;
+    const hold = await held(600);
+    expect(holdFromLeases(1)).toBeUndefined();
+    table.finish(hold, tokens(10));
+    // 10 used of the 600 granted: 590 fit again, without an ask.
+    expect(holdFromLeases(590)).toBeDefined();
+    expect(leader.requests).toHaveLength(1);
+  });
+
+  it("counts real usage beyond the hold on the lease", async () => {
+    const { table, held, admit, leader } = setup();
+    const hold = await held(100);
+    table.finish(hold, tokens(300));
+    await admit(400);
+    expect(leader.lastAsk).toMatchObject({ committed: { tokens: 300 }, need: { tokens: 400 } });
+  });
+});
+
+describe("LeaseTable: extending a hold", () => {
+  it("extends a hold within its lease's grant without asking", async () => {
+    const { table, leader, held } = setup();
+    const hold = await held(100);
+    expect(await table.extend(ACCOUNT, hold, [planOf()], tokens(400))).toMatchObject({
+      kind: "held",
+      hold: { amount: tokens(500) },
+    });
+    expect(leader.requests).toHaveLength(1);
+  });
+
+  it("asks for what an extension lacks, naming what the lease has committed", async () => {
+    const { table, leader, held } = setup();
+    const hold = await held(100);
+    const extended = await table.extend(ACCOUNT, hold, [planOf()], tokens(600));
+    expect(extended).toMatchObject({ kind: "held", hold: { amount: tokens(700) } });
+    expect(leader.lastAsk).toMatchObject({
+      counter: { lease_id: "lease-1" },
+      committed: { tokens: 100 },
+      need: { tokens: 600 },
+    });
+  });
+
+  it("refuses an extension the leader refuses, and leaves the hold as it was", async () => {
+    const { table, held } = setup();
+    const hold = await held(100);
+    expect(await table.extend(ACCOUNT, hold, [planOf()], tokens(1_000))).toMatchObject({ kind: "refused" });
+    expect(hold.amount).toEqual(tokens(100));
+  });
+
+  it("cannot grow a hold on a lease the leader replaced", async () => {
+    const { table, leader, held, admit } = setup();
+    const hold = await held(100);
+    leader.forgetLeases();
+    // Another request lacks room: the leader answers with a new lease, which replaces the old one.
+    await admit(600);
+    expect(await table.extend(ACCOUNT, hold, [planOf()], tokens(600))).toEqual({ kind: "unavailable" });
+  });
+});
+
+describe("LeaseTable: renewals and lapses (maintain)", () => {
+  it("renews a lease in use once half its TTL is gone, asking for nothing", async () => {
+    const { clock, table, leader, held, holdFromLeases } = setup();
+    await held(100);
+    clock.advance(TTL_MS / 2 - 1);
+    holdFromLeases(10);
+    await table.maintain();
+    expect(leader.requests).toHaveLength(1);
+    clock.advance(2);
+    await table.maintain();
+    expect(leader.lastAsk).toMatchObject({
+      counter: { lease_id: "lease-1" },
+      committed: { tokens: 110 },
+      need: { tokens: 0 },
+    });
+  });
+
+  it("renews a lease in use once less than a quarter of its grant is left", async () => {
+    const { table, leader, held, holdFromLeases } = setup();
+    await held(100);
+    // 600 granted: 451 committed leaves less than 150.
+    holdFromLeases(351);
+    await table.maintain();
+    expect(leader.requests).toHaveLength(2);
+    expect(leader.lastAsk).toMatchObject({ committed: { tokens: 451 }, need: { tokens: 0 } });
+  });
+
+  it("shrinks a lease idle for idleMs to what it committed, admitting nothing beyond from then on", async () => {
+    const { clock, table, leader, held, holdFromLeases } = setup();
+    const hold = await held(100);
+    table.finish(hold, tokens(40));
+    clock.advance(IDLE_MS);
+    await table.maintain();
+    expect(leader.lastAsk).toMatchObject({ committed: { tokens: 40 }, need: { tokens: 0 }, shrink: true });
+    expect(holdFromLeases(1)).toBeUndefined();
+  });
+
+  it("lets a lease lapse with its TTL, and forgets it once the bus answers: the next ask starts a new one", async () => {
+    const { clock, table, leader, held, holdFromLeases } = setup();
+    await held(100);
+    clock.advance(TTL_MS);
+    expect(holdFromLeases(1)).toBeUndefined();
+    await table.maintain();
+    await held(100);
+    expect(leader.lastAsk?.counter.lease_id).toBeUndefined();
+  });
+
+  it("keeps a lapsed lease while the bus is silent: it is what the proxy rides an outage on", async () => {
+    const { clock, table, bus, leader, held, holdFromLeases } = setup();
+    await held(100);
+    clock.advance(TTL_MS);
+    bus.silent = true;
+    const maintaining = table.maintain();
+    table.busLost();
+    await maintaining;
+    expect(holdFromLeases(100)).toBeDefined();
+    expect(leader.requests).toHaveLength(1);
+  });
+
+  it("leases the next window ahead when a lease in use ends its window within the outage grace", async () => {
+    const { clock, table, leader, held } = setup();
+    clock.now = (HOUR_START + 3600) * 1000 - OUTAGE_GRACE_MS;
+    await held(100);
+    await table.maintain();
+    expect(leader.lastAsk).toMatchObject({
+      counter: { window_start: HOUR_START + 3600 },
+      committed: { tokens: 0 },
+      need: { tokens: 0 },
+    });
+  });
+});
+
+describe("LeaseTable: bus outages", () => {
+  it("keeps a lease usable until outageGraceMs after the leader last confirmed it while the bus is lost", async () => {
+    const { clock, table, held, holdFromLeases } = setup();
+    await held(100);
+    table.busLost();
+    clock.advance(OUTAGE_GRACE_MS - 1);
+    expect(holdFromLeases(100)).toBeDefined();
+    clock.advance(1);
+    expect(holdFromLeases(1)).toBeUndefined();
+  });
+
+  it("sends no ask while the connection is lost: what the leases lack is unavailable", async () => {
+    const { table, leader, held, admit } = setup();
+    await held(100);
+    table.busLost();
+    expect(await admit(600)).toEqual({ kind: "unavailable" });
+    expect(leader.requests).toHaveLength(1);
+  });
+
+  it("puts leases back on their TTL at the leader's first answer after the outage", async () => {
+    const { clock, table, held, holdFromLeases } = setup();
+    await held(100);
+    table.busLost();
+    clock.advance(TTL_MS);
+    table.busReconnected();
+    await held(600);
+    clock.advance(TTL_MS);
+    expect(holdFromLeases(1)).toBeUndefined();
+  });
+
+  it("holds on a lapsed lease's outage grace when its ask went unanswered and the bus turns out lost", async () => {
+    const { clock, table, bus, leader, held, admit } = setup();
+    await held(100);
+    clock.advance(TTL_MS);
+    leader.silent = true;
+    bus.silent = true;
+    const admitting = admit(100);
+    await settle();
+    // The ask went unanswered: the table PINGs the bus, and waits for its verdict.
+    expect(bus.pings).toBe(1);
+    table.busLost();
+    expect(await admitting).toMatchObject({ kind: "held" });
+  });
+});
+
+const reservedOf = ({ dimension_kind, dimension_id, window_seconds, window_start }: CounterKey) => ({
+  dimension_kind,
+  dimension_id,
+  window_seconds,
+  window_start,
+});
