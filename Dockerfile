@@ -6,7 +6,7 @@
 #   docker build --target gateway-proxy -t agentnet/gateway-proxy .
 #   docker compose --env-file .data/compose.env -f infra/docker-compose.yml --profile stack up -d --build
 #
-# packages/e2e/src/bundles/bundles.int.test.ts runs this recipe's build and deploy steps and starts
+# e2e/src/bundles/bundles.int.test.ts runs this recipe's build and deploy steps and starts
 # every service from the result; docs/DEPLOY.md says what is configured where.
 
 # Node 20 and Debian bookworm (glibc) are what the tests run on; chDB's native library needs glibc.

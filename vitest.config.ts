@@ -1,12 +1,12 @@
 import { defineConfig } from "vitest/config";
+import { BACKENDS_SETUP, TIMEOUTS } from "./vitest.shared.ts";
 
-// One run over every package; the global setup makes sure NATS and a MongoDB-wire
-// server answer (starting local ones when they do not) and hands their URLs to tests.
+// Every tier in one run (`pnpm test`), one project per package plus e2e/ (`--project @agentnet/<pkg>`).
+// The tiers alone: vitest.unit.config.ts, vitest.int.config.ts, `--project @agentnet/e2e`.
 export default defineConfig({
   test: {
-    projects: ["apps/*", "packages/*"],
-    globalSetup: ["packages/testkit/src/global-setup.ts"],
-    testTimeout: 30_000,
-    hookTimeout: 120_000,
+    projects: ["apps/*", "packages/*", "e2e"],
+    globalSetup: [BACKENDS_SETUP],
+    ...TIMEOUTS,
   },
 });

@@ -1,8 +1,18 @@
 import { defineProject, type UserWorkspaceConfig } from "vitest/config";
 
+/** Integration tests talk to real backends on a 2-core machine. */
+export const TIMEOUTS = { testTimeout: 30_000, hookTimeout: 120_000 };
+
+/** Starts NATS and a MongoDB-wire server for the run (or finds them) and hands their URLs to tests. */
+export const BACKENDS_SETUP = "packages/testkit/src/global-setup.ts";
+
+/** Where the tests next to the code live; e2e/ has its own project. */
+export const CODE_TESTS = ["apps/*/src/**/*.test.ts", "packages/*/src/**/*.test.ts"];
+export const INTEGRATION_TESTS = ["apps/*/src/**/*.int.test.ts", "packages/*/src/**/*.int.test.ts"];
+
 /**
  * What every package's tests share. Projects do not inherit the root config's test options, so
- * the timeouts live here: integration tests talk to real backends on a 2-core machine.
+ * the timeouts live here.
  */
 export const packageProject = (name: string): UserWorkspaceConfig =>
-  defineProject({ test: { name, testTimeout: 30_000, hookTimeout: 120_000 } });
+  defineProject({ test: { name, ...TIMEOUTS } });

@@ -23,7 +23,7 @@ fi
 # Workspace dependencies: only when the lockfile or a manifest changed since the last install.
 stamp="node_modules/.agentnet-install-stamp"
 manifests_digest() {
-  (cat pnpm-lock.yaml pnpm-workspace.yaml package.json apps/*/package.json packages/*/package.json bench/package.json 2>/dev/null || true) | sha256sum | cut -d' ' -f1
+  (cat pnpm-lock.yaml pnpm-workspace.yaml package.json apps/*/package.json packages/*/package.json e2e/package.json bench/package.json 2>/dev/null || true) | sha256sum | cut -d' ' -f1
 }
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$(manifests_digest)" ]; then
   say "installing workspace dependencies"
