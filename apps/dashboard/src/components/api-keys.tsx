@@ -6,7 +6,7 @@ import { useLoad, useSubmit } from "../hooks";
 import { useSession } from "../session";
 import { useFieldErrors } from "./field-errors";
 import { trapTab, useModalDialog } from "./focus-trap";
-import { NewTokenPanel } from "./token-panel";
+import { ShownOncePanel } from "./shown-once-panel";
 import { Badge, EmptyState, Field, FormError, LoadState, Progress, RowActions, ScrollableTable } from "./ui";
 
 /**
@@ -49,9 +49,12 @@ export function ApiKeys(props: { userId: string; self: boolean; label: string })
         </ScrollableTable>
       ) : null}
       {created ? (
-        <NewTokenPanel
-          name={created.personal_access_token.name}
-          plainToken={created.plain_token}
+        <ShownOncePanel
+          title={`New API key “${created.personal_access_token.name}”`}
+          note="Copy it now: it will not be shown again. Anyone holding it acts as its user, so keep it out of shared files and chats."
+          label="API key"
+          noun="key"
+          value={created.plain_token}
           onClose={() => setCreated(undefined)}
         />
       ) : (

@@ -1,8 +1,9 @@
 import type { BudgetRule, NotificationEventType, NotificationSettings, Policy } from "@agentnet/contracts";
-import { type FormEvent, useId, useState } from "react";
+import { type FormEvent, useState } from "react";
 import type { NotificationBody } from "../../api/endpoints";
 import { ConfirmDelete } from "../../components/confirm";
 import { useFieldErrors } from "../../components/field-errors";
+import { ShownOncePanel } from "../../components/shown-once-panel";
 import {
   Badge,
   Check,
@@ -58,7 +59,16 @@ export function AlertsPage() {
         vendor refuses a provider's key, so nobody finds out from refused requests.
       </p>
       <LoadState loading={settings.loading && !settings.data} error={settings.error} what="alerts" />
-      {secret ? <SigningSecretPanel secret={secret} onClose={() => setSecret(undefined)} /> : null}
+      {secret ? (
+        <ShownOncePanel
+          title="Signing secret"
+          note="Copy it into your receiver now: it will not be shown again. Whoever holds it can sign alerts as agentnet."
+          label="Secret"
+          noun="secret"
+          value={secret}
+          onClose={() => setSecret(undefined)}
+        />
+      ) : null}
       {loaded && !settings.error ? (
         <WebhookForm
           key={settings.data?.updated_at ?? "new"}
@@ -248,53 +258,6 @@ function WebhookForm(props: {
         <p className="hint">Only owners and admins change alerts.</p>
       )}
     </form>
-  );
-}
-
-/** The signing secret, this once: the API keeps it sealed and never answers it again. */
-function SigningSecretPanel(props: { secret: string; onClose: () => void }) {
-  const id = useId();
-  const [copied, setCopied] = useState<"idle" | "copied" | "refused">("idle");
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(props.secret);
-      setCopied("copied");
-    } catch {
-      setCopied("refused");
-    }
-  };
-  return (
-    <section className="card token-panel" aria-labelledby={`${id}-title`}>
-      <h2 id={`${id}-title`}>Signing secret</h2>
-      <p id={`${id}-note`}>
-        Copy it into your receiver now: it will not be shown again. Whoever holds it can sign alerts as
-        agentnet.
-      </p>
-      <label htmlFor={`${id}-secret`}>Secret</label>
-      <div className="token-row">
-        <input
-          id={`${id}-secret`}
-          className="token-value"
-          readOnly
-          value={props.secret}
-          aria-describedby={`${id}-note`}
-          spellCheck={false}
-          onFocus={(event) => event.target.select()}
-        />
-        <button type="button" onClick={copy}>
-          Copy secret
-        </button>
-      </div>
-      <p className="hint" role="status">
-        {copied === "copied" ? "Copied to the clipboard." : null}
-        {copied === "refused" ? "The browser refused the clipboard: select the secret and copy it." : null}
-      </p>
-      <div className="actions">
-        <button type="button" className="ghost" onClick={props.onClose}>
-          Done, hide the secret
-        </button>
-      </div>
-    </section>
   );
 }
 
