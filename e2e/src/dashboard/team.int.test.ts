@@ -1,7 +1,7 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { axeViolations, launchChromium, newPage, screenshot } from "./test/browser";
-import { type DashboardStack, startDashboardStack } from "./test/stack";
+import { axeViolations, launchChromium, newPage, screenshot } from "./browser";
+import { type DashboardStack, startDashboardStack } from "./stack";
 
 interface UserRow {
   id: string;

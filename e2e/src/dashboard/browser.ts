@@ -1,10 +1,11 @@
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
+import { findRepoRoot } from "@agentnet/local-backends";
 import { type Browser, chromium, type Page } from "playwright-core";
 
 export const CHROMIUM = "/usr/bin/chromium";
-export const SCREENSHOTS = resolve(import.meta.dirname, "../../../../docs/screenshots");
+export const SCREENSHOTS = join(findRepoRoot(), "docs", "screenshots");
 
 /**
  * Debian's Chromium driven by playwright-core. Missing Chromium is a failure that says what to

@@ -1,13 +1,14 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { request } from "@agentnet/bus";
 import { ControlPlane } from "@agentnet/contracts";
-import { type StackOptions, startStack } from "@agentnet/e2e";
+import { findRepoRoot } from "@agentnet/local-backends";
 import { uniqueId } from "@agentnet/testkit";
 import { build } from "vite";
+import { type StackOptions, startStack } from "../stack";
 
-const DASHBOARD_ROOT = resolve(import.meta.dirname, "../..");
+const DASHBOARD_ROOT = join(findRepoRoot(), "apps", "dashboard");
 
 /** Builds the dashboard with its own vite config into a temp dir (what the gateway serves). */
 export async function buildDashboard(outDir: string): Promise<void> {
@@ -20,7 +21,7 @@ export async function buildDashboard(outDir: string): Promise<void> {
 }
 
 /**
- * The project's one stack fixture (`@agentnet/e2e`) with telemetry, the api-gateway serving the
+ * The project's one stack fixture (`startStack`) with telemetry, the api-gateway serving the
  * freshly built dashboard, and the helpers the browser tests drive it with; `notifier` delivers
  * alerts by webhook.
  */

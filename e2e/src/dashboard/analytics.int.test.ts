@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { axeViolations, launchChromium, screenshot } from "./test/browser";
-import { type DashboardStack, startDashboardStack } from "./test/stack";
+import { axeViolations, launchChromium, screenshot } from "./browser";
+import { type DashboardStack, startDashboardStack } from "./stack";
 
 interface LogPage {
   total_records: number;
