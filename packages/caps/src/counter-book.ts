@@ -5,65 +5,18 @@ import type {
   LeaseRequest,
   ReservedCounter,
 } from "@agentnet/contracts";
+import { type Amount, addAmounts, isNoAmount, NO_AMOUNT, quantityOfAmount } from "./amount";
 import {
-  type Amount,
-  type AmountMeasure,
-  addAmounts,
-  isNoAmount,
-  NO_AMOUNT,
-  quantityOfAmount,
-} from "./amount";
-import { type CounterKey, chainId } from "./counters";
-import { contributionOf, leaseGrant } from "./lease-grant";
+  type Counter,
+  committedAmountOf,
+  EMPTY_STATE,
+  settledAmountOf,
+  type UsageDelta,
+} from "./counter-state";
+import { type CounterKey, chainId, counterKeyOf } from "./counters";
+import { askGrant, contributionOf } from "./lease-grant";
 import { RecentKeys } from "./recent-keys";
 import { actualOf, outcomeOfEvent } from "./settlement";
-
-/** What a counter holds. committed_* = settled usage + every lease's unsettled part. */
-export interface CounterState {
-  committed_tokens: number;
-  committed_cost_nanos: number;
-  tokens_input: number;
-  tokens_output: number;
-  cost_nanos: number;
-  /** Requests settled into this counter: a counter only ever leased lists as nothing. */
-  settled_requests: number;
-}
-
-export const EMPTY_STATE: CounterState = {
-  committed_tokens: 0,
-  committed_cost_nanos: 0,
-  tokens_input: 0,
-  tokens_output: 0,
-  cost_nanos: 0,
-  settled_requests: 0,
-};
-
-/** What a counter's settled usage counts against its caps. */
-export const settledAmountOf = (counter: CounterState): Amount => ({
-  tokens: counter.tokens_input + counter.tokens_output,
-  costNanos: counter.cost_nanos,
-});
-
-/** What a counter holds against its caps: settled usage plus every lease's unsettled part. */
-export const committedAmountOf = (counter: CounterState): Amount => ({
-  tokens: counter.committed_tokens,
-  costNanos: counter.committed_cost_nanos,
-});
-
-/** A counter in memory: its key, what it holds, and when usage last changed it (ms). */
-export interface Counter extends CounterKey, CounterState {
-  updated_at: number;
-}
-
-/** Real usage added to one counter: the unit settlement journals and snapshots persist. */
-export interface UsageDelta {
-  key: CounterKey;
-  tokens_input: number;
-  tokens_output: number;
-  cost_nanos: number;
-  requests: number;
-  at: number;
-}
 
 /**
  * Headroom leased to one proxy on one counter. The proxy admits requests against it in memory;
@@ -99,14 +52,6 @@ export interface Settlement {
   deltas: UsageDelta[];
   charges: LeaseCharge[];
 }
-
-const keyOf = (accountId: string, counter: ReservedCounter): CounterKey => ({
-  account_id: accountId,
-  dimension_kind: counter.dimension_kind,
-  dimension_id: counter.dimension_id,
-  window_seconds: counter.window_seconds,
-  window_start: counter.window_start,
-});
 
 const NO_USAGE = { tokens_input: 0, tokens_output: 0, cost_nanos: 0, requests: 0 };
 
@@ -178,10 +123,10 @@ export class CounterBook {
       const actual = actualOf(event);
       for (const reserved of counters) {
         const lease = this.leaseOfCounter(event.account_id, reserved);
-        const id = lease ? lease.counterId : chainId(keyOf(event.account_id, reserved));
+        const id = lease ? lease.counterId : chainId(counterKeyOf(event.account_id, reserved));
         let delta = deltas.get(id);
         if (!delta) {
-          delta = { key: keyOf(event.account_id, reserved), ...NO_USAGE, at: now };
+          delta = { key: counterKeyOf(event.account_id, reserved), ...NO_USAGE, at: now };
           deltas.set(id, delta);
         }
         delta.tokens_input += actual.tokens_input;
@@ -315,7 +260,7 @@ export class CounterBook {
   }
 
   private plan(request: LeaseRequest, ask: LeaseAsk, now: number) {
-    const key = keyOf(request.account_id, ask.counter);
+    const key = counterKeyOf(request.account_id, ask.counter);
     const id = chainId(key);
     const counter = this.counters.get(id) ?? { ...key, ...EMPTY_STATE, updated_at: now };
     const owner = `${request.proxy_id}|${id}`;
@@ -323,28 +268,8 @@ export class CounterBook {
     // A lease the proxy no longer names (it expired here, or another leader granted it) starts over.
     const lease = held && held.id === ask.counter.lease_id ? held : undefined;
     const leases = (this.leaseCounts.get(id) ?? 0) + (lease ? 0 : 1);
-    const committedInCounter = committedAmountOf(counter);
-    // A new lease starts from nothing: the proxy then admits against it alone.
-    const measure = (name: AmountMeasure, cap: number | undefined, committed: number, need: number) =>
-      leaseGrant({
-        cap,
-        committedInCounter: committedInCounter[name],
-        granted: lease ? lease.granted[name] : 0,
-        settled: lease ? lease.settled[name] : 0,
-        contribution: lease ? lease.contribution[name] : 0,
-        proxyCommitted: lease ? committed : 0,
-        need,
-        leases,
-      });
-    const tokens = measure("tokens", ask.cap_tokens, ask.committed.tokens, ask.need.tokens);
-    const cost = measure("costNanos", ask.cap_cost_nanos, ask.committed.cost_nanos, ask.need.cost_nanos);
+    const { fits, granted } = askGrant(ask, committedAmountOf(counter), lease, leases);
     const shrink = ask.shrink === true;
-    const granted: Amount = shrink
-      ? {
-          tokens: ask.cap_tokens === undefined ? 0 : ask.committed.tokens,
-          costNanos: ask.cap_cost_nanos === undefined ? 0 : ask.committed.cost_nanos,
-        }
-      : { tokens: tokens.granted, costNanos: cost.granted };
     return {
       key,
       id,
@@ -354,7 +279,7 @@ export class CounterBook {
       held,
       granted,
       shrink,
-      fits: shrink || (tokens.fits && cost.fits),
+      fits,
       applied: undefined as Lease | undefined,
     };
   }

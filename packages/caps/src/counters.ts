@@ -27,6 +27,15 @@ export interface CounterPlan {
 export const chainId = (key: CounterKey): string =>
   `${key.account_id}|${key.dimension_kind}|${key.dimension_id}|${key.window_seconds}|${key.window_start}`;
 
+/** The key of a counter as an event or a lease ask names it, in `accountId`. */
+export const counterKeyOf = (accountId: string, counter: ReservedCounter): CounterKey => ({
+  account_id: accountId,
+  dimension_kind: counter.dimension_kind,
+  dimension_id: counter.dimension_id,
+  window_seconds: counter.window_seconds,
+  window_start: counter.window_start,
+});
+
 /** The counter as events and lease asks name it (the account travels beside it). */
 export const reservedCounterOf = ({
   dimension_kind,

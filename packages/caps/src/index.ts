@@ -1,8 +1,10 @@
 export * from "./amount";
 export * from "./counter-book";
+export * from "./counter-state";
 export * from "./counters";
 export * from "./lease-grant";
 export * from "./lease-table";
 export * from "./limits";
+export type { Hold, LocalLease } from "./local-lease";
 export * from "./settlement";
 export * from "./windows";

@@ -1,4 +1,5 @@
-import { type Amount, amountBeyond } from "./amount";
+import type { LeaseAsk } from "@agentnet/contracts";
+import { type Amount, type AmountMeasure, amountBeyond } from "./amount";
 
 /** One measure (tokens or nano-USD) of one lease ask, as the leader sees it. */
 export interface MeasureAsk {
@@ -39,3 +40,47 @@ export function leaseGrant(ask: MeasureAsk): { fits: boolean; granted: number } 
 
 /** What a lease adds to its counter: its grant minus what is already settled, never negative. */
 export const contributionOf = (granted: Amount, settled: Amount): Amount => amountBeyond(granted, settled);
+
+/** What the leader keeps of a lease: its grant, what of it is settled, and what it adds to its counter. */
+export interface LeaseShares {
+  granted: Amount;
+  settled: Amount;
+  contribution: Amount;
+}
+
+/**
+ * askGrant: the grant for one ask, `leaseGrant` on each measure. `lease` is the one the ask names,
+ * undefined when it starts a new lease: a new lease starts from nothing, and the proxy then admits
+ * against it alone. A shrink keeps what the proxy says it committed (on the capped measures) and
+ * always fits: the proxy stopped admitting beyond it before asking.
+ */
+export function askGrant(
+  ask: LeaseAsk,
+  committedInCounter: Amount,
+  lease: LeaseShares | undefined,
+  leases: number,
+): { fits: boolean; granted: Amount } {
+  if (ask.shrink === true) {
+    return {
+      fits: true,
+      granted: {
+        tokens: ask.cap_tokens === undefined ? 0 : ask.committed.tokens,
+        costNanos: ask.cap_cost_nanos === undefined ? 0 : ask.committed.cost_nanos,
+      },
+    };
+  }
+  const measure = (name: AmountMeasure, cap: number | undefined, committed: number, need: number) =>
+    leaseGrant({
+      cap,
+      committedInCounter: committedInCounter[name],
+      granted: lease ? lease.granted[name] : 0,
+      settled: lease ? lease.settled[name] : 0,
+      contribution: lease ? lease.contribution[name] : 0,
+      proxyCommitted: lease ? committed : 0,
+      need,
+      leases,
+    });
+  const tokens = measure("tokens", ask.cap_tokens, ask.committed.tokens, ask.need.tokens);
+  const cost = measure("costNanos", ask.cap_cost_nanos, ask.committed.cost_nanos, ask.need.cost_nanos);
+  return { fits: tokens.fits && cost.fits, granted: { tokens: tokens.granted, costNanos: cost.granted } };
+}

@@ -2,7 +2,8 @@ import type { LeaseAsk, LeaseGrant, LeaseRequest } from "@agentnet/contracts";
 import { describe, expect, it } from "vitest";
 import type { Amount } from "./amount";
 import { type CounterKey, type CounterPlan, chainId } from "./counters";
-import { type Admission, type AskLeader, type Hold, LeaseTable } from "./lease-table";
+import { type Admission, type AskLeader, LeaseTable } from "./lease-table";
+import type { Hold } from "./local-lease";
 
 const TTL_MS = 6_000;
 const IDLE_MS = 2_000;

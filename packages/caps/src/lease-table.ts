@@ -1,52 +1,18 @@
-import type { LeaseAsk, LeaseGrant, LeaseReply, LeaseRequest, ReservedCounter } from "@agentnet/contracts";
+import type { LeaseAsk, LeaseGrant, LeaseReply, LeaseRequest } from "@agentnet/contracts";
+import { type Amount, addAmounts, amountOfQuantity, NO_AMOUNT, subtractAmounts } from "./amount";
+import { BusWatch } from "./bus-watch";
+import { type CounterPlan, chainId, fitsUnderCap, isCapped, reservedCounterOf } from "./counters";
 import {
-  type Amount,
-  addAmounts,
-  amountOfQuantity,
-  NO_AMOUNT,
-  quantityOfAmount,
-  subtractAmounts,
-} from "./amount";
-import {
-  type CounterKey,
-  type CounterPlan,
-  chainId,
-  fitsUnderCap,
-  isCapped,
-  reservedCounterOf,
-} from "./counters";
-
-/**
- * Headroom the consumption leader leased this proxy on one counter. `committed` is what the proxy
- * has spent (finished requests, real usage) and holds (requests in flight) against it; a request
- * is admitted while `committed + amount <= granted` on every capped measure.
- */
-export interface LocalLease {
-  key: CounterKey;
-  /** The counter's caps as the latest request saw them (which measures the lease limits). */
-  caps: Pick<CounterPlan, "capTokens" | "capCostNanos">;
-  /** Undefined until the leader granted one. */
-  id: string | undefined;
-  /** The counter as the events of requests it admits name it (with the lease id): built once per id. */
-  counter: ReservedCounter | undefined;
-  granted: Amount;
-  committed: Amount;
-  /** Local clock; counted from when the ask was sent, so it never outlives the leader's record. */
-  expiresAt: number;
-  /** When the ask the leader last granted it was sent (local clock): what a bus outage counts from. */
-  confirmedAt: number;
-  lastUsedAt: number;
-  /** The ask in flight for this lease: asks of one lease go one at a time, in order. */
-  asking: Promise<unknown> | undefined;
-}
-
-/** A request's share of its leases: what it holds on each, swapped for real usage when it ends. */
-export interface Hold {
-  leases: LocalLease[];
-  amount: Amount;
-  /** Every counter the request counts on, capped ones with the lease that admitted it. */
-  counters: ReservedCounter[];
-}
+  grantOf,
+  type Hold,
+  type LocalLease,
+  leaseAsk,
+  leaseUnderNewId,
+  nextWindowPlan,
+  planOfLease,
+  runningLow,
+  ungrantedLease,
+} from "./local-lease";
 
 export type Admission =
   | { kind: "held"; hold: Hold }
@@ -83,17 +49,14 @@ export class LeaseTable {
   private readonly leases = new Map<string, LocalLease>();
   /** The leader's lease TTL, learnt from its replies. */
   private ttlMs = 6_000;
-  /** Set when the bus was lost, cleared by the leader's next answer: leases ride out the outage. */
-  private busLostAt: number | undefined;
-  /** False from a lost connection until it is back: an ask could not leave, so none is sent. */
-  private connected = true;
-  /** Questions to the bus still waiting for its answer: a lost bus answers them all "no". */
-  private readonly awaitingBus = new Set<() => void>();
+  private readonly bus: BusWatch;
 
   constructor(
     private readonly askLeader: AskLeader,
     private readonly options: LeaseTableOptions,
-  ) {}
+  ) {
+    this.bus = new BusWatch(options.busAnswers);
+  }
 
   /**
    * Holds `amount` on every capped counter of `plans` when the leases have room for it, without
@@ -163,15 +126,12 @@ export class LeaseTable {
    * `outageGraceMs` after its last confirmation instead of running out with its TTL.
    */
   busLost() {
-    this.busLostAt ??= this.options.clock();
-    this.connected = false;
-    for (const answerNo of this.awaitingBus) answerNo();
-    this.awaitingBus.clear();
+    this.bus.lost();
   }
 
   /** The connection is back: asks can reach a leader again (whose answer ends the outage grace). */
   busReconnected() {
-    this.connected = true;
+    this.bus.reconnected();
   }
 
   /** The request ended: its hold is swapped for what it really used, at once. */
@@ -202,14 +162,13 @@ export class LeaseTable {
         ended.push([id, lease]);
         continue;
       }
-      if (!this.connected || lease.id === undefined || lease.asking) continue;
+      if (!this.bus.connected || lease.id === undefined || lease.asking) continue;
       const ttlLeft = lease.expiresAt - now;
       // A lease of a window still to come is not idle before its window starts.
       const idle = now - Math.max(lease.lastUsedAt, lease.key.window_start * 1000) >= this.options.idleMs;
       const spare = subtractAmounts(lease.granted, lease.committed);
       if (idle && (spare.tokens > 0 || spare.costNanos > 0)) work.push(this.shrink(lease));
-      else if (!idle && (ttlLeft < this.ttlMs / 2 || runningLow(lease, grantOf(lease))))
-        work.push(this.renew(lease));
+      else if (!idle && (ttlLeft < this.ttlMs / 2 || runningLow(lease))) work.push(this.renew(lease));
       const windowStart = lease.key.window_start * 1000;
       const endsWithinGrace =
         windowStart + lease.key.window_seconds * 1000 - now <= this.options.outageGraceMs;
@@ -231,33 +190,10 @@ export class LeaseTable {
   }
 
   private async forgetOnceBusAnswers(ended: [string, LocalLease][], endedBy: number) {
-    if (!(await this.busStillAnswers())) return;
+    if (!(await this.bus.stillAnswers())) return;
     for (const [id, lease] of ended) {
       if (this.leases.get(id) === lease && this.usableUntil(lease) <= endedBy) this.leases.delete(id);
     }
-  }
-
-  /**
-   * Whether the bus answers now: false once the connection is lost, whichever comes first, the
-   * drop of the PING or the report of the loss (a PING that failed is a lost connection too).
-   */
-  private busStillAnswers(): Promise<boolean> {
-    if (!this.connected) return Promise.resolve(false);
-    return new Promise((resolve) => {
-      const answerNo = () => resolve(false);
-      this.awaitingBus.add(answerNo);
-      this.options.busAnswers().then(
-        () => {
-          this.awaitingBus.delete(answerNo);
-          resolve(true);
-        },
-        () => {
-          this.awaitingBus.delete(answerNo);
-          this.busLost();
-          resolve(false);
-        },
-      );
-    });
   }
 
   private fits(lease: LocalLease, amount: Amount): boolean {
@@ -269,9 +205,9 @@ export class LeaseTable {
   }
 
   private usableUntil(lease: LocalLease): number {
-    return this.busLostAt === undefined
-      ? lease.expiresAt
-      : Math.max(lease.expiresAt, lease.confirmedAt + this.options.outageGraceMs);
+    return this.bus.inOutage
+      ? Math.max(lease.expiresAt, lease.confirmedAt + this.options.outageGraceMs)
+      : lease.expiresAt;
   }
 
   private hold(plans: CounterPlan[], capped: CounterPlan[], leases: LocalLease[], amount: Amount): Hold {
@@ -294,18 +230,7 @@ export class LeaseTable {
         lease.caps = { capTokens: plan.capTokens, capCostNanos: plan.capCostNanos };
       }
     } else {
-      lease = {
-        key: plan.key,
-        caps: { capTokens: plan.capTokens, capCostNanos: plan.capCostNanos },
-        id: undefined,
-        counter: undefined,
-        granted: NO_AMOUNT,
-        committed: NO_AMOUNT,
-        expiresAt: 0,
-        confirmedAt: 0,
-        lastUsedAt: this.options.clock(),
-        asking: undefined,
-      };
+      lease = ungrantedLease(plan, this.options.clock());
       this.leases.set(plan.id, lease);
     }
     return lease;
@@ -323,36 +248,25 @@ export class LeaseTable {
     lacking: CounterPlan[],
     need: Amount,
   ): Promise<Exclude<Admission, { kind: "held" }> | "asked" | "covered" | "bus lost"> {
-    if (!this.connected) return { kind: "unavailable" };
+    if (!this.bus.connected) return { kind: "unavailable" };
     let grants: LeaseGrant[] | undefined;
     try {
       grants = await this.ask(
         accountId,
         lacking,
-        (current) => lacking.map((plan, i) => this.askFor(plan, current[i] as LocalLease, need)),
+        (current) => lacking.map((plan, i) => leaseAsk(plan, current[i] as LocalLease, need)),
         (current) => current.every((lease) => this.fits(lease, need)),
       );
     } catch {
       // No answer: from the leader alone (fail closed), or from a bus gone silent, which only a
       // question to the bus tells apart before the client declares the connection stale.
-      return (await this.busStillAnswers()) ? { kind: "unavailable" } : "bus lost";
+      return (await this.bus.stillAnswers()) ? { kind: "unavailable" } : "bus lost";
     }
     if (grants === undefined) return "covered";
     const refused = grants.findIndex((grant) => !grant.fits);
     const plan = lacking[refused];
     const grant = grants[refused];
     return plan && grant ? { kind: "refused", plan, used: amountOfQuantity(grant.used) } : "asked";
-  }
-
-  private askFor(plan: CounterPlan, lease: LocalLease, need: Amount): LeaseAsk {
-    const counter = reservedCounterOf(plan.key);
-    return {
-      counter: lease.id ? { ...counter, lease_id: lease.id } : counter,
-      ...(plan.capTokens === undefined ? {} : { cap_tokens: plan.capTokens }),
-      ...(plan.capCostNanos === undefined ? {} : { cap_cost_nanos: plan.capCostNanos }),
-      committed: quantityOfAmount(lease.committed),
-      need: quantityOfAmount(need),
-    };
   }
 
   /**
@@ -391,7 +305,7 @@ export class LeaseTable {
     try {
       const reply = await sending;
       this.ttlMs = reply.ttl_ms;
-      this.busLostAt = undefined;
+      this.bus.leaderAnswered();
       reply.grants.forEach((grant, i) => {
         const plan = plans[i];
         const lease = leases[i];
@@ -407,14 +321,7 @@ export class LeaseTable {
     if (grant.lease_id === undefined) return;
     let current = lease;
     if (grant.lease_id !== lease.id) {
-      // Requests in flight keep the old lease object; their events still name it.
-      current = {
-        ...lease,
-        id: grant.lease_id,
-        counter: { ...reservedCounterOf(lease.key), lease_id: grant.lease_id },
-        committed: NO_AMOUNT,
-        asking: undefined,
-      };
+      current = leaseUnderNewId(lease, grant.lease_id);
       this.leases.set(plan.id, current);
     }
     current.granted = amountOfQuantity(grant.granted);
@@ -423,45 +330,19 @@ export class LeaseTable {
   }
 
   private async renew(lease: LocalLease) {
-    const plan = planOf(lease);
+    const plan = planOfLease(lease);
     await this.ask(plan.key.account_id, [plan], ([current]) => [
-      this.askFor(plan, current as LocalLease, NO_AMOUNT),
+      leaseAsk(plan, current as LocalLease, NO_AMOUNT),
     ]);
   }
 
   private async shrink(lease: LocalLease) {
     if (lease.id === undefined) return;
-    const plan = planOf(lease);
+    const plan = planOfLease(lease);
     await this.ask(plan.key.account_id, [plan], ([current = lease]) => {
       // From the moment the ask leaves, admit nothing beyond what it says is committed.
       current.granted = { ...current.committed };
-      return [{ ...this.askFor(plan, current, NO_AMOUNT), shrink: true }];
+      return [{ ...leaseAsk(plan, current, NO_AMOUNT), shrink: true }];
     });
   }
 }
-
-/** The grant as caps on what the lease may commit, for the measures the counter caps. */
-const grantOf = (lease: LocalLease) => ({
-  capTokens: lease.caps.capTokens === undefined ? undefined : lease.granted.tokens,
-  capCostNanos: lease.caps.capCostNanos === undefined ? undefined : lease.granted.costNanos,
-});
-
-/** Less than a quarter of a capped measure's grant is left. */
-const runningLow = (lease: LocalLease, grant: ReturnType<typeof grantOf>) =>
-  (grant.capTokens !== undefined && grant.capTokens - lease.committed.tokens < grant.capTokens / 4) ||
-  (grant.capCostNanos !== undefined &&
-    grant.capCostNanos - lease.committed.costNanos < grant.capCostNanos / 4);
-
-/** The plan of the window after a lease's window, with the lease's caps. */
-const nextWindowPlan = (lease: LocalLease): CounterPlan => {
-  const key = { ...lease.key, window_start: lease.key.window_start + lease.key.window_seconds };
-  return { key, id: chainId(key), ...lease.caps, checks: [] };
-};
-
-/** A plan rebuilt from a lease for renewals. */
-const planOf = (lease: LocalLease): CounterPlan => ({
-  key: lease.key,
-  id: chainId(lease.key),
-  ...lease.caps,
-  checks: [],
-});
