@@ -10,7 +10,7 @@ import {
 import { GOOD_KEY, type Harness, startHarness } from "@agentnet/provider-verifier/test-support";
 import { connectTestMongo, uniqueId } from "@agentnet/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ApiHarness, startApiHarness } from "../test-harness";
+import { type ApiHarness, startApiHarness } from "./harness";
 
 let api: ApiHarness;
 let vendors: Harness;

@@ -1,10 +1,10 @@
+import { startTestApi } from "@agentnet/api-gateway/testing";
 import { request } from "@agentnet/bus";
 import { ControlPlane, type Verifier } from "@agentnet/contracts";
 import { startControlPlane } from "@agentnet/control-plane/app";
 import { parseSealingKeys } from "@agentnet/sealing";
 import { createLogger } from "@agentnet/service-kit";
 import { connectTestBus, connectTestMongo, TEST_SEALING_KEY, uniqueId } from "@agentnet/testkit";
-import { startTestApi } from "./testing";
 
 export interface ApiResponse<T = unknown> {
   status: number;

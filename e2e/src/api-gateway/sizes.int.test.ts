@@ -1,7 +1,7 @@
 import type { Group, Provider } from "@agentnet/contracts";
 import { type Harness, startHarness } from "@agentnet/provider-verifier/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ApiHarness, startApiHarness } from "../test-harness";
+import { type ApiHarness, startApiHarness } from "./harness";
 
 let api: ApiHarness;
 let vendors: Harness;

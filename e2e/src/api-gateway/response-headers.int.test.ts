@@ -1,7 +1,7 @@
 import { connect } from "node:net";
 import type { PersonalAccessTokenGenerated } from "@agentnet/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ApiHarness, startApiHarness } from "../test-harness";
+import { type ApiHarness, startApiHarness } from "./harness";
 
 let api: ApiHarness;
 beforeAll(async () => {

@@ -8,7 +8,7 @@ import type {
 } from "@agentnet/contracts";
 import { uniqueId } from "@agentnet/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ApiHarness, startApiHarness } from "../test-harness";
+import { type ApiHarness, startApiHarness } from "./harness";
 
 let api: ApiHarness;
 beforeAll(async () => {
