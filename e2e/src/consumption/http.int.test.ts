@@ -1,12 +1,5 @@
 import { startTestApi } from "@agentnet/api-gateway/testing";
 import { request } from "@agentnet/bus";
-import { type ConsumptionCounter, ControlPlane, type Group } from "@agentnet/contracts";
-import { startControlPlane } from "@agentnet/control-plane/app";
-import { parseSealingKeys } from "@agentnet/sealing";
-import { createLogger } from "@agentnet/service-kit";
-import { connectTestBus, connectTestMongo, eventually, TEST_SEALING_KEY, uniqueId } from "@agentnet/testkit";
-import type { Connection } from "mongoose";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   eventFor,
   held,
@@ -17,7 +10,14 @@ import {
   type Replica,
   startReplica,
   TestClock,
-} from "./test-support";
+} from "@agentnet/consumption/test-support";
+import { type ConsumptionCounter, ControlPlane, type Group } from "@agentnet/contracts";
+import { startControlPlane } from "@agentnet/control-plane/app";
+import { parseSealingKeys } from "@agentnet/sealing";
+import { createLogger } from "@agentnet/service-kit";
+import { connectTestBus, connectTestMongo, eventually, TEST_SEALING_KEY, uniqueId } from "@agentnet/testkit";
+import type { Connection } from "mongoose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 // The api-gateway and control-plane in this process, in front of a consumption replica: the public
 // endpoint is exercised the way a client calls it, token and all.
