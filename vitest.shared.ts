@@ -6,8 +6,8 @@ export const TIMEOUTS = { testTimeout: 30_000, hookTimeout: 120_000 };
 /** Starts NATS and a MongoDB-wire server for the run (or finds them) and hands their URLs to tests. */
 export const BACKENDS_SETUP = "packages/testkit/src/global-setup.ts";
 
-/** Where the tests next to the code live; e2e/ has its own project. */
-export const CODE_TESTS = ["apps/*/src/**/*.test.ts", "packages/*/src/**/*.test.ts"];
+/** The tests beside the code of apps/ and packages/ (e2e/ is a project of its own), by tier. */
+export const TESTS_NEXT_TO_CODE = ["apps/*/src/**/*.test.ts", "packages/*/src/**/*.test.ts"];
 export const INTEGRATION_TESTS = ["apps/*/src/**/*.int.test.ts", "packages/*/src/**/*.int.test.ts"];
 
 /**
