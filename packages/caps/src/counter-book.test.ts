@@ -2,6 +2,7 @@ import type { LeaseAsk, LeaseGrant, ReservedCounter } from "@agentnet/contracts"
 import { makeEvent } from "@agentnet/testkit";
 import { describe, expect, it } from "vitest";
 import { CounterBook } from "./counter-book";
+import { counterKeyOf } from "./counters";
 
 const NOW = Date.UTC(2031, 0, 1, 10, 30, 0);
 const TTL = 6_000;
@@ -50,9 +51,9 @@ const only = (grants: LeaseGrant[]): LeaseGrant => {
   return first;
 };
 
+/** What the user's counter commits, undefined while the book has no such counter. */
 const committedTokens = (counters: CounterBook) =>
-  (counters as unknown as { counters: Map<string, { committed_tokens: number }> }).counters.values().next()
-    .value?.committed_tokens;
+  counters.counter(counterKeyOf(ACCOUNT, counter()))?.committed_tokens;
 
 describe("CounterBook.grantLeases", () => {
   it("grants what is needed plus a share of the free headroom, and refuses what passes the cap", () => {
