@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { repeatable, Timestamp } from "./common";
+import { MAX_ATTEMPTS_LISTED, RequestAttempt } from "./routing";
 
 const TokenCount = z.number().int().min(0);
 const Usd = z.number().min(0);
@@ -58,6 +59,12 @@ export const AccessLogEntry = z.object({
    * may be sampled), and request events published before it lack it.
    */
   trace_id: z.string().optional(),
+  /**
+   * Not in the spec: every attempt at a provider, in order, when the request took more than one
+   * (a retry or a fallback); the row's provider, model, usage and cost are the last attempt's.
+   * Absent for a request that took one attempt, and in events of builds before routing.
+   */
+  attempts: z.array(RequestAttempt).max(MAX_ATTEMPTS_LISTED).optional(),
 });
 export type AccessLogEntry = z.infer<typeof AccessLogEntry>;
 

@@ -17,6 +17,7 @@ export * from "./notifications";
 export * from "./policies";
 export * from "./providers";
 export * from "./reservations";
+export * from "./routing";
 export * from "./settings";
 export * from "./sizes";
 export * from "./subjects";

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { Description, Id, IdList, ResourceName, ResourceTimestamps } from "./common";
 import { Limits, LimitsBody } from "./limits";
+import { PolicyRouting, PolicyRoutingBody } from "./routing";
 
 /** Binds source groups to destination providers, optionally with guardrails and caps. */
 export const Policy = z.object({
@@ -12,6 +13,8 @@ export const Policy = z.object({
   destination_provider_ids: z.array(Id),
   guardrail_ids: z.array(Id),
   limits: Limits.optional(),
+  /** Not in the spec: how the policy picks among its providers. Absent means `DEFAULT_ROUTING`. */
+  routing: PolicyRouting.optional(),
   ...ResourceTimestamps.shape,
 });
 export type Policy = z.infer<typeof Policy>;
@@ -30,5 +33,7 @@ export const PolicyBody = z.object({
   guardrail_ids: IdList.default([]),
   /** Omitted means the policy sets no caps of its own (budget rules still apply). */
   limits: LimitsBody.optional(),
+  /** Not in the spec; omitted means `DEFAULT_ROUTING` (priority in list order, retries on). */
+  routing: PolicyRoutingBody.optional(),
 });
 export type PolicyBody = z.infer<typeof PolicyBody>;
