@@ -48,6 +48,13 @@ const MODES = process.env.BENCH_MODES?.split(",") ?? ["non-streaming", "streamin
  * `BENCH_TARGETS` names it, against "agentnet", whose proxy keeps them.
  */
 const METRICS_OFF = "agentnet (metrics off)";
+/**
+ * Another checkout's proxy (`BENCH_BASELINE_ROOT`, e.g. a `git worktree` of an older commit with its
+ * own `pnpm install`), metrics off, against this run's backends: a change to the request path is
+ * judged against the build before it in the same run. Its bus contracts must match this checkout's.
+ */
+const BASELINE = "agentnet (baseline build)";
+const BASELINE_ROOT = process.env.BENCH_BASELINE_ROOT;
 const ROOT = findRepoRoot();
 
 /**
@@ -302,15 +309,15 @@ async function main() {
     // The proxy as deployed with metrics on (AGN_METRICS_PORT; nothing scrapes it during the run,
     // so what is measured is the counting on the request path) and, for the "metrics off" target,
     // a second one without: both on the gateway's CPU, loaded in turns.
-    const startProxy = async (name: string, metrics: boolean) => {
+    const startProxy = async (name: string, metrics: boolean, root = ROOT) => {
       const port = await freePort();
       const child = await startChild(
         name,
         // BENCH_PROXY_NODE_ARGS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, profiles the proxy under load.
         onGatewayCpu([
-          tsx,
+          join(root, "node_modules", ".bin", "tsx"),
           ...(process.env.BENCH_PROXY_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
-          join(ROOT, "apps", "gateway-proxy", "src", "main.ts"),
+          join(root, "apps", "gateway-proxy", "src", "main.ts"),
         ]),
         {
           ...nats.serviceEnv("gateway-proxy"),
@@ -328,6 +335,7 @@ async function main() {
     };
     const proxy = await startProxy("agentnet", true);
     const unmetered = TARGETS?.includes(METRICS_OFF) ? await startProxy(METRICS_OFF, false) : undefined;
+    const baseline = BASELINE_ROOT ? await startProxy(BASELINE, false, BASELINE_ROOT) : undefined;
     const portkeyPort = await freePort();
     const portkeyMain = join(
       ROOT,
@@ -409,6 +417,16 @@ async function main() {
               url: `http://127.0.0.1:${unmetered.port}/v1/chat/completions`,
               headers: { authorization: `Bearer ${plain}` },
               pid: unmetered.pid,
+            },
+          ]
+        : []),
+      ...(baseline
+        ? [
+            {
+              name: BASELINE,
+              url: `http://127.0.0.1:${baseline.port}/v1/chat/completions`,
+              headers: { authorization: `Bearer ${plain}` },
+              pid: baseline.pid,
             },
           ]
         : []),
@@ -546,12 +564,13 @@ async function main() {
     process.stdout.write(
       `\n| mode | target | latency p50 / p99 (ms) | added p50 / p99 (ms) | req/s (${CONNECTIONS} conns, ${SECONDS} s) | non-2xx + errors |\n|---|---|---|---|---|---|\n${table.join("\n")}\n`,
     );
-    // The cap's cost, and the metrics', round by round: a round's sliced targets ran back to back
+    // The cap's cost, the metrics' and the change's against the baseline build, round by round: a round's sliced targets ran back to back
     // (their latency requests alternated one by one), so a shift of the machine's speed between
     // rounds cancels out of the ratio instead of landing on whichever target it hit.
     const pairs = [
       ["agentnet + cap", "agentnet"],
       ["agentnet", METRICS_OFF],
+      [METRICS_OFF, BASELINE],
     ] as const;
     for (const stream of modes) {
       for (const [name, baseName] of pairs) {
