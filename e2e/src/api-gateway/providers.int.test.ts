@@ -1,6 +1,9 @@
+import { request } from "@agentnet/bus";
 import {
   type AgentConfig,
   API_KEY_TOKEN,
+  ControlPlane,
+  DEFAULT_ROUTING,
   type DiscoverModelsReply,
   type Group,
   type Guardrail,
@@ -222,6 +225,89 @@ describe("policies", () => {
     });
     expect(replaced.body).toMatchObject({ enabled: false });
     expect(replaced.body).not.toHaveProperty("limits");
+  });
+
+  it("stores routing with its defaults filled, answers it and hands it to the proxy; without it, none", async () => {
+    const o = await owner();
+    const first = await o.post<Provider>(providers, makeProviderBody({ name: "first" }));
+    const second = await o.post<Provider>(providers, makeProviderBody({ name: "second" }));
+    const group = await o.post<Group>("/api/groups", { name: "eng" });
+    const body = {
+      name: "balanced",
+      source_groups: [group.body.id],
+      destination_provider_ids: [first.body.id, second.body.id],
+    };
+    const plain = await o.post<Policy>("/api/agent-network/policies", { ...body, name: "plain" });
+    expect(plain.status).toBe(200);
+    expect(plain.body).not.toHaveProperty("routing");
+
+    const weights = { [first.body.id]: 3, [second.body.id]: 1 };
+    const weighted = await o.post<Policy>("/api/agent-network/policies", {
+      ...body,
+      routing: { strategy: "weighted", weights },
+    });
+    expect(weighted.status).toBe(200);
+    const routing = { ...DEFAULT_ROUTING, strategy: "weighted", weights };
+    expect(weighted.body.routing).toEqual(routing);
+    const read = await api.call<Policy>("GET", `/api/agent-network/policies/${weighted.body.id}`, {
+      token: o.token,
+    });
+    expect(read.body.routing).toEqual(routing);
+
+    const snapshot = await request(api.nc, ControlPlane.gatewaySnapshot, { account_id: o.account_id });
+    const byName = new Map(snapshot.policies.map((policy) => [policy.name, policy]));
+    expect(byName.get("balanced")?.routing).toEqual(routing);
+    expect(byName.get("plain")).not.toHaveProperty("routing");
+
+    const path = `/api/agent-network/policies/${weighted.body.id}`;
+    const noRetries = await api.call<Policy>("PUT", path, {
+      token: o.token,
+      body: { ...body, routing: { retries_enabled: false } },
+    });
+    expect(noRetries.body.routing).toEqual({ ...DEFAULT_ROUTING, retries_enabled: false });
+    const cleared = await api.call<Policy>("PUT", path, { token: o.token, body });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body).not.toHaveProperty("routing");
+  });
+
+  it("refuses a weight for a provider the policy does not grant, and routing out of bounds (400)", async () => {
+    const o = await owner();
+    const granted = await o.post<Provider>(providers, makeProviderBody({ name: "granted" }));
+    const other = await o.post<Provider>(providers, makeProviderBody({ name: "other" }));
+    const group = await o.post<Group>("/api/groups", { name: "eng" });
+    const body = { name: "p", source_groups: [group.body.id], destination_provider_ids: [granted.body.id] };
+    const stray = { strategy: "weighted", weights: { [granted.body.id]: 1, [other.body.id]: 2 } };
+
+    const refused = await o.post("/api/agent-network/policies", { ...body, routing: stray });
+    expect(refused).toMatchObject({
+      status: 400,
+      body: {
+        code: 400,
+        reason: "policy.routing_weight_not_destination",
+        message: expect.stringContaining(other.body.id),
+        details: [expect.objectContaining({ path: `routing.weights.${other.body.id}` })],
+      },
+    });
+    const created = await o.post<Policy>("/api/agent-network/policies", body);
+    const replaced = await api.call("PUT", `/api/agent-network/policies/${created.body.id}`, {
+      token: o.token,
+      body: { ...body, routing: stray },
+    });
+    expect(replaced).toMatchObject({
+      status: 400,
+      body: { reason: "policy.routing_weight_not_destination" },
+    });
+
+    for (const routing of [{ max_attempts: 0 }, { budget_ms: 10 }, { strategy: "random" }]) {
+      expect(
+        (await o.post("/api/agent-network/policies", { ...body, routing })).status,
+        JSON.stringify(routing),
+      ).toBe(400);
+    }
+    const unchanged = await api.call<Policy>("GET", `/api/agent-network/policies/${created.body.id}`, {
+      token: o.token,
+    });
+    expect(unchanged.body).not.toHaveProperty("routing");
   });
 });
 

@@ -40,6 +40,14 @@ describe("the OpenAPI document", () => {
     expect(
       Object.keys(createProvider?.requestBody?.content["application/json"].schema.properties ?? {}),
     ).toEqual(expect.arrayContaining(["provider_id", "name", "upstream_url", "api_key"]));
+    const createPolicy = document.paths["/api/agent-network/policies"]?.post;
+    expect(createPolicy?.requestBody?.content["application/json"].schema.properties?.routing).toMatchObject({
+      properties: {
+        strategy: { default: "priority", enum: ["priority", "weighted", "least_busy"] },
+        weights: { type: "object", additionalProperties: { type: "integer", minimum: 0 } },
+        max_attempts: { default: 3 },
+      },
+    });
     const getUser = document.paths["/api/users/{userId}"]?.get;
     expect(getUser?.parameters).toEqual([expect.objectContaining({ name: "userId", in: "path" })]);
     const logs = document.paths["/api/agent-network/access-logs"]?.get;

@@ -7,6 +7,7 @@ import {
 } from "@agentnet/contracts";
 import { newId } from "@agentnet/service-kit";
 import { requireAccountWideGrant, requireWriter } from "../domain/access";
+import { assertWeightsNameDestinations } from "../domain/routing";
 import type { PolicyDoc } from "../store/agent-models";
 import { toPolicy } from "../store/agent-views";
 import { announceConfigChange, type HandlerContext, handle, loadOwned, missingIds } from "./context";
@@ -39,7 +40,16 @@ export function registerPolicyHandlers(ctx: HandlerContext) {
     destination_provider_ids: body.destination_provider_ids,
     guardrail_ids: body.guardrail_ids,
     limits: body.limits,
+    routing: body.routing,
   });
+
+  /** PUT replaces the whole policy: an optional part it leaves out is removed from the stored one. */
+  const replacement = (body: PolicyBody) => {
+    const { limits, routing, ...rest } = fields(body);
+    const set = { ...rest, ...(limits ? { limits } : {}), ...(routing ? { routing } : {}) };
+    const unset = { ...(limits ? {} : { limits: 1 }), ...(routing ? {} : { routing: 1 }) };
+    return Object.keys(unset).length > 0 ? { $set: set, $unset: unset } : { $set: set };
+  };
 
   handle(ctx, ControlPlane.policiesList, async ({ caller }) => {
     requireAccountWideGrant(caller);
@@ -54,6 +64,7 @@ export function registerPolicyHandlers(ctx: HandlerContext) {
 
   handle(ctx, ControlPlane.policiesCreate, async ({ caller, body }) => {
     requireWriter(caller);
+    assertWeightsNameDestinations(body);
     await requireReferencesExist(caller, body);
     const created = await models.Policy.create({
       _id: newId(),
@@ -67,11 +78,11 @@ export function registerPolicyHandlers(ctx: HandlerContext) {
   handle(ctx, ControlPlane.policiesUpdate, async ({ caller, policy_id, body }) => {
     requireWriter(caller);
     const stored = await loadOwned<PolicyDoc>(models.Policy, caller, policy_id, "policy");
+    assertWeightsNameDestinations(body);
     await requireReferencesExist(caller, body);
-    const { limits, ...rest } = fields(body);
     const updated = await models.Policy.findOneAndUpdate(
       { _id: stored._id, account_id: caller.account_id },
-      limits ? { $set: { ...rest, limits } } : { $set: rest, $unset: { limits: 1 } },
+      replacement(body),
       { new: true },
     ).lean();
     announceConfigChange(ctx, caller.account_id);

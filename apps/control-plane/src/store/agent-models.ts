@@ -1,4 +1,10 @@
-import type { GuardrailChecks, Limits, ProviderModel, SealedSecret } from "@agentnet/contracts";
+import type {
+  GuardrailChecks,
+  Limits,
+  PolicyRouting,
+  ProviderModel,
+  SealedSecret,
+} from "@agentnet/contracts";
 import { type Connection, type Model, Schema } from "mongoose";
 
 const timestamps = { createdAt: "created_at", updatedAt: "updated_at" } as const;
@@ -47,6 +53,8 @@ export interface PolicyDoc {
   destination_provider_ids: string[];
   guardrail_ids: string[];
   limits?: Limits;
+  /** Absent when the last create or replace sent none: the policy routes by `DEFAULT_ROUTING`. */
+  routing?: PolicyRouting;
   created_at: Date;
   updated_at: Date;
 }
@@ -132,8 +140,10 @@ const policySchema = new Schema<PolicyDoc>(
     destination_provider_ids: [String],
     guardrail_ids: [String],
     limits: mixed,
+    routing: mixed,
   },
-  { timestamps },
+  // minimize off: a routing without weights keeps its `weights: {}`.
+  { timestamps, minimize: false },
 );
 policySchema.index({ account_id: 1, created_at: 1 });
 

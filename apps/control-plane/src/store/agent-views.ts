@@ -48,6 +48,7 @@ export const toPolicy = (doc: PolicyDoc): Policy => ({
   destination_provider_ids: doc.destination_provider_ids,
   guardrail_ids: doc.guardrail_ids,
   ...(doc.limits ? { limits: doc.limits } : {}),
+  ...(doc.routing ? { routing: doc.routing } : {}),
   ...stamps(doc),
 });
 
