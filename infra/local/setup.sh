@@ -38,7 +38,7 @@ if ! command -v nats-server >/dev/null 2>&1; then
   apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nats-server >/dev/null
 fi
 
-# tmux: the CLI's Ctrl-C tests press Ctrl-C in a real terminal (apps/cli/src/ctrl-c.int.test.ts).
+# tmux: the CLI's Ctrl-C tests press Ctrl-C in a real terminal (e2e/src/cli/ctrl-c.int.test.ts).
 if ! command -v tmux >/dev/null 2>&1; then
   say "installing tmux"
   apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null

@@ -5,12 +5,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { promisify } from "node:util";
-import { freePort, probeMongo } from "@agentnet/local-backends";
+import { findRepoRoot, freePort, probeMongo } from "@agentnet/local-backends";
 import { isolatedNatsUrl, TEST_SEALING_KEY } from "@agentnet/testkit";
 import { connect } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-const cli = join(import.meta.dirname, "..", "bin", "agentnet.mjs");
+const cli = join(findRepoRoot(), "apps", "cli", "bin", "agentnet.mjs");
 
 describe("agentnet up, end to end", () => {
   let stack: ChildProcess;

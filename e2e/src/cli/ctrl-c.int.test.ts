@@ -5,11 +5,11 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { identify, killProcess, type ProcessIdentity, stillRuns } from "@agentnet/cli/processes";
+import { RunningStack, type StopStage } from "@agentnet/cli/stack-file";
 import { findRepoRoot, freePort } from "@agentnet/local-backends";
 import { TEST_SEALING_KEY } from "@agentnet/testkit";
 import { afterAll, describe, expect, it } from "vitest";
-import { identify, killProcess, type ProcessIdentity, stillRuns } from "./processes";
-import { RunningStack, type StopStage } from "./stack-file";
 
 // A terminal sends SIGINT to its whole foreground process group: the shell's job (pnpm, the CLI,
 // whatever they run in that group), not one pid. These tests press Ctrl-C in a real one (tmux with
