@@ -65,6 +65,11 @@ export class FakeUpstream {
     res.on("close", () => {
       if (!res.writableFinished) this.aborted++;
     });
+    return this.respond(res, path, body);
+  }
+
+  /** Answers a request whose body was read and recorded (a failing vendor fails some first). */
+  protected respond(res: ServerResponse, path: string, body: Record<string, unknown>) {
     if (path.endsWith("/v1/messages/count_tokens")) return this.json(res, { input_tokens: this.usage.input });
     if (path.endsWith("/v1/messages"))
       return body.stream ? this.anthropicStream(res, body) : this.anthropic(res, body);
