@@ -35,6 +35,7 @@ import {
   tokenResolveRequest,
 } from "@agentnet/service-kit";
 import type { ProxyContext } from "./context";
+import type { CooldownOptions } from "./domain/cooldown";
 import { AdmissionAnnouncer } from "./events/admission";
 import { CredentialRejections } from "./events/credential-rejections";
 import { fitEvent } from "./events/fit";
@@ -42,6 +43,7 @@ import { heartbeatMessages, ServedEndpoints } from "./events/heartbeat";
 import { BufferedPublisher, type PublishFn } from "./events/publisher";
 import { createRequestHandler, InFlight } from "./http/router";
 import { countLeaseAsks, ProxyMetrics } from "./metrics";
+import { ProviderRouting } from "./request/routing";
 import { SnapshotCache } from "./snapshot/cache";
 import { CallerCache } from "./snapshot/callers";
 import { ConsumptionLeader } from "./snapshot/consumption-leader";
@@ -86,6 +88,8 @@ export interface GatewayProxyOptions {
   /** While NATS is gone, a lease stays usable this long after the leader last confirmed it. */
   leaseOutageGraceMs: number;
   heartbeatMs: number;
+  /** When a provider that keeps failing is tried last (`Cooldowns`, src/domain/cooldown.ts). */
+  cooldown: CooldownOptions;
   /** How long a clean shutdown waits for buffered events to reach JetStream. */
   shutdownFlushMs: number;
   /**
@@ -118,6 +122,7 @@ export const DEFAULT_OPTIONS: GatewayProxyOptions = {
   leaseMaintainMs: 500,
   leaseOutageGraceMs: 75_000,
   heartbeatMs: 10_000,
+  cooldown: { failures: 3, windowMs: 30_000, cooldownMs: 30_000 },
   shutdownFlushMs: 10_000,
   shutdownDrainMs: 5_000,
 };
@@ -209,6 +214,7 @@ export async function startGatewayProxy(deps: {
         logger,
       ),
     }),
+    routing: new ProviderRouting(options.cooldown),
     publisher,
     served: new ServedEndpoints(),
     metrics,
@@ -219,6 +225,7 @@ export async function startGatewayProxy(deps: {
   };
 
   metrics?.follow(publisher, ctx.admissions);
+  metrics?.followCooldowns(ctx.routing.cooldowns);
 
   // The stream must exist for JetStream to ack events; whoever starts first creates it.
   await ensureRequestStream(nc, [Events.requestsAll], options.requestStream).catch((err: unknown) =>

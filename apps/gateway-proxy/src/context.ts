@@ -8,6 +8,7 @@ import type { CredentialRejections } from "./events/credential-rejections";
 import type { ServedEndpoints } from "./events/heartbeat";
 import type { BufferedPublisher } from "./events/publisher";
 import type { ProxyMetrics } from "./metrics";
+import type { ProviderRouting } from "./request/routing";
 import type { AccountView, SnapshotCache } from "./snapshot/cache";
 import type { CallerCache } from "./snapshot/callers";
 import type { UpstreamPools } from "./upstream/pools";
@@ -28,6 +29,8 @@ export interface ProxyContext {
   snapshots: SnapshotCache;
   leases: LeaseTable;
   pools: UpstreamPools;
+  /** Weighted rotations, requests in flight per provider, cooldowns: this proxy's routing state. */
+  routing: ProviderRouting;
   publisher: BufferedPublisher<GatewayRequestEvent>;
   served: ServedEndpoints;
   options: ProxyOptions;

@@ -68,6 +68,14 @@ export const GatewayProxyEnv = z.object({
   AGN_LEASE_TIMEOUT_MS: z.coerce.number().int().min(50).default(2_000),
   /** A lease of cap headroom unused this long gives back what it has not committed. */
   AGN_LEASE_IDLE_MS: z.coerce.number().int().min(100).default(2_000),
+  /**
+   * A provider that failed this many times (a status or error a request is retried on) within
+   * AGN_COOLDOWN_WINDOW_MS is tried last for AGN_COOLDOWN_MS, then probed by one request; a 429
+   * whose retry-after is at least AGN_COOLDOWN_MS cools it for the retry-after. Per proxy process.
+   */
+  AGN_COOLDOWN_FAILURES: z.coerce.number().int().min(1).default(3),
+  AGN_COOLDOWN_WINDOW_MS: z.coerce.number().int().min(100).default(30_000),
+  AGN_COOLDOWN_MS: z.coerce.number().int().min(100).default(30_000),
   ...leaseOutageEnv,
 });
 export type GatewayProxyEnv = z.infer<typeof GatewayProxyEnv>;

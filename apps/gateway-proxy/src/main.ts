@@ -30,6 +30,11 @@ await runService(
         httpLimits: httpServerLimits(env),
         eventBufferMax: env.AGN_EVENT_BUFFER_MAX,
         heartbeatMs: env.AGN_PROXY_HEARTBEAT_SECONDS * 1000,
+        cooldown: {
+          failures: env.AGN_COOLDOWN_FAILURES,
+          windowMs: env.AGN_COOLDOWN_WINDOW_MS,
+          cooldownMs: env.AGN_COOLDOWN_MS,
+        },
         authCacheMs: env.AGN_AUTH_CACHE_MS,
         snapshotMaxAgeMs: env.AGN_SNAPSHOT_MAX_AGE_MS,
         staleServeMs: env.AGN_STALE_SERVE_SECONDS * 1000,

@@ -11,6 +11,7 @@ import {
   type HistogramSeries,
   type MetricsRegistry,
 } from "@agentnet/service-kit";
+import type { Cooldowns } from "./domain/cooldown";
 import type { Wire } from "./domain/wire";
 import type { AdmissionAnnouncer } from "./events/admission";
 import type { RequestRecord } from "./events/build";
@@ -129,7 +130,7 @@ export class RequestSeries {
 
   /** The upstream answered (or was cut off): how long it took, and until its headers came. */
   forwarded(result: ForwardResult, sentAt: number): void {
-    if (!this.model || result.outcome === "unreachable") return;
+    if (!this.model || result.outcome === "unreachable" || result.outcome === "retryable") return;
     const timings = this.model.upstream(result.stream);
     timings.duration.observe((performance.now() - sentAt) / 1000);
     if (result.headersAt > 0) timings.firstByte.observe((result.headersAt - sentAt) / 1000);
@@ -286,6 +287,18 @@ export class ProxyMetrics {
         },
       );
     };
+  }
+
+  /** Providers this proxy tries last for now (they kept failing), read at each scrape. */
+  followCooldowns(cooldowns: Cooldowns): void {
+    gaugeOf(
+      this.registry,
+      {
+        name: "agentnet_proxy_providers_cooling_down",
+        help: "Providers this proxy tries last because they kept failing (GET /status names them), cooling down or awaiting their probe",
+      },
+      () => cooldowns.list().length,
+    );
   }
 
   /** The event publisher's and the admission announcer's own counts, read at each scrape. */

@@ -121,3 +121,60 @@ describe("decide", () => {
     });
   });
 });
+
+describe("decide: candidates", () => {
+  const second = makeProvider({ id: "prov_openai_eu", name: "OpenAI EU" });
+  const routes = (decision: ReturnType<typeof decide>) =>
+    decision.decision === "allow" ? decision.candidates.map((route) => route.provider.id) : [];
+
+  it("lists every fitting provider that serves the model, in policy order, the chosen one first", () => {
+    const policies = [
+      makePolicy({ destination_provider_ids: ["prov_local", "prov_openai", "prov_openai_eu"] }),
+    ];
+    const decision = decide(input({ providers: [openai, second, local], policies }));
+    expect(routes(decision)).toEqual(["prov_openai", "prov_openai_eu"]);
+  });
+
+  it("leaves out providers whose policies' allowlists refuse the model", () => {
+    const policies = [
+      makePolicy({ id: "open", destination_provider_ids: ["prov_openai"] }),
+      makePolicy({ id: "strict", destination_provider_ids: ["prov_openai_eu"], guardrail_ids: ["g"] }),
+    ];
+    const decision = decide(
+      input({ providers: [openai, second], policies, guardrails: [allowlist("g", ["o3"])] }),
+    );
+    expect(routes(decision)).toEqual(["prov_openai"]);
+  });
+
+  it("an explicitly named provider is the only candidate", () => {
+    const policies = [makePolicy({ destination_provider_ids: ["prov_openai", "prov_openai_eu"] })];
+    const decision = decide(input({ providers: [openai, second], policies, model: "OpenAI EU/gpt-4o" }));
+    expect(routes(decision)).toEqual(["prov_openai_eu"]);
+  });
+
+  it("a provider chosen without knowing the model is the only candidate", () => {
+    const decision = decide(input({ model: "brand-new-model", providers: [anthropic, openai, second] }));
+    expect(routes(decision)).toEqual(["prov_openai"]);
+  });
+
+  it("routing is the authorising policy's, the default (priority, retries on) without one", () => {
+    const plain = decide(input({}));
+    expect(plain).toMatchObject({ routing: { strategy: "priority", retries_enabled: true } });
+    const weighted = decide(
+      input({
+        policies: [
+          makePolicy({
+            routing: {
+              strategy: "weighted",
+              weights: {},
+              retries_enabled: false,
+              max_attempts: 1,
+              budget_ms: 5_000,
+            },
+          }),
+        ],
+      }),
+    );
+    expect(weighted).toMatchObject({ routing: { strategy: "weighted", retries_enabled: false } });
+  });
+});

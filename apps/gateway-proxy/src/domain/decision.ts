@@ -1,5 +1,11 @@
 import { type CatalogEntry, findCatalogModel, findCatalogProvider } from "@agentnet/catalog";
-import type { GatewayProvider, Guardrail, Policy } from "@agentnet/contracts";
+import {
+  DEFAULT_ROUTING,
+  type GatewayProvider,
+  type Guardrail,
+  type Policy,
+  type PolicyRouting,
+} from "@agentnet/contracts";
 import {
   coveringPolicies,
   isModelAllowed,
@@ -26,8 +32,25 @@ export interface DecisionInput {
   wire: Wire;
 }
 
+/** A provider the request may go to, the policy that lets it, and the model as sent there. */
+export interface Route {
+  provider: GatewayProvider;
+  catalog: CatalogEntry;
+  policy: Policy;
+  model: string;
+}
+
 export type Decision =
-  | { decision: "allow"; provider: GatewayProvider; catalog: CatalogEntry; policy: Policy; model: string }
+  | (Route & {
+      decision: "allow";
+      /**
+       * Every provider the request may go to, in priority order, the chosen one first: the
+       * strategy of `routing` orders them and the next is tried when one fails.
+       */
+      candidates: readonly Route[];
+      /** The chosen provider's authorising policy's routing. */
+      routing: PolicyRouting;
+    })
   | { decision: "deny"; reason: DenyReason; provider?: GatewayProvider; policy?: Policy; model: string };
 
 type Grant = ProviderGrant<GatewayProvider, Policy> & { catalog: CatalogEntry };
@@ -99,6 +122,11 @@ function fitsWire(wire: Wire) {
  * Model → provider: `provider-name/model` picks that provider; otherwise the first reachable
  * provider (policy order) whose flavor fits the route and that knows the model and allows it,
  * else the first that knows it, else the first of a fitting flavor.
+ *
+ * Candidates: a request may go to every provider that would have been chosen had the ones before
+ * it not been there, i.e. each fitting provider that knows the model and lets it through, in the
+ * same order. A provider named explicitly, or one chosen without knowing the model, is the only
+ * candidate: nothing says another would serve what the client asked for.
  */
 export function decide(input: DecisionInput): Decision {
   const fits = fitsWire(input.wire);
@@ -112,6 +140,7 @@ export function decide(input: DecisionInput): Decision {
   const model = explicit?.model ?? input.requestedModel;
 
   let grant: Grant | undefined;
+  let knowing: Grant[] = [];
   if (explicit) {
     grant = grants.find((candidate) => candidate.provider.id === explicit.provider.id);
     if (grant && !fits(grant.provider)) {
@@ -125,7 +154,7 @@ export function decide(input: DecisionInput): Decision {
     }
   } else {
     const fitting = grants.filter((candidate) => fits(candidate.provider));
-    const knowing = fitting.filter((candidate) => providerKnowsModel(candidate.provider, model));
+    knowing = fitting.filter((candidate) => providerKnowsModel(candidate.provider, model));
     grant =
       knowing.find((candidate) => authorisingPolicy(candidate, input.guardrails, model)) ??
       knowing[0] ??
@@ -148,7 +177,26 @@ export function decide(input: DecisionInput): Decision {
       model,
     };
   }
-  return { decision: "allow", provider: grant.provider, catalog: grant.catalog, policy, model };
+  const chosen: Route = { provider: grant.provider, catalog: grant.catalog, policy, model };
+  return {
+    decision: "allow",
+    ...chosen,
+    candidates: knowing.length > 1 ? candidatesFrom(chosen, knowing, input.guardrails) : [chosen],
+    routing: policy.routing ?? DEFAULT_ROUTING,
+  };
+}
+
+/** The chosen route, then every later knowing grant a policy lets the model through. */
+function candidatesFrom(chosen: Route, knowing: readonly Grant[], guardrails: DecisionInput["guardrails"]) {
+  const routes: Route[] = [chosen];
+  const start = knowing.findIndex((grant) => grant.provider.id === chosen.provider.id);
+  if (start === -1) return routes;
+  for (const grant of knowing.slice(start + 1)) {
+    const policy = authorisingPolicy(grant, guardrails, chosen.model);
+    if (policy)
+      routes.push({ provider: grant.provider, catalog: grant.catalog, policy, model: chosen.model });
+  }
+  return routes;
 }
 
 /** Models a caller may name on a provider, for GET /v1/models. */

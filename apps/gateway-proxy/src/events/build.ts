@@ -1,4 +1,4 @@
-import type { Caller, GatewayRequestEvent, ReservedCounter } from "@agentnet/contracts";
+import type { Caller, GatewayRequestEvent, RequestAttempt, ReservedCounter } from "@agentnet/contracts";
 import { type CostBreakdown, zeroCost } from "@agentnet/pricing";
 import type { Wire } from "../domain/wire";
 import type { RequestSeries } from "../metrics";
@@ -37,6 +37,8 @@ export interface RequestRecord {
   completion?: string;
   /** The model the vendor says answered (traces only: the event names the model asked for). */
   responseModel?: string | undefined;
+  /** Every attempt at a provider, once there was more than one (undefined until then). */
+  attempts?: RequestAttempt[];
   /** Where the request is counted (`ProxyMetrics`); undefined with metrics off. */
   series?: RequestSeries;
 }
@@ -85,6 +87,7 @@ export function buildEvent(record: RequestRecord): GatewayRequestEvent {
     logged: record.logged,
   };
   if (record.counters && record.counters.length > 0) event.reserved_counters = record.counters;
+  if (record.attempts && record.attempts.length > 1) event.attempts = record.attempts;
   if (record.prompt !== undefined) event.request_prompt = record.prompt;
   if (record.completion !== undefined) event.response_completion = record.completion;
   return event;

@@ -87,9 +87,16 @@ export function createRequestHandler(ctx: ProxyContext, health: Health, inFlight
       return;
     }
     if (path === "/status" && req.method === "GET") {
-      // Not behind auth, like /healthz: it says how the proxy's event pipeline is doing, no data.
+      // Not behind auth, like /healthz: how the proxy's event pipeline and its providers are doing,
+      // no data (provider ids and names, and why a provider cools down, are no secrets of a caller).
       res.writeHead(ctx.publisher.status().publishing ? 200 : 503, { "content-type": "application/json" });
-      res.end(JSON.stringify({ events: ctx.publisher.status(), admissions: ctx.admissions.status() }));
+      res.end(
+        JSON.stringify({
+          events: ctx.publisher.status(),
+          admissions: ctx.admissions.status(),
+          cooling_providers: ctx.routing.cooldowns.list(),
+        }),
+      );
       return;
     }
     const answer = req.method === "GET" ? healthResponse(health, path) : undefined;

@@ -34,18 +34,18 @@ export async function admit(ctx: ProxyContext, received: Received): Promise<Admi
     const status = decision.reason === "gateway.flavor_mismatch" ? 400 : 403;
     return refused(status, decision.reason, denyMessage(decision.reason, decision.model));
   }
-  const { provider, catalog, policy, model } = decision;
-  const candidate: Candidate = {
-    provider,
-    catalog,
-    policy,
-    model,
-    pricing: ratesFor(provider, catalog, model),
-  };
-  const overpriced = rateAboveMaximum(candidate.pricing.rates);
-  if (overpriced) return rateOutOfRange(candidate, overpriced);
-  const caps = record.metered ? capsInForce(record.caller, view, policy, Date.now()) : undefined;
-  if (caps?.usdCap && !candidate.pricing.rates.pricing_known) return unpriced(candidate);
+  const caps = record.metered ? capsInForce(record.caller, view, decision.policy, Date.now()) : undefined;
+  const candidates: Candidate[] = [];
+  let pricingRefusal: Refused | undefined;
+  for (const route of ctx.routing.order(decision)) {
+    const candidate: Candidate = { ...route, pricing: ratesFor(route.provider, route.catalog, route.model) };
+    const problem = pricingProblem(candidate, caps?.usdCap ?? false);
+    if (problem) pricingRefusal ??= problem;
+    else candidates.push(candidate);
+  }
+  const [candidate] = candidates;
+  if (!candidate) return pricingRefusal ?? refused(500, "gateway.internal", "no candidate for the request");
+  const { catalog, policy, model } = candidate;
 
   const capture = capturePlan(received.settings, policy, view.guardrails);
   const prompt = capture.capture ? promptText(body) : "";
@@ -68,7 +68,17 @@ export async function admit(ctx: ProxyContext, received: Received): Promise<Admi
     record.counters = hold.counters;
   }
   record.decision = "allow";
-  return { outcome: "admitted", received, candidate, tokens, capped, capture, prompt };
+  return {
+    outcome: "admitted",
+    received,
+    candidate,
+    candidates,
+    routing: decision.routing,
+    tokens,
+    capped,
+    capture,
+    prompt,
+  };
 }
 
 /** The policy decision for the request (provider, model), written on its row and its metrics series. */
@@ -105,6 +115,14 @@ function denyMessage(reason: string, model: string): string {
     default:
       return "this provider speaks another API; use its endpoint";
   }
+}
+
+/** A candidate the request cannot go to for its prices: above the maximum, or unknown under a USD cap. */
+function pricingProblem(candidate: Candidate, usdCapped: boolean): Refused | undefined {
+  const overpriced = rateAboveMaximum(candidate.pricing.rates);
+  if (overpriced) return rateOutOfRange(candidate, overpriced);
+  if (usdCapped && !candidate.pricing.rates.pricing_known) return unpriced(candidate);
+  return undefined;
 }
 
 const rateOutOfRange = (candidate: Candidate, rate: string): Refused =>

@@ -1,32 +1,105 @@
-import { type GatewayProvider, renderAuthHeader } from "@agentnet/contracts";
+import type { ServerResponse } from "node:http";
+import { type GatewayProvider, type RequestAttempt, renderAuthHeader } from "@agentnet/contracts";
 import { apiKeyOf, type ProxyContext } from "../context";
 import { MAX_CAPTURE_CHARS } from "../domain/capture";
+import { holdAmount } from "../domain/estimate";
 import { catalogHeaders, forwardedQuery, upstreamHeaders } from "../domain/forwarding";
 import { identityHeaders, injectMetadata } from "../domain/identity";
 import { isJsonObject } from "../domain/json";
-import { type ForwardRequest, forward as relay } from "../upstream/forward";
+import { isRetryableStatus, networkError, retryAfterMs, SAME_PROVIDER_BACKOFF_MS } from "../domain/retry";
+import { capDenyReason } from "../http/caps";
+import { type ForwardRequest, type ForwardResult, forward as relay } from "../upstream/forward";
 import { privateUpstreamOf, upstreamTarget } from "../upstream/pools";
+import { zeroUsage } from "../upstream/usage";
 import { CappedStreamGrowth } from "./capped-stream";
 import type { Admitted, Answered, Candidate, Failed } from "./stages";
 
 type UpstreamTarget = ReturnType<typeof upstreamTarget>;
+type AttemptResult = ForwardResult | Failed;
 
 /**
- * Sends an admitted request to its candidate and relays the answer: the provider's credential, the
- * request as the vendor takes it, the upstream call. Failed when no answer came, and nothing has
- * reached the client then.
+ * Sends an admitted request to its candidates and relays the answer: per attempt the provider's
+ * credential, the request as its vendor takes it, the upstream call. A failure before any byte of
+ * the answer reached the client (`isRetryableStatus`, no answer, a stream that died before its
+ * first byte) goes to the next candidate, or to the same one again when it is the only one (after
+ * its retry-after), within the routing's attempts and time budget from the request's arrival. The
+ * last attempt's failure is the client's: the vendor's answer relayed, or 502/504 when none came.
+ * Failed when no answer came, and nothing has reached the client then.
  */
 export async function forward(ctx: ProxyContext, admitted: Admitted): Promise<Answered | Failed> {
-  const { request, record, view } = admitted.received;
-  const { candidate } = admitted;
+  const { record, request } = admitted.received;
+  const { candidates, routing } = admitted;
+  const maxAttempts = routing.retries_enabled ? routing.max_attempts : 1;
+  const deadline = record.startedAt + routing.budget_ms;
+  const bodies = new BodyCache(admitted);
+  let next = 0;
+  let announced: Candidate | undefined;
+  let knownRetryAfterMs = 0;
+  for (let attempt = 1; ; attempt++) {
+    const candidate = admitted.candidate;
+    const following = candidates.length === 1 ? candidate : candidates[next + 1];
+    const mayRetry = attempt < maxAttempts && following !== undefined && Date.now() < deadline;
+    if (announced !== candidate) {
+      routeRecord(ctx, admitted, candidate);
+      ctx.admissions.announce(record, admitted.tokens, candidate.pricing);
+      announced = candidate;
+    }
+    const startedAt = performance.now();
+    ctx.routing.started(candidate.provider.id);
+    let result: AttemptResult;
+    try {
+      result = await attemptAt(ctx, admitted, candidate, bodies.of(candidate), mayRetry);
+    } finally {
+      ctx.routing.ended(candidate.provider.id);
+    }
+    const durationMs = Math.round(performance.now() - startedAt);
+    if (result.outcome === "failed") {
+      if (attempt > 1) listAttempt(admitted, candidate, result.status, result.reason, durationMs);
+      return withRetryAfter(result, knownRetryAfterMs);
+    }
+    if (result.outcome !== "retryable" && result.outcome !== "unreachable") {
+      if (attempt > 1) listAttempt(admitted, candidate, result.status, "", durationMs);
+      record.series?.forwarded(result, startedAt);
+      if (result.status < 400) ctx.routing.cooldowns.succeeded(candidate.provider.id);
+      else if (isRetryableStatus(result.status)) coolingFailure(ctx, candidate, `status ${result.status}`, 0);
+      return result;
+    }
+    const failure = retryableFailure(result);
+    const waitMs = failure.retryAfterMs;
+    knownRetryAfterMs = Math.max(knownRetryAfterMs, waitMs);
+    coolingFailure(ctx, candidate, failure.error || `status ${failure.status}`, waitMs);
+    listAttempt(admitted, candidate, failure.status, failure.error, durationMs);
+    const sameProvider = following === candidate;
+    const pause = sameProvider ? waitMs || SAME_PROVIDER_BACKOFF_MS : 0;
+    if (!mayRetry || !following || Date.now() + pause >= deadline || request.res.destroyed) {
+      return lastFailure(request.res, failure, knownRetryAfterMs);
+    }
+    if (pause > 0) await sleep(pause);
+    if (request.res.destroyed) return lastFailure(request.res, failure, knownRetryAfterMs);
+    if (!sameProvider) next++;
+    const repriced = await reprice(ctx, admitted, following);
+    if (repriced) return repriced;
+    admitted.candidate = following;
+  }
+}
+
+/** One attempt at one candidate: its credential, the request as its vendor takes it, the call. */
+async function attemptAt(
+  ctx: ProxyContext,
+  admitted: Admitted,
+  candidate: Candidate,
+  body: string,
+  mayRetry: boolean,
+): Promise<AttemptResult> {
+  const { request, view } = admitted.received;
   const { provider } = candidate;
   const target = upstreamTarget(
     provider.upstream_url,
     request.path,
     forwardedQuery(request.wire, request.query),
   );
-  record.host = target.host;
-  record.path = target.path;
+  admitted.received.record.host = target.host;
+  admitted.received.record.path = target.path;
   let apiKey: string;
   try {
     apiKey = apiKeyOf(ctx, view, provider);
@@ -34,41 +107,177 @@ export async function forward(ctx: ProxyContext, admitted: Admitted): Promise<An
     ctx.logger.error({ err: error, provider_id: provider.id }, "provider credential cannot be unsealed");
     return failed(502, "provider.credential_unavailable", "the provider's credential cannot be opened", "");
   }
-  const upstream = upstreamRequest(ctx, admitted, candidate, target, apiKey);
-  ctx.admissions.announce(record, admitted.tokens, candidate.pricing);
-  const sentAt = performance.now();
+  const upstream = upstreamRequest(ctx, admitted, candidate, target, apiKey, body, mayRetry);
   const result = await relay(upstream, request.res);
-  record.series?.forwarded(result, sentAt);
-  if (result.outcome === "unreachable") return unreachable(ctx, provider, result.error);
+  if (result.outcome === "unreachable") {
+    const refusal = privateUpstream(provider, result.error);
+    if (refusal) return refusal;
+    ctx.logger.warn({ err: result.error, provider_id: provider.id }, "upstream unreachable");
+    return result;
+  }
   // A vendor refusing the provider's key becomes an alert; any other answer costs this comparison.
-  if (result.status === 401) ctx.credentialRejections.rejected(record.caller.account_id, provider.id, 401);
+  if (result.outcome !== "retryable" && result.status === 401) {
+    ctx.credentialRejections.rejected(admitted.received.record.caller.account_id, provider.id, 401);
+  }
   return result;
 }
 
+interface RetryableFailure {
+  /** The vendor's status; 0 when none came. */
+  status: number;
+  error: string;
+  retryAfterMs: number;
+  /** The vendor's answer to relay should no other attempt follow; undefined when none came. */
+  answer: Extract<ForwardResult, { outcome: "retryable" }> | undefined;
+}
+
+function retryableFailure(
+  result: Extract<ForwardResult, { outcome: "retryable" | "unreachable" }>,
+): RetryableFailure {
+  if (result.outcome === "unreachable") {
+    return { status: 0, error: networkError(result.error), retryAfterMs: 0, answer: undefined };
+  }
+  return {
+    status: result.status,
+    error: result.error,
+    retryAfterMs: retryAfterMs(result.headers),
+    answer: result.status === 0 ? undefined : result,
+  };
+}
+
 /**
- * The request as the candidate's vendor takes it: the caller's headers its wire forwards, then the
- * catalog's, the identity and the credential; the body with the vendor's metadata and model.
+ * The client's answer once no attempt is left: the last vendor's own (status, headers, body), or,
+ * when none came, 504 for a timeout and 502 otherwise.
  */
-function upstreamRequest(
-  ctx: ProxyContext,
+function lastFailure(res: ServerResponse, failure: RetryableFailure, retryAfter: number): Answered | Failed {
+  const { answer } = failure;
+  if (!answer) {
+    const timeout = failure.error === "timeout";
+    const noAnswer = failed(
+      timeout ? 504 : 502,
+      timeout ? "provider.timeout" : "provider.unreachable",
+      timeout ? "the upstream provider did not answer in time" : "the upstream provider did not answer",
+      "",
+    );
+    return withRetryAfter(noAnswer, retryAfter);
+  }
+  if (!res.destroyed && !res.headersSent) {
+    res.writeHead(answer.status, answer.headers);
+    res.end(answer.body);
+  }
+  return {
+    outcome: "answered",
+    status: answer.status,
+    usage: zeroUsage(),
+    completion: "",
+    stream: false,
+    responseModel: undefined,
+    streamedOutputTokens: () => 0,
+    headersAt: 0,
+  };
+}
+
+/** A vendor said when to come back: the client is told too (in whole seconds, rounded up). */
+function withRetryAfter(failure: Failed, retryAfter: number): Failed {
+  if (retryAfter <= 0) return failure;
+  return { ...failure, headers: { ...failure.headers, "retry-after": String(Math.ceil(retryAfter / 1000)) } };
+}
+
+/** The row lists every attempt once there is more than one: the first is listed with the second. */
+function listAttempt(
   admitted: Admitted,
   candidate: Candidate,
-  target: UpstreamTarget,
-  apiKey: string,
-): ForwardRequest {
-  const { request, record, body } = admitted.received;
-  const { provider, catalog } = candidate;
-  const { wire } = request;
-  const own: Record<string, string> = {
-    ...catalogHeaders(wire, catalog.extra_headers, provider.extra_values, request.req.headers),
-    ...identityHeaders(provider, record.caller),
-    // Token counting takes no metadata (the vendor refuses fields it does not know there).
-    ...(provider.metadata_disabled || !record.metered
-      ? {}
-      : injectMetadata(body, catalog.identity_injection.json_metadata, record.caller)),
-    "content-type": "application/json",
-    [catalog.auth_header_name.toLowerCase()]: renderAuthHeader(catalog.auth_header_template, apiKey),
+  status: number,
+  error: string,
+  durationMs: number,
+) {
+  const { record } = admitted.received;
+  const attempt: RequestAttempt = {
+    provider_id: candidate.provider.id,
+    provider: candidate.provider.name,
+    model: candidate.model,
+    status,
+    error,
+    duration_ms: durationMs,
   };
+  if (record.attempts) record.attempts.push(attempt);
+  else record.attempts = [attempt];
+}
+
+function coolingFailure(ctx: ProxyContext, candidate: Candidate, error: string, retryAfter: number) {
+  ctx.routing.cooldowns.failed(candidate.provider.id, candidate.provider.name, error, retryAfter);
+}
+
+/** The row and metrics series name the provider an attempt goes to: the answering one in the end. */
+function routeRecord(ctx: ProxyContext, admitted: Admitted, candidate: Candidate) {
+  const { record, request } = admitted.received;
+  if (record.providerId === candidate.provider.id && record.model === candidate.model) return;
+  record.providerId = candidate.provider.id;
+  record.providerName = candidate.provider.name;
+  record.policyId = candidate.policy.id;
+  record.model = candidate.model;
+  record.series = ctx.metrics?.routed(request.path, candidate.provider, candidate.model) ?? record.series;
+}
+
+/**
+ * A fallback to a provider with other prices holds what the request could cost there: the hold
+ * grows when that is more (and the request ends with the cap's refusal when it cannot), and is
+ * left as it is when less (the request is settled at what it used).
+ */
+async function reprice(ctx: ProxyContext, admitted: Admitted, next: Candidate): Promise<Failed | undefined> {
+  const { capped } = admitted;
+  if (!capped || next.pricing === admitted.candidate.pricing) return undefined;
+  const worst = holdAmount(
+    { input_tokens: admitted.tokens.input_tokens, output_tokens: capped.heldOutput },
+    next.pricing,
+  );
+  const extra = worst.costNanos - capped.hold.amount.costNanos;
+  if (extra <= 0) return undefined;
+  const accountId = admitted.received.record.caller.account_id;
+  const grown = await ctx.leases.extend(accountId, capped.hold, capped.plans, {
+    tokens: 0,
+    costNanos: extra,
+  });
+  if (grown.kind === "held") return undefined;
+  if (grown.kind === "unavailable") {
+    return failed(
+      503,
+      "consumption.unavailable",
+      "usage limits cannot be checked right now; try again",
+      "consumption.unavailable",
+    );
+  }
+  const reason = capDenyReason(grown.plan, grown.used, { tokens: 0, costNanos: extra });
+  return failed(429, reason, "usage cap reached for this window", reason);
+}
+
+/**
+ * The body as each candidate's vendor takes it, serialised once per vendor and model: a fallback
+ * to a provider of the same vendor and model replays the bytes the first attempt sent.
+ */
+class BodyCache {
+  private key = "";
+  private text = "";
+
+  constructor(private readonly admitted: Admitted) {}
+
+  of(candidate: Candidate): string {
+    const key = `${candidate.provider.provider_id}\n${candidate.provider.metadata_disabled}\n${candidate.model}`;
+    if (key !== this.key) {
+      this.text = serialisedBody(this.admitted, candidate);
+      this.key = key;
+    }
+    return this.text;
+  }
+}
+
+/** The body with the vendor's metadata and model, the rest as the caller sent it. */
+function serialisedBody(admitted: Admitted, candidate: Candidate): string {
+  const { request, record, body } = admitted.received;
+  if (!candidate.provider.metadata_disabled && record.metered) {
+    // Token counting takes no metadata (the vendor refuses fields it does not know there).
+    injectMetadata(body, candidate.catalog.identity_injection.json_metadata, record.caller);
+  }
   // Usage of a streamed chat completion only comes when asked for.
   if (request.operation === "chat" && body.stream === true) {
     body.stream_options = {
@@ -77,36 +286,65 @@ function upstreamRequest(
     };
   }
   if (candidate.model !== body.model) body.model = candidate.model;
+  return JSON.stringify(body);
+}
+
+/**
+ * The request as the candidate's vendor takes it: the caller's headers its wire forwards, then the
+ * catalog's, the identity and the credential.
+ */
+function upstreamRequest(
+  ctx: ProxyContext,
+  admitted: Admitted,
+  candidate: Candidate,
+  target: UpstreamTarget,
+  apiKey: string,
+  body: string,
+  mayRetry: boolean,
+): ForwardRequest {
+  const { request, record } = admitted.received;
+  const { provider, catalog } = candidate;
+  const { wire } = request;
+  const own: Record<string, string> = {
+    ...catalogHeaders(wire, catalog.extra_headers, provider.extra_values, request.req.headers),
+    ...identityHeaders(provider, record.caller),
+    // Metadata a vendor takes in a header (the body's is in `body`); none for token counting.
+    ...(provider.metadata_disabled || !record.metered || !catalog.identity_injection.json_metadata?.header
+      ? {}
+      : injectMetadata(admitted.received.body, catalog.identity_injection.json_metadata, record.caller)),
+    "content-type": "application/json",
+    [catalog.auth_header_name.toLowerCase()]: renderAuthHeader(catalog.auth_header_template, apiKey),
+  };
   const { capped } = admitted;
   return {
     pool: ctx.pools.get(target.origin, provider.skip_tls_verification),
     method: "POST",
     path: target.pathWithQuery,
     headers: upstreamHeaders(wire, request.req.headers, own),
-    body: JSON.stringify(body),
+    body,
     wire,
     captureLimit: admitted.capture.capture ? MAX_CAPTURE_CHARS : 0,
     growth:
-      capped && body.stream === true
+      capped && admitted.received.body.stream === true
         ? new CappedStreamGrowth(ctx, record.caller.account_id, capped, candidate.pricing)
         : undefined,
+    mayRetry,
   };
 }
 
-/** An upstream that could not be reached: refused by this gateway (a private address), or away. */
-function unreachable(ctx: ProxyContext, provider: GatewayProvider, error: unknown): Failed {
-  const privateUpstream = privateUpstreamOf(error);
-  if (privateUpstream) {
-    return failed(
-      403,
-      "provider.private_upstream",
-      `the upstream of provider ${provider.name} (${privateUpstream.host}) is a private address, which this gateway does not connect to (AGN_ALLOWED_PRIVATE_UPSTREAMS names the ones it does)`,
-      "provider.private_upstream",
-    );
-  }
-  ctx.logger.warn({ err: error, provider_id: provider.id }, "upstream unreachable");
-  return failed(502, "provider.unreachable", `the upstream provider ${provider.name} did not answer`, "");
+/** An upstream this gateway refuses to connect to (a private address): no other attempt mends it. */
+function privateUpstream(provider: GatewayProvider, error: unknown): Failed | undefined {
+  const upstream = privateUpstreamOf(error);
+  if (!upstream) return undefined;
+  return failed(
+    403,
+    "provider.private_upstream",
+    `the upstream of provider ${provider.name} (${upstream.host}) is a private address, which this gateway does not connect to (AGN_ALLOWED_PRIVATE_UPSTREAMS names the ones it does)`,
+    "provider.private_upstream",
+  );
 }
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 const failed = (status: number, reason: string, message: string, denyReason: string): Failed => ({
   outcome: "failed",

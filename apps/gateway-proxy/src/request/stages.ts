@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { CounterPlan, Hold } from "@agentnet/caps";
 import type { CatalogEntry } from "@agentnet/catalog";
-import type { GatewayProvider, Policy, Settings } from "@agentnet/contracts";
+import type { GatewayProvider, Policy, PolicyRouting, Settings } from "@agentnet/contracts";
 import type { CapturePlan } from "../domain/capture";
 import type { AdmittedTokens, Pricing } from "../domain/estimate";
 import type { JsonObject } from "../domain/json";
@@ -14,7 +14,9 @@ import type { ForwardResult } from "../upstream/forward";
  * The request path as stages, each a function from one of these values to the next:
  *   receive(request)            → Received | none     the caller, the body, the configured account
  *   admit(received)             → Admitted | Refused  identifiers, host, decision, prices, cap hold
- *   forward(admitted)           → Answered | Failed   credential, upstream request, the call
+ *   forward(admitted)           → Answered | Failed   credential, upstream request, the call; a
+ *                                                     failure before the answer's first byte is
+ *                                                     tried again on the next candidate
  *   account(admitted, answered) → RequestRecord       usage, cost, captured texts
  * `handleInference` (http/proxy.ts) runs them, answers refusals and failures in the vendor's error
  * shape, and ends every received request in one place: its hold settled, its one event published.
@@ -72,7 +74,14 @@ export interface CappedRequest {
 export interface Admitted {
   outcome: "admitted";
   received: Received;
+  /**
+   * Where the current attempt goes, the hold priced for it: `candidates[0]` at first, and once
+   * forwarded the candidate that answered.
+   */
   candidate: Candidate;
+  /** Where attempts go, in the order of the policy's strategy; usually just `candidate`. */
+  candidates: readonly Candidate[];
+  routing: PolicyRouting;
   /** What the request holds under caps, and is charged should this proxy die before it ends. */
   tokens: AdmittedTokens;
   /** Undefined when no limit applies. */
@@ -97,7 +106,7 @@ export interface Refused extends Refusal {
 }
 
 /** The upstream's answer, relayed to the client: whole, aborted by the client, or cut at a cap. */
-export type Answered = Exclude<ForwardResult, { outcome: "unreachable" }>;
+export type Answered = Exclude<ForwardResult, { outcome: "unreachable" | "retryable" }>;
 
 /** No answer came from upstream (or none could be asked for): nothing has reached the client. */
 export interface Failed extends Refusal {

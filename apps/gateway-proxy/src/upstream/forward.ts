@@ -1,12 +1,16 @@
 import type { ServerResponse } from "node:http";
 import type { Pool } from "undici";
 import { isJsonObject } from "../domain/json";
+import { isRetryableStatus } from "../domain/retry";
 import type { Wire } from "../domain/wire";
 import { SseWatcher } from "./sse";
 import { answeringModel, completionText, readUsage, type UsageCounts, zeroUsage } from "./usage";
 
 /** Largest non-streaming response body kept to read its usage; bigger ones pass through unread. */
 const MAX_PARSED_BODY_BYTES = 16 * 1024 * 1024;
+
+/** What of a failed answer's body is kept to relay should it be the last: vendors' errors are small. */
+const MAX_FAILURE_BODY_BYTES = 64 * 1024;
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1) of the vendor's answer concern the proxy's connection only. */
 const HOP_BY_HOP = new Set([
@@ -32,6 +36,11 @@ export interface ForwardRequest {
   captureLimit: number;
   /** A capped stream: its hold grows with its output, and it ends when the hold cannot grow. */
   growth?: StreamGrowth;
+  /**
+   * Another attempt may follow: a retryable status is not relayed but returned, and a stream's
+   * headers wait for its first byte, so a stream that dies before it can be tried elsewhere.
+   */
+  mayRetry: boolean;
 }
 
 /** How a capped stream's hold follows its output. */
@@ -60,7 +69,20 @@ export type ForwardResult =
       /** When the upstream's answer headers came (`performance.now()`); 0 when they never did. */
       headersAt: number;
     }
-  | { outcome: "unreachable"; error: unknown };
+  | { outcome: "unreachable"; error: unknown }
+  | UpstreamFailure;
+
+/** A failure another attempt may mend, nothing of it relayed (only when `mayRetry`). */
+export interface UpstreamFailure {
+  outcome: "retryable";
+  /** The vendor's status; 0 when the stream died before its first byte. */
+  status: number;
+  /** Why, when there is no status. */
+  error: string;
+  headers: Record<string, string | string[]>;
+  /** The vendor's error body (its first 64 KiB), to relay should no other attempt follow. */
+  body: Buffer;
+}
 
 /** Status recorded when the client went away first (nginx's convention: no HTTP status fits). */
 export const CLIENT_CLOSED_STATUS = 499;
@@ -97,13 +119,29 @@ export async function forward(request: ForwardRequest, res: ServerResponse): Pro
     for (const [name, value] of Object.entries(upstream.headers)) {
       if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
     }
+    if (request.mayRetry && isRetryableStatus(status)) {
+      return { outcome: "retryable", status, error: "", headers, body: await failureBody(upstream.body) };
+    }
     const contentType = String(upstream.headers["content-type"] ?? "");
     stream = contentType.includes("text/event-stream");
+    let body: AsyncIterable<unknown> = upstream.body;
+    if (stream && request.mayRetry) {
+      // The answer is the client's only once a byte of it came: until then another attempt may go.
+      const parts = upstream.body[Symbol.asyncIterator]();
+      let first: IteratorResult<unknown>;
+      try {
+        first = await parts.next();
+      } catch (error) {
+        if (abort.signal.aborted) throw error;
+        return { outcome: "retryable", status: 0, error: STREAM_FAILED_EARLY, headers, body: EMPTY };
+      }
+      body = startingWith(first, parts);
+    }
     if (stream) watcher = new SseWatcher(request.wire, request.captureLimit, request.growth !== undefined);
     res.writeHead(status, headers);
     if (stream) res.flushHeaders();
     if (watcher && request.growth && status < 400) {
-      const cut = await relayGrowing(upstream.body, res, watcher, request.growth, abort.signal);
+      const cut = await relayGrowing(body, res, watcher, request.growth, abort.signal);
       if (cut) {
         abort.abort();
         return { outcome: "cut", status, ...read(watcher, chunks, bytes, request), stream, headersAt };
@@ -111,7 +149,7 @@ export async function forward(request: ForwardRequest, res: ServerResponse): Pro
       res.end();
       return { outcome: "answered", status, ...read(watcher, chunks, bytes, request), stream, headersAt };
     }
-    for await (const chunk of upstream.body) {
+    for await (const chunk of body) {
       const buffer = chunk as Buffer;
       if (watcher) watcher.push(buffer);
       else if (bytes + buffer.length <= MAX_PARSED_BODY_BYTES) chunks.push(buffer);
@@ -224,6 +262,41 @@ async function cutAtCap(res: ServerResponse, watcher: SseWatcher, growth: Stream
 }
 
 const NOTHING_PENDING = Buffer.alloc(0);
+const EMPTY = Buffer.alloc(0);
+
+/** The `error` of an attempt whose stream died after its headers, before its first byte. */
+export const STREAM_FAILED_EARLY = "stream_failed_before_first_byte";
+
+/** The body again, its first chunk already read: no await more per chunk than the body's own. */
+function startingWith(first: IteratorResult<unknown>, rest: AsyncIterator<unknown>): AsyncIterable<unknown> {
+  let pending: IteratorResult<unknown> | undefined = first;
+  const iterator: AsyncIterator<unknown> = {
+    next: () => {
+      if (!pending) return rest.next();
+      const result = pending;
+      pending = undefined;
+      return Promise.resolve(result);
+    },
+    return: (value?: unknown) => rest.return?.(value) ?? Promise.resolve({ done: true, value }),
+  };
+  return { [Symbol.asyncIterator]: () => iterator };
+}
+
+/** A failed answer's body as far as it is kept; a body that breaks off is kept as far as it came. */
+async function failureBody(body: AsyncIterable<unknown>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  try {
+    for await (const chunk of body) {
+      const buffer = chunk as Buffer;
+      if (bytes < MAX_FAILURE_BODY_BYTES) chunks.push(buffer.subarray(0, MAX_FAILURE_BODY_BYTES - bytes));
+      bytes += buffer.length;
+    }
+  } catch {
+    // What came is what there is to relay.
+  }
+  return Buffer.concat(chunks);
+}
 const LF = 0x0a;
 const CR = 0x0d;
 
