@@ -3,8 +3,10 @@ import { type FormEvent, useState } from "react";
 import { CrudPage } from "../../components/crud";
 import { useFieldErrors } from "../../components/field-errors";
 import { LimitsEditor, limitsSummary } from "../../components/limits-editor";
+import { RoutingEditor } from "../../components/routing-editor";
 import { Badge, Check, Field, FormActions, FormError, MultiCheck } from "../../components/ui";
 import { emptyLimits, validateLimits } from "../../domain/limits";
+import { routingBody, routingDraft, routingSummary, validateRouting } from "../../domain/routing";
 import { useLoad, useSubmit } from "../../hooks";
 import { useSession } from "../../session";
 
@@ -39,7 +41,18 @@ export function PoliciesPage() {
       columns={[
         { label: "Name", cell: (p) => p.name },
         { label: "Groups", cell: (p) => names(p.source_groups, c.groups) },
-        { label: "Providers", cell: (p) => names(p.destination_provider_ids, c.providers) },
+        {
+          label: "Providers",
+          cell: (p) => {
+            const routing = routingSummary(p.routing, p.destination_provider_ids);
+            return (
+              <>
+                {names(p.destination_provider_ids, c.providers)}{" "}
+                {routing ? <Badge tone="info">{routing}</Badge> : null}
+              </>
+            );
+          },
+        },
         { label: "Guardrails", cell: (p) => names(p.guardrail_ids, c.guardrails) || "—" },
         { label: "Limits", cell: (p) => limitsSummary(p.limits) },
         {
@@ -70,15 +83,20 @@ function PolicyForm(props: {
   const [guardrails, setGuardrails] = useState(e?.guardrail_ids ?? []);
   const [capped, setCapped] = useState(e?.limits !== undefined);
   const [limits, setLimits] = useState(e?.limits ?? emptyLimits());
+  const [routing, setRouting] = useState(() => routingDraft(e?.routing));
   const submit = useSubmit();
   const errors = useFieldErrors(submit.error);
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
-    const found = capped ? validateLimits(limits, "limits.") : {};
+    const found = {
+      ...(capped ? validateLimits(limits, "limits.") : {}),
+      ...validateRouting(routing, providers),
+    };
     if (name.trim() === "") found.name = "enter a name";
     if (groups.length === 0) found.source_groups = "pick at least one source group";
     if (providers.length === 0) found.destination_provider_ids = "pick at least one provider";
     if (!errors.submitted(found)) return;
+    const routingToSend = routingBody(routing, providers);
     const body = {
       name,
       description,
@@ -87,6 +105,7 @@ function PolicyForm(props: {
       destination_provider_ids: providers,
       guardrail_ids: guardrails,
       ...(capped ? { limits } : {}),
+      ...(routingToSend ? { routing: routingToSend } : {}),
     };
     void submit.run(async () => {
       if (e) await api.policies.update(e.id, body);
@@ -95,6 +114,10 @@ function PolicyForm(props: {
     });
   };
   const opts = (items: { id: string; name: string }[]) => items.map((i) => ({ id: i.id, label: i.name }));
+  const grantedProviders = providers.map((id) => ({
+    id,
+    label: props.choices.providers.find((p) => p.id === id)?.name ?? id,
+  }));
   return (
     <form
       className="card form"
@@ -140,6 +163,12 @@ function PolicyForm(props: {
       </div>
       <Check label="Set caps on this policy" name="limits" checked={capped} onChange={setCapped} />
       {capped ? <LimitsEditor value={limits} onChange={setLimits} error={errors.error} /> : null}
+      <RoutingEditor
+        value={routing}
+        onChange={setRouting}
+        providers={grantedProviders}
+        error={errors.error}
+      />
       <FormActions busy={submit.busy} noun="policy" editing={e !== undefined} onCancel={props.onCancel} />
     </form>
   );
