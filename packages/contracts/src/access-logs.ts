@@ -191,6 +191,7 @@ export const AccessLogSortField = AccessLogEntry.keyof().exclude([
   "group_ids",
   "request_prompt",
   "response_completion",
+  "attempts",
 ]);
 export type AccessLogSortField = z.infer<typeof AccessLogSortField>;
 

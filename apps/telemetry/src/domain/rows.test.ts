@@ -17,8 +17,28 @@ describe("rows", () => {
       cost_usd: 0.1,
       input_cost_usd: 1e-9,
       trace_id: "4bf92f3577b34da6a3ce929d0e0e4736",
+      attempts: [
+        { provider_id: "prov_a", provider: "anthropic", model: "m", status: 529, error: "", duration_ms: 80 },
+        {
+          provider_id: "prov_b",
+          provider: "anthropic",
+          model: "m",
+          status: 200,
+          error: "",
+          duration_ms: 900,
+        },
+      ],
     });
-    const { v: _v, logged: _l, timestamp, cost_usd, input_cost_usd, output_cost_usd, ...fields } = event;
+    const {
+      v: _v,
+      logged: _l,
+      timestamp,
+      cost_usd,
+      input_cost_usd,
+      output_cost_usd,
+      attempts,
+      ...fields
+    } = event;
     expect(byColumn(ACCESS_LOG_LINE_COLUMNS, toAccessLogLine(event))).toEqual({
       ...fields,
       timestamp: Date.parse(timestamp),
@@ -29,8 +49,12 @@ describe("rows", () => {
       cache_creation_cost_usd: "0",
       cache_cost_usd: "0",
       response_completion: "",
+      attempts: JSON.stringify(attempts),
     });
-    expect(byColumn(ACCESS_LOG_LINE_COLUMNS, toAccessLogLine(makeEvent())).trace_id).toBe("");
+    const single = byColumn(ACCESS_LOG_LINE_COLUMNS, toAccessLogLine(makeEvent()));
+    expect(single.trace_id).toBe("");
+    expect(single.attempts).toBe("");
+    expect(byColumn(ACCESS_LOG_LINE_COLUMNS, toAccessLogLine(makeEvent({ attempts: [] }))).attempts).toBe("");
     expect(toAccessLogLine(makeEvent({ logged: false }))).toBeUndefined();
   });
 

@@ -108,6 +108,7 @@ export const ACCESS_LOG_LINE_COLUMNS = [
   "request_prompt",
   "response_completion",
   "trace_id",
+  "attempts",
 ] as const;
 
 /**
@@ -155,5 +156,7 @@ export function toAccessLogLine(event: GatewayRequestEvent): string | undefined 
     event.response_completion ?? "",
     // Empty means "not traced"; reads leave the field out then.
     event.trace_id ?? "",
+    // JSON text (infra/clickhouse/009_attempts.sql); empty means one attempt, and reads leave it out.
+    event.attempts === undefined || event.attempts.length === 0 ? "" : JSON.stringify(event.attempts),
   ]);
 }

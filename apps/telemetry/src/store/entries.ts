@@ -21,6 +21,15 @@ export const USAGE_COLUMNS = USAGE_TOTALS.join(", ");
 export const USAGE_SUMS = USAGE_TOTALS.map((field) => `sum(${field}) AS ${field}`).join(", ");
 
 /**
+ * The attempts column (infra/clickhouse/009_attempts.sql): the list as JSON text, empty when the
+ * request took one attempt; the entry then has none.
+ */
+const AttemptsColumn = z
+  .string()
+  .transform((text): unknown => (text === "" ? undefined : JSON.parse(text)))
+  .pipe(AccessLogEntry.shape.attempts);
+
+/**
  * One access_logs row's entry columns as they arrive; an empty prompt or completion was not
  * captured. A row with more columns extends this object (`EntryColumns.extend`) rather than
  * intersecting it with `.and()`: zod merges an intersection's two results field by field, which
@@ -33,19 +42,25 @@ export const EntryColumns = AccessLogEntry.extend({
   request_prompt: z.string(),
   response_completion: z.string(),
   trace_id: z.string(),
+  attempts: AttemptsColumn,
 });
 
-/** The API's entry from its columns (prompt and completion only when captured, the trace only when traced). */
+/**
+ * The API's entry from its columns (prompt and completion only when captured, the trace only when
+ * traced, the attempts only when there were several).
+ */
 export const toEntry = ({
   request_prompt,
   response_completion,
   trace_id,
+  attempts,
   ...entry
 }: z.output<typeof EntryColumns>): AccessLogEntry => ({
   ...entry,
   ...(request_prompt === "" ? {} : { request_prompt }),
   ...(response_completion === "" ? {} : { response_completion }),
   ...(trace_id === "" ? {} : { trace_id }),
+  ...(attempts === undefined ? {} : { attempts }),
 });
 
 /** What a list reads of a captured text: its first code points, and whether the stored text is longer. */
@@ -81,6 +96,7 @@ export const ListColumns = AccessLogEntry.omit({ request_prompt: true, response_
   response_completion_preview: z.string(),
   response_completion_cut: ChNumber,
   trace_id: z.string(),
+  attempts: AttemptsColumn,
 });
 
 /**
@@ -93,10 +109,12 @@ export const toListEntry = ({
   response_completion_preview,
   response_completion_cut,
   trace_id,
+  attempts,
   ...entry
 }: z.output<typeof ListColumns>): AccessLogEntryView => ({
   ...entry,
   ...(trace_id === "" ? {} : { trace_id }),
+  ...(attempts === undefined ? {} : { attempts }),
   ...(request_prompt_preview === "" ? {} : { request_prompt: request_prompt_preview }),
   ...(request_prompt_cut > 0 ? { request_prompt_truncated: true } : {}),
   ...(response_completion_preview === "" ? {} : { response_completion: response_completion_preview }),
