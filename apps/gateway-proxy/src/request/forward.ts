@@ -256,17 +256,20 @@ async function reprice(ctx: ProxyContext, admitted: Admitted, next: Candidate): 
  * to a provider of the same vendor and model replays the bytes the first attempt sent.
  */
 class BodyCache {
-  private key = "";
+  private sentTo: Candidate | undefined;
   private text = "";
 
   constructor(private readonly admitted: Admitted) {}
 
   of(candidate: Candidate): string {
-    const key = `${candidate.provider.provider_id}\n${candidate.provider.metadata_disabled}\n${candidate.model}`;
-    if (key !== this.key) {
-      this.text = serialisedBody(this.admitted, candidate);
-      this.key = key;
-    }
+    const last = this.sentTo;
+    const same =
+      last !== undefined &&
+      last.provider.provider_id === candidate.provider.provider_id &&
+      last.provider.metadata_disabled === candidate.provider.metadata_disabled &&
+      last.model === candidate.model;
+    if (!same) this.text = serialisedBody(this.admitted, candidate);
+    this.sentTo = candidate;
     return this.text;
   }
 }

@@ -1,0 +1,145 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** What the vendor does with one request. */
+export type VendorMove =
+  | { kind: "answer" }
+  | { kind: "status"; status: number; body: unknown; headers?: Record<string, string> }
+  /** Sends its headers this late (a slow first byte), then answers. */
+  | { kind: "slow"; ms: number }
+  /** A stream whose connection drops after its headers, before any event. */
+  | { kind: "dropBeforeFirstByte" }
+  /** A stream whose connection drops after its first event. */
+  | { kind: "dropAfterFirstByte" };
+
+export const ANSWER_USAGE = { input: 11, output: 7 };
+
+/**
+ * A local vendor speaking OpenAI chat completions and Anthropic messages, streamed or not, that
+ * fails on command: `script` lists the moves of the next requests, `always` the move after them.
+ */
+export class ScriptedVendor {
+  script: VendorMove[] = [];
+  always: VendorMove = { kind: "answer" };
+  /** Bodies of the requests it received, in order. */
+  seen: Record<string, unknown>[] = [];
+  private server: Server | undefined;
+
+  constructor(readonly reply = "hello") {}
+
+  async start(): Promise<string> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((resolve) => this.server?.listen(0, "127.0.0.1", resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  async stop(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise((resolve) => this.server?.close(resolve));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, unknown>;
+    this.seen.push(body);
+    const move = this.script.shift() ?? this.always;
+    const anthropic = (req.url ?? "").includes("/messages");
+    if (move.kind === "status") {
+      res.writeHead(move.status, { "content-type": "application/json", ...move.headers });
+      res.end(JSON.stringify(move.body));
+      return;
+    }
+    if (move.kind === "slow") await new Promise((resolve) => setTimeout(resolve, move.ms));
+    if (res.destroyed) return;
+    if (body.stream !== true) {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify(anthropic ? this.message(body) : this.completion(body)));
+      return;
+    }
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.flushHeaders();
+    if (move.kind === "dropBeforeFirstByte") {
+      setTimeout(() => res.socket?.destroy(), 20);
+      return;
+    }
+    const events = anthropic ? this.messageEvents(body) : this.completionEvents(body);
+    for (const [index, event] of events.entries()) {
+      res.write(event);
+      if (index === 0 && move.kind === "dropAfterFirstByte") {
+        setTimeout(() => res.socket?.destroy(), 20);
+        return;
+      }
+    }
+    res.end();
+  }
+
+  private completion(body: Record<string, unknown>) {
+    return {
+      id: "chatcmpl-1",
+      object: "chat.completion",
+      created: 1_700_000_000,
+      model: body.model,
+      choices: [{ index: 0, message: { role: "assistant", content: this.reply }, finish_reason: "stop" }],
+      usage: {
+        prompt_tokens: ANSWER_USAGE.input,
+        completion_tokens: ANSWER_USAGE.output,
+        total_tokens: ANSWER_USAGE.input + ANSWER_USAGE.output,
+      },
+    };
+  }
+
+  private completionEvents(body: Record<string, unknown>): string[] {
+    const chunk = (extra: Record<string, unknown>) =>
+      `data: ${JSON.stringify({ id: "chatcmpl-1", object: "chat.completion.chunk", model: body.model, ...extra })}\n\n`;
+    return [
+      chunk({
+        choices: [{ index: 0, delta: { role: "assistant", content: this.reply }, finish_reason: null }],
+      }),
+      chunk({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }),
+      chunk({
+        choices: [],
+        usage: {
+          prompt_tokens: ANSWER_USAGE.input,
+          completion_tokens: ANSWER_USAGE.output,
+          total_tokens: ANSWER_USAGE.input + ANSWER_USAGE.output,
+        },
+      }),
+      "data: [DONE]\n\n",
+    ];
+  }
+
+  private message(body: Record<string, unknown>) {
+    return {
+      id: "msg_1",
+      type: "message",
+      role: "assistant",
+      model: body.model,
+      content: [{ type: "text", text: this.reply }],
+      stop_reason: "end_turn",
+      usage: { input_tokens: ANSWER_USAGE.input, output_tokens: ANSWER_USAGE.output },
+    };
+  }
+
+  private messageEvents(body: Record<string, unknown>): string[] {
+    const event = (type: string, data: Record<string, unknown>) =>
+      `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+    return [
+      event("message_start", {
+        message: {
+          ...this.message(body),
+          content: [],
+          usage: { input_tokens: ANSWER_USAGE.input, output_tokens: 1 },
+        },
+      }),
+      event("content_block_start", { index: 0, content_block: { type: "text", text: "" } }),
+      event("content_block_delta", { index: 0, delta: { type: "text_delta", text: this.reply } }),
+      event("content_block_stop", { index: 0 }),
+      event("message_delta", {
+        delta: { stop_reason: "end_turn" },
+        usage: { output_tokens: ANSWER_USAGE.output },
+      }),
+      event("message_stop", {}),
+    ];
+  }
+}
