@@ -1,4 +1,9 @@
-import { AccessLogEntryView } from "@agentnet/contracts";
+import {
+  AccessLogEntryView,
+  MAX_ATTEMPTS_LISTED,
+  MAX_MODEL_LENGTH,
+  MAX_NAME_LENGTH,
+} from "@agentnet/contracts";
 import { makeEvent } from "@agentnet/testkit";
 import { describe, expect, it } from "vitest";
 import { toPage } from "./pages";
@@ -135,6 +140,31 @@ describe("fitEntries", () => {
       // Each its share: a hundredth, plus what entries before it left (a few bytes each, at most).
       expect(jsonBytes(e)).toBeLessThanOrEqual(budget / 100 + 600);
     }
+  });
+
+  it("answers a page of 100 entries each listing the most attempts, of the longest names, every entry there", () => {
+    const budget = replyBudget(MAX_PAYLOAD);
+    // Provider and model names as long as a body and the proxy let them be, in 3-byte characters.
+    const attempt = {
+      provider_id: "prov_0123456789abcdef01234567",
+      provider: text(MAX_NAME_LENGTH, "€"),
+      model: text(MAX_MODEL_LENGTH, "€"),
+      status: 0,
+      error: "stream_failed_before_first_byte",
+      duration_ms: 600_000,
+    };
+    const entries = Array.from({ length: 100 }, () =>
+      entry({
+        model: attempt.model,
+        provider: attempt.provider,
+        request_prompt: text(32_768),
+        attempts: Array.from({ length: MAX_ATTEMPTS_LISTED }, () => attempt),
+      }),
+    );
+    const fitted = fitEntries(entries, budget);
+    expect(fitted.entries.map((e) => e.id)).toEqual(entries.map((e) => e.id));
+    expect(fitted.entries.every((e) => e.attempts?.length === MAX_ATTEMPTS_LISTED)).toBe(true);
+    expect(replyBytes(fitted.entries, 100)).toBeLessThanOrEqual(MAX_PAYLOAD);
   });
 
   it("leaves what a short entry does not need to the entries after it", () => {
