@@ -56,6 +56,16 @@ describe("the OpenAPI document", () => {
     );
     expect(logs?.responses["200"]).toBeDefined();
     expect(logs?.responses["401"]).toBeDefined();
+    const entry = document.paths["/api/agent-network/access-logs/{logId}"]?.get;
+    expect(entry?.responses["200"]).toMatchObject({
+      content: {
+        "application/json": {
+          schema: {
+            properties: { attempts: { type: "array", maxItems: 5, items: { required: expect.any(Array) } } },
+          },
+        },
+      },
+    });
     expect(logs?.parameters.find((parameter) => parameter.name === "sort_order")?.schema).toMatchObject({
       enum: ["ascending", "descending"],
     });
