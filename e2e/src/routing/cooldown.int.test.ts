@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { unavailable } from "../failing-vendor";
+import { openaiClient } from "../setup";
+import { type RoutingStack, rowsOnceStored, startRoutingStack } from "./routing-stack";
+
+/** Three failures within 10 s cool a provider down for 2 s. */
+const COOLDOWN = { failures: 3, windowMs: 10_000, cooldownMs: 2_000 };
+
+let routing: RoutingStack;
+beforeAll(async () => {
+  routing = await startRoutingStack({ proxy: { cooldown: COOLDOWN } });
+});
+afterAll(() => routing?.stop());
+beforeEach(() => routing.failing.openai.recover());
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface ProxyStatus {
+  cooling_providers?: { provider_id: string; provider: string; cooling_until: string; last_error: string }[];
+}
+
+async function proxyStatus(): Promise<ProxyStatus> {
+  const response = await fetch(`${routing.stack.proxy.url}/status`);
+  return (await response.json()) as ProxyStatus;
+}
+
+describe("a provider that keeps failing cools down, then is probed again", () => {
+  it("is skipped after three failures, probed after the cooldown, and serves again once it answers", async () => {
+    const { account, first, second } = await routing.twoProviders("openai");
+    const vendor = routing.failing.openai;
+    vendor.failAlways(unavailable);
+    const client = openaiClient(routing.stack, account.token);
+    const ask = () =>
+      client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] });
+    const reachedFirst = async (requests: number) => {
+      const before = vendor.seen.length;
+      for (let i = 0; i < requests; i++) await ask();
+      return vendor.seen.length - before;
+    };
+
+    expect(await reachedFirst(COOLDOWN.failures)).toBe(COOLDOWN.failures);
+    // Cooling down: tried last, so the healthy provider answers alone.
+    expect(await reachedFirst(5)).toBe(0);
+    expect((await proxyStatus()).cooling_providers).toEqual([
+      expect.objectContaining({ provider_id: first.id, provider: first.name }),
+    ]);
+
+    // After the cooldown one request probes it; still failing, it cools down again.
+    await sleep(COOLDOWN.cooldownMs + 300);
+    expect(await reachedFirst(1)).toBe(1);
+    expect(await reachedFirst(3)).toBe(0);
+
+    // The next probe finds it answering: it is the first choice again.
+    vendor.recover();
+    await sleep(COOLDOWN.cooldownMs + 300);
+    expect(await reachedFirst(3)).toBe(3);
+    expect((await proxyStatus()).cooling_providers ?? []).toEqual([]);
+
+    const total = COOLDOWN.failures + 5 + 1 + 3 + 3;
+    const { rows } = await rowsOnceStored(routing, account, total);
+    expect(rows).toHaveLength(total);
+    expect(rows.map((row) => row.resolved_provider_id)).toEqual([
+      ...Array(total - 3).fill(second.id),
+      ...Array(3).fill(first.id),
+    ]);
+  }, 60_000);
+
+  it("a 429 whose retry-after outlasts the cooldown cools the provider down at once", async () => {
+    const { account } = await routing.twoProviders("openai");
+    const vendor = routing.failing.openai;
+    vendor.failNext(1, { kind: "status", status: 429, retryAfterSeconds: 60 });
+    const client = openaiClient(routing.stack, account.token);
+    const before = vendor.seen.length;
+
+    for (let i = 0; i < 4; i++)
+      await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] });
+    expect(vendor.seen.length - before).toBe(1);
+  });
+});
