@@ -8,6 +8,7 @@ import {
   admissionTokens,
   DEFAULT_OUTPUT_TOKENS,
   estimateTokens,
+  fallbackHoldExtra,
   holdAmount,
   interruptedUsage,
   MAX_ESTIMATED_OUTPUT_TOKENS,
@@ -121,6 +122,33 @@ describe("estimates", () => {
     expect(
       admissionTokens(estimateTokens({ ...agent, max_tokens: 10 }, "messages"), true).output_tokens,
     ).toBe(10);
+  });
+});
+
+describe("fallbackHoldExtra: a fallback to other prices re-prices the hold", () => {
+  const catalog = findCatalogProvider("openai_api");
+  if (!catalog) throw new Error("catalog");
+  const priced = (input: number, output: number) =>
+    ratesFor(
+      makeProvider({ models: [{ id: "m", input_per_1k: input, output_per_1k: output }] }),
+      catalog,
+      "m",
+    );
+  const tokens = { input_tokens: 1_000, output_tokens: 500 };
+
+  it("grows the hold by what the request's worst cost is dearer there", () => {
+    const held = holdAmount(tokens, priced(1, 2));
+    const extra = fallbackHoldExtra(held, tokens, priced(2, 4));
+    expect(extra).toEqual({
+      tokens: 0,
+      costNanos: holdAmount(tokens, priced(2, 4)).costNanos - held.costNanos,
+    });
+  });
+
+  it("leaves the hold as it is for a provider as cheap or cheaper", () => {
+    const held = holdAmount(tokens, priced(1, 2));
+    expect(fallbackHoldExtra(held, tokens, priced(1, 2))).toBeUndefined();
+    expect(fallbackHoldExtra(held, tokens, priced(0.5, 1))).toBeUndefined();
   });
 });
 

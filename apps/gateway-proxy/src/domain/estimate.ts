@@ -152,3 +152,17 @@ export interface AdmittedTokens {
   input_tokens: number;
   output_tokens: number;
 }
+
+/**
+ * What a hold lacks when a request falls back to a provider with other prices: its worst cost
+ * there (the tokens it holds, at the new rates) beyond what is held. None when that is no more: a
+ * hold only grows, and the request is settled at what it used anyway.
+ */
+export function fallbackHoldExtra(
+  held: Amount,
+  tokens: { input_tokens: number; output_tokens: number },
+  pricing: Pricing,
+): Amount | undefined {
+  const extra = holdAmount(tokens, pricing).costNanos - held.costNanos;
+  return extra > 0 ? { tokens: 0, costNanos: extra } : undefined;
+}

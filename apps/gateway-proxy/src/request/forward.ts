@@ -2,7 +2,7 @@ import type { ServerResponse } from "node:http";
 import { type GatewayProvider, type RequestAttempt, renderAuthHeader } from "@agentnet/contracts";
 import { apiKeyOf, type ProxyContext } from "../context";
 import { MAX_CAPTURE_CHARS } from "../domain/capture";
-import { holdAmount } from "../domain/estimate";
+import { fallbackHoldExtra } from "../domain/estimate";
 import { catalogHeaders, forwardedQuery, upstreamHeaders } from "../domain/forwarding";
 import { identityHeaders, injectMetadata } from "../domain/identity";
 import { isJsonObject } from "../domain/json";
@@ -226,18 +226,12 @@ function routeRecord(ctx: ProxyContext, admitted: Admitted, candidate: Candidate
  */
 async function reprice(ctx: ProxyContext, admitted: Admitted, next: Candidate): Promise<Failed | undefined> {
   const { capped } = admitted;
-  if (!capped || next.pricing === admitted.candidate.pricing) return undefined;
-  const worst = holdAmount(
-    { input_tokens: admitted.tokens.input_tokens, output_tokens: capped.heldOutput },
-    next.pricing,
-  );
-  const extra = worst.costNanos - capped.hold.amount.costNanos;
-  if (extra <= 0) return undefined;
+  if (!capped) return undefined;
+  const held = { input_tokens: admitted.tokens.input_tokens, output_tokens: capped.heldOutput };
+  const extra = fallbackHoldExtra(capped.hold.amount, held, next.pricing);
+  if (!extra) return undefined;
   const accountId = admitted.received.record.caller.account_id;
-  const grown = await ctx.leases.extend(accountId, capped.hold, capped.plans, {
-    tokens: 0,
-    costNanos: extra,
-  });
+  const grown = await ctx.leases.extend(accountId, capped.hold, capped.plans, extra);
   if (grown.kind === "held") return undefined;
   if (grown.kind === "unavailable") {
     return failed(
@@ -247,7 +241,7 @@ async function reprice(ctx: ProxyContext, admitted: Admitted, next: Candidate): 
       "consumption.unavailable",
     );
   }
-  const reason = capDenyReason(grown.plan, grown.used, { tokens: 0, costNanos: extra });
+  const reason = capDenyReason(grown.plan, grown.used, extra);
   return failed(429, reason, "usage cap reached for this window", reason);
 }
 
