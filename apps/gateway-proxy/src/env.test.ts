@@ -32,4 +32,16 @@ describe("the proxy's environment", () => {
       HTTP_MAX_CONNECTIONS: 4_096,
     });
   });
+
+  it("cools a provider down after 3 failures within 30 s, for 30 s, unless told otherwise", () => {
+    expect(parseEnv(required)).toMatchObject({
+      AGN_COOLDOWN_FAILURES: 3,
+      AGN_COOLDOWN_WINDOW_MS: 30_000,
+      AGN_COOLDOWN_MS: 30_000,
+    });
+    expect(parseEnv({ ...required, AGN_COOLDOWN_FAILURES: "5", AGN_COOLDOWN_MS: "60000" })).toMatchObject({
+      AGN_COOLDOWN_FAILURES: 5,
+      AGN_COOLDOWN_MS: 60_000,
+    });
+  });
 });
