@@ -1,9 +1,10 @@
-import type { AccessLogEntryView } from "@agentnet/contracts";
+import type { AccessLogEntryView, RequestAttempt } from "@agentnet/contracts";
 import type { ReactNode } from "react";
 import { Conversation } from "../components/conversation";
 import { Drawer } from "../components/drawer";
 import { type LogLookups, useLogLookups } from "../components/log-filters";
 import { Badge, CopyButton, FormError, Progress } from "../components/ui";
+import { attemptOutcome, attemptsSummary } from "../domain/attempts";
 import { decisionText } from "../domain/deny-reasons";
 import { DEFAULT_FILTERS, filtersToParams, logEntryHash } from "../domain/filters";
 import { formatDateTime, formatDuration, formatTokens, formatUsd } from "../domain/format";
@@ -82,6 +83,44 @@ export function NameLink(props: { named: Named; showId?: boolean; fallback?: str
       {name !== undefined && href ? <a href={href}>{name}</a> : label}
       {props.showId && id ? <span className="hint"> ({id})</span> : null}
     </>
+  );
+}
+
+/**
+ * The attempts of a request the gateway retried or failed over, in order: the row's provider and
+ * usage are the last one's, so this is where an operator sees that a fallback happened and why.
+ */
+function Attempts(props: { attempts: RequestAttempt[]; names: ReturnType<typeof useLogNames> }) {
+  return (
+    <section aria-labelledby="log-attempts-title">
+      <h3 id="log-attempts-title">Attempts</h3>
+      <p>{attemptsSummary(props.attempts)}</p>
+      <table className="table" aria-labelledby="log-attempts-title">
+        <thead>
+          <tr>
+            <th scope="col">#</th>
+            <th scope="col">Provider</th>
+            <th scope="col">Model</th>
+            <th scope="col">Status</th>
+            <th scope="col">Duration</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.attempts.map((attempt, i) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: a request's attempts are listed whole and never reorder.
+            <tr key={i}>
+              <td>{i + 1}</td>
+              <td>
+                <NameLink named={props.names.provider(attempt.provider_id)} fallback={attempt.provider} />
+              </td>
+              <td>{attempt.model || "—"}</td>
+              <td>{attemptOutcome(attempt)}</td>
+              <td>{formatDuration(attempt.duration_ms)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
   );
 }
 
@@ -172,6 +211,7 @@ export function LogDrawer(props: { entry: AccessLogEntryView; onClose: () => voi
         </p>
       ) : null}
       <Conversation prompt={texts.shown.request_prompt} completion={texts.shown.response_completion} />
+      {e.attempts && e.attempts.length > 0 ? <Attempts attempts={e.attempts} names={names} /> : null}
       <h3>Details</h3>
       <dl className="fields">
         {rows.map(([k, v]) => (
