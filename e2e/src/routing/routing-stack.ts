@@ -32,11 +32,35 @@ export async function startRoutingStack(options: StackOptions = {}) {
   });
   const healthy = { openai: stack.openai, anthropic: stack.anthropic };
 
+  const providerAt = (account: Account, wire: RoutingWire, base: string, name: string) =>
+    account.must(
+      stack.api<Provider>("POST", "/agent-network/providers", account.token, {
+        provider_id: wire === "openai" ? "openai_api" : "anthropic_api",
+        name,
+        upstream_url: wire === "openai" ? `${base}/v1` : base,
+        api_key: wire === "openai" ? "sk-primary-openai" : "sk-ant-primary",
+      }),
+    );
+
+  /**
+   * One policy over `providers` in that order, and a generous daily token cap, so every request
+   * is charged on a counter.
+   */
+  const grant = async (account: Account, providers: Provider[], routing?: Record<string, unknown>) => {
+    const setup = configure(stack, account);
+    await setup.policy(
+      providers.map((provider) => provider.id),
+      routing ? { routing } : {},
+    );
+    await setup.budgetRule({
+      token_limit: { enabled: true, group_cap: 0, user_cap: 100_000_000, window_seconds: 86_400 },
+    });
+  };
+
   /**
    * A fresh account whose one policy grants a provider of `wire` at `firstUrl` (the failing
    * vendor's unless said otherwise), then the healthy one, with the policy's `routing` when
-   * given (of the two providers, for weights by id) and a generous daily token cap, so every
-   * request is charged on a counter.
+   * given (of the two providers, for weights by id).
    */
   const twoProviders = async (
     wire: RoutingWire,
@@ -46,25 +70,21 @@ export async function startRoutingStack(options: StackOptions = {}) {
     } = {},
   ) => {
     const account = await stack.newAccount();
-    const base = options.firstUrl ?? failingUrls[wire];
-    const first = await account.must(
-      stack.api<Provider>("POST", "/agent-network/providers", account.token, {
-        provider_id: wire === "openai" ? "openai_api" : "anthropic_api",
-        name: wire === "openai" ? "OpenAI primary" : "Claude primary",
-        upstream_url: wire === "openai" ? `${base}/v1` : base,
-        api_key: wire === "openai" ? "sk-primary-openai" : "sk-ant-primary",
-      }),
-    );
+    const name = wire === "openai" ? "OpenAI primary" : "Claude primary";
+    const first = await providerAt(account, wire, options.firstUrl ?? failingUrls[wire], name);
     const second = wire === "openai" ? account.openaiProvider : account.anthropicProvider;
-    const setup = configure(stack, account);
-    await setup.policy(
-      [first.id, second.id],
-      options.routing ? { routing: options.routing(first, second) } : {},
-    );
-    await setup.budgetRule({
-      token_limit: { enabled: true, group_cap: 0, user_cap: 100_000_000, window_seconds: 86_400 },
-    });
+    await grant(account, [first, second], options.routing?.(first, second));
     return { account, first, second };
+  };
+
+  /** A fresh account whose one policy grants only providers of `wire` at `urls`, in that order. */
+  const onlyProvidersAt = async (wire: RoutingWire, urls: string[]) => {
+    const account = await stack.newAccount();
+    const providers: Provider[] = [];
+    for (const [i, url] of urls.entries())
+      providers.push(await providerAt(account, wire, url, `${wire} ${i + 1}`));
+    await grant(account, providers);
+    return { account, providers };
   };
 
   const stop = async () => {
@@ -73,7 +93,7 @@ export async function startRoutingStack(options: StackOptions = {}) {
     await failing.anthropic.stop();
   };
 
-  return { stack, failing, failingUrls, refusedUrl, healthy, twoProviders, stop };
+  return { stack, failing, failingUrls, refusedUrl, healthy, twoProviders, onlyProvidersAt, stop };
 }
 
 export type RoutingStack = Awaited<ReturnType<typeof startRoutingStack>>;
