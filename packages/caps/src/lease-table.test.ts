@@ -23,22 +23,34 @@ class FakeClock {
 /**
  * The leader as a proxy sees it through `AskLeader`: one counter capped at `cap` tokens, of which
  * others already used `used`; it grants `committed + need` and up to `spare` more, keeps a lease's
- * id unless told to forget it, and answers nothing while `silent`.
+ * id unless told to forget it, answers nothing while `silent`, and only once `answerAfter` resolves
+ * when set (asks in flight that the test acts around).
  */
 class FakeLeader {
   cap = 1_000;
   used = 0;
   spare = 500;
   silent = false;
+  answerAfter: Promise<void> | undefined;
   private leaseIds = 0;
   private forgotten = false;
   readonly requests: LeaseRequest[] = [];
 
   readonly ask: AskLeader = async (request) => {
     this.requests.push(request);
+    if (this.answerAfter) await this.answerAfter;
     if (this.silent) throw new Error("request timed out");
     return { grants: request.asks.map((ask) => this.grant(ask)), ttl_ms: TTL_MS };
   };
+
+  /** Holds its answers until the returned function is called. */
+  answerLater(): () => void {
+    let answer = () => {};
+    this.answerAfter = new Promise((resolve) => {
+      answer = resolve;
+    });
+    return answer;
+  }
 
   /** It lost its leases (a new leader): the next ask of each starts a new one. */
   forgetLeases() {
@@ -187,6 +199,20 @@ describe("LeaseTable: holds", () => {
     expect(admission).toMatchObject({ kind: "refused", plan: { id: chainId(KEY) }, used: tokens(950) });
   });
 
+  it("holds on a second grant that fits, after real usage beyond a hold took the first one", async () => {
+    const { table, leader, held, admit } = setup();
+    leader.spare = 0;
+    const running = await held(100);
+    const answer = leader.answerLater();
+    const admitting = admit(500);
+    await settle();
+    // While the ask for 500 travels, a request ends having used 200 more than it held.
+    table.finish(running, tokens(300));
+    answer();
+    expect(await admitting).toMatchObject({ kind: "held", hold: { amount: tokens(500) } });
+    expect(leader.asks.map((ask) => ask.committed.tokens)).toEqual([0, 100, 300]);
+  });
+
   it("is unavailable when the leader does not answer while the bus does", async () => {
     const { leader, admit } = setup();
     leader.silent = true;
@@ -288,6 +314,50 @@ describe("LeaseTable: renewals and lapses (maintain)", () => {
     await table.maintain();
     expect(leader.lastAsk).toMatchObject({ committed: { tokens: 40 }, need: { tokens: 0 }, shrink: true });
     expect(holdFromLeases(1)).toBeUndefined();
+  });
+
+  it("does not shrink a lease a request waits to hold on while it asks for another counter", async () => {
+    const { clock, table, leader, held, admit } = setup();
+    const other = planOf({ ...KEY, dimension_kind: "group", dimension_id: "g1" });
+    table.finish(await held(100), tokens(40));
+    const answer = leader.answerLater();
+    const admitting = admit(100, [planOf(), other]);
+    await settle();
+    clock.advance(IDLE_MS);
+    const maintaining = table.maintain();
+    answer();
+    await maintaining;
+    expect(await admitting).toMatchObject({ kind: "held" });
+    expect(leader.asks.filter((ask) => ask.shrink)).toEqual([]);
+  });
+
+  it("keeps a lease a request holds on alive however long the request runs: shrunk when idle, renewed near its TTL", async () => {
+    const { clock, table, leader, held, holdFromLeases } = setup();
+    const running = await held(100);
+    for (let tick = 0; tick < 40; tick++) {
+      clock.advance(500);
+      await table.maintain();
+    }
+    expect(leader.lastAsk).toMatchObject({ counter: { lease_id: "lease-1" }, committed: { tokens: 100 } });
+    table.finish(running, tokens(40));
+    // The lease still holds what the request did not use: the leader never freed it.
+    expect(holdFromLeases(60)).toBeDefined();
+    expect(holdFromLeases(1)).toBeUndefined();
+  });
+
+  it("keeps a lapsed lease while an ask on it is in flight: its grant renews the lease the request holds on", async () => {
+    const { clock, table, leader, held, admit } = setup();
+    await held(100);
+    clock.advance(TTL_MS);
+    const answer = leader.answerLater();
+    const admitting = admit(100);
+    await settle();
+    const maintaining = table.maintain();
+    await settle();
+    answer();
+    await maintaining;
+    expect(await admitting).toMatchObject({ kind: "held", hold: { counters: [{ lease_id: "lease-1" }] } });
+    expect(leader.asks.map((ask) => ask.counter.lease_id)).toEqual([undefined, "lease-1"]);
   });
 
   it("lets a lease lapse with its TTL, and forgets it once the bus answers: the next ask starts a new one", async () => {

@@ -47,6 +47,8 @@ export type AskLeader = (request: LeaseRequest) => Promise<LeaseReply>;
  */
 export class LeaseTable {
   private readonly leases = new Map<string, LocalLease>();
+  /** Requests waiting on asks to hold on (or grow their hold on) each counter's lease. */
+  private readonly waiting = new Map<string, number>();
   /** The leader's lease TTL, learnt from its replies. */
   private ttlMs = 6_000;
   private readonly bus: BusWatch;
@@ -78,47 +80,57 @@ export class LeaseTable {
   /** Holds `amount` on every capped counter of `plans`, asking the leader for what the leases lack. */
   async admit(accountId: string, plans: CounterPlan[], amount: Amount): Promise<Admission> {
     const capped = plans.filter(isCapped);
-    // Two asks: a grant can be taken by a concurrent request of this proxy before this one holds it.
-    for (let asked = 0; asked < 2; ) {
-      // From the current leases: one replaced meanwhile is a new object.
-      const hold = this.holdFromLeases(plans, amount);
-      if (hold) return { kind: "held", hold };
-      const lacking = capped.filter((plan) => !this.fits(this.leaseOf(plan), amount));
-      const outcome = await this.askLacking(accountId, lacking, amount);
-      if (outcome === "asked") asked++;
-      else if (outcome !== "covered" && outcome !== "bus lost") return outcome;
+    this.startWaiting(capped);
+    try {
+      // Two asks, each followed by a hold: a grant can be taken before this request holds on it, by
+      // a concurrent request of this proxy or by a request that ended beyond what it held.
+      for (let asked = 0; ; ) {
+        // From the current leases: one replaced meanwhile is a new object.
+        const hold = this.holdFromLeases(plans, amount);
+        if (hold) return { kind: "held", hold };
+        if (asked === 2) return { kind: "refused", plan: capped[0] as CounterPlan, used: NO_AMOUNT };
+        const lacking = capped.filter((plan) => !this.fits(this.leaseOf(plan), amount));
+        const outcome = await this.askLacking(accountId, lacking, amount);
+        if (outcome === "asked") asked++;
+        else if (outcome !== "covered" && outcome !== "bus lost") return outcome;
+      }
+    } finally {
+      this.stopWaiting(capped);
     }
-    const plan = capped[0] as CounterPlan;
-    return { kind: "refused", plan, used: NO_AMOUNT };
   }
 
   /** Adds `extra` to a request's hold (a stream that grew), asking the leader if a lease lacks it. */
   async extend(accountId: string, hold: Hold, plans: CounterPlan[], extra: Amount): Promise<Admission> {
     const capped = plans.filter(isCapped);
-    for (let asked = 0; asked < 2; ) {
-      const now = this.options.clock();
-      const lacking = capped.filter((_, i) => {
-        const lease = hold.leases[i] as LocalLease;
-        return this.usableUntil(lease) <= now || !fitsUnderCap(lease.committed, grantOf(lease), extra);
-      });
-      if (lacking.length === 0) {
-        for (const lease of hold.leases) {
-          lease.committed = addAmounts(lease.committed, extra);
-          lease.lastUsedAt = now;
+    this.startWaiting(capped);
+    try {
+      for (let asked = 0; ; ) {
+        const now = this.options.clock();
+        const lacking = capped.filter((_, i) => {
+          const lease = hold.leases[i] as LocalLease;
+          return this.usableUntil(lease) <= now || !fitsUnderCap(lease.committed, grantOf(lease), extra);
+        });
+        if (lacking.length === 0) {
+          for (const lease of hold.leases) {
+            lease.committed = addAmounts(lease.committed, extra);
+            lease.lastUsedAt = now;
+          }
+          hold.amount = addAmounts(hold.amount, extra);
+          return { kind: "held", hold };
         }
-        hold.amount = addAmounts(hold.amount, extra);
-        return { kind: "held", hold };
+        if (asked === 2) return { kind: "refused", plan: capped[0] as CounterPlan, used: NO_AMOUNT };
+        const lackingLeases = lacking.map((plan) => hold.leases[capped.indexOf(plan)] as LocalLease);
+        // A stream keeps the leases it started on: one the leader replaced cannot grow.
+        if (lackingLeases.some((lease) => this.leases.get(chainId(lease.key)) !== lease)) {
+          return { kind: "unavailable" };
+        }
+        const outcome = await this.askLacking(accountId, lacking, extra);
+        if (outcome === "asked") asked++;
+        else if (outcome !== "covered" && outcome !== "bus lost") return outcome;
       }
-      const lackingLeases = lacking.map((plan) => hold.leases[capped.indexOf(plan)] as LocalLease);
-      // A stream keeps the leases it started on: one the leader replaced cannot grow.
-      if (lackingLeases.some((lease) => this.leases.get(chainId(lease.key)) !== lease)) {
-        return { kind: "unavailable" };
-      }
-      const outcome = await this.askLacking(accountId, lacking, extra);
-      if (outcome === "asked") asked++;
-      else if (outcome !== "covered" && outcome !== "bus lost") return outcome;
+    } finally {
+      this.stopWaiting(capped);
     }
-    return { kind: "refused", plan: capped[0] as CounterPlan, used: NO_AMOUNT };
   }
 
   /**
@@ -140,6 +152,7 @@ export class LeaseTable {
     for (const lease of hold.leases) {
       lease.committed = addAmounts(subtractAmounts(lease.committed, hold.amount), actual);
       lease.lastUsedAt = now;
+      lease.holds--;
     }
     hold.amount = actual;
   }
@@ -159,16 +172,24 @@ export class LeaseTable {
     const ended: [string, LocalLease][] = [];
     for (const [id, lease] of this.leases) {
       if (this.usableUntil(lease) <= now) {
-        ended.push([id, lease]);
+        // Its answer may renew it: forgotten now, the grant would reach a lease no longer here.
+        if (!lease.asking) ended.push([id, lease]);
         continue;
       }
       if (!this.bus.connected || lease.id === undefined || lease.asking) continue;
       const ttlLeft = lease.expiresAt - now;
-      // A lease of a window still to come is not idle before its window starts.
-      const idle = now - Math.max(lease.lastUsedAt, lease.key.window_start * 1000) >= this.options.idleMs;
+      // A lease of a window still to come is not idle before its window starts, nor one a request
+      // waits to hold on (for another counter's grant, say).
+      const idle =
+        !this.waiting.has(id) &&
+        now - Math.max(lease.lastUsedAt, lease.key.window_start * 1000) >= this.options.idleMs;
       const spare = subtractAmounts(lease.granted, lease.committed);
-      if (idle && (spare.tokens > 0 || spare.costNanos > 0)) work.push(this.shrink(lease));
-      else if (!idle && (ttlLeft < this.ttlMs / 2 || runningLow(lease))) work.push(this.renew(lease));
+      if (idle) {
+        // Requests still in flight on it must not outlive it: the leader would free what they hold.
+        // Shrunk again, it lives another TTL and gives back anything their ends freed.
+        const held = lease.holds > 0 && ttlLeft < this.ttlMs / 2;
+        if (held || spare.tokens > 0 || spare.costNanos > 0) work.push(this.shrink(lease));
+      } else if (ttlLeft < this.ttlMs / 2 || runningLow(lease)) work.push(this.renew(lease));
       const windowStart = lease.key.window_start * 1000;
       const endsWithinGrace =
         windowStart + lease.key.window_seconds * 1000 - now <= this.options.outageGraceMs;
@@ -189,10 +210,24 @@ export class LeaseTable {
     await Promise.allSettled([...this.leases.values()].map((lease) => this.shrink(lease)));
   }
 
+  private startWaiting(plans: CounterPlan[]) {
+    for (const plan of plans) this.waiting.set(plan.id, (this.waiting.get(plan.id) ?? 0) + 1);
+  }
+
+  private stopWaiting(plans: CounterPlan[]) {
+    for (const plan of plans) {
+      const waiting = (this.waiting.get(plan.id) ?? 1) - 1;
+      if (waiting > 0) this.waiting.set(plan.id, waiting);
+      else this.waiting.delete(plan.id);
+    }
+  }
+
   private async forgetOnceBusAnswers(ended: [string, LocalLease][], endedBy: number) {
     if (!(await this.bus.stillAnswers())) return;
     for (const [id, lease] of ended) {
-      if (this.leases.get(id) === lease && this.usableUntil(lease) <= endedBy) this.leases.delete(id);
+      if (this.leases.get(id) === lease && !lease.asking && this.usableUntil(lease) <= endedBy) {
+        this.leases.delete(id);
+      }
     }
   }
 
@@ -215,6 +250,7 @@ export class LeaseTable {
     for (const lease of leases) {
       lease.committed = addAmounts(lease.committed, amount);
       lease.lastUsedAt = now;
+      lease.holds++;
     }
     const counters = plans.map((plan) => {
       const index = capped.indexOf(plan);

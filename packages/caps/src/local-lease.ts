@@ -22,6 +22,8 @@ export interface LocalLease {
   /** When the ask the leader last granted it was sent (local clock): what a bus outage counts from. */
   confirmedAt: number;
   lastUsedAt: number;
+  /** Requests in flight holding on it (admitted, not finished): while any does, it must not lapse. */
+  holds: number;
   /** The ask in flight for this lease: asks of one lease go one at a time, in order. */
   asking: Promise<unknown> | undefined;
 }
@@ -45,6 +47,7 @@ export const ungrantedLease = (plan: CounterPlan, now: number): LocalLease => ({
   expiresAt: 0,
   confirmedAt: 0,
   lastUsedAt: now,
+  holds: 0,
   asking: undefined,
 });
 
@@ -57,6 +60,7 @@ export const leaseUnderNewId = (lease: LocalLease, leaseId: string): LocalLease 
   id: leaseId,
   counter: { ...reservedCounterOf(lease.key), lease_id: leaseId },
   committed: NO_AMOUNT,
+  holds: 0,
   asking: undefined,
 });
 
