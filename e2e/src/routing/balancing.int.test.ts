@@ -45,14 +45,14 @@ describe("load balancing over providers that serve the same model", () => {
 
   it("least_busy sends requests past a provider that is busy with a slow one", async () => {
     const { account } = await routing.twoProviders("openai", { routing: () => ({ strategy: "least_busy" }) });
-    routing.failing.openai.failNext(1, { kind: "slow_first_byte", delayMs: 3_000 });
+    routing.failing.openai.failNext(1, { kind: "slow_first_byte", delayMs: 5_000 });
     const seenBefore = {
       first: routing.failing.openai.seen.length,
       second: routing.healthy.openai.seen.length,
     };
     const client = openaiClient(routing.stack, account.token);
 
-    // Both idle: the first in order takes it, and holds it for 3 s.
+    // Both idle: the first in order takes it, and holds it for 5 s.
     const slow = client.chat.completions.create({
       model: "gpt-4o",
       messages: [{ role: "user", content: "slow" }],

@@ -3,8 +3,11 @@ import { unavailable } from "../failing-vendor";
 import { openaiClient } from "../setup";
 import { type RoutingStack, rowsOnceStored, startRoutingStack } from "./routing-stack";
 
-/** Three failures within 10 s cool a provider down for 2 s. */
-const COOLDOWN = { failures: 3, windowMs: 10_000, cooldownMs: 2_000 };
+/**
+ * Three failures within 10 s cool a provider down for 4 s: room for a loaded machine to send the
+ * requests that must find it cooling.
+ */
+const COOLDOWN = { failures: 3, windowMs: 10_000, cooldownMs: 4_000 };
 
 let routing: RoutingStack;
 beforeAll(async () => {
