@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { unavailable } from "../failing-vendor";
+import { scrape, total } from "../metrics";
 import { openaiClient } from "../setup";
 import { type RoutingStack, rowsOnceStored, startRoutingStack } from "./routing-stack";
 
@@ -11,7 +12,7 @@ const COOLDOWN = { failures: 3, windowMs: 10_000, cooldownMs: 4_000 };
 
 let routing: RoutingStack;
 beforeAll(async () => {
-  routing = await startRoutingStack({ proxy: { cooldown: COOLDOWN } });
+  routing = await startRoutingStack({ proxy: { cooldown: COOLDOWN }, metrics: true });
 });
 afterAll(() => routing?.stop());
 beforeEach(() => routing.failing.openai.recover());
@@ -22,13 +23,20 @@ interface ProxyStatus {
   cooling_providers?: { provider_id: string; provider: string; cooling_until: string; last_error: string }[];
 }
 
+/** The proxy's gauge of providers cooling down. */
+async function coolingGauge(): Promise<number> {
+  const url = routing.stack.metricsUrls?.proxy;
+  if (!url) throw new Error("the stack started without metrics");
+  return total(await scrape(url), "agentnet_proxy_providers_cooling_down");
+}
+
 async function proxyStatus(): Promise<ProxyStatus> {
   const response = await fetch(`${routing.stack.proxy.url}/status`);
   return (await response.json()) as ProxyStatus;
 }
 
 describe("a provider that keeps failing cools down, then is probed again", () => {
-  it("is skipped after three failures, probed after the cooldown, and serves again once it answers", async () => {
+  it("is skipped after three failures (GET /status and a gauge say so), probed after the cooldown, and serves again once it answers", async () => {
     const { account, first, second } = await routing.twoProviders("openai");
     const vendor = routing.failing.openai;
     vendor.failAlways(unavailable);
@@ -45,8 +53,9 @@ describe("a provider that keeps failing cools down, then is probed again", () =>
     // Cooling down: tried last, so the healthy provider answers alone.
     expect(await reachedFirst(5)).toBe(0);
     expect((await proxyStatus()).cooling_providers).toEqual([
-      expect.objectContaining({ provider_id: first.id, provider: first.name }),
+      expect.objectContaining({ provider_id: first.id, provider: first.name, last_error: "status 503" }),
     ]);
+    expect(await coolingGauge()).toBe(1);
 
     // After the cooldown one request probes it; still failing, it cools down again.
     await sleep(COOLDOWN.cooldownMs + 300);
@@ -58,6 +67,7 @@ describe("a provider that keeps failing cools down, then is probed again", () =>
     await sleep(COOLDOWN.cooldownMs + 300);
     expect(await reachedFirst(3)).toBe(3);
     expect((await proxyStatus()).cooling_providers ?? []).toEqual([]);
+    expect(await coolingGauge()).toBe(0);
 
     const total = COOLDOWN.failures + 5 + 1 + 3 + 3;
     const { rows } = await rowsOnceStored(routing, account, total);
