@@ -1,4 +1,4 @@
-import type { AccessLogEntry, Provider } from "@agentnet/contracts";
+import type { AccessLogEntry, AccessLogSessionPage, Provider, UsageSeriesBucket } from "@agentnet/contracts";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { overloaded, unavailable } from "../failing-vendor";
 import { anthropicClient, clearOfHourEnd, openaiClient } from "../setup";
@@ -67,7 +67,10 @@ describe("a failure before the first byte falls back to the policy's next provid
 
     const answers = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: `q${i}` }] }),
+        client.chat.completions.create(
+          { model: "gpt-4o", messages: [{ role: "user", content: `q${i}` }] },
+          { headers: { "x-session-id": "fallback-session" } },
+        ),
       ),
     );
     for (const answer of answers)
@@ -86,6 +89,21 @@ describe("a failure before the first byte falls back to the policy's next provid
       tokens_output: 400,
       cost_usd: expect.closeTo(0.009, 9),
     });
+    // Sessions and analytics count requests, not attempts.
+    const sessions = await account.must(
+      routing.stack.api<AccessLogSessionPage>("GET", "/agent-network/access-log-sessions", account.token),
+    );
+    expect(sessions.data.map((session) => [session.session_id, session.request_count])).toEqual([
+      ["fallback-session", 20],
+    ]);
+    const series = await account.must(
+      routing.stack.api<UsageSeriesBucket[]>(
+        "GET",
+        "/agent-network/usage/series?granularity=day",
+        account.token,
+      ),
+    );
+    expect(series.map((bucket) => [bucket.requests, bucket.errors])).toEqual([[20, 0]]);
   });
 
   it("answers 10 Anthropic-format requests whose first provider is overloaded (529)", async () => {
