@@ -118,12 +118,12 @@ export class LeaseTable {
           hold.amount = addAmounts(hold.amount, extra);
           return { kind: "held", hold };
         }
-        if (asked === 2) return { kind: "refused", plan: capped[0] as CounterPlan, used: NO_AMOUNT };
         const lackingLeases = lacking.map((plan) => hold.leases[capped.indexOf(plan)] as LocalLease);
         // A stream keeps the leases it started on: one the leader replaced cannot grow.
         if (lackingLeases.some((lease) => this.leases.get(chainId(lease.key)) !== lease)) {
           return { kind: "unavailable" };
         }
+        if (asked === 2) return { kind: "refused", plan: capped[0] as CounterPlan, used: NO_AMOUNT };
         const outcome = await this.askLacking(accountId, lacking, extra);
         if (outcome === "asked") asked++;
         else if (outcome !== "covered" && outcome !== "bus lost") return outcome;

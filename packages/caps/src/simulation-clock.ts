@@ -34,11 +34,11 @@ export class FakeClock {
     this.at(this.now + ms, run);
   }
 
-  /** Runs `run` every `ms` until `until`, like a `setInterval` that is cleared then. */
-  every(ms: number, until: number, run: () => void) {
+  /** Runs `run` every `ms` as long as `running()` says so, like a `setInterval` cleared then. */
+  every(ms: number, running: () => boolean, run: () => void) {
     const tick = () => {
       run();
-      if (this.now + ms <= until) this.after(ms, tick);
+      if (running()) this.after(ms, tick);
     };
     this.after(ms, tick);
   }

@@ -103,6 +103,21 @@ const ONCE_BROKEN: Schedule[] = [
       request(1, 14_257, 1, 5_582, unused),
     ],
   },
+  // A stream that runs past the last arrival: its leases are renewed as long as it runs.
+  {
+    seed: 151_971_760,
+    proxies: 3,
+    capTokens: 500,
+    capCostNanos: 504_000,
+    startOffsetMs: 20_500,
+    faults: { ...noFaults, maxDelayMs: 531, maxEventDelayMs: 1 },
+    outage: null,
+    requests: [
+      request(0, 10_443, 1, 0, unused),
+      request(0, 39_500, 333, 4_252, { usedShare: 0.51, failed: true, stream: true }),
+      request(0, 13_001, 1, 0, unused),
+    ],
+  },
 ];
 
 describe("the caps protocol, simulated", () => {

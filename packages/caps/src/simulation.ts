@@ -77,6 +77,8 @@ export class World {
   private readonly leader: SimulatedLeader;
   private readonly random: () => number;
   private requestIds = 0;
+  /** Requests admitted or waiting to be, not yet finished. */
+  private inFlight = 0;
   private readonly waitingForBus: { resolve: () => void; reject: (error: Error) => void }[] = [];
 
   constructor(private readonly schedule: Schedule) {
@@ -99,14 +101,29 @@ export class World {
   async run(): Promise<Stats> {
     const { clock, schedule } = this;
     const end = clock.now + RUN_MS;
-    clock.every(500, end, () => {
+    // The proxies' timers run as long as they serve: a request that arrived near the end still
+    // runs for up to 15 s, and its leases must be renewed meanwhile as a live proxy renews them.
+    const serving = () => clock.now < end || this.inFlight > 0;
+    let servedUntil = end;
+    clock.every(500, serving, () => {
       for (const proxy of this.proxies) proxy.maintain();
     });
-    clock.every(1_000, end + LEASE_TTL_MS, () => this.leader.sweep(this.busAnswers()));
+    clock.every(
+      1_000,
+      () => serving() || clock.now < servedUntil + LEASE_TTL_MS,
+      () => this.leader.sweep(this.busAnswers()),
+    );
     for (const request of schedule.requests) {
       const proxy = this.proxies[request.proxy % this.proxies.length] as SimulatedProxy;
       clock.after(request.atMs, () => {
-        proxy.serve(request).catch((error: unknown) => this.failed(error));
+        this.inFlight++;
+        proxy
+          .serve(request)
+          .catch((error: unknown) => this.failed(error))
+          .finally(() => {
+            this.inFlight--;
+            servedUntil = Math.max(servedUntil, clock.now);
+          });
       });
     }
     const { outage } = schedule;
