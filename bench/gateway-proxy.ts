@@ -458,7 +458,8 @@ async function main() {
     children.push(consumptionChild);
     const modes = [false, true].filter((stream) => MODES.includes(stream ? "streaming" : "non-streaming"));
     const selected = targets.filter(
-      (target) => target.name === "direct" || !TARGETS || TARGETS.includes(target.name),
+      (target) =>
+        target.name === "direct" || target.name === BASELINE || !TARGETS || TARGETS.includes(target.name),
     );
     // Rounds interleave the targets, so a burst of load elsewhere on the machine lands on all of
     // them rather than on one row, and alternate their order (what runs before a target leaves
