@@ -1,3 +1,4 @@
+import type { Policy } from "@agentnet/contracts";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { axeViolations, launchChromium, newPage, screenshot } from "./browser";
@@ -362,6 +363,42 @@ describe("the dashboard against the real stack", { timeout: 60_000 }, () => {
     await page.getByRole("button", { name: "Delete Spare" }).click();
     await confirm.getByRole("button", { name: "Delete guardrail" }).click();
     await page.getByRole("cell", { name: "Spare", exact: true }).waitFor({ state: "detached" });
+  });
+
+  it("saves a policy weighing two providers 3:1 and shows its routing in the list", async () => {
+    const backup = await stack.api<{ id: string }>("POST", "/api/agent-network/providers", owner.token, {
+      provider_id: "openai_api",
+      name: "OpenAI backup",
+      upstream_url: `${stack.upstreamUrl}/v1`,
+      api_key: "sk-test-upstream",
+    });
+    await go(page, "/config/policies");
+    await page.getByRole("button", { name: "New policy" }).click();
+    await page.getByLabel("Name").fill("Spread over both keys");
+    await page.getByRole("group", { name: "Source groups" }).getByLabel("All").check();
+    const granted = page.getByRole("group", { name: "Providers" });
+    await granted.getByLabel("OpenAI", { exact: true }).check();
+    await granted.getByLabel("OpenAI backup").check();
+    const routing = page.getByRole("group", { name: "Routing" });
+    expect(await routing.getByLabel("Max attempts").inputValue()).toBe("3");
+    expect(await routing.getByLabel("Time budget (seconds)").inputValue()).toBe("60");
+    await routing.getByLabel("Strategy").selectOption("weighted");
+    await routing.getByLabel("Weight of OpenAI", { exact: true }).fill("3");
+    await routing.getByLabel("Weight of OpenAI backup").fill("1");
+    await page.getByRole("button", { name: "Create policy" }).click();
+    await page.getByRole("cell", { name: "Spread over both keys", exact: true }).waitFor();
+    await page.getByText("weighted 3:1").waitFor();
+
+    const policies = await stack.api<Policy[]>("GET", "/api/agent-network/policies", owner.token);
+    const weighted = policies.find((p) => p.name === "Spread over both keys");
+    const openAi = weighted?.destination_provider_ids.find((id) => id !== backup.id) ?? "";
+    expect(weighted?.routing).toMatchObject({
+      strategy: "weighted",
+      weights: { [openAi]: 3, [backup.id]: 1 },
+    });
+    expect(policies.find((p) => p.name === "Everyone may use OpenAI")).not.toHaveProperty("routing");
+    await stack.api("DELETE", `/api/agent-network/policies/${weighted?.id}`, owner.token);
+    await stack.api("DELETE", `/api/agent-network/providers/${backup.id}`, owner.token);
   });
 
   it("sends a member whose token was revoked back to sign-in, saying why", async () => {
