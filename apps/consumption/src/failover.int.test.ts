@@ -118,8 +118,9 @@ describe("consumption fail-over", () => {
     await publish(replica.nc, eventFor(next, await reserved(replica, next)));
     // Resumed as it was, the replica would try the same sequence number for ever. While it steps
     // down and leads again nobody answers.
-    await eventually(async () => (await userTokens(replica, body).catch(() => 0)) === 60, 10_000);
-  });
+    // Stepping down and leading again takes ~4 s alone and over 10 s on a machine running the suite.
+    await eventually(async () => (await userTokens(replica, body).catch(() => 0)) === 60, 30_000);
+  }, 60_000);
 
   it("trims a journal entry once a snapshot covers it and its event ids are past the redelivery horizon", async () => {
     const durable = uniqueId("consumption");
