@@ -12,13 +12,14 @@ const RATE_SURFACE: [keyof CatalogEntryModel, PricingSurface][] = [
 ];
 
 describe("CATALOG", () => {
-  it("holds the six API styles plus custom, with their flavors", () => {
+  it("holds the six API styles (Google's two ways in) plus custom, with their flavors", () => {
     expect(CATALOG.map((e) => [e.id, e.api_flavor])).toEqual([
       ["openai_api", "openai"],
       ["anthropic_api", "anthropic"],
       ["azure_api", "azure_openai"],
       ["cloudflare_api", "cloud_gateway"],
       ["vertex_api", "vertex"],
+      ["gemini_api", "gemini"],
       ["mistral_api", "mistral"],
       ["custom", "openai"],
     ]);
@@ -85,6 +86,7 @@ describe("CATALOG", () => {
       ["azure_api", "api-key", "KEY"],
       ["cloudflare_api", "Authorization", "Bearer KEY"],
       ["vertex_api", "Authorization", "Bearer KEY"],
+      ["gemini_api", "x-goog-api-key", "KEY"],
       ["mistral_api", "Authorization", "Bearer KEY"],
       ["custom", "Authorization", "Bearer KEY"],
     ]);

@@ -3,6 +3,7 @@ import { anthropic } from "./vendors/anthropic";
 import { azure } from "./vendors/azure";
 import { cloudflare } from "./vendors/cloudflare";
 import { custom } from "./vendors/custom";
+import { gemini } from "./vendors/gemini";
 import { mistral } from "./vendors/mistral";
 import { openai } from "./vendors/openai";
 import { vertex } from "./vendors/vertex";
@@ -23,6 +24,7 @@ export const CATALOG: readonly CatalogEntry[] = deepFreeze([
   azure,
   cloudflare,
   vertex,
+  gemini,
   mistral,
   custom,
 ]);

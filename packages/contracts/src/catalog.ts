@@ -56,6 +56,7 @@ export const ApiFlavor = z.enum([
   "anthropic",
   "azure_openai",
   "vertex",
+  "gemini",
   "mistral",
   "cloud_gateway",
 ]);
@@ -71,6 +72,8 @@ export const ListingShape = z.enum([
   "azure_data",
   /** `{publisherModels: [{name: "publishers/<p>/models/<id>"}]}`: Vertex model garden. */
   "vertex_publisher_models",
+  /** `{models: [{name: "models/<id>", displayName}], nextPageToken}`: the Gemini API. */
+  "gemini_models",
   /** `{data: [{id, name, capabilities}]}`: Mistral. */
   "mistral_data",
   /** Cloudflare's account API lists gateways, not models: resolved, never contacted. */

@@ -37,6 +37,12 @@ const VertexPublisherModels = z.object({
   nextPageToken: z.string().optional(),
 });
 
+const GeminiModels = z.object({
+  // A key that sees no model answers `{}`.
+  models: z.array(z.object({ name: Id, displayName: z.string().nullish() })).optional(),
+  nextPageToken: z.string().optional(),
+});
+
 const MistralData = z.object({
   data: z.array(z.object({ id: Id, name: z.string().nullish() })),
 });
@@ -84,6 +90,16 @@ export function parseListing(shape: ListingShape, body: unknown): ParseResult {
       const parsed = VertexPublisherModels.safeParse(body);
       if (!parsed.success) return { ok: false, why: describe(parsed.error) };
       const models = (parsed.data.publisherModels ?? []).map(({ name }) => ({ id: vertexModelId(name) }));
+      const token = parsed.data.nextPageToken;
+      return { ok: true, page: { models, ...(token ? { next: { pageToken: token } } : {}) } };
+    }
+    case "gemini_models": {
+      const parsed = GeminiModels.safeParse(body);
+      if (!parsed.success) return { ok: false, why: describe(parsed.error) };
+      const models = (parsed.data.models ?? []).map(({ name, displayName }) => ({
+        id: vertexModelId(name),
+        ...(displayName ? { label: displayName } : {}),
+      }));
       const token = parsed.data.nextPageToken;
       return { ok: true, page: { models, ...(token ? { next: { pageToken: token } } : {}) } };
     }
