@@ -99,7 +99,7 @@ describe("estimates", () => {
     const provider = makeProvider({ models: [{ id: "gpt-4o", input_per_1k: 1, output_per_1k: 2 }] });
     const catalog = findCatalogProvider("openai_api");
     if (!catalog) throw new Error("catalog");
-    const pricing = ratesFor(provider, catalog, "gpt-4o");
+    const pricing = ratesFor(provider, catalog, "gpt-4o", "openai");
     expect(pricing.shape).toBe("openai");
     const tokens = admissionTokens(
       estimateTokens({ input: "a".repeat(4000), max_tokens: 1000 }, "chat"),
@@ -108,7 +108,7 @@ describe("estimates", () => {
     expect(tokens).toEqual({ input_tokens: 1000, output_tokens: 1000 });
     // $1/1k in, $2/1k out: $3 in nano-USD.
     expect(holdAmount(tokens, pricing)).toEqual({ tokens: 2000, costNanos: 3_000_000_000 });
-    expect(ratesFor(provider, catalog, "no-such-model").rates.pricing_known).toBe(false);
+    expect(ratesFor(provider, catalog, "no-such-model", "openai").rates.pricing_known).toBe(false);
   });
 
   it("admits a stream with one output step and a non-streaming request with its worst case", () => {
@@ -133,6 +133,7 @@ describe("fallbackHoldExtra: a fallback to other prices re-prices the hold", () 
       makeProvider({ models: [{ id: "m", input_per_1k: input, output_per_1k: output }] }),
       catalog,
       "m",
+      "openai",
     );
   const tokens = { input_tokens: 1_000, output_tokens: 500 };
 
@@ -166,7 +167,8 @@ describe("the cost of an estimate stays in pricing's exact range", () => {
 
   it("names a rate above MAX_RATE_PER_1K, which a provider stored before the bound may hold", () => {
     const rates = (input_per_1k: number) =>
-      ratesFor(makeProvider({ models: [{ id: "m", input_per_1k, output_per_1k: 1 }] }), openai, "m").rates;
+      ratesFor(makeProvider({ models: [{ id: "m", input_per_1k, output_per_1k: 1 }] }), openai, "m", "openai")
+        .rates;
     expect(rateAboveMaximum(rates(MAX_RATE_PER_1K))).toBeUndefined();
     expect(rateAboveMaximum(rates(1e12))).toBe("input_per_1k 1000000000000");
   });
@@ -185,7 +187,12 @@ describe("the cost of an estimate stays in pricing's exact range", () => {
     for (const entry of CATALOG) {
       for (const model of [...entry.models.map((m) => m.id), "unlisted-model"]) {
         const provider = makeProvider({ provider_id: entry.id, models: [{ id: model, ...highest }] });
-        const pricing = ratesFor(provider, entry, model);
+        const pricing = ratesFor(
+          provider,
+          entry,
+          model,
+          entry.api_flavor === "anthropic" ? "anthropic" : "openai",
+        );
         for (const maxTokens of [1, DEFAULT_OUTPUT_TOKENS, 128_000, MAX_OUTPUT_TOKENS_FIELD]) {
           for (const bodyChars of [0, 10 * 1024 * 1024, 64 * 1024 * 1024]) {
             const body = { messages: "x".repeat(bodyChars), max_tokens: maxTokens };

@@ -4,7 +4,8 @@ import { findCatalogModel } from "@agentnet/catalog";
 import { type GatewayProvider, MAX_RATE_PER_1K } from "@agentnet/contracts";
 import { type CostShape, type EffectiveRates, resolveRates } from "@agentnet/pricing";
 import type { JsonObject } from "./json";
-import type { Operation } from "./wire";
+import { geminiOutputCap } from "./request-shape";
+import type { Operation, Wire } from "./wire";
 
 /** Output budget assumed when the request sets none: bounds what a streaming answer may overshoot. */
 export const DEFAULT_OUTPUT_TOKENS = 4_096;
@@ -26,8 +27,20 @@ export const MAX_ESTIMATED_OUTPUT_TOKENS = 1_000_000;
 /** About four characters of JSON per token: cheap, and conservative for English and code. */
 const CHARS_PER_TOKEN = 4;
 
-/** The body fields that carry prompt text in the four operations' request formats. */
-const PROMPT_FIELDS = ["messages", "input", "system", "instructions", "prompt"] as const;
+/**
+ * The body fields that carry prompt text in the vendors' request formats: OpenAI's and
+ * Anthropic's, and Gemini's `contents` and system instruction (its JSON takes either case).
+ */
+const PROMPT_FIELDS = [
+  "messages",
+  "input",
+  "system",
+  "instructions",
+  "prompt",
+  "contents",
+  "systemInstruction",
+  "system_instruction",
+] as const;
 
 /** The prompt as the request carries it (JSON of its prompt fields), for estimates and capture. */
 export function promptText(body: JsonObject): string {
@@ -60,6 +73,7 @@ export function estimateTokens(
     positiveInt(body.max_tokens) ??
     positiveInt(body.max_completion_tokens) ??
     positiveInt(body.max_output_tokens) ??
+    positiveInt(geminiOutputCap(body)) ??
     DEFAULT_OUTPUT_TOKENS;
   return { input_tokens, output_tokens: Math.min(requested, outputCeiling) };
 }
@@ -90,12 +104,16 @@ export function interruptedUsage<T extends { input_tokens: number; output_tokens
   };
 }
 
-/** Rates of a model on a provider: its model row first, the catalog's price otherwise. */
-export function ratesFor(provider: GatewayProvider, catalog: CatalogEntry, model: string) {
+/**
+ * Rates of a model on a provider: its model row first, the catalog's price otherwise. The usage
+ * is read in the shape of the wire it came on: Anthropic's (cache reads and writes beside the
+ * input) for Claude on Anthropic or Vertex, OpenAI's (cached tokens inside the input) otherwise.
+ */
+export function ratesFor(provider: GatewayProvider, catalog: CatalogEntry, model: string, wire: Wire) {
   const row = provider.models.find((candidate) => candidate.id === model);
   const listed = findCatalogModel(catalog.id, model);
   const rates: EffectiveRates = resolveRates(row, listed);
-  const shape: CostShape = catalog.api_flavor === "anthropic" ? "anthropic" : "openai";
+  const shape: CostShape = wire === "anthropic" ? "anthropic" : "openai";
   return { rates, shape };
 }
 

@@ -13,17 +13,21 @@ import type { Wire } from "./wire";
  * - OpenAI: `openai-beta` (opt-in API previews, as the SDK sends them).
  * - Anthropic: `anthropic-version` (required) and `anthropic-beta` (features such as Claude Code's
  *   `claude-code-20250219`), and the `beta` query parameter Claude Code puts on /v1/messages.
+ * - Gemini: the `alt` query parameter (`alt=sse`: a stream as server-sent events rather than one
+ *   JSON array). Never `key`: that is the caller's agentnet token.
  * - Not forwarded though SDKs send them: `x-stainless-*` (the SDK's runtime, OS and retry count:
  *   nothing a vendor serves by) and agents' session headers (the proxy reads them for sessions).
  */
 const CALLER_HEADERS: Record<Wire, ReadonlySet<string>> = {
   openai: new Set(["accept", "user-agent", "openai-beta"]),
   anthropic: new Set(["accept", "user-agent", "anthropic-version", "anthropic-beta"]),
+  gemini: new Set(["accept", "user-agent"]),
 };
 
 const CALLER_QUERY: Record<Wire, ReadonlySet<string>> = {
   openai: new Set(),
   anthropic: new Set(["beta"]),
+  gemini: new Set(["alt"]),
 };
 
 type IncomingHeaders = Readonly<Record<string, string | string[] | undefined>>;

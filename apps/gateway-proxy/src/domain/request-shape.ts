@@ -1,5 +1,5 @@
 import { forbiddenCharacter, MAX_MODEL_LENGTH, MAX_SESSION_ID_LENGTH } from "@agentnet/contracts";
-import type { JsonObject } from "./json";
+import { isJsonObject, type JsonObject } from "./json";
 
 /** Deeper than any vendor's request format needs (tool schemas nest a dozen levels at most). */
 export const MAX_JSON_DEPTH = 64;
@@ -17,17 +17,11 @@ const OUTPUT_CAP_FIELDS = ["max_tokens", "max_completion_tokens", "max_output_to
  */
 export function requestShapeProblem(body: JsonObject): string | undefined {
   for (const field of OUTPUT_CAP_FIELDS) {
-    const value = body[field];
-    if (value === undefined || value === null) continue;
-    if (
-      typeof value !== "number" ||
-      !Number.isInteger(value) ||
-      value < 1 ||
-      value > MAX_OUTPUT_TOKENS_FIELD
-    ) {
-      return `${field} must be an integer from 1 to ${MAX_OUTPUT_TOKENS_FIELD}`;
-    }
+    const problem = outputCapProblem(field, body[field]);
+    if (problem) return problem;
   }
+  const geminiProblem = outputCapProblem("generationConfig.maxOutputTokens", geminiOutputCap(body));
+  if (geminiProblem) return geminiProblem;
   const pending: [unknown, number][] = [[body, 1]];
   for (let next = pending.pop(); next; next = pending.pop()) {
     const [value, depth] = next;
@@ -38,6 +32,21 @@ export function requestShapeProblem(body: JsonObject): string | undefined {
     }
   }
   return undefined;
+}
+
+function outputCapProblem(field: string, value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > MAX_OUTPUT_TOKENS_FIELD) {
+    return `${field} must be an integer from 1 to ${MAX_OUTPUT_TOKENS_FIELD}`;
+  }
+  return undefined;
+}
+
+/** A Gemini request's output cap, `generationConfig.maxOutputTokens` (its JSON takes either case). */
+export function geminiOutputCap(body: JsonObject): unknown {
+  const config = body.generationConfig ?? body.generation_config;
+  if (!isJsonObject(config)) return undefined;
+  return config.maxOutputTokens ?? config.max_output_tokens;
 }
 
 /**

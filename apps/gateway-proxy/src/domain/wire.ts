@@ -1,24 +1,41 @@
 import type { ApiFlavor } from "@agentnet/contracts";
 
-/** The vendor wire format a route speaks: decides the error shape and which providers fit. */
-export type Wire = "openai" | "anthropic";
+/**
+ * The vendor format a route speaks: its bodies, its usage report, its stream events and its error
+ * shape. The route decides it (http/routes.ts); which providers fit follows from it.
+ */
+export type Wire = "openai" | "anthropic" | "gemini";
 
-/** The inference operations the proxy forwards. */
-export type Operation = "chat" | "responses" | "embeddings" | "messages" | "count_tokens";
-
-export const wireOf = (operation: Operation): Wire =>
-  operation === "messages" || operation === "count_tokens" ? "anthropic" : "openai";
+/** The inference operations the proxy forwards; token counting is Anthropic's or Gemini's by its wire. */
+export type Operation =
+  | "chat"
+  | "responses"
+  | "embeddings"
+  | "messages"
+  | "count_tokens"
+  | "generate_content";
 
 /**
- * Whether an operation is metered: counted, capped, costed and logged. Anthropic's token counting
- * generates nothing and is free at the vendor, so it is only authenticated and policy-checked.
+ * Whether an operation is metered: counted, capped, costed and logged. Token counting generates
+ * nothing and is free at the vendor, so it is only authenticated and policy-checked.
  */
 export const isMetered = (operation: Operation): boolean => operation !== "count_tokens";
 
 /**
- * The proxy forwards without translating, so a provider fits a route only when it speaks that
- * route's format: /v1/messages needs the anthropic flavor, every OpenAI-style route any other
- * flavor (OpenAI, Azure, Mistral, Vertex's and Cloudflare's OpenAI-compatible endpoints, custom).
+ * A provider fits a route when it serves that route's format, as it is or with the request
+ * rewritten for it (domain/upstream-request.ts):
+ * - Anthropic's Messages API: Anthropic, and Vertex (Claude on Vertex: rawPredict);
+ * - Gemini's generateContent: the Gemini API, and Vertex (publishers/google);
+ * - every OpenAI-style route: every flavor but Anthropic's and the Gemini API's (OpenAI, Azure,
+ *   Mistral, Vertex's and Cloudflare's OpenAI-compatible endpoints, custom).
  */
-export const flavorFits = (wire: Wire, flavor: ApiFlavor): boolean =>
-  wire === "anthropic" ? flavor === "anthropic" : flavor !== "anthropic";
+export function flavorFits(wire: Wire, flavor: ApiFlavor): boolean {
+  switch (wire) {
+    case "anthropic":
+      return flavor === "anthropic" || flavor === "vertex";
+    case "gemini":
+      return flavor === "gemini" || flavor === "vertex";
+    case "openai":
+      return flavor !== "anthropic" && flavor !== "gemini";
+  }
+}

@@ -23,7 +23,7 @@ afterAll(async () => {
 
 const catalog = findCatalogProvider("openai_api");
 if (!catalog) throw new Error("openai_api is in the catalog");
-const pricing = ratesFor(makeProvider(), catalog, "gpt-4o");
+const pricing = ratesFor(makeProvider(), catalog, "gpt-4o", "openai");
 const admitted = { input_tokens: 100, output_tokens: 50 };
 
 const makeRecord = (overrides: Partial<RequestRecord> = {}): RequestRecord => ({

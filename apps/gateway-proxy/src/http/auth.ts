@@ -12,15 +12,16 @@ export async function authenticate(
   req: IncomingMessage,
   res: ServerResponse,
   wire: Wire,
+  query: string,
 ): Promise<Caller | undefined> {
-  const token = callerToken(req);
+  const token = callerToken(req, wire === "gemini" ? query : "");
   if (!token) {
     sendError(
       res,
       wire,
       401,
       "auth.missing_token",
-      "send your agentnet token as Authorization: Bearer or x-api-key",
+      "send your agentnet token as Authorization: Bearer, x-api-key, api-key or x-goog-api-key",
     );
     return undefined;
   }

@@ -34,16 +34,26 @@ export async function readBody(req: IncomingMessage, limit: number): Promise<str
   }
 }
 
-/** The agn_ token from `Authorization: Bearer <token>` or `x-api-key: <token>`. */
-export function callerToken(req: IncomingMessage): string | undefined {
+/** Headers clients put their key in besides `Authorization`: Anthropic's, Azure's and Google's SDKs. */
+const KEY_HEADERS = ["x-api-key", "api-key", "x-goog-api-key"] as const;
+
+/**
+ * The agn_ token wherever the client's SDK puts its key: `Authorization: Bearer`, `x-api-key`,
+ * `api-key`, `x-goog-api-key`, or (Gemini clients only, `query` given) the `key` query parameter.
+ */
+export function callerToken(req: IncomingMessage, query = ""): string | undefined {
   const authorization = req.headers.authorization;
   if (authorization) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (match?.[1]) return match[1];
   }
-  const apiKey = req.headers["x-api-key"];
-  const key = Array.isArray(apiKey) ? apiKey[0] : apiKey;
-  return key?.trim() || undefined;
+  for (const name of KEY_HEADERS) {
+    const value = req.headers[name];
+    const key = (Array.isArray(value) ? value[0] : value)?.trim();
+    if (key) return key;
+  }
+  if (query === "") return undefined;
+  return new URLSearchParams(query).get("key")?.trim() || undefined;
 }
 
 /** The client's address: the socket's, or the first X-Forwarded-For hop when the proxy is trusted. */

@@ -11,10 +11,24 @@ function errorType(status: number): string {
   return "api_error";
 }
 
+/** Google's canonical error status of an HTTP status, as the Gemini API and Vertex answer it. */
+function googleStatus(status: number): string {
+  if (status === 400 || status === 413) return "INVALID_ARGUMENT";
+  if (status === 401) return "UNAUTHENTICATED";
+  if (status === 403) return "PERMISSION_DENIED";
+  if (status === 404 || status === 405) return "NOT_FOUND";
+  if (status === 429) return "RESOURCE_EXHAUSTED";
+  if (status === 499) return "CANCELLED";
+  if (status === 503 || status === 502) return "UNAVAILABLE";
+  if (status === 504) return "DEADLINE_EXCEEDED";
+  return "INTERNAL";
+}
+
 /**
  * An error in the vendor's own shape: OpenAI `{"error":{"message","type","code"}}`, Anthropic
- * `{"type":"error","error":{"type","message"}}`. The reason code is in `code` (OpenAI), in the
- * message, and in the `x-agentnet-reason` header, so any client can tell why.
+ * `{"type":"error","error":{"type","message"}}`, Google `{"error":{"code","message","status"}}`.
+ * The reason code is in `code` (OpenAI), in the message, and in the `x-agentnet-reason` header,
+ * so any client can tell why.
  */
 export function sendError(
   res: ServerResponse,
@@ -28,7 +42,9 @@ export function sendError(
   const body =
     wire === "anthropic"
       ? { type: "error", error: { type: errorType(status), message: text } }
-      : { error: { message: text, type: errorType(status), code: reason, param: null } };
+      : wire === "gemini"
+        ? { error: { code: status, message: text, status: googleStatus(status) } }
+        : { error: { message: text, type: errorType(status), code: reason, param: null } };
   sendJson(res, status, body, { "x-agentnet-reason": reason, ...headers });
 }
 

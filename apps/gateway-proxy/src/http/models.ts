@@ -10,16 +10,19 @@ import { sendError, sendJson } from "./errors";
 
 /**
  * GET /v1/models: the models the caller may use on the reachable providers that speak the
- * route's format, in the OpenAI list shape, or Anthropic's when `anthropic-version` is sent.
- * A model offered by several providers is listed once (the first in policy order).
+ * route's format, in the OpenAI list shape, or Anthropic's when `anthropic-version` is sent;
+ * GET /v1beta/models: the same in the Gemini API's shape, for Gemini clients. A model offered by
+ * several providers is listed once (the first in policy order).
  */
 export async function handleModels(
   ctx: ProxyContext,
   req: IncomingMessage,
   res: ServerResponse,
+  listing: "gemini" | undefined,
+  query: string,
 ): Promise<void> {
-  const wire: Wire = req.headers["anthropic-version"] ? "anthropic" : "openai";
-  const caller = await authenticate(ctx, req, res, wire);
+  const wire: Wire = listing ?? (req.headers["anthropic-version"] ? "anthropic" : "openai");
+  const caller = await authenticate(ctx, req, res, wire, query);
   if (!caller) return;
   const view = await accountView(ctx, res, wire, caller.account_id);
   if (!view) return;
@@ -48,6 +51,15 @@ export async function handleModels(
   }
   const models = [...seen.values()];
   const created = Math.floor(Date.parse(view.snapshot.generated_at) / 1000) || 0;
+  if (wire === "gemini") {
+    return sendJson(res, 200, {
+      models: models.map((m) => ({
+        name: `models/${m.id}`,
+        displayName: m.label,
+        supportedGenerationMethods: ["generateContent", "countTokens"],
+      })),
+    });
+  }
   if (wire === "anthropic") {
     const createdAt = new Date(created * 1000).toISOString();
     return sendJson(res, 200, {

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Hold } from "@agentnet/caps";
 import { Events } from "@agentnet/contracts";
 import type { ProxyContext } from "../context";
-import { type Operation, wireOf } from "../domain/wire";
+import type { Route } from "../domain/routes";
 import { buildEvent, type RequestRecord } from "../events/build";
 import { account, chargeOf } from "../request/account";
 import { admit } from "../request/admit";
@@ -22,11 +22,12 @@ export async function handleInference(
   ctx: ProxyContext,
   req: IncomingMessage,
   res: ServerResponse,
-  operation: Operation,
+  route: Route,
   path: string,
   query: string,
 ): Promise<void> {
-  const request: InferenceRequest = { req, res, operation, wire: wireOf(operation), path, query };
+  const { operation, wire } = route;
+  const request: InferenceRequest = { req, res, route, operation, wire, path, query };
   const received = await receive(ctx, request);
   if (!received) return;
   const { record } = received;

@@ -2,19 +2,11 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { tracerOf } from "@agentnet/bus";
 import { type Health, healthResponse } from "@agentnet/service-kit";
 import type { ProxyContext } from "../context";
-import type { Operation, Wire } from "../domain/wire";
+import { matchRoute, wireOfUnknownPath } from "../domain/routes";
 import { sendError } from "./errors";
 import { handleModels } from "./models";
 import { handleInference } from "./proxy";
 import { traceInference } from "./tracing";
-
-const INFERENCE: Record<string, Operation> = {
-  "/v1/chat/completions": "chat",
-  "/v1/responses": "responses",
-  "/v1/embeddings": "embeddings",
-  "/v1/messages": "messages",
-  "/v1/messages/count_tokens": "count_tokens",
-};
 
 /** Inference requests being handled: a shutdown waits for them to publish their events. */
 export class InFlight {
@@ -47,8 +39,8 @@ export function createRequestHandler(ctx: ProxyContext, health: Health, inFlight
     const mark = url.indexOf("?");
     const path = mark === -1 ? url : url.slice(0, mark);
     const query = mark === -1 ? "" : url.slice(mark + 1);
-    const wire: Wire =
-      path.startsWith("/v1/messages") || req.headers["anthropic-version"] ? "anthropic" : "openai";
+    const route = matchRoute(path);
+    const wire = route?.wire ?? wireOfUnknownPath(path, req.headers["anthropic-version"] !== undefined);
     const done = (error: unknown) => {
       // A client that hangs up while its body is read is not a proxy failure.
       if (req.destroyed && (error as { code?: string } | undefined)?.code === "ECONNRESET") return;
@@ -70,20 +62,19 @@ export function createRequestHandler(ctx: ProxyContext, health: Health, inFlight
       req.resume();
       return;
     }
-    const operation = INFERENCE[path];
-    if (operation && req.method === "POST") {
-      ctx.metrics?.countAnswer(path, res);
+    if (route && req.method === "POST") {
+      ctx.metrics?.countAnswer(route.label, res);
       const handled = tracer
-        ? traceInference(tracer, req, res, operation, path, () =>
-            handleInference(ctx, req, res, operation, path, query),
+        ? traceInference(tracer, req, res, route, path, () =>
+            handleInference(ctx, req, res, route, path, query),
           )
-        : handleInference(ctx, req, res, operation, path, query);
+        : handleInference(ctx, req, res, route, path, query);
       inFlight.track(handled).catch(done);
       return;
     }
-    if (path === "/v1/models" && req.method === "GET") {
+    if ((path === "/v1/models" || path === "/v1beta/models") && req.method === "GET") {
       ctx.metrics?.countAnswer(path, res);
-      handleModels(ctx, req, res).catch(done);
+      handleModels(ctx, req, res, path === "/v1beta/models" ? "gemini" : undefined, query).catch(done);
       return;
     }
     if (path === "/status" && req.method === "GET") {
@@ -105,13 +96,7 @@ export function createRequestHandler(ctx: ProxyContext, health: Health, inFlight
       res.end(answer.body);
       return;
     }
-    sendError(
-      res,
-      wire,
-      operation ? 405 : 404,
-      "gateway.not_found",
-      `${req.method} ${path} is not served here`,
-    );
+    sendError(res, wire, route ? 405 : 404, "gateway.not_found", `${req.method} ${path} is not served here`);
     req.resume();
   };
 }

@@ -14,6 +14,7 @@ import {
   trace,
 } from "@opentelemetry/api";
 import { bounded } from "../domain/request-shape";
+import type { Route } from "../domain/routes";
 import type { Operation, Wire } from "../domain/wire";
 import type { RequestRecord } from "../events/build";
 
@@ -31,6 +32,7 @@ const GEN_AI_OPERATION: Record<Operation, string> = {
   chat: "chat",
   responses: "chat",
   messages: "chat",
+  generate_content: "generate_content",
   embeddings: "embeddings",
   count_tokens: "count_tokens",
 };
@@ -51,13 +53,13 @@ export function traceInference(
   tracer: Tracer,
   req: IncomingMessage,
   res: ServerResponse,
-  operation: Operation,
+  route: Route,
   path: string,
   handle: () => Promise<void>,
 ): Promise<void> {
   tracing = true;
   const parent = clientTraceContext(req.headers);
-  const name = GEN_AI_OPERATION[operation];
+  const name = GEN_AI_OPERATION[route.operation];
   const span = tracer.startSpan(
     name,
     {
@@ -65,7 +67,7 @@ export function traceInference(
       attributes: {
         "gen_ai.operation.name": name,
         "http.request.method": "POST",
-        "http.route": path,
+        "http.route": route.label,
         "url.path": path,
       },
     },

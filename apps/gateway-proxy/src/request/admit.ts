@@ -38,7 +38,8 @@ export async function admit(ctx: ProxyContext, received: Received): Promise<Admi
   const candidates: Candidate[] = [];
   let pricingRefusal: Refused | undefined;
   for (const route of ctx.routing.order(decision)) {
-    const candidate: Candidate = { ...route, pricing: ratesFor(route.provider, route.catalog, route.model) };
+    const pricing = ratesFor(route.provider, route.catalog, route.model, request.wire);
+    const candidate: Candidate = { ...route, pricing };
     const problem = pricingProblem(candidate, caps?.usdCap ?? false);
     if (problem) pricingRefusal ??= problem;
     else candidates.push(candidate);
@@ -50,7 +51,7 @@ export async function admit(ctx: ProxyContext, received: Received): Promise<Admi
   const capture = capturePlan(received.settings, policy, view.guardrails);
   const prompt = capture.capture ? promptText(body) : "";
   const worst = estimateTokens(body, request.operation, outputCeiling(catalog, model));
-  const tokens = admissionTokens(worst, body.stream === true);
+  const tokens = admissionTokens(worst, received.sse);
   // The hold comes last: once taken, it is handleInference's to settle whatever happens.
   let capped: CappedRequest | undefined;
   if (caps && caps.checks.length > 0) {
@@ -96,7 +97,7 @@ function route(ctx: ProxyContext, received: Received): Decision {
   record.providerName = decision.provider?.name ?? "";
   record.providerId = decision.provider?.id ?? "";
   record.policyId = decision.policy?.id ?? "";
-  record.series = ctx.metrics?.routed(request.path, decision.provider, decision.model);
+  record.series = ctx.metrics?.routed(request.route.label, decision.provider, decision.model);
   return decision;
 }
 

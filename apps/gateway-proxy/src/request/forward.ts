@@ -3,18 +3,18 @@ import { type GatewayProvider, type RequestAttempt, renderAuthHeader } from "@ag
 import { apiKeyOf, type ProxyContext } from "../context";
 import { MAX_CAPTURE_CHARS } from "../domain/capture";
 import { fallbackHoldExtra } from "../domain/estimate";
-import { catalogHeaders, forwardedQuery, upstreamHeaders } from "../domain/forwarding";
+import { catalogHeaders, upstreamHeaders } from "../domain/forwarding";
 import { identityHeaders, injectMetadata } from "../domain/identity";
-import { isJsonObject } from "../domain/json";
 import { isRetryableStatus, networkError, retryAfterMs, SAME_PROVIDER_BACKOFF_MS } from "../domain/retry";
+import { editForVendor } from "../domain/vendor-body";
 import { capDenyReason } from "../http/caps";
 import { type ForwardRequest, type ForwardResult, forward as relay } from "../upstream/forward";
-import { privateUpstreamOf, upstreamTarget } from "../upstream/pools";
+import { privateUpstreamOf } from "../upstream/pools";
 import { zeroUsage } from "../upstream/usage";
+import { type VendorTarget, vendorTarget } from "../upstream/vendor-path";
 import { CappedStreamGrowth } from "./capped-stream";
 import type { Admitted, Answered, Candidate, Failed } from "./stages";
 
-type UpstreamTarget = ReturnType<typeof upstreamTarget>;
 type AttemptResult = ForwardResult | Failed;
 
 /**
@@ -88,16 +88,27 @@ async function attemptAt(
   ctx: ProxyContext,
   admitted: Admitted,
   candidate: Candidate,
-  body: string,
+  body: VendorBody,
   mayRetry: boolean,
 ): Promise<AttemptResult> {
-  const { request, view } = admitted.received;
+  const { request, view, record } = admitted.received;
   const { provider } = candidate;
-  const target = upstreamTarget(
+  const target = vendorTarget(
     provider.upstream_url,
-    request.path,
-    forwardedQuery(request.wire, request.query),
+    candidate.catalog.api_flavor,
+    request.route,
+    candidate.model,
+    record.stream,
+    request.query,
   );
+  if (!target) {
+    return failed(
+      502,
+      "provider.upstream_url_incomplete",
+      `the upstream_url of provider ${provider.name} does not name a Vertex project and location (…/v1/projects/{project}/locations/{location})`,
+      "provider.upstream_url_incomplete",
+    );
+  }
   admitted.received.record.host = target.host;
   admitted.received.record.path = target.path;
   let apiKey: string;
@@ -216,7 +227,8 @@ function routeRecord(ctx: ProxyContext, admitted: Admitted, candidate: Candidate
   record.providerName = candidate.provider.name;
   record.policyId = candidate.policy.id;
   record.model = candidate.model;
-  record.series = ctx.metrics?.routed(request.path, candidate.provider, candidate.model) ?? record.series;
+  record.series =
+    ctx.metrics?.routed(request.route.label, candidate.provider, candidate.model) ?? record.series;
 }
 
 /**
@@ -245,45 +257,52 @@ async function reprice(ctx: ProxyContext, admitted: Admitted, next: Candidate): 
   return failed(429, reason, "usage cap reached for this window", reason);
 }
 
+/** A body as one vendor takes it, and the headers that go with it. */
+interface VendorBody {
+  text: string;
+  headers: Record<string, string>;
+}
+
 /**
  * The body as each candidate's vendor takes it, serialised once per vendor and model: a fallback
  * to a provider of the same vendor and model replays the bytes the first attempt sent.
  */
 class BodyCache {
   private sentTo: Candidate | undefined;
-  private text = "";
+  private body: VendorBody = { text: "", headers: {} };
 
   constructor(private readonly admitted: Admitted) {}
 
-  of(candidate: Candidate): string {
+  of(candidate: Candidate): VendorBody {
     const last = this.sentTo;
     const same =
       last !== undefined &&
       last.provider.provider_id === candidate.provider.provider_id &&
       last.provider.metadata_disabled === candidate.provider.metadata_disabled &&
       last.model === candidate.model;
-    if (!same) this.text = serialisedBody(this.admitted, candidate);
+    if (!same) this.body = serialisedBody(this.admitted, candidate);
     this.sentTo = candidate;
-    return this.text;
+    return this.body;
   }
 }
 
 /** The body with the vendor's metadata and model, the rest as the caller sent it. */
-function serialisedBody(admitted: Admitted, candidate: Candidate): string {
+function serialisedBody(admitted: Admitted, candidate: Candidate): VendorBody {
   const { request, record, body } = admitted.received;
   if (!candidate.provider.metadata_disabled && record.metered) {
     // Token counting takes no metadata (the vendor refuses fields it does not know there).
     injectMetadata(body, candidate.catalog.identity_injection.json_metadata, record.caller);
   }
-  // Usage of a streamed chat completion only comes when asked for.
-  if (request.operation === "chat" && body.stream === true) {
-    body.stream_options = {
-      ...(isJsonObject(body.stream_options) ? body.stream_options : {}),
-      include_usage: true,
-    };
-  }
-  if (candidate.model !== body.model) body.model = candidate.model;
-  return JSON.stringify(body);
+  const { wire, operation } = request;
+  const edit = editForVendor(
+    body,
+    wire,
+    operation,
+    candidate.catalog.api_flavor,
+    candidate.model,
+    record.stream,
+  );
+  return { text: JSON.stringify(body), headers: edit.headers };
 }
 
 /**
@@ -294,9 +313,9 @@ function upstreamRequest(
   ctx: ProxyContext,
   admitted: Admitted,
   candidate: Candidate,
-  target: UpstreamTarget,
+  target: VendorTarget,
   apiKey: string,
-  body: string,
+  body: VendorBody,
   mayRetry: boolean,
 ): ForwardRequest {
   const { request, record } = admitted.received;
@@ -304,6 +323,7 @@ function upstreamRequest(
   const { wire } = request;
   const own: Record<string, string> = {
     ...catalogHeaders(wire, catalog.extra_headers, provider.extra_values, request.req.headers),
+    ...body.headers,
     ...identityHeaders(provider, record.caller),
     // Metadata a vendor takes in a header (the body's is in `body`); none for token counting.
     ...(provider.metadata_disabled || !record.metered || !catalog.identity_injection.json_metadata?.header
@@ -318,11 +338,11 @@ function upstreamRequest(
     method: "POST",
     path: target.pathWithQuery,
     headers: upstreamHeaders(wire, request.req.headers, own),
-    body,
+    body: body.text,
     wire,
     captureLimit: admitted.capture.capture ? MAX_CAPTURE_CHARS : 0,
     growth:
-      capped && admitted.received.body.stream === true
+      capped && admitted.received.sse
         ? new CappedStreamGrowth(ctx, record.caller.account_id, capped, candidate.pricing)
         : undefined,
     mayRetry,

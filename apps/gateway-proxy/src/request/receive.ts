@@ -17,14 +17,15 @@ import type { InferenceRequest, Received } from "./stages";
  * configured, a request has no row, so it ends in no event.
  */
 export async function receive(ctx: ProxyContext, request: InferenceRequest): Promise<Received | undefined> {
-  const { req, res, wire, path } = request;
-  const caller = await authenticate(ctx, req, res, wire);
+  const { req, res, wire, path, route } = request;
+  const caller = await authenticate(ctx, req, res, wire, request.query);
   if (!caller) return undefined;
   const body = await readJsonBody(ctx, request);
   if (!body) return undefined;
-  const model = body.model;
+  const model = route.pathModel ?? body.model;
   if (typeof model !== "string" || model === "")
     return refuseUnrecorded(request, 400, "request.model_missing", "the request body must name a model");
+  const streamed = route.streams || body.stream === true;
   const shapeProblem = requestShapeProblem(body);
   if (shapeProblem) return refuseUnrecorded(request, 400, "request.invalid", shapeProblem);
   const view = await accountView(ctx, res, wire, caller.account_id);
@@ -58,12 +59,16 @@ export async function receive(ctx: ProxyContext, request: InferenceRequest): Pro
     decision: "deny",
     denyReason: "",
     status: 0,
-    stream: body.stream === true,
+    stream: streamed,
     metered: isMetered(request.operation),
-    series: ctx.metrics?.unrouted(path),
+    series: ctx.metrics?.unrouted(route.label),
   };
-  return { request, record, body, model, sessionId, view, settings };
+  const sse = streamed && (wire !== "gemini" || hasQueryParameter(request.query, "alt", "sse"));
+  return { request, record, body, model, sse, sessionId, view, settings };
 }
+
+const hasQueryParameter = (query: string, name: string, value: string): boolean =>
+  query !== "" && new URLSearchParams(query).get(name) === value;
 
 /** The body as a JSON object, or undefined after answering why it is not one. */
 async function readJsonBody(ctx: ProxyContext, request: InferenceRequest): Promise<JsonObject | undefined> {

@@ -5,6 +5,7 @@ import type { GatewayProvider, Policy, PolicyRouting, Settings } from "@agentnet
 import type { CapturePlan } from "../domain/capture";
 import type { AdmittedTokens, Pricing } from "../domain/estimate";
 import type { JsonObject } from "../domain/json";
+import type { Route } from "../domain/routes";
 import type { Operation, Wire } from "../domain/wire";
 import type { RequestRecord } from "../events/build";
 import type { AccountView } from "../snapshot/cache";
@@ -27,6 +28,8 @@ import type { ForwardResult } from "../upstream/forward";
 export interface InferenceRequest {
   req: IncomingMessage;
   res: ServerResponse;
+  route: Route;
+  /** The route's operation and wire. */
   operation: Operation;
   wire: Wire;
   path: string;
@@ -40,8 +43,14 @@ export interface Received {
   /** The request's event as far as it is known: each stage adds what it learns. */
   record: RequestRecord;
   body: JsonObject;
-  /** The body's `model`, as the client named it. */
+  /** The model as the client named it: in the path (Gemini, Vertex, Azure deployments) or the body. */
   model: string;
+  /**
+   * The answer comes as server-sent events (the body's `stream`, or a streaming route; Gemini's only
+   * with `alt=sse`): it is held a step at a time and may be cut at a cap. A Gemini stream without
+   * `alt=sse` is one JSON array, held and read whole.
+   */
+  sse: boolean;
   sessionId: string;
   view: AccountView;
   settings: Settings;

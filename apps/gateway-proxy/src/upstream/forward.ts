@@ -190,9 +190,21 @@ export function streamUsage(watcher: SseWatcher) {
 
 const noOutput = () => 0;
 
-/** The usage a whole (non-streamed) JSON answer reports. */
-export const bodyUsage = (body: unknown, wire: Wire) =>
-  isJsonObject(body) ? readUsage(body.usage, wire) : zeroUsage();
+/**
+ * The usage a whole (non-streamed) JSON answer reports: its `usage`, or Gemini's `usageMetadata`,
+ * in a Gemini stream sent as one JSON array (no `alt=sse`) on its last chunk that has one.
+ */
+export function bodyUsage(body: unknown, wire: Wire) {
+  if (wire !== "gemini") return isJsonObject(body) ? readUsage(body.usage, wire) : zeroUsage();
+  const chunks = Array.isArray(body) ? body : [body];
+  for (let index = chunks.length - 1; index >= 0; index--) {
+    const usage = child(chunks[index], "usageMetadata");
+    if (isJsonObject(usage)) return readUsage(usage, wire);
+  }
+  return zeroUsage();
+}
+
+const child = (value: unknown, key: string): unknown => (isJsonObject(value) ? value[key] : undefined);
 
 function read(watcher: SseWatcher | undefined, chunks: Buffer[], bytes: number, request: ForwardRequest) {
   if (watcher) return streamUsage(watcher);
@@ -210,8 +222,11 @@ function read(watcher: SseWatcher | undefined, chunks: Buffer[], bytes: number, 
     return nothing;
   }
   const usage = bodyUsage(body, request.wire);
-  const completion = request.captureLimit > 0 ? completionText(body).slice(0, request.captureLimit) : "";
-  const responseModel = isJsonObject(body) ? answeringModel(body) : undefined;
+  const answers = Array.isArray(body) ? body : [body];
+  const completion =
+    request.captureLimit > 0 ? answers.map(completionText).join("").slice(0, request.captureLimit) : "";
+  const last = answers[answers.length - 1];
+  const responseModel = isJsonObject(last) ? answeringModel(last) : undefined;
   return { usage, completion, streamedOutputTokens: noOutput, responseModel };
 }
 

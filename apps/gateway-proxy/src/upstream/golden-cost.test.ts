@@ -57,7 +57,7 @@ function priced(golden: GoldenCase) {
     provider_id: golden.catalog,
     models: golden.provider_model ? [golden.provider_model] : [],
   });
-  const pricing = ratesFor(provider, catalog, golden.model);
+  const pricing = ratesFor(provider, catalog, golden.model, golden.wire);
   return { usage, cost: computeCost(usage, pricing.rates, pricing.shape) };
 }
 

@@ -127,7 +127,7 @@ export class SseWatcher {
   /**
    * The events that end this stream as if the model had reached its output limit, in the vendor's
    * format: chat `finish_reason: "length"` then `[DONE]`; Responses `response.incomplete` with
-   * reason `max_output_tokens`; Anthropic `content_block_stop` (if a block is open), `message_delta`
+   * reason `max_output_tokens`; Gemini a chunk with `finishReason: "MAX_TOKENS"`; Anthropic `content_block_stop` (if a block is open), `message_delta`
    * with `stop_reason: "max_tokens"`, `message_stop`.
    */
   ending(): string {
@@ -165,6 +165,7 @@ export class SseWatcher {
       };
       return data({ type: "response.incomplete", response }, "response.incomplete");
     }
+    if (this.wire === "gemini") return data(this.geminiEnding(output));
     const chunk = this.parsedChatChunk();
     const meta = {
       id: chunk.id ?? "",
@@ -183,7 +184,8 @@ export class SseWatcher {
     if (this.trackOutput) this.keep(data);
     const capturing = this.text.length < this.captureLimit;
     const structural = this.trackOutput && this.isStructural(data);
-    if (!capturing && !structural && !data.includes('"usage"')) return;
+    if (!capturing && !structural && !data.includes(this.wire === "gemini" ? '"usageMetadata"' : '"usage"'))
+      return;
     let event: unknown;
     try {
       event = JSON.parse(data);
@@ -204,23 +206,50 @@ export class SseWatcher {
   /** What a capped stream keeps of an event without parsing it: delta text to count, the first chat chunk. */
   private keep(data: string): void {
     // Only delta events generate output; a finished answer (response.completed) repeats it whole.
-    if (data.includes("delta")) {
+    // Each Gemini chunk is a delta (its candidates' parts are the new text).
+    if (this.wire === "gemini" ? data.includes('"candidates"') : data.includes("delta")) {
       this.unscanned.push(data);
       this.unscannedChars += data.length;
       this.deltaEventChars += data.length;
       if (this.unscannedChars > MAX_UNSCANNED_CHARS) this.scan();
     }
-    if (this.chatChunk === undefined && this.wire !== "anthropic" && data.includes('"choices"')) {
-      this.chatChunk = data;
+    if (this.chatChunk === undefined && this.wire !== "anthropic") {
+      if (data.includes(this.wire === "gemini" ? '"candidates"' : '"choices"')) this.chatChunk = data;
     }
   }
 
   /** Whether an ending needs this event: cheap string tests first, a stream has many deltas. */
   private isStructural(data: string): boolean {
     if (this.wire === "anthropic") return data.includes("content_block_st");
+    // Gemini's first chunk is all its ending needs (kept by `keep`).
+    if (this.wire === "gemini") return false;
     // A chat stream's first chunk is all its ending needs (kept by `keep`): nothing is structural.
     if (this.chatChunk !== undefined) return false;
     return data.includes('"response.') && RESPONSE_STARTED.test(data);
+  }
+
+  /**
+   * Gemini's last chunk of an answer stopped at its output limit: an empty text part with
+   * `finishReason: "MAX_TOKENS"`, and the usage so far.
+   */
+  private geminiEnding(output: number): JsonObject {
+    const first = this.parsedChatChunk();
+    const prompt = this.usage.input_tokens;
+    return {
+      candidates: [
+        { content: { role: "model", parts: [{ text: "" }] }, finishReason: "MAX_TOKENS", index: 0 },
+      ],
+      usageMetadata: {
+        promptTokenCount: prompt,
+        candidatesTokenCount: output,
+        totalTokenCount: prompt + output,
+        ...(this.usage.cached_input_tokens > 0
+          ? { cachedContentTokenCount: this.usage.cached_input_tokens }
+          : {}),
+      },
+      ...(first.modelVersion === undefined ? {} : { modelVersion: first.modelVersion }),
+      ...(first.responseId === undefined ? {} : { responseId: first.responseId }),
+    };
   }
 
   private parsedChatChunk(): JsonObject {

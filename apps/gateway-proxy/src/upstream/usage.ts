@@ -36,11 +36,12 @@ export const totalTokens = (usage: UsageCounts, wire: Wire): number =>
 
 /**
  * The model the vendor says answered: the `model` of a Chat Completions, Embeddings or Responses
- * object or chunk, Anthropic's `message.model` (its stream's message_start) or a Responses event's
- * `response.model`. Traces report it (`gen_ai.response.model`).
+ * object or chunk, Anthropic's `message.model` (its stream's message_start), a Responses event's
+ * `response.model` or Gemini's `modelVersion`. Traces report it (`gen_ai.response.model`).
  */
 export function answeringModel(body: JsonObject): string | undefined {
-  const model = body.model ?? child(body.message, "model") ?? child(body.response, "model");
+  const model =
+    body.model ?? child(body.message, "model") ?? child(body.response, "model") ?? body.modelVersion;
   return typeof model === "string" && model !== "" ? model : undefined;
 }
 
@@ -53,6 +54,7 @@ export function answeringModel(body: JsonObject): string | undefined {
  */
 export function readUsage(usage: unknown, wire: Wire, base: UsageCounts = zeroUsage()): UsageCounts {
   if (!isJsonObject(usage)) return base;
+  if (wire === "gemini") return readGeminiUsage(usage, base);
   if (wire === "anthropic") {
     // `cache_creation` splits the writes by cache lifetime; `cache_creation_input_tokens` is their sum.
     const fiveMinutes = count(child(usage.cache_creation, "ephemeral_5m_input_tokens"));
@@ -87,6 +89,36 @@ export function readUsage(usage: unknown, wire: Wire, base: UsageCounts = zeroUs
   };
 }
 
+/**
+ * Gemini's `usageMetadata`, in the OpenAI shape: the prompt (`promptTokenCount`, which holds the
+ * cached `cachedContentTokenCount`) and the tool-use prompt (`toolUsePromptTokenCount`, the results
+ * of tools the model ran) are input; the answer (`candidatesTokenCount`) and the thinking
+ * (`thoughtsTokenCount`, billed as output) are output. A stream repeats the counts so far on each
+ * chunk: the latest replaces what came before, a count it lacks keeps its earlier value.
+ */
+function readGeminiUsage(usage: JsonObject, base: UsageCounts): UsageCounts {
+  const prompt = count(usage.promptTokenCount);
+  const toolUse = count(usage.toolUsePromptTokenCount);
+  const candidates = count(usage.candidatesTokenCount);
+  const thoughts = count(usage.thoughtsTokenCount);
+  const input = prompt === undefined && toolUse === undefined ? undefined : (prompt ?? 0) + (toolUse ?? 0);
+  const output =
+    candidates === undefined && thoughts === undefined ? undefined : (candidates ?? 0) + (thoughts ?? 0);
+  return {
+    input_tokens: input ?? base.input_tokens,
+    output_tokens: output ?? base.output_tokens,
+    cached_input_tokens: count(usage.cachedContentTokenCount) ?? base.cached_input_tokens,
+    cache_creation_tokens: base.cache_creation_tokens,
+    cache_creation_1h_tokens: base.cache_creation_1h_tokens,
+  };
+}
+
+/** Gemini's answer text: the text parts of its first candidate. */
+const geminiText = (body: JsonObject): string => {
+  const [candidate] = Array.isArray(body.candidates) ? body.candidates : [];
+  return textsOf(child(child(candidate, "content"), "parts"), (part) => part.text).join("");
+};
+
 const textsOf = (items: unknown, pick: (item: JsonObject) => unknown): string[] =>
   Array.isArray(items)
     ? items.flatMap((item) => {
@@ -102,6 +134,7 @@ export function completionText(body: unknown): string {
     return textsOf(body.choices, (choice) => child(choice.message, "content")).join("");
   }
   if (Array.isArray(body.content)) return textsOf(body.content, (block) => block.text).join("");
+  if (Array.isArray(body.candidates)) return geminiText(body);
   if (Array.isArray(body.output)) {
     return body.output.flatMap((item) => textsOf(child(item, "content"), (part) => part.text)).join("");
   }
@@ -110,6 +143,7 @@ export function completionText(body: unknown): string {
 
 /** Text a streaming event adds to the answer (chat delta, Responses delta, Anthropic text delta). */
 export function streamedText(event: JsonObject): string {
+  if (Array.isArray(event.candidates)) return geminiText(event);
   if (Array.isArray(event.choices)) {
     return textsOf(event.choices, (choice) => child(choice.delta, "content")).join("");
   }
@@ -123,6 +157,9 @@ export function streamedText(event: JsonObject): string {
 
 /** The usage an SSE event carries, merged onto what earlier events said. */
 export function streamedUsage(event: JsonObject, wire: Wire, base: UsageCounts): UsageCounts | undefined {
+  if (wire === "gemini") {
+    return isJsonObject(event.usageMetadata) ? readUsage(event.usageMetadata, wire, base) : undefined;
+  }
   if (wire === "anthropic") {
     if (event.type === "message_start") return readUsage(child(event.message, "usage"), wire, base);
     if (event.type === "message_delta") return readUsage(event.usage, wire, base);
