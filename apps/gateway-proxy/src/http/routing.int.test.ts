@@ -3,6 +3,7 @@ import { serve } from "@agentnet/bus";
 import {
   type Caller,
   ControlPlane,
+  DEFAULT_ROUTING,
   type GatewayProvider,
   type GatewayRequestEvent,
   type GatewaySnapshot,
@@ -292,6 +293,16 @@ describe("routing: when every attempt fails", () => {
     expect(res.status).toBe(502);
     expect(await res.json()).toMatchObject({ type: "error", error: { type: "api_error" } });
     expect((await onlyEventOf(accountId)).attempts).toHaveLength(2);
+  });
+
+  it("lists no attempts when there was only one", async () => {
+    const { accountId, token } = await accountWith([{ refused: true }], {
+      ...DEFAULT_ROUTING,
+      retries_enabled: false,
+    });
+    const res = await chat(token);
+    expect(res.status).toBe(502);
+    expect((await onlyEventOf(accountId)).attempts).toBeUndefined();
   });
 
   it("tries nothing else after a client error", async () => {

@@ -68,7 +68,9 @@ export async function forward(ctx: ProxyContext, admitted: Admitted): Promise<An
     const waitMs = failure.retryAfterMs;
     knownRetryAfterMs = Math.max(knownRetryAfterMs, waitMs);
     coolingFailure(ctx, candidate, failure.error || `status ${failure.status}`, waitMs);
-    listAttempt(admitted, candidate, failure.status, failure.error, durationMs);
+    // The row lists attempts only when there is more than one: the first waits for a second.
+    const listFailure = () => listAttempt(admitted, candidate, failure.status, failure.error, durationMs);
+    if (attempt > 1) listFailure();
     const sameProvider = following === candidate;
     const pause = sameProvider ? waitMs || SAME_PROVIDER_BACKOFF_MS : 0;
     if (!mayRetry || !following || Date.now() + pause >= deadline || request.res.destroyed) {
@@ -79,6 +81,7 @@ export async function forward(ctx: ProxyContext, admitted: Admitted): Promise<An
     if (!sameProvider) next++;
     const repriced = await reprice(ctx, admitted, following);
     if (repriced) return repriced;
+    if (attempt === 1) listFailure();
     admitted.candidate = following;
   }
 }
