@@ -195,6 +195,7 @@ describe("catalogPublicView", () => {
           "models",
           "name",
           "pricing_surfaces",
+          ...(entry.anthropic_betas ? ["anthropic_betas"] : []),
         ].sort(),
       );
       for (const m of view.models) expect(m).not.toHaveProperty("aliases");

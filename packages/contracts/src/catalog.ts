@@ -145,6 +145,11 @@ export const CatalogProvider = z.object({
   pricing_surfaces: z.array(z.string()),
   models: z.array(CatalogModel),
   api_flavor: ApiFlavor,
+  /**
+   * Implementation field: the `anthropic-beta` values the upstream accepts for Claude; absent when
+   * it takes every one (Anthropic). Others are left out of the request (docs/API.md "Claude betas").
+   */
+  anthropic_betas: z.array(z.string()).optional(),
   /** null when the vendor has no listing endpoint: discovery answers 422, create stores unverified. */
   listing: CatalogListing.nullable(),
 });

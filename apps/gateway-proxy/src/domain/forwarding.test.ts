@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { catalogHeaders, forwardedQuery, upstreamHeaders } from "./forwarding";
+import { acceptedBetas, catalogHeaders, forwardedQuery, upstreamHeaders } from "./forwarding";
 
 /** What the official SDKs and agents send, plus what a member could add by hand. */
 const SENT = {
@@ -109,5 +109,15 @@ describe("query strings", () => {
     expect(forwardedQuery("anthropic", "beta=true&api-version=2024&x=1")).toBe("beta=true");
     expect(forwardedQuery("openai", "api-version=2024-10-21&organization=org-x")).toBe("");
     expect(forwardedQuery("openai", "")).toBe("");
+  });
+});
+
+describe("anthropic-beta: only what the upstream accepts", () => {
+  it("keeps the accepted betas in the caller's order and drops the header when none is left", () => {
+    const vertex = ["context-1m-2025-08-07", "interleaved-thinking-2025-05-14"];
+    expect(
+      acceptedBetas("claude-code-20250219, interleaved-thinking-2025-05-14,context-1m-2025-08-07", vertex),
+    ).toBe("interleaved-thinking-2025-05-14,context-1m-2025-08-07");
+    expect(acceptedBetas("claude-code-20250219,oauth-2025-04-20", vertex)).toBeUndefined();
   });
 });

@@ -91,3 +91,16 @@ export function forwardedQuery(wire: Wire, query: string): string {
     .filter((pair) => allowed.has(pair.split("=", 1)[0] ?? ""))
     .join("&");
 }
+
+/**
+ * What of the caller's `anthropic-beta` (comma-separated) the upstream accepts: Vertex refuses a
+ * request naming a beta it does not know, and agents send new ones with each release, so only
+ * the accepted ones pass; undefined when none is left (the header is dropped).
+ */
+export function acceptedBetas(value: string, accepted: readonly string[]): string | undefined {
+  const kept = value
+    .split(",")
+    .map((beta) => beta.trim())
+    .filter((beta) => beta !== "" && accepted.includes(beta));
+  return kept.length > 0 ? kept.join(",") : undefined;
+}

@@ -3,7 +3,7 @@ import { type GatewayProvider, type RequestAttempt, renderAuthHeader } from "@ag
 import { apiKeyOf, type ProxyContext } from "../context";
 import { MAX_CAPTURE_CHARS } from "../domain/capture";
 import { fallbackHoldExtra } from "../domain/estimate";
-import { catalogHeaders, upstreamHeaders } from "../domain/forwarding";
+import { acceptedBetas, catalogHeaders, upstreamHeaders } from "../domain/forwarding";
 import { identityHeaders, injectMetadata } from "../domain/identity";
 import { isRetryableStatus, networkError, retryAfterMs, SAME_PROVIDER_BACKOFF_MS } from "../domain/retry";
 import { editForVendor } from "../domain/vendor-body";
@@ -336,11 +336,18 @@ function upstreamRequest(
     [catalog.auth_header_name.toLowerCase()]: renderAuthHeader(catalog.auth_header_template, apiKey),
   };
   const { capped } = admitted;
+  const headers = upstreamHeaders(wire, request.req.headers, own);
+  const betas = headers["anthropic-beta"];
+  if (betas !== undefined && catalog.anthropic_betas) {
+    const accepted = acceptedBetas(betas, catalog.anthropic_betas);
+    if (accepted === undefined) delete headers["anthropic-beta"];
+    else headers["anthropic-beta"] = accepted;
+  }
   return {
     pool: ctx.pools.get(target.origin, provider.skip_tls_verification),
     method: "POST",
     path: target.pathWithQuery,
-    headers: upstreamHeaders(wire, request.req.headers, own),
+    headers,
     body: body.text,
     wire,
     captureLimit: admitted.capture.capture ? MAX_CAPTURE_CHARS : 0,

@@ -1,4 +1,5 @@
 import type { CatalogEntry, CatalogEntryModel } from "../types";
+import { VERTEX_ANTHROPIC_BETAS } from "./anthropic-betas";
 import { BEARER_TEMPLATE, model } from "./model";
 
 /**
@@ -32,6 +33,7 @@ export const vertex: CatalogEntry = {
   brand_color: "#4285f4",
   kind: "llm",
   api_flavor: "vertex",
+  anthropic_betas: VERTEX_ANTHROPIC_BETAS,
   extra_headers: [
     {
       name: "x-goog-user-project",
