@@ -86,6 +86,8 @@ interface Upstream {
   /** An address nothing listens on: the connection is refused. */
   refused?: boolean;
   flavor?: "openai" | "anthropic";
+  /** A stored key this proxy cannot open (sealed for another provider). */
+  unopenableKey?: boolean;
 }
 
 async function closedPortUrl(): Promise<string> {
@@ -113,7 +115,11 @@ async function accountWith(upstreams: Upstream[], routing?: PolicyRouting) {
         name: `vendor-${index}-${id}`,
         provider_id: anthropic ? "anthropic_api" : "openai_api",
         upstream_url: anthropic ? url : `${url}/v1`,
-        sealed_api_key: seal(sealingKey, "sk-test", providerCredentialAad(accountId, id)),
+        sealed_api_key: seal(
+          sealingKey,
+          "sk-test",
+          providerCredentialAad(accountId, upstream.unopenableKey ? "another-provider" : id),
+        ),
       }),
     );
   }
@@ -162,6 +168,23 @@ const overloaded = { type: "error", error: { type: "overloaded_error", message: 
 const unavailable = (message: string) => ({ error: { message, type: "server_error" } });
 
 describe("routing: a failure before the answer's first byte goes to the next provider", () => {
+  it("answers with the second provider when the first's credential cannot be opened", async () => {
+    const first = new ScriptedVendor("from-a");
+    const second = new ScriptedVendor("from-b");
+    const { accountId, token, providers } = await accountWith([
+      { vendor: first, unopenableKey: true },
+      { vendor: second },
+    ]);
+    const res = await chat(token);
+    expect(res.status).toBe(200);
+    expect(first.seen).toHaveLength(0);
+    const event = await onlyEventOf(accountId);
+    expect(event.attempts?.map((attempt) => [attempt.provider_id, attempt.status, attempt.error])).toEqual([
+      [providers[0]?.id, 502, "provider.credential_unavailable"],
+      [providers[1]?.id, 200, ""],
+    ]);
+  });
+
   it("answers with the second provider when the first answers 503, one event listing both attempts", async () => {
     const first = new ScriptedVendor("from-a");
     first.always = { kind: "status", status: 503, body: unavailable("a down") };

@@ -54,8 +54,15 @@ export async function forward(ctx: ProxyContext, admitted: Admitted): Promise<An
     }
     const durationMs = Math.round(performance.now() - startedAt);
     if (result.outcome === "failed") {
-      if (attempt > 1) listAttempt(admitted, candidate, result.status, result.reason, durationMs);
-      return withRetryAfter(result, knownRetryAfterMs);
+      const other = candidates[next + 1];
+      const moveOn = result.elsewhere && other && attempt < maxAttempts && Date.now() < deadline;
+      if (attempt > 1 || moveOn) listAttempt(admitted, candidate, result.status, result.reason, durationMs);
+      if (!moveOn || request.res.destroyed) return withRetryAfter(result, knownRetryAfterMs);
+      next++;
+      const repriced = await reprice(ctx, admitted, other);
+      if (repriced) return repriced;
+      admitted.candidate = other;
+      continue;
     }
     if (result.outcome !== "retryable" && result.outcome !== "unreachable") {
       if (attempt > 1) listAttempt(admitted, candidate, result.status, "", durationMs);
@@ -105,11 +112,13 @@ async function attemptAt(
     request.query,
   );
   if (!target) {
-    return failed(
-      502,
-      "provider.upstream_url_incomplete",
-      `the upstream_url of provider ${provider.name} does not name a Vertex project and location (…/v1/projects/{project}/locations/{location})`,
-      "provider.upstream_url_incomplete",
+    return unusable(
+      failed(
+        502,
+        "provider.upstream_url_incomplete",
+        `the upstream_url of provider ${provider.name} does not name a Vertex project and location (…/v1/projects/{project}/locations/{location})`,
+        "provider.upstream_url_incomplete",
+      ),
     );
   }
   admitted.received.record.host = target.host;
@@ -119,7 +128,9 @@ async function attemptAt(
     apiKey = apiKeyOf(ctx, view, provider);
   } catch (error) {
     ctx.logger.error({ err: error, provider_id: provider.id }, "provider credential cannot be unsealed");
-    return failed(502, "provider.credential_unavailable", "the provider's credential cannot be opened", "");
+    return unusable(
+      failed(502, "provider.credential_unavailable", "the provider's credential cannot be opened", ""),
+    );
   }
   const upstream = upstreamRequest(ctx, admitted, candidate, target, apiKey, body, mayRetry);
   const result = await relay(upstream, request.res);
@@ -363,15 +374,20 @@ function upstreamRequest(
 function privateUpstream(provider: GatewayProvider, error: unknown): Failed | undefined {
   const upstream = privateUpstreamOf(error);
   if (!upstream) return undefined;
-  return failed(
-    403,
-    "provider.private_upstream",
-    `the upstream of provider ${provider.name} (${upstream.host}) is a private address, which this gateway does not connect to (AGN_ALLOWED_PRIVATE_UPSTREAMS names the ones it does)`,
-    "provider.private_upstream",
+  return unusable(
+    failed(
+      403,
+      "provider.private_upstream",
+      `the upstream of provider ${provider.name} (${upstream.host}) is a private address, which this gateway does not connect to (AGN_ALLOWED_PRIVATE_UPSTREAMS names the ones it does)`,
+      "provider.private_upstream",
+    ),
   );
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** A failure of this provider alone (its credential, its address): another candidate may serve. */
+const unusable = (failure: Failed): Failed => ({ ...failure, elsewhere: true });
 
 const failed = (status: number, reason: string, message: string, denyReason: string): Failed => ({
   outcome: "failed",

@@ -122,4 +122,6 @@ export interface Failed extends Refusal {
   outcome: "failed";
   /** The row's deny_reason: the gateway's own reason when it would not send, empty when the upstream failed. */
   denyReason: string;
+  /** The provider cannot be used at all (its credential, its address): the next candidate is tried. */
+  elsewhere?: boolean;
 }
