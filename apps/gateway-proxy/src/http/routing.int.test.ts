@@ -256,6 +256,25 @@ describe("routing: a failure before the answer's first byte goes to the next pro
     expect(only.seen).toHaveLength(2);
     expect((await onlyEventOf(accountId)).attempts?.map((attempt) => attempt.status)).toEqual([429, 200]);
   });
+
+  it("rows a client that leaves while the retry waits as a client that left (499)", async () => {
+    const only = new ScriptedVendor("from-a");
+    only.script = [
+      { kind: "status", status: 429, body: unavailable("slow down"), headers: { "retry-after": "2" } },
+    ];
+    const { accountId, token } = await accountWith([{ vendor: only }]);
+    await expect(
+      fetch(`${proxy.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] }),
+        signal: AbortSignal.timeout(300),
+      }),
+    ).rejects.toThrow();
+    const event = await onlyEventOf(accountId);
+    expect(event.status_code).toBe(499);
+    expect(only.seen).toHaveLength(1);
+  });
 });
 
 describe("routing: streams", () => {

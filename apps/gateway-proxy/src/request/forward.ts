@@ -8,7 +8,12 @@ import { identityHeaders, injectMetadata } from "../domain/identity";
 import { isRetryableStatus, networkError, retryAfterMs, SAME_PROVIDER_BACKOFF_MS } from "../domain/retry";
 import { editForVendor } from "../domain/vendor-body";
 import { capDenyReason } from "../http/caps";
-import { type ForwardRequest, type ForwardResult, forward as relay } from "../upstream/forward";
+import {
+  CLIENT_CLOSED_STATUS,
+  type ForwardRequest,
+  type ForwardResult,
+  forward as relay,
+} from "../upstream/forward";
 import { privateUpstreamOf } from "../upstream/pools";
 import { zeroUsage } from "../upstream/usage";
 import { type VendorTarget, vendorTarget } from "../upstream/vendor-path";
@@ -57,7 +62,8 @@ export async function forward(ctx: ProxyContext, admitted: Admitted): Promise<An
       const other = candidates[next + 1];
       const moveOn = result.elsewhere && other && attempt < maxAttempts && Date.now() < deadline;
       if (attempt > 1 || moveOn) listAttempt(admitted, candidate, result.status, result.reason, durationMs);
-      if (!moveOn || request.res.destroyed) return withRetryAfter(result, knownRetryAfterMs);
+      if (moveOn && request.res.destroyed) return clientLeft();
+      if (!moveOn) return withRetryAfter(result, knownRetryAfterMs);
       next++;
       const repriced = await reprice(ctx, admitted, other);
       if (repriced) return repriced;
@@ -80,11 +86,12 @@ export async function forward(ctx: ProxyContext, admitted: Admitted): Promise<An
     if (attempt > 1) listFailure();
     const sameProvider = following === candidate;
     const pause = sameProvider ? waitMs || SAME_PROVIDER_BACKOFF_MS : 0;
-    if (!mayRetry || !following || Date.now() + pause >= deadline || request.res.destroyed) {
+    if (request.res.destroyed) return clientLeft();
+    if (!mayRetry || !following || Date.now() + pause >= deadline) {
       return lastFailure(request.res, failure, knownRetryAfterMs);
     }
     if (pause > 0) await sleep(pause);
-    if (request.res.destroyed) return lastFailure(request.res, failure, knownRetryAfterMs);
+    if (request.res.destroyed) return clientLeft();
     if (!sameProvider) next++;
     const repriced = await reprice(ctx, admitted, following);
     if (repriced) return repriced;
@@ -385,6 +392,10 @@ function privateUpstream(provider: GatewayProvider, error: unknown): Failed | un
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** The client went away between attempts: its row says so (499), as for one that left mid-answer. */
+const clientLeft = (): Failed =>
+  failed(CLIENT_CLOSED_STATUS, "client.closed", "the client closed the request", "");
 
 /** A failure of this provider alone (its credential, its address): another candidate may serve. */
 const unusable = (failure: Failed): Failed => ({ ...failure, elsewhere: true });
