@@ -64,6 +64,10 @@ describe("matchRoute: each vendor's own paths", () => {
       pathModel: undefined,
     });
     expect(matchRoute(`${base}/anthropic/models/claude-x:predict`)).toBeUndefined();
+    expect(matchRoute("/v1beta1/publishers/google/models/gemini-2.5-flash:generateContent")).toMatchObject({
+      ingress: "vertex_gemini",
+      label: "/v1beta1/publishers/google/models/{model}:generateContent",
+    });
   });
 
   it("answers a path it does not serve in the wire the path looks like", () => {

@@ -13,7 +13,8 @@ import type { Operation, Wire } from "./wire";
  * - `gemini`: the Gemini API, /v1beta/models/{model}:generateContent|streamGenerateContent|countTokens,
  *   and the same under /v1/.
  * - `vertex_gemini`: Gemini on Vertex, /v1/projects/{p}/locations/{l}/publishers/google/models/{model}:…
- *   (and under /v1beta1/, where Google's SDK sends Vertex traffic).
+ *   (and under /v1beta1/, where Google's SDK sends Vertex traffic, and without the project and
+ *   location, as Vertex's express mode with an API key sends it).
  * The client's project and location are not used: the provider's upstream_url names its own.
  */
 export type Ingress = "openai" | "azure" | "anthropic" | "vertex_anthropic" | "gemini" | "vertex_gemini";
@@ -54,7 +55,7 @@ function plain(ingress: Ingress, wire: Wire, operation: Operation, label: string
 const AZURE_DEPLOYMENT = /^\/openai\/deployments\/([^/]+)\/(chat\/completions|responses|embeddings)$/;
 const GEMINI = /^\/(v1beta|v1)\/models\/([^/:]+):(generateContent|streamGenerateContent|countTokens)$/;
 const VERTEX =
-  /^\/(v1|v1beta1)\/projects\/[^/]+\/locations\/[^/]+\/publishers\/(google|anthropic)\/models\/([^/:]+):([A-Za-z]+)$/;
+  /^\/(v1|v1beta1)(?:\/projects\/[^/]+\/locations\/[^/]+)?\/publishers\/(google|anthropic)\/models\/([^/:]+):([A-Za-z]+)$/;
 
 const GEMINI_OPERATIONS: Record<string, Operation> = {
   generateContent: "generate_content",
@@ -93,7 +94,8 @@ export function matchRoute(path: string): Route | undefined {
   const vertex = VERTEX.exec(path);
   if (vertex) {
     const [, version = "", publisher = "", model = "", method = ""] = vertex;
-    const models = `/${version}/projects/{project}/locations/{location}/publishers/${publisher}/models`;
+    const located = path.includes("/projects/") ? "/projects/{project}/locations/{location}" : "";
+    const models = `/${version}${located}/publishers/${publisher}/models`;
     const label = `${models}/{model}:${method}`;
     if (publisher === "google") {
       const operation = GEMINI_OPERATIONS[method];
