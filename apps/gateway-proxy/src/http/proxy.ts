@@ -38,7 +38,8 @@ export async function handleInference(
     hold = admitted.capped?.hold;
     const forwarded = await forward(ctx, admitted);
     if (forwarded.outcome === "failed") return answerRefusal(request, record, forwarded);
-    account(admitted, forwarded);
+    if (forwarded.outcome === "relayed") record.status = forwarded.status;
+    else account(admitted, forwarded);
   } catch (error) {
     // The router answers 500 (gateway.internal) unless an answer had begun; the row says why.
     record.status = res.headersSent ? res.statusCode : 500;

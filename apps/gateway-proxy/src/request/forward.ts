@@ -15,10 +15,9 @@ import {
   forward as relay,
 } from "../upstream/forward";
 import { privateUpstreamOf } from "../upstream/pools";
-import { zeroUsage } from "../upstream/usage";
 import { type VendorTarget, vendorTarget } from "../upstream/vendor-path";
 import { CappedStreamGrowth } from "./capped-stream";
-import type { Admitted, Answered, Candidate, Failed } from "./stages";
+import type { Admitted, Answered, Candidate, Failed, Relayed } from "./stages";
 
 type AttemptResult = ForwardResult | Failed;
 
@@ -31,7 +30,7 @@ type AttemptResult = ForwardResult | Failed;
  * last attempt's failure is the client's: the vendor's answer relayed, or 502/504 when none came.
  * Failed when no answer came, and nothing has reached the client then.
  */
-export async function forward(ctx: ProxyContext, admitted: Admitted): Promise<Answered | Failed> {
+export async function forward(ctx: ProxyContext, admitted: Admitted): Promise<Answered | Relayed | Failed> {
   const { record, request } = admitted.received;
   const { candidates, routing } = admitted;
   const maxAttempts = routing.retries_enabled ? routing.max_attempts : 1;
@@ -181,7 +180,7 @@ function retryableFailure(
  * The client's answer once no attempt is left: the last vendor's own (status, headers, body), or,
  * when none came, 504 for a timeout and 502 otherwise.
  */
-function lastFailure(res: ServerResponse, failure: RetryableFailure, retryAfter: number): Answered | Failed {
+function lastFailure(res: ServerResponse, failure: RetryableFailure, retryAfter: number): Relayed | Failed {
   const { answer } = failure;
   if (!answer) {
     const timeout = failure.error === "timeout";
@@ -197,16 +196,7 @@ function lastFailure(res: ServerResponse, failure: RetryableFailure, retryAfter:
     res.writeHead(answer.status, answer.headers);
     res.end(answer.body);
   }
-  return {
-    outcome: "answered",
-    status: answer.status,
-    usage: zeroUsage(),
-    completion: "",
-    stream: false,
-    responseModel: undefined,
-    streamedOutputTokens: () => 0,
-    headersAt: 0,
-  };
+  return { outcome: "relayed", status: answer.status };
 }
 
 /** A vendor said when to come back: the client is told too (in whole seconds, rounded up). */

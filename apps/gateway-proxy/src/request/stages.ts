@@ -15,9 +15,10 @@ import type { ForwardResult } from "../upstream/forward";
  * The request path as stages, each a function from one of these values to the next:
  *   receive(request)            → Received | none     the caller, the body, the configured account
  *   admit(received)             → Admitted | Refused  identifiers, host, decision, prices, cap hold
- *   forward(admitted)           → Answered | Failed   credential, upstream request, the call; a
- *                                                     failure before the answer's first byte is
- *                                                     tried again on the next candidate
+ *   forward(admitted)           → Answered | Relayed  credential, upstream request, the call; a
+ *                                 | Failed            failure before the answer's first byte is
+ *                                                     tried again on the next candidate, the last
+ *                                                     one's relayed as the vendor sent it
  *   account(admitted, answered) → RequestRecord       usage, cost, captured texts
  * `handleInference` (http/proxy.ts) runs them, answers refusals and failures in the vendor's error
  * shape, and ends every received request in one place: its hold settled, its one event published.
@@ -116,6 +117,15 @@ export interface Refused extends Refusal {
 
 /** The upstream's answer, relayed to the client: whole, aborted by the client, or cut at a cap. */
 export type Answered = Exclude<ForwardResult, { outcome: "unreachable" | "retryable" }>;
+
+/**
+ * The last attempt's vendor failure (a 429 or 5xx held back while another attempt could follow),
+ * relayed as it came: the vendor's status, headers and body. Nothing was used or charged.
+ */
+export interface Relayed {
+  outcome: "relayed";
+  status: number;
+}
 
 /** No answer came from upstream (or none could be asked for): nothing has reached the client. */
 export interface Failed extends Refusal {
