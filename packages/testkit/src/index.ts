@@ -2,3 +2,4 @@ export * from "./containers";
 export * from "./events";
 export * from "./fixtures";
 export * from "./isolated-nats";
+export * from "./oauth-servers";
