@@ -1,0 +1,191 @@
+import { createHash } from "node:crypto";
+import { renderAuthHeader } from "@agentnet/contracts";
+import { mintEntraToken } from "./entra";
+import { type MintedToken, mintGoogleToken } from "./google";
+import { type CredentialKind, isJsonKey, parseEntraClientSecret, parseServiceAccountKey } from "./keys";
+
+/** The credential header of one upstream request. `name` is lower case, as the proxy sends headers. */
+export interface UpstreamAuth {
+  name: string;
+  value: string;
+}
+
+/** What of a catalog entry decides its credential header (a `CatalogEntry` or `CatalogProvider` fits). */
+export interface CatalogAuth {
+  id: string;
+  /** Absent means Authorization. */
+  auth_header_name?: string;
+  auth_header_template: string;
+}
+
+/** A token the proxy could not mint: the proxy answers 502 `provider.credential_unavailable`. */
+export class CredentialUnavailableError extends Error {
+  readonly code = "provider.credential_unavailable";
+  constructor(
+    readonly kind: CredentialKind,
+    message: string,
+  ) {
+    super(message);
+    this.name = "CredentialUnavailableError";
+  }
+}
+
+export interface VendorCredentialsOptions {
+  /** Refresh in the background once a token has less than this left. Default 5 minutes. */
+  refreshBeforeMs?: number;
+  /** A token with less than this left is not sent (it could expire on the way). Default 30 s. */
+  expiryMarginMs?: number;
+  /** After a failed mint, requests fail at once for this long instead of each calling the endpoint. Default 2 s. */
+  retryAfterFailureMs?: number;
+  /** Timeout of one token request. Default 10 s. */
+  mintTimeoutMs?: number;
+  /** An extra CA (PEM) trusted for Entra ID authorities (a local test authority's). */
+  trustedCa?: string;
+  /** Told of a background refresh that failed (the token in hand is still served). Never given a secret. */
+  onRefreshFailure?: (providerId: string, error: CredentialUnavailableError) => void;
+}
+
+interface Exchange {
+  fingerprint: string;
+  kind: CredentialKind;
+  mint: () => Promise<MintedToken>;
+  current?: MintedToken;
+  inflight?: Promise<MintedToken>;
+  failedAt?: number;
+  failure?: CredentialUnavailableError;
+}
+
+const AUTHORIZATION = "authorization";
+
+/**
+ * The credential header for each upstream request. A plain key (or a bare access token) fills the
+ * catalog's auth header template, synchronously. A key exchanged for tokens (a Google
+ * service-account key, Entra ID client credentials) is kept per provider and key fingerprint, so a
+ * rotated key mints anew; a cached token is answered synchronously, refreshed in the background
+ * once less than `refreshBeforeMs` is left, and awaited only when none is valid; concurrent
+ * requests share one mint. Neither tokens nor keys are logged or stored anywhere else.
+ */
+export class VendorCredentials {
+  private readonly exchanges = new Map<string, Exchange>();
+  private readonly refreshBeforeMs: number;
+  private readonly expiryMarginMs: number;
+  private readonly retryAfterFailureMs: number;
+  private readonly mintTimeoutMs: number;
+
+  constructor(private readonly options: VendorCredentialsOptions = {}) {
+    this.refreshBeforeMs = options.refreshBeforeMs ?? 300_000;
+    this.expiryMarginMs = options.expiryMarginMs ?? 30_000;
+    this.retryAfterFailureMs = options.retryAfterFailureMs ?? 2_000;
+    this.mintTimeoutMs = options.mintTimeoutMs ?? 10_000;
+  }
+
+  /**
+   * The header for provider `providerId` of catalog entry `catalog` whose stored key is `key`.
+   * Synchronous for a plain key or a valid cached token; a promise while a token is minted. Throws
+   * (or the promise rejects with) `CredentialUnavailableError`.
+   */
+  header(providerId: string, catalog: CatalogAuth, key: string): UpstreamAuth | Promise<UpstreamAuth> {
+    if (!isJsonKey(key)) {
+      return {
+        name: (catalog.auth_header_name ?? "Authorization").toLowerCase(),
+        value: renderAuthHeader(catalog.auth_header_template, key),
+      };
+    }
+    const exchange = this.exchangeFor(providerId, catalog.id, key);
+    const now = Date.now();
+    const current = exchange.current;
+    if (current && current.expiresAt - now > this.expiryMarginMs) {
+      if (current.expiresAt - now < this.refreshBeforeMs) this.refreshInBackground(providerId, exchange, now);
+      return bearer(current.token);
+    }
+    if (
+      exchange.failure &&
+      exchange.failedAt !== undefined &&
+      now - exchange.failedAt < this.retryAfterFailureMs
+    ) {
+      throw exchange.failure;
+    }
+    return this.minted(exchange).then((token) => bearer(token.token));
+  }
+
+  /** Drop what is kept for a provider (deleted, or its key replaced by a plain one). */
+  forget(providerId: string): void {
+    this.exchanges.delete(providerId);
+  }
+
+  private exchangeFor(providerId: string, catalogId: string, key: string): Exchange {
+    const fingerprint = createHash("sha256").update(catalogId).update("\0").update(key).digest("base64url");
+    const known = this.exchanges.get(providerId);
+    if (known?.fingerprint === fingerprint) return known;
+    const exchange = this.newExchange(catalogId, key, fingerprint);
+    this.exchanges.set(providerId, exchange);
+    return exchange;
+  }
+
+  private newExchange(catalogId: string, key: string, fingerprint: string): Exchange {
+    if (catalogId === "vertex_api") {
+      const account = parseServiceAccountKey(key);
+      if (typeof account === "string") throw unusableKey("service_account", account);
+      return {
+        fingerprint,
+        kind: "service_account",
+        mint: () => mintGoogleToken(account, this.mintTimeoutMs),
+      };
+    }
+    if (catalogId === "azure_api") {
+      const client = parseEntraClientSecret(key);
+      if (typeof client === "string") throw unusableKey("entra_client_secret", client);
+      const options = { timeoutMs: this.mintTimeoutMs, trustedCa: this.options.trustedCa };
+      return { fingerprint, kind: "entra_client_secret", mint: () => mintEntraToken(client, options) };
+    }
+    throw unusableKey("api_key", `${catalogId} takes an API key, not a JSON credential`);
+  }
+
+  /** The mint under way, or a new one: concurrent callers share it. */
+  private minted(exchange: Exchange): Promise<MintedToken> {
+    if (exchange.inflight) return exchange.inflight;
+    const inflight = exchange.mint().then(
+      (token) => {
+        exchange.current = token;
+        exchange.failure = undefined;
+        exchange.failedAt = undefined;
+        exchange.inflight = undefined;
+        return token;
+      },
+      (error: unknown) => {
+        const failure = new CredentialUnavailableError(exchange.kind, mintFailure(exchange.kind, error));
+        exchange.failure = failure;
+        exchange.failedAt = Date.now();
+        exchange.inflight = undefined;
+        throw failure;
+      },
+    );
+    exchange.inflight = inflight;
+    return inflight;
+  }
+
+  private refreshInBackground(providerId: string, exchange: Exchange, now: number): void {
+    if (exchange.inflight) return;
+    if (exchange.failedAt !== undefined && now - exchange.failedAt < this.retryAfterFailureMs) return;
+    this.minted(exchange).catch((error: CredentialUnavailableError) => {
+      this.options.onRefreshFailure?.(providerId, error);
+    });
+  }
+}
+
+const bearer = (token: string): UpstreamAuth => ({ name: AUTHORIZATION, value: `Bearer ${token}` });
+
+function unusableKey(kind: CredentialKind, problem: string): CredentialUnavailableError {
+  return new CredentialUnavailableError(kind, `the provider's key cannot be used: ${problem}`);
+}
+
+/**
+ * What went wrong, for a log line and an error body: the endpoint's error code and description,
+ * never the request (its signed grant is a credential) nor the cause object that carries it.
+ */
+function mintFailure(kind: CredentialKind, error: unknown): string {
+  const what = kind === "service_account" ? "Google access token" : "Entra ID token";
+  const message = error instanceof Error ? error.message : String(error);
+  const firstLine = (message.split("\n")[0] ?? "").slice(0, 300);
+  return `the ${what} could not be minted: ${firstLine}`;
+}
