@@ -41,6 +41,12 @@ export interface VendorCredentialsOptions {
   mintTimeoutMs?: number;
   /** An extra CA (PEM) trusted for Entra ID authorities (a local test authority's). */
   trustedCa?: string;
+  /**
+   * Whether the proxy may post grants to a token endpoint (a service-account key's token_uri, an Entra
+   * authority host) that is not the vendor's own (`VENDOR_TOKEN_HOSTS`). Default: none is; a key
+   * could otherwise point the proxy at an internal address. Local test endpoints are allowed here.
+   */
+  isTokenEndpointAllowed?: (url: URL) => boolean;
   /** Told of a background refresh that failed (the token in hand is still served). Never given a secret. */
   onRefreshFailure?: (providerId: string, error: CredentialUnavailableError) => void;
 }
@@ -56,6 +62,16 @@ interface Exchange {
 }
 
 const AUTHORIZATION = "authorization";
+
+/** The vendors' own token endpoints: Google's, and Entra ID's public and sovereign clouds. */
+export const VENDOR_TOKEN_HOSTS: ReadonlySet<string> = new Set([
+  "oauth2.googleapis.com",
+  "login.microsoftonline.com",
+  "login.microsoftonline.us",
+  "login.chinacloudapi.cn",
+  "login.partner.microsoftonline.cn",
+  "login.microsoftonline.de",
+]);
 
 /**
  * The credential header for each upstream request. A plain key (or a bare access token) fills the
@@ -126,6 +142,7 @@ export class VendorCredentials {
     if (catalogId === "vertex_api") {
       const account = parseServiceAccountKey(key);
       if (typeof account === "string") throw unusableKey("service_account", account);
+      this.checkTokenEndpoint("service_account", account.token_uri);
       return {
         fingerprint,
         kind: "service_account",
@@ -135,10 +152,18 @@ export class VendorCredentials {
     if (catalogId === "azure_api") {
       const client = parseEntraClientSecret(key);
       if (typeof client === "string") throw unusableKey("entra_client_secret", client);
+      if (client.authority_host) this.checkTokenEndpoint("entra_client_secret", client.authority_host);
       const options = { timeoutMs: this.mintTimeoutMs, trustedCa: this.options.trustedCa };
       return { fingerprint, kind: "entra_client_secret", mint: () => mintEntraToken(client, options) };
     }
     throw unusableKey("api_key", `${catalogId} takes an API key, not a JSON credential`);
+  }
+
+  private checkTokenEndpoint(kind: CredentialKind, endpoint: string): void {
+    const url = new URL(endpoint);
+    if (url.protocol === "https:" && VENDOR_TOKEN_HOSTS.has(url.hostname)) return;
+    if (this.options.isTokenEndpointAllowed?.(url)) return;
+    throw unusableKey(kind, `this gateway does not send grants to the token endpoint ${url.host}`);
   }
 
   /** The mint under way, or a new one: concurrent callers share it. */

@@ -2,6 +2,7 @@ export {
   type CatalogAuth,
   CredentialUnavailableError,
   type UpstreamAuth,
+  VENDOR_TOKEN_HOSTS,
   VendorCredentials,
   type VendorCredentialsOptions,
 } from "./credentials";
