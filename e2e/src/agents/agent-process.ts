@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 
 export interface AgentRun {
   exitCode: number | null;
@@ -21,7 +21,11 @@ export async function runAgent(
   options: { timeoutMs?: number | undefined; files?: Record<string, string> } = {},
 ): Promise<AgentRun> {
   const home = mkdtempSync(join(tmpdir(), "agn-agent-home-"));
-  for (const [name, content] of Object.entries(options.files ?? {})) writeFileSync(join(home, name), content);
+  for (const [name, content] of Object.entries(options.files ?? {})) {
+    // A name may be a path under HOME (`.gemini/settings.json`).
+    mkdirSync(dirname(join(home, name)), { recursive: true });
+    writeFileSync(join(home, name), content);
+  }
   const timeoutMs = options.timeoutMs ?? 60_000;
   try {
     return await new Promise<AgentRun>((resolve, reject) => {
