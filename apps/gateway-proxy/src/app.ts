@@ -34,6 +34,7 @@ import {
   newId,
   tokenResolveRequest,
 } from "@agentnet/service-kit";
+import { VendorCredentials, type VendorCredentialsOptions } from "@agentnet/vendor-auth";
 import type { ProxyContext } from "./context";
 import type { CooldownOptions } from "./domain/cooldown";
 import { AdmissionAnnouncer } from "./events/admission";
@@ -47,6 +48,7 @@ import { ProviderRouting } from "./request/routing";
 import { SnapshotCache } from "./snapshot/cache";
 import { CallerCache } from "./snapshot/callers";
 import { ConsumptionLeader } from "./snapshot/consumption-leader";
+import { tokenEndpointAllowance } from "./upstream/credential";
 import { privateAllowanceOf, UpstreamPools } from "./upstream/pools";
 
 export interface GatewayProxyOptions {
@@ -97,6 +99,11 @@ export interface GatewayProxyOptions {
    * request is charged as an interrupted one and its event published before the process exits.
    */
   shutdownDrainMs: number;
+  /**
+   * Minting tokens from provider keys (`VendorCredentials`): refresh timing and, for tests, the CA
+   * of a local Entra ID authority. Which token endpoints a key may name follows the private-upstream rule.
+   */
+  vendorCredentials?: Omit<VendorCredentialsOptions, "isTokenEndpointAllowed" | "onRefreshFailure">;
   /** Tests replace how events are published (e.g. to exercise the buffer). */
   publish?: PublishFn;
 }
@@ -196,6 +203,11 @@ export async function startGatewayProxy(deps: {
       busAnswers: () => nc.flush(),
     },
   );
+  const privateAllowance = privateAllowanceOf(
+    options.refusePrivateUpstreams,
+    options.allowedPrivateUpstreams,
+    logger,
+  );
   const ctx: ProxyContext = {
     nc,
     admissions: new AdmissionAnnouncer(nc, proxyId, logger),
@@ -208,11 +220,14 @@ export async function startGatewayProxy(deps: {
     pools: new UpstreamPools({
       headersTimeoutMs: options.headersTimeoutMs,
       bodyTimeoutMs: options.bodyTimeoutMs,
-      privateAllowance: privateAllowanceOf(
-        options.refusePrivateUpstreams,
-        options.allowedPrivateUpstreams,
-        logger,
-      ),
+      privateAllowance,
+    }),
+    credentials: new VendorCredentials({
+      ...options.vendorCredentials,
+      isTokenEndpointAllowed: tokenEndpointAllowance(privateAllowance),
+      // The token in hand is still served; the next request retries. The message holds no secret.
+      onRefreshFailure: (providerId, error) =>
+        logger.warn({ provider_id: providerId, reason: error.message }, "provider token refresh failed"),
     }),
     routing: new ProviderRouting(options.cooldown),
     publisher,

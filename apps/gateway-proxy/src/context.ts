@@ -3,6 +3,7 @@ import type { LeaseTable } from "@agentnet/caps";
 import type { GatewayProvider, GatewayRequestEvent } from "@agentnet/contracts";
 import { providerCredentialAad, type SealingKeys, unseal } from "@agentnet/sealing";
 import type { Logger } from "@agentnet/service-kit";
+import type { VendorCredentials } from "@agentnet/vendor-auth";
 import type { AdmissionAnnouncer } from "./events/admission";
 import type { CredentialRejections } from "./events/credential-rejections";
 import type { ServedEndpoints } from "./events/heartbeat";
@@ -29,6 +30,8 @@ export interface ProxyContext {
   snapshots: SnapshotCache;
   leases: LeaseTable;
   pools: UpstreamPools;
+  /** Provider keys exchanged for tokens (service-account keys, Entra ID): minted, cached, refreshed. */
+  credentials: VendorCredentials;
   /** Weighted rotations, requests in flight per provider, cooldowns: this proxy's routing state. */
   routing: ProviderRouting;
   publisher: BufferedPublisher<GatewayRequestEvent>;
