@@ -1,5 +1,5 @@
 import type { AccessLogEntry, AccessLogPage, Provider } from "@agentnet/contracts";
-import { type GenerateContentResponse, GoogleGenAI } from "@google/genai";
+import { type GenerateContentResponse, GoogleGenAI, type GoogleGenAIOptions } from "@google/genai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type Account, clearOfHourEnd, configure, readUntil } from "../setup";
 import { type Stack, startStack } from "../stack";
@@ -148,7 +148,7 @@ describe.each<Kind>(["gemini_api", "vertex_api"])(
       const seen = google.seen.slice(seenBefore);
       expect(seen.map((request) => request.path)).toEqual([
         kind === "gemini_api"
-          ? expect.stringMatching(new RegExp(`^/v1(beta)?/models/${MODEL}:generateContent$`))
+          ? `/v1/models/${MODEL}:generateContent`
           : `/v1/projects/${PROJECT}/locations/${LOCATION}/publishers/google/models/${MODEL}:generateContent`,
       ]);
       expectProviderCredential(seen, kind, account.token);
@@ -178,6 +178,142 @@ describe.each<Kind>(["gemini_api", "vertex_api"])(
     });
   },
 );
+
+type AuthClient = NonNullable<GoogleGenAIOptions["googleAuthOptions"]>["authClient"];
+
+/**
+ * Google's auth client as the SDK's Vertex mode uses it, holding the agentnet token: the SDK asks
+ * it for its request headers and sends them (google-auth-library is not ours to import, and its
+ * clients would look for Google credentials on this machine).
+ */
+const agentnetBearer = (token: string) =>
+  ({
+    getRequestHeaders: async () => new Headers({ authorization: `Bearer ${token}` }),
+  }) as unknown as AuthClient;
+
+describe("@google/genai in Vertex mode, a vertex_api provider", () => {
+  const vertexPath = (method: string) =>
+    `/v1/projects/${PROJECT}/locations/${LOCATION}/publishers/google/models/${MODEL}:${method}`;
+
+  it("with a project and location and the token as a bearer: generateContentStream", async () => {
+    const { account, provider, seenBefore } = await googleAccount("vertex_api");
+    const ai = new GoogleGenAI({
+      vertexai: true,
+      project: "client-project",
+      location: "europe-west4",
+      httpOptions: { baseUrl: stack.proxy.url },
+      googleAuthOptions: { authClient: agentnetBearer(account.token) },
+    });
+
+    const { text, last } = await drain(
+      await ai.models.generateContentStream({ model: MODEL, contents: "say hi" }),
+    );
+
+    expect(text).toBe(google.reply);
+    expect(last?.candidates?.[0]?.finishReason).toBe("STOP");
+    const seen = google.seen.slice(seenBefore);
+    // The provider's project and location, not the client's.
+    expect(seen.map((request) => [request.path, request.query])).toEqual([
+      [vertexPath("streamGenerateContent"), "alt=sse"],
+    ]);
+    expectProviderCredential(seen, "vertex_api", account.token);
+    const [row, ...more] = await rows(account, 1);
+    expect(more).toEqual([]);
+    expectPricedRow(row, provider, true);
+  });
+
+  it("in express mode (an API key, no project): generateContent", async () => {
+    const { account, provider, seenBefore } = await googleAccount("vertex_api");
+    const ai = new GoogleGenAI({
+      vertexai: true,
+      apiKey: account.token,
+      httpOptions: { baseUrl: stack.proxy.url },
+    });
+
+    const answer = await ai.models.generateContent({ model: MODEL, contents: "say hi" });
+
+    expect(answer.text).toBe(google.reply);
+    const seen = google.seen.slice(seenBefore);
+    expect(seen.map((request) => request.path)).toEqual([vertexPath("generateContent")]);
+    expectProviderCredential(seen, "vertex_api", account.token);
+    const [row, ...more] = await rows(account, 1);
+    expect(more).toEqual([]);
+    expectPricedRow(row, provider, false);
+  });
+});
+
+describe("the Gemini API's other calls, a gemini_api provider", () => {
+  const listed = async (ai: GoogleGenAI) => {
+    const names: string[] = [];
+    for await (const model of await ai.models.list()) names.push(model.name ?? "");
+    return names;
+  };
+
+  it("lists the models the caller may use at GET /v1beta/models (models.list)", async () => {
+    const { account } = await googleAccount("gemini_api");
+    const ai = new GoogleGenAI({
+      apiKey: account.token,
+      apiVersion: "v1beta",
+      httpOptions: { baseUrl: stack.proxy.url },
+    });
+    expect(await listed(ai)).toContain(`models/${MODEL}`);
+  });
+
+  // Fails today: the SDK's default version lists at GET /v1/models, where the proxy answers the
+  // OpenAI list, empty for Gemini providers (`{"object":"list","data":[]}`), even with x-goog-api-key.
+  it.fails("lists the models at GET /v1/models, the SDK's default version", async () => {
+    const { account } = await googleAccount("gemini_api");
+    expect(await listed(genai(account.token))).toContain(`models/${MODEL}`);
+  });
+
+  it("counts tokens at the vendor (countTokens)", async () => {
+    const { account, seenBefore } = await googleAccount("gemini_api");
+    const counted = await genai(account.token).models.countTokens({ model: MODEL, contents: "say hi" });
+    expect(counted.totalTokens).toBe(USAGE.promptTokenCount);
+    const seen = google.seen.slice(seenBefore);
+    expect(seen.map((request) => request.path)).toEqual([expect.stringMatching(/:countTokens$/)]);
+    expectProviderCredential(seen, "gemini_api", account.token);
+  });
+
+  it("streams a JSON array without alt=sse, the token in ?key=, which the vendor never sees", async () => {
+    const { account, provider, seenBefore } = await googleAccount("gemini_api");
+    google.reply = Array.from({ length: 30 }, (_, i) => `word${i}`).join(" ");
+
+    const response = await fetch(
+      `${stack.proxy.url}/v1beta/models/${MODEL}:streamGenerateContent?key=${account.token}`,
+      {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "say hi" }] }] }),
+      },
+    );
+
+    expect(response.status).toBe(200);
+    const chunks = (await response.json()) as GenerateContentResponse[];
+    const texts = chunks.map((chunk) => chunk.candidates?.[0]?.content?.parts?.[0]?.text ?? "");
+    expect(texts.join("")).toBe(google.reply);
+    expect(chunks.length).toBeGreaterThan(1);
+    const seen = google.seen.slice(seenBefore);
+    expect(seen.map((request) => [request.path, request.query])).toEqual([
+      [`/v1beta/models/${MODEL}:streamGenerateContent`, ""],
+    ]);
+    expectProviderCredential(seen, "gemini_api", account.token);
+    const [row, ...more] = await rows(account, 1);
+    expect(more).toEqual([]);
+    expectPricedRow(row, provider, true);
+  });
+
+  it("refuses a token it does not know in Google's error shape, before the vendor", async () => {
+    const seenBefore = google.seen.length;
+    const refused = await genai("agn_not-a-token")
+      .models.generateContent({ model: MODEL, contents: "say hi" })
+      .catch((error: unknown) => error);
+    expect(refused).toMatchObject({ status: 401 });
+    const body = JSON.parse(String((refused as Error).message).replace(/^[^{]*/, "")) as unknown;
+    expect(body).toMatchObject({ error: { code: 401, status: "UNAUTHENTICATED" } });
+    expect(google.seen.length).toBe(seenBefore);
+  });
+});
 
 describe("Gemini CLI (the real CLI) with the gateway as its base URL", () => {
   it("prints the vendor's text; each request it made is one priced row", async () => {
