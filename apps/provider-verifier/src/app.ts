@@ -23,6 +23,11 @@ export interface VerifierOptions {
    * servers). Wildcards and IP literals are refused.
    */
   allowPrivateHosts?: string[];
+  /**
+   * Tests only: origins (`http://127.0.0.1:4000`) of token endpoints a key may name besides the
+   * vendors' own (a service-account key's token_uri, an Entra ID authority_host).
+   */
+  tokenEndpoints?: string[];
   /** Tests only: replaces the OS resolver, e.g. to point vendor names at 127.0.0.1. */
   resolve?: ResolveFn;
   /**
@@ -56,6 +61,12 @@ export async function startVerifier(deps: { nc: NatsConnection; logger: Logger; 
       ...(options.extraCa ? { extraCa: options.extraCa } : {}),
     },
     maxPages: options.maxPages ?? DEFAULT_MAX_PAGES,
+    vendorCredentials: {
+      mintTimeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      retryAfterFailureMs: 0,
+      isTokenEndpointAllowed: (url) => (options.tokenEndpoints ?? []).includes(url.origin),
+      ...(options.extraCa ? { trustedCa: options.extraCa.join("\n") } : {}),
+    },
     logger: deps.logger,
   };
   if (ctx.allowPrivateHosts.size > 0) {

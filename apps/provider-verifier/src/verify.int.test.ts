@@ -1,5 +1,6 @@
 import { request } from "@agentnet/bus";
 import { AppError, VERIFY_REFUSALS, type VerifyProviderRequest } from "@agentnet/contracts";
+import { type GoogleTokenServer, startGoogleTokenServer } from "@agentnet/testkit/oauth-servers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   CLOUDFLARE_LISTING_HOST,
@@ -12,7 +13,7 @@ import {
   UNTRUSTED_HOST,
   WRONG_NAME_HOST,
 } from "./test-support/harness";
-import { GOOD_KEY } from "./test-support/vendors";
+import { GOOD_KEY, vertexTokens } from "./test-support/vendors";
 
 let h: Harness;
 beforeAll(async () => {
@@ -292,5 +293,62 @@ describe("verifyProvider: a control-plane listing host that does not resolve", (
       VERIFY_REFUSALS.unresolvable,
       /api\.cloudflare\.com does not resolve/,
     );
+  });
+});
+
+describe("verifyProvider: a Vertex service-account key", () => {
+  let google: GoogleTokenServer;
+  let vertex: Harness;
+  beforeAll(async () => {
+    google = await startGoogleTokenServer();
+    vertexTokens.accepts = (token) => google.accepts(token);
+    vertex = await startHarness({ tokenEndpoints: [new URL(google.tokenUri).origin] });
+  });
+  afterAll(async () => {
+    await vertex?.stop();
+    await google?.close();
+  });
+
+  const verifyVertex = (apiKey: string) =>
+    request(vertex.nc, vertex.endpoints.verifyProvider, {
+      catalog_provider_id: "vertex_api",
+      upstream_url: vertex.upstream("vertex.vendor.test", "/v1/projects/p/locations/us-central1"),
+      api_key: apiKey,
+      skip_tls_verification: false,
+    });
+
+  it("mints a token at the key's token_uri, then lists the models with it", async () => {
+    const account = google.serviceAccount();
+    await expect(verifyVertex(account.json)).resolves.toEqual({ outcome: "verified" });
+    expect(google.mints).toContain(account.email);
+    const [seen] = vertex.vendors.seenBy("vertex.vendor.test").slice(-1);
+    expect(seen?.path).toBe("/v1beta1/publishers/google/models");
+    expect(google.subjectOf(seen?.headers.authorization)).toBe(account.email);
+  });
+
+  it("refuses a key the token endpoint does not take, without quoting the key", async () => {
+    const account = google.serviceAccount();
+    google.revoke(account.email);
+    await expectRefusal(
+      verifyVertex(account.json),
+      VERIFY_REFUSALS.rejectedCredential,
+      /Google access token could not be minted/,
+    );
+  });
+
+  it("refuses a key naming a token endpoint other than Google's that this verifier was not told of", async () => {
+    const account = google.serviceAccount();
+    const elsewhere = JSON.stringify({ ...account.key, token_uri: "http://127.0.0.1:9/token" });
+    await expectRefusal(
+      verifyVertex(elsewhere),
+      VERIFY_REFUSALS.rejectedCredential,
+      /does not send grants to the token endpoint 127\.0\.0\.1:9/,
+    );
+  });
+
+  it("a bare access token is sent as it is", async () => {
+    await expectRefusal(verifyVertex("ya29.expired"), VERIFY_REFUSALS.rejectedCredential, /HTTP 401/);
+    const [seen] = vertex.vendors.seenBy("vertex.vendor.test").slice(-1);
+    expect(seen?.headers.authorization).toBe("Bearer ya29.expired");
   });
 });

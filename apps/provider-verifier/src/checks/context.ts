@@ -2,6 +2,7 @@ import type { CatalogEntry } from "@agentnet/catalog";
 import { findCatalogProvider } from "@agentnet/catalog";
 import { AppError } from "@agentnet/contracts";
 import type { Logger } from "@agentnet/service-kit";
+import type { VendorCredentialsOptions } from "@agentnet/vendor-auth";
 import type { DialSettings } from "../dial/https";
 import type { ResolveFn } from "../dial/resolve";
 
@@ -13,6 +14,8 @@ export interface CheckContext {
   dial: DialSettings;
   /** Anthropic-style pagination stops here, so a misbehaving vendor cannot keep a check busy. */
   maxPages: number;
+  /** How keys are exchanged for tokens: which token endpoints besides the vendors' (tests), the CA. */
+  vendorCredentials: VendorCredentialsOptions;
   logger: Logger;
 }
 

@@ -1,6 +1,7 @@
 import type { CatalogEntry } from "@agentnet/catalog";
-import { AppError, renderAuthHeader } from "@agentnet/contracts";
+import { AppError, VERIFY_REFUSALS } from "@agentnet/contracts";
 import { type AddressClass, firstNonPublic } from "@agentnet/gateway-rules";
+import { CredentialUnavailableError, type UpstreamAuth, VendorCredentials } from "@agentnet/vendor-auth";
 import { fetchListingPage, pinnedAgent } from "../dial/https";
 import { resolveOnce } from "../dial/resolve";
 import { type ListingTarget, withQuery } from "../domain/listing";
@@ -23,15 +24,34 @@ const isHeaderSafe = (value: string): boolean =>
   });
 
 /**
- * The request headers of a listing call: the catalog's auth header and its extra headers, each with
- * the provider's value or else the catalog default. Only headers the catalog declares are sent.
+ * The credential header of a listing call: the key through the catalog's template, or a token
+ * minted from it (a service-account key, Entra ID client credentials), minted afresh for each check
+ * so that verifying proves the key still mints. A key that cannot mint is refused like one the
+ * vendor rejects.
+ */
+export async function listingAuth(
+  ctx: CheckContext,
+  entry: CatalogEntry,
+  apiKey: string,
+): Promise<UpstreamAuth> {
+  try {
+    return await new VendorCredentials(ctx.vendorCredentials).header("verify", entry, apiKey);
+  } catch (error) {
+    if (!(error instanceof CredentialUnavailableError)) throw error;
+    throw new AppError(422, VERIFY_REFUSALS.rejectedCredential, error.message);
+  }
+}
+
+/**
+ * The request headers of a listing call: the credential header and the catalog's extra headers,
+ * each with the provider's value or else the catalog default. Only headers the catalog declares are sent.
  */
 export function listingHeaders(
   entry: CatalogEntry,
-  apiKey: string,
+  auth: UpstreamAuth,
   extraValues: Readonly<Record<string, string>> = {},
 ): Record<string, string> {
-  if (!isHeaderSafe(apiKey)) {
+  if (!isHeaderSafe(auth.value)) {
     throw new AppError(400, "bad_request", "the API key contains characters an HTTP header cannot carry");
   }
   const headers: Record<string, string> = {
@@ -50,7 +70,7 @@ export function listingHeaders(
     }
     headers[extra.name.toLowerCase()] = value;
   }
-  headers[entry.auth_header_name.toLowerCase()] = renderAuthHeader(entry.auth_header_template, apiKey);
+  headers[auth.name] = auth.value;
   return headers;
 }
 
@@ -67,7 +87,7 @@ export async function listModels(
   pages: number,
   extraValues: Readonly<Record<string, string>> = {},
 ): Promise<ListingResult> {
-  const headers = listingHeaders(entry, apiKey, extraValues);
+  const headers = listingHeaders(entry, await listingAuth(ctx, entry, apiKey), extraValues);
   const signal = AbortSignal.timeout(ctx.dial.timeoutMs);
   const resolved = await resolveOnce(ctx.resolve, target.host, signal, ctx.dial.timeoutMs);
   if (!resolved.ok) throw refusalForFailure(resolved.failure);

@@ -40,6 +40,12 @@ const ANTHROPIC_PAGES: Record<string, unknown> = {
   },
 };
 
+/**
+ * Which bearer tokens the Vertex scenario takes: a test points it at its local Google token
+ * endpoint (`GoogleTokenServer.accepts`), so only a token minted from its service-account key lists.
+ */
+export const vertexTokens: { accepts: (token: string | undefined) => boolean } = { accepts: () => false };
+
 /** One vendor behaviour per hostname (the Host header), all on the same local HTTPS server. */
 const SCENARIOS: Record<string, Scenario> = {
   "ok.vendor.test": (req, res, url) => {
@@ -96,6 +102,19 @@ const SCENARIOS: Record<string, Scenario> = {
   "endless.vendor.test": (_req, res, url) => {
     const n = Number(url.searchParams.get("after_id") ?? "0") + 1;
     json(res, 200, { data: [{ id: `m-${n}` }], has_more: true, last_id: String(n) });
+  },
+  "vertex.vendor.test": (req, res, url) => {
+    if (url.pathname !== "/v1beta1/publishers/google/models") return json(res, 404, {});
+    const token = req.headers.authorization?.replace(/^Bearer /, "");
+    if (!vertexTokens.accepts(token)) {
+      return json(res, 401, { error: { code: 401, status: "UNAUTHENTICATED", message: "invalid token" } });
+    }
+    json(res, 200, {
+      publisherModels: [
+        { name: "publishers/google/models/gemini-2.5-pro" },
+        { name: "publishers/google/models/gemini-2.5-flash" },
+      ],
+    });
   },
   "azure.vendor.test": (req, res, url) => {
     if (url.pathname !== "/openai/deployments" || url.searchParams.get("api-version") !== "2022-12-01") {
