@@ -65,6 +65,15 @@ export type ExtraValues = z.infer<typeof ExtraValues>;
 /** A wire header name for identity stamping; empty disables stamping for that dimension. */
 const IdentityHeaderName = z.union([z.literal(""), HttpHeaderName]);
 
+/**
+ * What a provider's key is (packages/vendor-auth): sent as it is (`api_key`; `access_token`, a bare
+ * Vertex OAuth token that expires within an hour), or exchanged by the proxy for tokens it mints
+ * and refreshes (`service_account`, a Google service-account key; `entra_client_secret`, Microsoft
+ * Entra ID client credentials for Azure OpenAI).
+ */
+export const CredentialKind = z.enum(["api_key", "access_token", "service_account", "entra_client_secret"]);
+export type CredentialKind = z.infer<typeof CredentialKind>;
+
 /** Response shape. There is deliberately no api_key: parsing a stored record strips it. */
 export const Provider = z.object({
   id: Id,
@@ -78,6 +87,8 @@ export const Provider = z.object({
   enabled: z.boolean(),
   skip_tls_verification: z.boolean(),
   metadata_disabled: z.boolean(),
+  /** Optional: providers stored before kinds were recorded have none. */
+  credential_kind: CredentialKind.optional(),
   ...ResourceTimestamps.shape,
 });
 export type Provider = z.infer<typeof Provider>;

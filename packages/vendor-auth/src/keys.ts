@@ -1,7 +1,11 @@
 import { createPrivateKey } from "node:crypto";
+import type { CredentialKind } from "@agentnet/contracts";
 
-/**
- * What a provider's stored key is. The catalog entry decides which kinds it takes:
+export type { CredentialKind };
+
+/*
+ * What a provider's stored key is (`CredentialKind`, in contracts). The catalog entry decides
+ * which kinds it takes:
  * - `api_key`: sent as it is, through the catalog's auth header template (every entry);
  * - `access_token`: a bare OAuth access token for `vertex_api`, sent as it is; Google's expire
  *   within an hour, so such a provider stops working by itself unless the key is replaced;
@@ -10,7 +14,6 @@ import { createPrivateKey } from "node:crypto";
  * - `entra_client_secret`: Microsoft Entra ID client credentials (JSON) for `azure_api`; the proxy
  *   mints tokens for Azure OpenAI and sends `Authorization: Bearer` instead of `api-key`.
  */
-export type CredentialKind = "api_key" | "access_token" | "service_account" | "entra_client_secret";
 
 export const CREDENTIAL_KINDS: readonly CredentialKind[] = [
   "api_key",

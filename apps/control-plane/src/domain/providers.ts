@@ -1,4 +1,11 @@
-import { type CreateProviderBody, normaliseExtraValues, type UpdateProviderBody } from "@agentnet/contracts";
+import {
+  badRequest,
+  type CreateProviderBody,
+  type CredentialKind,
+  normaliseExtraValues,
+  type UpdateProviderBody,
+} from "@agentnet/contracts";
+import { describeKey } from "@agentnet/vendor-auth/keys";
 
 /** The writable fields of a stored provider. */
 export interface ProviderFields {
@@ -57,4 +64,15 @@ export function needsVendorCheck(
     stored.provider_id !== next.provider_id ||
     (stored.skip_tls_verification && !next.skip_tls_verification)
   );
+}
+
+/**
+ * The kind of a key written for a catalog entry (packages/vendor-auth): a plain key, a bare Vertex
+ * access token, a Google service-account key or Entra ID client credentials. A JSON credential the
+ * entry does not take, or one that is malformed, is a 400 naming what is wrong (never the key).
+ */
+export function credentialKindOf(catalogId: string, apiKey: string): CredentialKind {
+  const description = describeKey(catalogId, apiKey);
+  if (description.kind) return description.kind;
+  throw badRequest(`api_key: ${description.problem}`, [{ path: "api_key", message: description.problem }]);
 }

@@ -2,8 +2,10 @@ import { request } from "@agentnet/bus";
 import { type Caller, ControlPlane, type VerifyProviderReply } from "@agentnet/contracts";
 import { providerCredentialAad, seal, unseal } from "@agentnet/sealing";
 import { newId } from "@agentnet/service-kit";
+import { describeKey } from "@agentnet/vendor-auth/keys";
 import { requireAccountWideGrant, requireWriter } from "../domain/access";
 import {
+  credentialKindOf,
   fieldsFromCreate,
   mergeProviderUpdate,
   needsVendorCheck,
@@ -54,6 +56,7 @@ export function registerProviderHandlers(ctx: HandlerContext) {
   handle(ctx, ControlPlane.providersCreate, async ({ caller, body }) => {
     requireWriter(caller);
     const fields = fieldsFromCreate(body);
+    const credentialKind = credentialKindOf(fields.provider_id, body.api_key);
     const verification = await verify(fields, body.api_key);
     const id = newId();
     const created = await models.Provider.create({
@@ -62,6 +65,7 @@ export function registerProviderHandlers(ctx: HandlerContext) {
       ...fields,
       sealed_api_key: seal(ctx.sealingKey, body.api_key, providerCredentialAad(caller.account_id, id)),
       verification: describeVerification(verification),
+      credential_kind: credentialKind,
     });
     ctx.logger.info(
       { account_id: caller.account_id, provider: id, verification: describeVerification(verification) },
@@ -77,6 +81,16 @@ export function registerProviderHandlers(ctx: HandlerContext) {
     const next = mergeProviderUpdate(stored, body);
     const storedKey = openKey(stored);
     const update: Partial<ProviderDoc> = { ...next };
+    // A new key, or the stored one for another catalog entry, must be one the entry takes.
+    if (
+      (body.api_key !== undefined && body.api_key !== storedKey) ||
+      next.provider_id !== stored.provider_id
+    ) {
+      update.credential_kind = credentialKindOf(next.provider_id, body.api_key ?? storedKey);
+    } else if (!stored.credential_kind) {
+      const described = describeKey(next.provider_id, storedKey);
+      if (described.kind) update.credential_kind = described.kind;
+    }
     if (needsVendorCheck(stored, next, { stored: storedKey, sent: body.api_key })) {
       // A refusal throws here, before anything is written: the stored record stays unchanged.
       update.verification = describeVerification(await verify(next, body.api_key ?? storedKey));

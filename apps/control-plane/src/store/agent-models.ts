@@ -1,4 +1,5 @@
 import type {
+  CredentialKind,
   GuardrailChecks,
   Limits,
   PolicyRouting,
@@ -39,6 +40,8 @@ export interface ProviderDoc {
   metadata_disabled: boolean;
   /** The last vendor check: `verified`, or why the record was stored unverified. */
   verification: string;
+  /** What the key is (not secret); absent on providers stored before kinds were recorded. */
+  credential_kind?: CredentialKind;
   created_at: Date;
   updated_at: Date;
 }
@@ -124,6 +127,7 @@ const providerSchema = new Schema<ProviderDoc>(
     skip_tls_verification: Boolean,
     metadata_disabled: Boolean,
     verification: String,
+    credential_kind: String,
   },
   { timestamps, minimize: false },
 );

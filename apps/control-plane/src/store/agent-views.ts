@@ -30,6 +30,7 @@ export const toProvider = (doc: ProviderDoc): Provider => ({
   enabled: doc.enabled,
   skip_tls_verification: doc.skip_tls_verification,
   metadata_disabled: doc.metadata_disabled,
+  ...(doc.credential_kind ? { credential_kind: doc.credential_kind } : {}),
   ...stamps(doc),
 });
 

@@ -1,0 +1,180 @@
+import { type NatsConnection, request } from "@agentnet/bus";
+import { AppError, type Caller, ControlPlane, type CreateProviderBody } from "@agentnet/contracts";
+import { startVerifier, verifierEndpoints } from "@agentnet/provider-verifier/app";
+import { parseSealingKeys, providerCredentialAad, unseal } from "@agentnet/sealing";
+import { createLogger, newId } from "@agentnet/service-kit";
+import { connectTestBus, connectTestMongo, TEST_SEALING_KEY, uniqueId } from "@agentnet/testkit";
+import {
+  type EntraTokenServer,
+  type GoogleTokenServer,
+  startEntraTokenServer,
+  startGoogleTokenServer,
+} from "@agentnet/testkit/oauth-servers";
+import type { Connection } from "mongoose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startControlPlane } from "../app";
+import { createAgentModels } from "../store/agent-models";
+
+/**
+ * A provider's key may be a credential the proxy exchanges for tokens (packages/vendor-auth): the
+ * control-plane takes it where the catalog entry does, refuses a malformed one with a 400, keeps
+ * it sealed and write-only, and says which kind it stored.
+ */
+describe("provider keys of each kind", () => {
+  let connection: Connection;
+  let controlPlane: NatsConnection;
+  let verifierBus: NatsConnection;
+  let api: NatsConnection;
+  let google: GoogleTokenServer;
+  let entra: EntraTokenServer;
+  let verifier: { stop: () => void };
+  const sealingKey = parseSealingKeys(TEST_SEALING_KEY);
+  const caller: Caller = {
+    account_id: uniqueId("acc"),
+    user_id: newId(),
+    role: "owner",
+    group_ids: [],
+    email: "owner@example.com",
+    name: "Owner",
+  };
+
+  beforeAll(async () => {
+    google = await startGoogleTokenServer();
+    entra = await startEntraTokenServer();
+    connection = await connectTestMongo();
+    controlPlane = await connectTestBus("control-plane-test");
+    verifierBus = await connectTestBus("provider-verifier-test");
+    api = await connectTestBus("api-gateway-test");
+    const prefix = uniqueId("verifier");
+    verifier = await startVerifier({
+      nc: verifierBus,
+      logger: createLogger("provider-verifier", "silent"),
+      options: {
+        subjectPrefix: prefix,
+        tokenEndpoints: [new URL(google.tokenUri).origin, entra.authorityHost],
+        extraCa: [entra.ca],
+      },
+    });
+    await startControlPlane({
+      nc: controlPlane,
+      connection,
+      logger: createLogger("control-plane", "silent"),
+      sealingKey,
+      verifier: verifierEndpoints(prefix),
+    });
+  });
+  afterAll(async () => {
+    verifier?.stop();
+    await Promise.all([controlPlane?.drain(), verifierBus?.drain(), api?.drain()]);
+    await connection?.close();
+    await google?.close();
+    await entra?.close();
+  });
+
+  // A loopback upstream is stored unverified (private address); the key is still checked first.
+  const body = (provider_id: string, api_key: string): CreateProviderBody => ({
+    provider_id,
+    name: uniqueId("p"),
+    upstream_url:
+      provider_id === "vertex_api"
+        ? "http://127.0.0.1:9/v1/projects/p/locations/us-central1"
+        : "http://127.0.0.1:9/openai/v1",
+    api_key,
+    models: [],
+    extra_values: {},
+    identity_header_user_id: "",
+    identity_header_groups: "",
+    enabled: true,
+    skip_tls_verification: false,
+    metadata_disabled: false,
+  });
+  const create = (provider_id: string, api_key: string) =>
+    request(api, ControlPlane.providersCreate, { caller, body: body(provider_id, api_key) });
+  const refusal = (reply: Promise<unknown>) =>
+    reply.then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+
+  it("takes a Google service-account key file for Vertex, sealed, write-only, read back as its kind", async () => {
+    const account = google.serviceAccount();
+    // A real key file is about 2.4 KB: well inside the api_key bound.
+    expect(account.json.length).toBeGreaterThan(2_000);
+    const created = await create("vertex_api", account.json);
+    expect(created.credential_kind).toBe("service_account");
+    expect(JSON.stringify(created)).not.toContain("PRIVATE KEY");
+    // The verifier minted a token from it before the private upstream stored it unverified.
+    expect(google.mints).toContain(account.email);
+    const models = await createAgentModels(connection);
+    const doc = await models.Provider.findById(created.id).lean();
+    expect(
+      doc && unseal(sealingKey, doc.sealed_api_key, providerCredentialAad(caller.account_id, doc._id)),
+    ).toBe(account.json);
+    const read = await request(api, ControlPlane.providersGet, { caller, provider_id: created.id });
+    expect(read.credential_kind).toBe("service_account");
+  });
+
+  it("a bare Vertex access token is stored as one, so the dashboard can say it expires", async () => {
+    const created = await create("vertex_api", "ya29.a0-bare-token");
+    expect(created.credential_kind).toBe("access_token");
+  });
+
+  it("refuses a malformed service-account key with a 400 that names the problem, not the key", async () => {
+    const account = google.serviceAccount();
+    const { private_key: _dropped, ...incomplete } = account.key;
+    const error = await refusal(create("vertex_api", JSON.stringify(incomplete)));
+    expect(error).toBeInstanceOf(AppError);
+    expect({ status: (error as AppError).status, message: (error as AppError).message }).toEqual({
+      status: 400,
+      message: "api_key: the service-account key lacks private_key",
+    });
+    const broken = await refusal(
+      create("vertex_api", `{"type": "service_account", "private_key": "-----BEGIN`),
+    );
+    expect((broken as AppError).message).toBe("api_key: api_key looks like JSON but is not: not valid JSON");
+  });
+
+  it("a key the token endpoint refuses is the verifier's 422, and nothing is stored", async () => {
+    const account = google.serviceAccount();
+    google.revoke(account.email);
+    const error = await refusal(create("vertex_api", account.json));
+    expect({ status: (error as AppError).status, code: (error as AppError).code }).toEqual({
+      status: 422,
+      code: "provider.credential_rejected",
+    });
+  });
+
+  it("takes Entra ID client credentials for Azure and refuses JSON where the entry takes only API keys", async () => {
+    const app = entra.client();
+    const created = await create("azure_api", app.json);
+    expect(created.credential_kind).toBe("entra_client_secret");
+    expect(entra.mints).toContain(app.credentials.client_id);
+    const plain = await create("azure_api", "azure-api-key");
+    expect(plain.credential_kind).toBe("api_key");
+    const error = await refusal(create("openai_api", app.json));
+    expect({ status: (error as AppError).status, message: (error as AppError).message }).toEqual({
+      status: 400,
+      message: "api_key: openai_api takes an API key, not a JSON credential",
+    });
+  });
+
+  it("an update with a new key records its kind; moving a key to an entry that does not take it is refused", async () => {
+    const created = await create("vertex_api", "ya29.first");
+    const account = google.serviceAccount();
+    const { id, credential_kind: _kind, created_at: _c, updated_at: _u, ...rest } = created;
+    const updated = await request(api, ControlPlane.providersUpdate, {
+      caller,
+      provider_id: id,
+      body: { ...rest, api_key: account.json },
+    });
+    expect(updated.credential_kind).toBe("service_account");
+    const moved = await refusal(
+      request(api, ControlPlane.providersUpdate, {
+        caller,
+        provider_id: id,
+        body: { ...rest, provider_id: "mistral_api", upstream_url: "http://127.0.0.1:9/v1" },
+      }),
+    );
+    expect((moved as AppError).status).toBe(400);
+  });
+});
