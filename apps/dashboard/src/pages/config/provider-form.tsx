@@ -3,6 +3,7 @@ import { type FormEvent, useState } from "react";
 import type { ProviderBody } from "../../api/endpoints";
 import { useFieldErrors } from "../../components/field-errors";
 import { Check, Field, FormError, Progress } from "../../components/ui";
+import { keyFieldText, shortLivedKeyWarning } from "../../domain/credential-kinds";
 import { useSubmit } from "../../hooks";
 import { useSession } from "../../session";
 import { type ModelRow, ModelRows, rowFromDiscovered, rowFromModel, rowsToModels } from "./provider-models";
@@ -31,6 +32,8 @@ export function ProviderForm(props: {
   const [rows, setRows] = useState<ModelRow[]>((existing?.models ?? []).map(rowFromModel));
   const save = useSubmit();
   const errors = useFieldErrors(save.error);
+  const keyText = keyFieldText(entry.id);
+  const shortLived = shortLivedKeyWarning(entry.id, apiKey, existing?.credential_kind);
   const discover = useSubmit();
   const [discovered, setDiscovered] = useState<string | undefined>();
   // Adding, removing or replacing rows moves the rows the errors point at by index.
@@ -58,7 +61,7 @@ export function ProviderForm(props: {
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     const { models, errors: found } = rowsToModels(rows);
-    if (!existing && apiKey === "") found.api_key = "enter the vendor API key";
+    if (!existing && apiKey === "") found.api_key = keyText.missing;
     if (!errors.submitted(found)) return;
     const body: ProviderBody = {
       provider_id: entry.id,
@@ -103,11 +106,20 @@ export function ProviderForm(props: {
         )}
       </Field>
       <Field
-        label="API key"
+        label={keyText.label}
         hint={
-          existing
-            ? "Write-only. Leave blank to keep the stored key."
-            : "Write-only: sealed at rest and never shown again."
+          <>
+            {keyText.accepts}{" "}
+            {existing
+              ? "Write-only. Leave blank to keep the stored key."
+              : "Write-only: sealed at rest and never shown again."}
+            {shortLived ? (
+              <>
+                {" "}
+                <strong role="note">{shortLived}</strong>
+              </>
+            ) : null}
+          </>
         }
         {...errors.field("api_key")}
       >
