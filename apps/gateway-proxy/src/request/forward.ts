@@ -1,6 +1,6 @@
 import type { ServerResponse } from "node:http";
-import { type GatewayProvider, type RequestAttempt, renderAuthHeader } from "@agentnet/contracts";
-import { apiKeyOf, type ProxyContext } from "../context";
+import type { GatewayProvider, RequestAttempt } from "@agentnet/contracts";
+import type { ProxyContext } from "../context";
 import { MAX_CAPTURE_CHARS } from "../domain/capture";
 import { fallbackHoldExtra } from "../domain/estimate";
 import { acceptedBetas, catalogHeaders, upstreamHeaders } from "../domain/forwarding";
@@ -8,6 +8,7 @@ import { identityHeaders, injectMetadata } from "../domain/identity";
 import { isRetryableStatus, networkError, retryAfterMs, SAME_PROVIDER_BACKOFF_MS } from "../domain/retry";
 import { editForVendor } from "../domain/vendor-body";
 import { capDenyReason } from "../http/caps";
+import { CredentialUnavailableError, type UpstreamAuth, upstreamAuth } from "../upstream/credential";
 import {
   CLIENT_CLOSED_STATUS,
   type ForwardRequest,
@@ -129,16 +130,16 @@ async function attemptAt(
   }
   admitted.received.record.host = target.host;
   admitted.received.record.path = target.path;
-  let apiKey: string;
+  let auth: UpstreamAuth;
   try {
-    apiKey = apiKeyOf(ctx, view, provider);
+    const pending = upstreamAuth(ctx, view, provider, candidate.catalog);
+    auth = pending instanceof Promise ? await pending : pending;
   } catch (error) {
-    ctx.logger.error({ err: error, provider_id: provider.id }, "provider credential cannot be unsealed");
-    return unusable(
-      failed(502, "provider.credential_unavailable", "the provider's credential cannot be opened", ""),
-    );
+    if (!(error instanceof CredentialUnavailableError)) throw error;
+    ctx.logger.error({ err: error, provider_id: provider.id }, "provider credential unavailable");
+    return unusable(failed(502, "provider.credential_unavailable", error.message, ""));
   }
-  const upstream = upstreamRequest(ctx, admitted, candidate, target, apiKey, body, mayRetry);
+  const upstream = upstreamRequest(ctx, admitted, candidate, target, auth, body, mayRetry);
   const result = await relay(upstream, request.res);
   if (result.outcome === "unreachable") {
     const refusal = privateUpstream(provider, result.error);
@@ -325,7 +326,7 @@ function upstreamRequest(
   admitted: Admitted,
   candidate: Candidate,
   target: VendorTarget,
-  apiKey: string,
+  auth: UpstreamAuth,
   body: VendorBody,
   mayRetry: boolean,
 ): ForwardRequest {
@@ -341,7 +342,7 @@ function upstreamRequest(
       ? {}
       : injectMetadata(admitted.received.body, catalog.identity_injection.json_metadata, record.caller)),
     "content-type": "application/json",
-    [catalog.auth_header_name.toLowerCase()]: renderAuthHeader(catalog.auth_header_template, apiKey),
+    [auth.name.toLowerCase()]: auth.value,
   };
   const { capped } = admitted;
   const headers = upstreamHeaders(wire, request.req.headers, own);
