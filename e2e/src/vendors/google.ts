@@ -55,6 +55,11 @@ export class FakeGoogle extends FakeUpstream {
     thoughtsTokenCount: 50,
     toolUsePromptTokenCount: 0,
   };
+  /**
+   * The parts of the next answers, in order, each instead of `reply` (a `functionCall` makes an
+   * agent run a tool and ask again).
+   */
+  nextAnswers: object[][] = [];
   /** Words per streamed chunk. */
   wordsPerChunk = 8;
   /** Requests refused for their credential. */
@@ -93,10 +98,10 @@ export class FakeGoogle extends FakeUpstream {
           : { promptTokensDetails: [{ modality: "TEXT", tokenCount: this.geminiUsage.promptTokenCount }] }),
       });
     }
-    if (method === "generateContent") return this.send(res, 200, this.answer(model, onVertex));
-    return query.get("alt") === "sse"
-      ? this.sseStream(res, model, onVertex)
-      : this.arrayStream(res, model, onVertex);
+    const parts = this.nextAnswers.shift();
+    if (method === "generateContent") return this.send(res, 200, this.answer(model, onVertex, parts));
+    const chunks = this.chunks(model, onVertex, parts);
+    return query.get("alt") === "sse" ? this.sseStream(res, chunks) : this.arrayStream(res, chunks);
   }
 
   private hasApiKey(request: SeenRequest, query: URLSearchParams): boolean {
@@ -142,12 +147,12 @@ export class FakeGoogle extends FakeUpstream {
     };
   }
 
-  /** A GenerateContentResponse whose candidate says `text`; the last one says why it finished. */
-  private chunk(model: string, onVertex: boolean, text: string, last: boolean, usage: object) {
+  /** A GenerateContentResponse whose candidate says `parts`; the last one says why it finished. */
+  private chunk(model: string, onVertex: boolean, parts: object[], last: boolean, usage: object) {
     return {
       candidates: [
         {
-          content: { role: "model", parts: [{ text }] },
+          content: { role: "model", parts },
           ...(last ? { finishReason: "STOP" } : {}),
           index: 0,
         },
@@ -159,12 +164,16 @@ export class FakeGoogle extends FakeUpstream {
     };
   }
 
-  private answer(model: string, onVertex: boolean) {
-    return this.chunk(model, onVertex, this.reply, true, this.usageMetadata(onVertex));
+  private answer(model: string, onVertex: boolean, parts: object[] | undefined) {
+    return this.chunk(model, onVertex, parts ?? [{ text: this.reply }], true, this.usageMetadata(onVertex));
   }
 
-  /** The reply in chunks: each but the last reports the prompt so far, the last the whole usage. */
-  private chunks(model: string, onVertex: boolean) {
+  /**
+   * The reply in chunks: each but the last reports the prompt so far, the last the whole usage.
+   * Parts given (the next of `nextAnswers`) are one chunk.
+   */
+  private chunks(model: string, onVertex: boolean, parts: object[] | undefined) {
+    if (parts) return [this.chunk(model, onVertex, parts, true, this.usageMetadata(onVertex))];
     const words = this.reply.split(" ");
     const texts: string[] = [];
     for (let i = 0; i < words.length; i += this.wordsPerChunk) {
@@ -174,13 +183,13 @@ export class FakeGoogle extends FakeUpstream {
     const sofar = { promptTokenCount: u.promptTokenCount, totalTokenCount: u.promptTokenCount };
     return texts.map((text, i) => {
       const last = i === texts.length - 1;
-      return this.chunk(model, onVertex, text, last, last ? this.usageMetadata(onVertex) : sofar);
+      return this.chunk(model, onVertex, [{ text }], last, last ? this.usageMetadata(onVertex) : sofar);
     });
   }
 
-  private async sseStream(res: ServerResponse, model: string, onVertex: boolean) {
+  private async sseStream(res: ServerResponse, chunks: object[]) {
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-    for (const chunk of this.chunks(model, onVertex)) {
+    for (const chunk of chunks) {
       if (res.destroyed) return;
       // Google ends each event with CRLF pairs.
       if (!res.write(`data: ${JSON.stringify(chunk)}\r\n\r\n`)) await drained(res);
@@ -189,9 +198,8 @@ export class FakeGoogle extends FakeUpstream {
   }
 
   /** Without `alt=sse`: one JSON array, written element by element as Google does. */
-  private async arrayStream(res: ServerResponse, model: string, onVertex: boolean) {
+  private async arrayStream(res: ServerResponse, chunks: object[]) {
     res.writeHead(200, { "content-type": "application/json; charset=UTF-8" });
-    const chunks = this.chunks(model, onVertex);
     for (const [i, chunk] of chunks.entries()) {
       if (res.destroyed) return;
       const text = `${i === 0 ? "[" : "\n,\r\n"}${JSON.stringify(chunk, null, 2)}`;

@@ -30,6 +30,8 @@ export function runGeminiCli(options: {
   token: string;
   prompt: string;
   model?: string;
+  /** More environment, e.g. `GEMINI_CLI_CUSTOM_HEADERS` ("Name: value, Name2: value2"). */
+  env?: Record<string, string>;
   timeoutMs?: number;
 }): Promise<AgentRun> {
   return runAgent(
@@ -39,6 +41,7 @@ export function runGeminiCli(options: {
       GOOGLE_GEMINI_BASE_URL: options.baseUrl,
       GEMINI_API_KEY: options.token,
       GEMINI_CLI_TRUST_WORKSPACE: "true",
+      ...options.env,
     },
     { timeoutMs: options.timeoutMs, files: { ".gemini/settings.json": JSON.stringify(SETTINGS) } },
   );

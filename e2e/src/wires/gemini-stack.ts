@@ -1,0 +1,157 @@
+import type { AccessLogEntry, AccessLogPage, Provider } from "@agentnet/contracts";
+import { startGoogleTokenServer } from "@agentnet/testkit";
+import { type GenerateContentResponse, GoogleGenAI } from "@google/genai";
+import { expect } from "vitest";
+import { type Account, configure, readUntil } from "../setup";
+import { startStack } from "../stack";
+import type { SeenRequest } from "../upstream";
+import { FakeGoogle, type GeminiUsage } from "../vendors/google";
+
+export const GEMINI_KEY = "gemini-provider-key";
+export const VERTEX_TOKEN = "ya29.vertex-provider-access-token";
+export const PROJECT = "agn-project";
+export const LOCATION = "us-central1";
+export const MODEL = "gemini-2.5-flash";
+/** gemini-2.5-flash in the catalog (gemini_api and vertex_api alike), USD per million tokens. */
+const RATES = { input: 0.3, cached_input: 0.03, output: 2.5 };
+
+/** A prompt with a cached part and tool results, an answer with thinking. */
+export const USAGE: GeminiUsage = {
+  promptTokenCount: 12_000,
+  cachedContentTokenCount: 4_000,
+  toolUsePromptTokenCount: 1_000,
+  candidatesTokenCount: 300,
+  thoughtsTokenCount: 500,
+};
+/**
+ * By hand: input = prompt 12,000 + tool-use prompt 1,000 = 13,000, of which 4,000 cached;
+ * output = answer 300 + thinking 500 = 800.
+ * (13,000 − 4,000) × $0.30/M + 4,000 × $0.03/M + 800 × $2.50/M = $0.0027 + $0.00012 + $0.002.
+ */
+const EXPECTED_ROW = { input_tokens: 13_000, cached_input_tokens: 4_000, output_tokens: 800 };
+const EXPECTED_COST = (9_000 * RATES.input + 4_000 * RATES.cached_input + 800 * RATES.output) / 1e6;
+
+export type GoogleKind = "gemini_api" | "vertex_api";
+
+/**
+ * The stack with telemetry behind a fake Google vendor (Gemini API and Vertex) and Google's token
+ * endpoint, both allowed as upstreams. The vendor takes the Gemini API key `GEMINI_KEY`, and on
+ * Vertex the bare token `VERTEX_TOKEN` or a token minted at the endpoint.
+ */
+export async function startGeminiStack() {
+  const tokens = await startGoogleTokenServer();
+  const google = new FakeGoogle({
+    apiKey: GEMINI_KEY,
+    acceptsBearer: (token) => token === VERTEX_TOKEN || tokens.accepts(token),
+  });
+  const googleUrl = await google.start();
+  const tokenOrigin = new URL(tokens.tokenUri);
+  const stack = await startStack({
+    telemetry: true,
+    proxy: { allowedPrivateUpstreams: [new URL(googleUrl).host, tokenOrigin.host] },
+  });
+
+  /** The fixed usage and reply again, as each test starts. */
+  const reset = () => {
+    google.geminiUsage = { ...USAGE };
+    google.reply = "Hello from Gemini";
+    google.nextAnswers = [];
+  };
+
+  /**
+   * A fresh account whose one policy grants one Google provider at the fake vendor, under a daily
+   * token cap per user (generous unless said). Vertex's key is a bare access token unless said.
+   */
+  const googleAccount = async (kind: GoogleKind, options: { userCap?: number; apiKey?: string } = {}) => {
+    const account = await stack.newAccount();
+    const provider = await account.must(
+      stack.api<Provider>(
+        "POST",
+        "/agent-network/providers",
+        account.token,
+        kind === "gemini_api"
+          ? { provider_id: "gemini_api", name: "Gemini", upstream_url: googleUrl, api_key: GEMINI_KEY }
+          : {
+              provider_id: "vertex_api",
+              name: "Vertex",
+              upstream_url: `${googleUrl}/v1/projects/${PROJECT}/locations/${LOCATION}`,
+              api_key: options.apiKey ?? VERTEX_TOKEN,
+            },
+      ),
+    );
+    const setup = configure(stack, account);
+    await setup.policy([provider.id]);
+    await setup.budgetRule({
+      token_limit: {
+        enabled: true,
+        group_cap: 0,
+        user_cap: options.userCap ?? 100_000_000,
+        window_seconds: 86_400,
+      },
+    });
+    return { account, provider, seenBefore: google.seen.length };
+  };
+
+  /** The account's access-log rows once `count` are stored, and a moment more for any extra row. */
+  const rows = async (account: Account, count: number): Promise<AccessLogEntry[]> => {
+    const read = () =>
+      account.must(
+        stack.api<AccessLogPage>(
+          "GET",
+          "/agent-network/access-logs?sort_order=ascending&page_size=100",
+          account.token,
+        ),
+      );
+    await readUntil(read, (page) => page.total_records >= count);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    return (await read()).data;
+  };
+
+  /** Google's SDK on the Gemini API's paths, the gateway as its base URL, the agentnet token as its key. */
+  const genai = (token: string) =>
+    new GoogleGenAI({ apiKey: token, httpOptions: { baseUrl: stack.proxy.url } });
+
+  const stop = async () => {
+    await stack.stop();
+    await google.stop();
+    await tokens.close();
+  };
+
+  return { stack, google, googleUrl, tokens, reset, googleAccount, rows, genai, stop };
+}
+
+export type GeminiStack = Awaited<ReturnType<typeof startGeminiStack>>;
+
+/** The row every request of the fixed usage gets: allowed, the vendor's counts, priced by hand. */
+export function expectPricedRow(row: AccessLogEntry | undefined, provider: Provider, stream: boolean) {
+  expect(row).toMatchObject({
+    decision: "allow",
+    status_code: 200,
+    resolved_provider_id: provider.id,
+    model: MODEL,
+    stream,
+    ...EXPECTED_ROW,
+  });
+  expect(row?.cost_usd).toBeCloseTo(EXPECTED_COST, 9);
+}
+
+/** The vendor saw the provider's credential on every request, and the agentnet token nowhere. */
+export function expectProviderCredential(seen: SeenRequest[], kind: GoogleKind, token: string) {
+  expect(seen.length).toBeGreaterThan(0);
+  for (const request of seen) {
+    if (kind === "gemini_api") expect(request.headers["x-goog-api-key"]).toBe(GEMINI_KEY);
+    else expect(request.headers.authorization).toBe(`Bearer ${VERTEX_TOKEN}`);
+    expect(JSON.stringify([request.headers, request.query, request.body])).not.toContain(token);
+  }
+}
+
+/** Reads a stream to its end: the text it said and its last chunk. */
+export async function drain(stream: AsyncGenerator<GenerateContentResponse>) {
+  let text = "";
+  let last: GenerateContentResponse | undefined;
+  for await (const chunk of stream) {
+    text += chunk.text ?? "";
+    last = chunk;
+  }
+  return { text, last };
+}
