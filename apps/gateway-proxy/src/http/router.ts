@@ -31,6 +31,19 @@ export class InFlight {
   }
 }
 
+/**
+ * Whether a model listing is a Gemini client's: at Gemini's /v1beta/models, or at /v1/models (where
+ * Google's SDK lists by default) with the key as only Google's clients send it.
+ */
+function listsForGemini(req: IncomingMessage, path: string, query: string): boolean {
+  if (path === "/v1beta/models") return true;
+  return (
+    req.headers["x-goog-api-key"] !== undefined ||
+    req.headers["x-goog-api-client"] !== undefined ||
+    new URLSearchParams(query).has("key")
+  );
+}
+
 /** The proxy's routes; a small table rather than a framework: this is the hot path. */
 export function createRequestHandler(ctx: ProxyContext, health: Health, inFlight: InFlight) {
   const tracer = tracerOf(ctx.nc);
@@ -74,7 +87,7 @@ export function createRequestHandler(ctx: ProxyContext, health: Health, inFlight
     }
     if ((path === "/v1/models" || path === "/v1beta/models") && req.method === "GET") {
       ctx.metrics?.countAnswer(path, res);
-      handleModels(ctx, req, res, path === "/v1beta/models" ? "gemini" : undefined, query).catch(done);
+      handleModels(ctx, req, res, listsForGemini(req, path, query) ? "gemini" : undefined, query).catch(done);
       return;
     }
     if (path === "/status" && req.method === "GET") {
