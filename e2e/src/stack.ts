@@ -15,7 +15,7 @@ import {
 import { startControlPlane } from "@agentnet/control-plane/app";
 import { type NotifierOptions, startNotifier } from "@agentnet/control-plane/notifier";
 import { type GatewayProxyOptions, startGatewayProxy } from "@agentnet/gateway-proxy/app";
-import { startVerifier } from "@agentnet/provider-verifier/app";
+import { startVerifier, type VerifierOptions } from "@agentnet/provider-verifier/app";
 import { parseSealingKeys } from "@agentnet/sealing";
 import { createLogger, hashToken } from "@agentnet/service-kit";
 import { startTelemetry, type TelemetryOptions } from "@agentnet/telemetry/app";
@@ -56,6 +56,8 @@ export interface StackOptions {
   /** Options of the gateway proxy (its port is always picked by the system). */
   proxy?: Partial<GatewayProxyOptions>;
   consumption?: Partial<ConsumptionOptions>;
+  /** Options of the provider-verifier, e.g. the test's own token endpoints (`tokenEndpoints`). */
+  verifier?: VerifierOptions;
   /** Telemetry on chDB in a temp dir, for tests that read logs, sessions or usage back. */
   telemetry?: boolean | Partial<TelemetryOptions>;
   /** A built dashboard for the api-gateway to serve at `/`. */
@@ -104,7 +106,11 @@ export async function startStack(stackOptions: StackOptions = {}) {
   const notifier = stackOptions.notifier
     ? await startNotifier(controlPlane, stackOptions.notifier)
     : undefined;
-  const verifier = await startVerifier({ nc: buses.verifier, logger, options: { timeoutMs: 2_000 } });
+  const verifier = await startVerifier({
+    nc: buses.verifier,
+    logger,
+    options: { timeoutMs: 2_000, ...stackOptions.verifier },
+  });
   const consumptionOptions: Partial<ConsumptionOptions> = {
     durable: uniqueId("consumption"),
     deliverNew: true,

@@ -49,6 +49,8 @@ export async function startGeminiStack() {
   const stack = await startStack({
     telemetry: true,
     proxy: { allowedPrivateUpstreams: [new URL(googleUrl).host, tokenOrigin.host] },
+    // The verifier checks a service-account key by minting a token with it, then listing models.
+    verifier: { tokenEndpoints: [tokenOrigin.origin] },
   });
 
   /** The fixed usage and reply again, as each test starts. */
