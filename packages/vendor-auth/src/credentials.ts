@@ -63,6 +63,9 @@ interface Exchange {
 
 const AUTHORIZATION = "authorization";
 
+/** Providers whose tokens are kept at once: far above any deployment's exchanged keys. */
+const MAX_EXCHANGES = 10_000;
+
 /** The vendors' own token endpoints: Google's, and Entra ID's public and sovereign clouds. */
 export const VENDOR_TOKEN_HOSTS: ReadonlySet<string> = new Set([
   "oauth2.googleapis.com",
@@ -134,6 +137,12 @@ export class VendorCredentials {
     const known = this.exchanges.get(providerId);
     if (known?.fingerprint === fingerprint) return known;
     const exchange = this.newExchange(catalogId, key, fingerprint);
+    // Providers come and go (a deleted one is never asked for again): the oldest is let go.
+    this.exchanges.delete(providerId);
+    if (this.exchanges.size >= MAX_EXCHANGES) {
+      const oldest = this.exchanges.keys().next().value;
+      if (oldest !== undefined) this.exchanges.delete(oldest);
+    }
     this.exchanges.set(providerId, exchange);
     return exchange;
   }
