@@ -26,7 +26,8 @@ export const vertex: CatalogEntry = {
   name: "Google Vertex AI",
   description: "Gemini models on Google Cloud Vertex AI, addressed by region and project.",
   default_host: "us-central1-aiplatform.googleapis.com",
-  // The key is an OAuth 2.0 access token for a service account with Vertex AI User.
+  // The key is a service-account key (JSON) with Vertex AI User, from which the proxy mints access
+  // tokens (packages/vendor-auth), or a bare access token, which expires within an hour.
   auth_header_name: "Authorization",
   auth_header_template: BEARER_TEMPLATE,
   default_content_type: "application/json",
