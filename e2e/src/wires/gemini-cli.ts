@@ -41,6 +41,9 @@ export function runGeminiCli(options: {
       GOOGLE_GEMINI_BASE_URL: options.baseUrl,
       GEMINI_API_KEY: options.token,
       GEMINI_CLI_TRUST_WORKSPACE: "true",
+      // One process: left to itself it relaunches itself as a child with a larger heap, which a
+      // kill at the timeout would leave running, holding the output open.
+      GEMINI_CLI_NO_RELAUNCH: "true",
       ...options.env,
     },
     { timeoutMs: options.timeoutMs, files: { ".gemini/settings.json": JSON.stringify(SETTINGS) } },
