@@ -63,9 +63,13 @@ export async function startGeminiStack() {
   /**
    * A fresh account whose one policy grants one Google provider at the fake vendor, under a daily
    * token cap per user (generous unless said). Vertex's key is a bare access token unless said.
+   * With `capture`, prompts and answers are collected, PII redacted.
    */
-  const googleAccount = async (kind: GoogleKind, options: { userCap?: number; apiKey?: string } = {}) => {
-    const account = await stack.newAccount();
+  const googleAccount = async (
+    kind: GoogleKind,
+    options: { userCap?: number; apiKey?: string; capture?: boolean } = {},
+  ) => {
+    const account = await stack.newAccount(options.capture ? { enable_prompt_collection: true } : {});
     const provider = await account.must(
       stack.api<Provider>(
         "POST",
@@ -82,7 +86,10 @@ export async function startGeminiStack() {
       ),
     );
     const setup = configure(stack, account);
-    await setup.policy([provider.id]);
+    const capture = options.capture
+      ? await setup.guardrail({ prompt_capture: { enabled: true, redact_pii: true } })
+      : undefined;
+    await setup.policy([provider.id], capture ? { guardrail_ids: [capture.id] } : {});
     await setup.budgetRule({
       token_limit: {
         enabled: true,

@@ -208,6 +208,26 @@ describe("the Gemini API's other calls, a gemini_api provider", () => {
   });
 });
 
+describe("prompt capture on the Gemini wire", () => {
+  it("captures a streamed answer's prompt and text, PII redacted", async () => {
+    const { account } = await gemini.googleAccount("gemini_api", { capture: true });
+    gemini.google.reply = "Sure, I will email bob@corp.example.com";
+
+    await drain(
+      await gemini.genai(account.token).models.generateContentStream({
+        model: MODEL,
+        contents: "Mail jane@example.com, card 4111 1111 1111 1111",
+      }),
+    );
+
+    const [row] = await gemini.rows(account, 1);
+    expect(row?.request_prompt).toContain("[EMAIL]");
+    expect(row?.request_prompt).toContain("[CARD]");
+    expect(row?.request_prompt).not.toContain("jane@example.com");
+    expect(row?.response_completion).toBe("Sure, I will email [EMAIL]");
+  });
+});
+
 describe("Gemini CLI (the real CLI) with the gateway as its base URL", () => {
   /** The vendor first asks the CLI to list its directory, then answers: two requests. */
   const toolThenText = () => {
