@@ -63,25 +63,36 @@ export async function startGeminiStack() {
   /**
    * A fresh account whose one policy grants one Google provider at the fake vendor, under a daily
    * token cap per user (generous unless said). Vertex's key is a bare access token unless said.
-   * With `capture`, prompts and answers are collected, PII redacted.
+   * With `capture`, prompts and answers are collected, PII redacted; with `identity`, the provider
+   * names the caller to the vendor in `X-Caller` and `X-Caller-Groups`.
    */
   const googleAccount = async (
     kind: GoogleKind,
-    options: { userCap?: number; apiKey?: string; capture?: boolean } = {},
+    options: { userCap?: number; apiKey?: string; capture?: boolean; identity?: boolean } = {},
   ) => {
     const account = await stack.newAccount(options.capture ? { enable_prompt_collection: true } : {});
+    const identity = options.identity
+      ? { identity_header_user_id: "X-Caller", identity_header_groups: "X-Caller-Groups" }
+      : {};
     const provider = await account.must(
       stack.api<Provider>(
         "POST",
         "/agent-network/providers",
         account.token,
         kind === "gemini_api"
-          ? { provider_id: "gemini_api", name: "Gemini", upstream_url: googleUrl, api_key: GEMINI_KEY }
+          ? {
+              provider_id: "gemini_api",
+              name: "Gemini",
+              upstream_url: googleUrl,
+              api_key: GEMINI_KEY,
+              ...identity,
+            }
           : {
               provider_id: "vertex_api",
               name: "Vertex",
               upstream_url: `${googleUrl}/v1/projects/${PROJECT}/locations/${LOCATION}`,
               api_key: options.apiKey ?? VERTEX_TOKEN,
+              ...identity,
             },
       ),
     );

@@ -208,6 +208,18 @@ describe("the Gemini API's other calls, a gemini_api provider", () => {
   });
 });
 
+describe.each<GoogleKind>(["gemini_api", "vertex_api"])("identity headers to a %s provider", (kind) => {
+  it("name the caller and their groups in the headers the provider sets", async () => {
+    const { account, seenBefore } = await gemini.googleAccount(kind, { identity: true });
+
+    await gemini.genai(account.token).models.generateContent({ model: MODEL, contents: "say hi" });
+
+    const [seen] = gemini.google.seen.slice(seenBefore);
+    expect(seen?.headers["x-caller"]).toBe(account.owner.email);
+    expect(seen?.headers["x-caller-groups"]).toBe(account.owner.group_ids.join(","));
+  });
+});
+
 describe("prompt capture on the Gemini wire", () => {
   it("captures a streamed answer's prompt and text, PII redacted", async () => {
     const { account } = await gemini.googleAccount("gemini_api", { capture: true });
