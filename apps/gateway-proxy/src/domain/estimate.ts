@@ -69,13 +69,27 @@ export function estimateTokens(
 ) {
   const input_tokens = Math.ceil(promptText(body).length / CHARS_PER_TOKEN);
   if (operation === "embeddings") return { input_tokens, output_tokens: 0 };
-  const requested =
+  const requested = requestedOutputCap(body) ?? DEFAULT_OUTPUT_TOKENS;
+  return { input_tokens, output_tokens: Math.min(requested, outputCeiling) };
+}
+
+/** The output cap the request sets (`max_tokens` and its kin, Gemini's `maxOutputTokens`), if any. */
+export function requestedOutputCap(body: JsonObject): number | undefined {
+  return (
     positiveInt(body.max_tokens) ??
     positiveInt(body.max_completion_tokens) ??
     positiveInt(body.max_output_tokens) ??
-    positiveInt(geminiOutputCap(body)) ??
-    DEFAULT_OUTPUT_TOKENS;
-  return { input_tokens, output_tokens: Math.min(requested, outputCeiling) };
+    positiveInt(geminiOutputCap(body))
+  );
+}
+
+/**
+ * The most output a stream may generate, which its hold follows step by step: its own cap, else
+ * as much as the model can write (vendors default to the model's limit, and Gemini CLI and many
+ * OpenAI clients set none), not the default a whole answer is held at.
+ */
+export function streamOutputLimit(body: JsonObject, outputCeiling: number): number {
+  return Math.min(requestedOutputCap(body) ?? outputCeiling, outputCeiling);
 }
 
 /** The most output a request to `model` can produce: its context window when the catalog knows it. */

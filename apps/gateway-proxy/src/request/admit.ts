@@ -10,6 +10,7 @@ import {
   promptText,
   rateAboveMaximum,
   ratesFor,
+  streamOutputLimit,
 } from "../domain/estimate";
 import { checkHost } from "../domain/host";
 import { identifierProblem } from "../domain/request-shape";
@@ -50,7 +51,8 @@ export async function admit(ctx: ProxyContext, received: Received): Promise<Admi
 
   const capture = capturePlan(received.settings, policy, view.guardrails);
   const prompt = capture.capture ? promptText(body) : "";
-  const worst = estimateTokens(body, request.operation, outputCeiling(catalog, model));
+  const ceiling = outputCeiling(catalog, model);
+  const worst = estimateTokens(body, request.operation, ceiling);
   const tokens = admissionTokens(worst, received.sse);
   // The hold comes last: once taken, it is handleInference's to settle whatever happens.
   let capped: CappedRequest | undefined;
@@ -63,7 +65,7 @@ export async function admit(ctx: ProxyContext, received: Received): Promise<Admi
       hold,
       plans,
       heldOutput: tokens.output_tokens,
-      worstOutput: worst.output_tokens,
+      worstOutput: received.sse ? streamOutputLimit(body, ceiling) : worst.output_tokens,
       cutReason: "",
     };
     record.counters = hold.counters;

@@ -74,7 +74,7 @@ export interface CappedRequest {
   hold: Hold;
   plans: CounterPlan[];
   heldOutput: number;
-  /** The request's own output cap: a stream never needs more held than that. */
+  /** The most output the request may generate (its own cap, else the model's): a stream never needs more held. */
   worstOutput: number;
   /** Set when the proxy ended the stream at a cap: the row's deny_reason. */
   cutReason: string;

@@ -1,7 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { lastEventEnd } from "./forward";
+import { lastEventEnd, nextEventEnd } from "./forward";
 
 const end = (text: string) => lastEventEnd(Buffer.from(text));
+
+describe("nextEventEnd: one event of a batch relayed near a cap", () => {
+  it("ends each event after its blank line, LF or CRLF, and a partial one at the end", () => {
+    const bytes = Buffer.from("data: a\n\ndata: b\r\n\r\ndata: c");
+    expect(nextEventEnd(bytes, 0)).toBe(9);
+    expect(nextEventEnd(bytes, 9)).toBe(20);
+    expect(nextEventEnd(bytes, 20)).toBe(bytes.length);
+  });
+});
 
 describe("lastEventEnd: where a capped stream's relay may cut", () => {
   it("is the end of a chunk that ends with an event, with LF or CRLF line ends", () => {

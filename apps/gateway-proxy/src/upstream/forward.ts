@@ -253,9 +253,14 @@ async function relayGrowing(
     const whole = boundary === pending.length;
     const events = whole ? pending : pending.subarray(0, boundary);
     pending = whole ? NOTHING_PENDING : pending.subarray(boundary);
-    watcher.push(events);
-    res.write(events);
-    if (watcher.reached(growth.extendAt()) && (await cutAtCap(res, watcher, growth))) return true;
+    if (watcher.mayReach(growth.extendAt(), events.length)) {
+      // Near where the hold must grow, the events go one by one, so a cut falls between two of
+      // them: a fast upstream's network chunk may hold thousands of tokens.
+      if (await relayEventByEvent(events, res, watcher, growth)) return true;
+    } else {
+      watcher.push(events);
+      res.write(events);
+    }
     // Asked after growing: the client may have taken everything meanwhile ('drain' already fired).
     if (res.writableNeedDrain) await drained(res, signal);
   }
@@ -263,6 +268,33 @@ async function relayGrowing(
   watcher.push(pending);
   res.write(pending);
   return cutAtCap(res, watcher, growth);
+}
+
+/** Relays whole events one at a time, growing the hold between them; true when it cut the stream. */
+async function relayEventByEvent(
+  events: Buffer,
+  res: ServerResponse,
+  watcher: SseWatcher,
+  growth: StreamGrowth,
+): Promise<boolean> {
+  for (let start = 0; start < events.length; ) {
+    const end = nextEventEnd(events, start);
+    const event = events.subarray(start, end);
+    watcher.push(event);
+    res.write(event);
+    if (watcher.reached(growth.extendAt()) && (await cutAtCap(res, watcher, growth))) return true;
+    start = end;
+  }
+  return false;
+}
+
+/** Where the SSE event starting at `from` ends (after its blank line); the end of `bytes` if it does not. */
+export function nextEventEnd(bytes: Buffer, from: number): number {
+  const lf = bytes.indexOf("\n\n", from);
+  const crlf = bytes.indexOf("\r\n\r\n", from);
+  if (lf === -1 && crlf === -1) return bytes.length;
+  if (crlf === -1 || (lf !== -1 && lf + 2 <= crlf + 4)) return lf + 2;
+  return crlf + 4;
 }
 
 /** Grows the hold past what streamed; true when a cap refused it and the ending is written. */

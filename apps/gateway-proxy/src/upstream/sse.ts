@@ -118,6 +118,18 @@ export class SseWatcher {
     return bound >= tokens && this.outputTokens() >= tokens;
   }
 
+  /**
+   * Whether `outputTokens()` could reach `tokens` once `moreBytes` more bytes of events came: each
+   * byte is at most one token, so below that the events can be taken as one batch.
+   */
+  mayReach(tokens: number, moreBytes: number): boolean {
+    const bound = Math.max(
+      this.usage.output_tokens,
+      Math.ceil(this.deltaEventChars / OUTPUT_CHARS_PER_TOKEN),
+    );
+    return bound + moreBytes >= tokens;
+  }
+
   private scan(): void {
     for (const data of this.unscanned) this.outputChars += deltaChars(data);
     this.unscanned = [];
