@@ -1,5 +1,6 @@
 import type { ServerResponse } from "node:http";
 import { createServer } from "node:net";
+import { anthropicMessageStart, sseEvent } from "@agentnet/testkit/anthropic-messages";
 import { FakeUpstream } from "./upstream";
 
 /**
@@ -94,17 +95,8 @@ function answerError(res: ServerResponse, path: string, fault: Extract<VendorFau
 /** The first event of a stream of the route: Anthropic's `message_start`, a chat completion's role chunk. */
 function firstEvent(path: string, body: Record<string, unknown>): string {
   if (path.endsWith("/v1/messages")) {
-    const message = {
-      id: "msg_cut",
-      type: "message",
-      role: "assistant",
-      model: body.model,
-      content: [],
-      stop_reason: null,
-      stop_sequence: null,
-      usage: { input_tokens: 100, output_tokens: 1 },
-    };
-    return `event: message_start\ndata: ${JSON.stringify({ type: "message_start", message })}\n\n`;
+    const usage = { input_tokens: 100, output_tokens: 1 };
+    return sseEvent(anthropicMessageStart({ model: body.model, id: "msg_cut", usage, texts: [] }));
   }
   const chunk = {
     id: "chatcmpl-cut",

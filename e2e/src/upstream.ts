@@ -1,5 +1,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import {
+  type AnthropicAnswer,
+  anthropicMessage,
+  anthropicStreamEvents,
+  wordPieces,
+} from "@agentnet/testkit/anthropic-messages";
 
 /** What a fake vendor reports as usage: OpenAI-shape and Anthropic-shape fields in one place. */
 export interface FakeUsage {
@@ -239,55 +245,16 @@ export class FakeUpstream {
     };
   }
 
+  /** The reply as an Anthropic answer, in words for a stream. */
+  private anthropicAnswer(body: Record<string, unknown>): AnthropicAnswer {
+    return { model: body.model, usage: this.anthropicUsage(), texts: wordPieces(this.reply) };
+  }
+
   private anthropic(res: ServerResponse, body: Record<string, unknown>) {
-    this.json(res, {
-      id: "msg_1",
-      type: "message",
-      role: "assistant",
-      model: body.model,
-      content: [{ type: "text", text: this.reply }],
-      stop_reason: "end_turn",
-      stop_sequence: null,
-      usage: this.anthropicUsage(),
-    });
+    this.json(res, anthropicMessage(this.anthropicAnswer(body)));
   }
 
   private anthropicStream(res: ServerResponse, body: Record<string, unknown>) {
-    const usage = this.anthropicUsage();
-    const message = {
-      id: "msg_1",
-      type: "message",
-      role: "assistant",
-      model: body.model,
-      content: [],
-      stop_reason: null,
-      stop_sequence: null,
-      usage: { ...usage, output_tokens: 1 },
-    };
-    return this.sse(res, [
-      { event: "message_start", data: { type: "message_start", message } },
-      {
-        event: "content_block_start",
-        data: { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
-      },
-      ...this.reply.split(" ").map((word, i) => ({
-        event: "content_block_delta",
-        data: {
-          type: "content_block_delta",
-          index: 0,
-          delta: { type: "text_delta", text: i === 0 ? word : ` ${word}` },
-        },
-      })),
-      { event: "content_block_stop", data: { type: "content_block_stop", index: 0 } },
-      {
-        event: "message_delta",
-        data: {
-          type: "message_delta",
-          delta: { stop_reason: "end_turn", stop_sequence: null },
-          usage: { output_tokens: usage.output_tokens },
-        },
-      },
-      { event: "message_stop", data: { type: "message_stop" } },
-    ]);
+    return this.sse(res, anthropicStreamEvents(this.anthropicAnswer(body)));
   }
 }

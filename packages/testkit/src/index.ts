@@ -1,3 +1,4 @@
+export * from "./anthropic-messages";
 export * from "./containers";
 export * from "./events";
 export * from "./fixtures";

@@ -1,5 +1,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import {
+  type AnthropicAnswer,
+  anthropicMessage,
+  anthropicStreamEvents,
+  sseEvent,
+} from "@agentnet/testkit/anthropic-messages";
 
 /** What the vendor does with one request. */
 export type VendorMove =
@@ -109,37 +115,17 @@ export class ScriptedVendor {
     ];
   }
 
+  /** The reply as an Anthropic answer of the fixed usage. */
+  private answer(body: Record<string, unknown>): AnthropicAnswer {
+    const usage = { input_tokens: ANSWER_USAGE.input, output_tokens: ANSWER_USAGE.output };
+    return { model: body.model, usage, texts: [this.reply] };
+  }
+
   private message(body: Record<string, unknown>) {
-    return {
-      id: "msg_1",
-      type: "message",
-      role: "assistant",
-      model: body.model,
-      content: [{ type: "text", text: this.reply }],
-      stop_reason: "end_turn",
-      usage: { input_tokens: ANSWER_USAGE.input, output_tokens: ANSWER_USAGE.output },
-    };
+    return anthropicMessage(this.answer(body));
   }
 
   private messageEvents(body: Record<string, unknown>): string[] {
-    const event = (type: string, data: Record<string, unknown>) =>
-      `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
-    return [
-      event("message_start", {
-        message: {
-          ...this.message(body),
-          content: [],
-          usage: { input_tokens: ANSWER_USAGE.input, output_tokens: 1 },
-        },
-      }),
-      event("content_block_start", { index: 0, content_block: { type: "text", text: "" } }),
-      event("content_block_delta", { index: 0, delta: { type: "text_delta", text: this.reply } }),
-      event("content_block_stop", { index: 0 }),
-      event("message_delta", {
-        delta: { stop_reason: "end_turn" },
-        usage: { output_tokens: ANSWER_USAGE.output },
-      }),
-      event("message_stop", {}),
-    ];
+    return anthropicStreamEvents(this.answer(body)).map(sseEvent);
   }
 }
