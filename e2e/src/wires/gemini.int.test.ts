@@ -271,10 +271,15 @@ describe("Gemini CLI (the real CLI) with the gateway as its base URL", () => {
     const found = await gemini.rows(account, seen.length);
     expect(found).toHaveLength(seen.length);
     for (const row of found) expectPricedRow(row, provider, true);
+    // It names no session; its requests repeat the run's first turn, which groups them.
+    const [session] = found.map((row) => row.session_id);
+    expect(session).toMatch(/^gemini-cli-/);
+    expect(found.map((row) => row.session_id)).toEqual([session, session]);
   }, 180_000);
 
   it("groups its requests into one session by the x-session-id header GEMINI_CLI_CUSTOM_HEADERS adds", async () => {
-    // Gemini CLI sends no session of its own with an API key (no header, no body field).
+    // Gemini CLI sends no session of its own with an API key (no header, no body field): a name
+    // chosen for it wins over the one the gateway derives from the run's first turn.
     const { account } = await gemini.googleAccount("gemini_api");
     toolThenText();
     const session = `gemini-cli-${account.owner.account_id}`;

@@ -55,6 +55,25 @@ describe("sessionIdFrom", () => {
     // Whole, however long: one too long for a row is refused, not cut (identifierProblem).
     expect(sessionIdFrom({ "x-session-id": "x".repeat(500) })).toHaveLength(500);
   });
+  it("groups a Gemini CLI run by its first turn, which every request of the run repeats", () => {
+    const cli = { "user-agent": "GeminiCLI-tui/0.61.0/gemini-2.5-flash (linux; x64; terminal)" };
+    const first = { role: "user", parts: [{ text: "<session_context>…</session_context> fix the bug" }] };
+    const turn1 = { contents: [first] };
+    const turn2 = {
+      contents: [first, { role: "model", parts: [{ text: "ok" }] }, { role: "user", parts: [] }],
+    };
+    const session = sessionIdFrom(cli, turn1);
+    expect(session).toMatch(/^gemini-cli-[A-Za-z0-9_-]{32}$/);
+    expect(sessionIdFrom(cli, turn2)).toBe(session);
+    expect(sessionIdFrom(cli, { contents: [{ role: "user", parts: [{ text: "another run" }] }] })).not.toBe(
+      session,
+    );
+    expect(sessionIdFrom({ ...cli, "x-gemini-api-privileged-user-id": "install-2" }, turn1)).not.toBe(
+      session,
+    );
+    expect(sessionIdFrom({ ...cli, "x-session-id": "named" }, turn1)).toBe("named");
+    expect(sessionIdFrom({ "user-agent": "google-genai-sdk/1.30.0" }, turn1)).toBe("");
+  });
 });
 
 describe("checkHost", () => {

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { isJsonObject, type JsonObject } from "./json";
 
 /**
@@ -8,7 +9,12 @@ import { isJsonObject, type JsonObject } from "./json";
  *    in recent versions, `user_<hash>_account_<uuid>_session_<uuid>` in older ones;
  * 4. `session-id`, then `thread-id`: Codex CLI (0.16x and later);
  * 5. `session_id`, then `conversation_id`: older Codex CLI versions;
- * 6. `x-opencode-session`: OpenCode.
+ * 6. `x-opencode-session`: OpenCode;
+ * 7. Gemini CLI (its `user-agent` starts `GeminiCLI`) sends no session id with an API key: every
+ *    request of one run repeats the run's first turn as `contents[0]` (its session context: date,
+ *    OS, workspace and its listing, then the prompt), so a hash of it, with the installation id
+ *    the CLI sends when usage statistics are on, groups a run. Two runs of one prompt in one
+ *    workspace on one day share it; `GEMINI_CLI_CUSTOM_HEADERS="x-session-id: <id>"` names one.
  * None present: empty, and the request forms a singleton session. The id is returned whole: one
  * longer than a row holds is refused (identifierProblem), not cut into another session's id.
  */
@@ -59,5 +65,21 @@ export function sessionIdFrom(
     const value = headerValue(headers, name);
     if (value) return value;
   }
-  return "";
+  return geminiCliRun(headers, body) ?? "";
+}
+
+/** The session of a Gemini CLI run: a hash of its first turn (see `sessionIdFrom`). */
+function geminiCliRun(
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+  body: JsonObject | undefined,
+): string | undefined {
+  if (!headerValue(headers, "user-agent")?.startsWith("GeminiCLI")) return undefined;
+  const contents = body?.contents;
+  const first = Array.isArray(contents) ? contents[0] : undefined;
+  if (first === undefined) return undefined;
+  const hash = createHash("sha256");
+  hash.update(headerValue(headers, "x-gemini-api-privileged-user-id") ?? "");
+  hash.update("\0");
+  hash.update(JSON.stringify(first));
+  return `gemini-cli-${hash.digest("base64url").slice(0, 32)}`;
 }
