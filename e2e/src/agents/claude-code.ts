@@ -7,7 +7,7 @@ import { type AgentRun, runAgent } from "./agent-process";
  * pnpm runs no dependency install scripts here, so the binary is taken from the platform package
  * the wrapper depends on.
  */
-function claudeBinary(): string {
+export function claudeBinary(): string {
   const require = createRequire(import.meta.url);
   const wrapper = require.resolve("@anthropic-ai/claude-code/package.json");
   const platform = `@anthropic-ai/claude-code-${process.platform}-${process.arch}`;

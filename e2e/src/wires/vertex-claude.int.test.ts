@@ -1,0 +1,205 @@
+import { STREAM_OUTPUT_STEP_TOKENS } from "@agentnet/gateway-proxy/estimate";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { clearOfHourEnd } from "../setup";
+import { SDK_ANTHROPIC_VERSION, VERTEX_ANTHROPIC_VERSION } from "../vendors/vertex-anthropic";
+import { runClaudeOnVertex } from "./vertex-claude-code";
+import {
+  expectMintedCredential,
+  expectPricedRow,
+  LOCATION,
+  MODEL,
+  PROJECT,
+  startVertexClaudeStack,
+  USAGE,
+  type VertexClaudeStack,
+  vertexPath,
+} from "./vertex-claude-stack";
+
+/**
+ * The `anthropic-beta` values the vertex_api catalog entry lets through to Vertex
+ * (packages/catalog VERTEX_ANTHROPIC_BETAS), the ones Claude Code sends among them.
+ */
+const VERTEX_BETAS = [
+  "compact-2026-01-12",
+  "compact-2026-09-04",
+  "computer-use-2025-01-24",
+  "computer-use-2025-11-24",
+  "context-1m-2025-08-07",
+  "context-management-2025-06-27",
+  "dangerous-tool-use-2026-09-03",
+  "interleaved-thinking-2025-05-14",
+  "per-turn-control-2026-07-01",
+  "thinking-binding-controls-2026-08-01",
+  "thinking-display-updates-2026-08-18",
+  "tool-search-tool-2025-10-19",
+  "web-search-2025-03-05",
+];
+
+let vertex: VertexClaudeStack;
+beforeAll(async () => {
+  vertex = await startVertexClaudeStack();
+}, 60_000);
+afterAll(() => vertex?.stop());
+// The token cap's window is a day: no test straddles its end (an hour's end is the safe bound).
+beforeEach(() => clearOfHourEnd(), 30_000);
+beforeEach(() => vertex.reset());
+
+describe("@anthropic-ai/vertex-sdk with the gateway as its base URL, a vertex_api provider keyed by a service-account key", () => {
+  it("messages.create: the vendor's answer, one row with its counts and cost", async () => {
+    const { account, provider, serviceAccount, seenBefore } = await vertex.claudeAccount();
+
+    const message = await vertex.vertexClient(account.token).messages.create({
+      model: MODEL,
+      max_tokens: 1_024,
+      messages: [{ role: "user", content: "say hi" }],
+    });
+
+    expect(message.content).toEqual([{ type: "text", text: vertex.vertex.reply }]);
+    const seen = vertex.vertex.seen.slice(seenBefore);
+    // The provider's project and location, not the client's.
+    expect(seen.map((request) => request.path)).toEqual([vertexPath("rawPredict")]);
+    // The body as Vertex takes it: no model, and the client's own anthropic_version, unchanged.
+    expect(seen[0]?.body).not.toHaveProperty("model");
+    expect(seen[0]?.body.anthropic_version).toBe(SDK_ANTHROPIC_VERSION);
+    expectMintedCredential(seen, vertex, serviceAccount, account.token);
+    const [row, ...more] = await vertex.rows(account, 1);
+    expect(more).toEqual([]);
+    expectPricedRow(row, provider, false, await vertex.catalogPricesModel(account));
+  });
+
+  it("messages.stream: the vendor's text event by event, one row with its counts and cost", async () => {
+    const { account, provider, serviceAccount, seenBefore } = await vertex.claudeAccount();
+    vertex.vertex.reply = Array.from({ length: 40 }, (_, i) => `word${i}`).join(" ");
+
+    const stream = vertex.vertexClient(account.token).messages.stream({
+      model: MODEL,
+      max_tokens: 1_024,
+      messages: [{ role: "user", content: "say hi" }],
+    });
+    let deltas = 0;
+    stream.on("text", () => deltas++);
+    const message = await stream.finalMessage();
+
+    expect(message.content).toEqual([{ type: "text", text: vertex.vertex.reply }]);
+    expect(message.stop_reason).toBe("end_turn");
+    expect(deltas).toBe(40);
+    const seen = vertex.vertex.seen.slice(seenBefore);
+    expect(seen.map((request) => request.path)).toEqual([vertexPath("streamRawPredict")]);
+    expectMintedCredential(seen, vertex, serviceAccount, account.token);
+    const [row, ...more] = await vertex.rows(account, 1);
+    expect(more).toEqual([]);
+    expectPricedRow(row, provider, true, await vertex.catalogPricesModel(account));
+  });
+
+  it("messages.countTokens: counted at Vertex's count-tokens model, the model named in the body", async () => {
+    const { account, serviceAccount, seenBefore } = await vertex.claudeAccount();
+
+    const counted = await vertex.vertexClient(account.token).messages.countTokens({
+      model: MODEL,
+      messages: [{ role: "user", content: "say hi" }],
+    });
+
+    expect(counted.input_tokens).toBe(USAGE.input);
+    const seen = vertex.vertex.seen.slice(seenBefore);
+    expect(seen.map((request) => request.path)).toEqual([
+      `/v1/projects/${PROJECT}/locations/${LOCATION}/publishers/anthropic/models/count-tokens:rawPredict`,
+    ]);
+    expect(seen[0]?.body.model).toBe(MODEL);
+    expectMintedCredential(seen, vertex, serviceAccount, account.token);
+  });
+
+  it("refuses a token it does not know in Anthropic's error shape, before the vendor", async () => {
+    const seenBefore = vertex.vertex.seen.length;
+
+    const refused = await vertex
+      .vertexClient("agn_not-a-token")
+      .messages.create({ model: MODEL, max_tokens: 16, messages: [{ role: "user", content: "hi" }] })
+      .catch((error: unknown) => error);
+
+    expect(refused).toMatchObject({ status: 401, error: { type: "error" } });
+    expect(vertex.vertex.seen.length).toBe(seenBefore);
+  });
+});
+
+describe("Claude Code (the real CLI) in Vertex mode with the gateway as its Vertex base URL", () => {
+  it("prints the vendor's text; its request is one priced row in its own session", async () => {
+    const { account, provider, serviceAccount, seenBefore } = await vertex.claudeAccount();
+    vertex.vertex.reply = "Hello from Claude Code on Vertex.";
+
+    const run = await runClaudeOnVertex({
+      baseUrl: vertex.stack.proxy.url,
+      token: account.token,
+      prompt: "say hi",
+      project: "client-project",
+      region: "europe-west1",
+      model: MODEL,
+      timeoutMs: 120_000,
+    });
+
+    expect(run.json, run.stderr || run.stdout).toMatchObject({
+      is_error: false,
+      result: vertex.vertex.reply,
+    });
+    const seen = vertex.vertex.seen.slice(seenBefore);
+    expect(seen.map((request) => request.path)).toEqual([vertexPath("streamRawPredict")]);
+    expect(seen[0]?.body.anthropic_version).toBe(VERTEX_ANTHROPIC_VERSION);
+    expectMintedCredential(seen, vertex, serviceAccount, account.token);
+    // Claude Code names its session in x-claude-code-session-id (and metadata.user_id's session_id).
+    const session = run.json?.session_id;
+    expect(session).toMatch(/^[0-9a-f-]{36}$/);
+    const found = await vertex.rows(account, seen.length);
+    expect(found).toHaveLength(seen.length);
+    for (const row of found) {
+      expectPricedRow(row, provider, true, await vertex.catalogPricesModel(account));
+      expect(row.session_id).toBe(session);
+    }
+    // Of the betas Claude Code sends (claude-code-20250219, interleaved-thinking-2025-05-14,
+    // web-search-2025-03-05, tool-search-tool-2025-10-19 on this model), Vertex gets those it takes.
+    const betas = String(seen[0]?.headers["anthropic-beta"] ?? "").split(",");
+    expect(betas).toContain("interleaved-thinking-2025-05-14");
+    for (const beta of betas) expect(VERTEX_BETAS).toContain(beta);
+  }, 180_000);
+});
+
+describe("a Vertex Claude stream cut at a token cap", () => {
+  it("ends the Vertex SDK's stream without an error: message_delta with max_tokens, then message_stop", async () => {
+    const cap = 3_000;
+    const { account } = await vertex.claudeAccount({ userCap: cap });
+    vertex.vertex.claudeUsage = { input: 50, output: 20_000, cacheRead: 0, cacheWrite5m: 0, cacheWrite1h: 0 };
+    vertex.vertex.reply = Array.from({ length: 10_000 }, (_, i) => `w${i % 10}`).join(" ");
+
+    const stream = vertex.vertexClient(account.token).messages.stream({
+      model: MODEL,
+      max_tokens: 32_000,
+      messages: [{ role: "user", content: "write" }],
+    });
+    const events: { type: string; stop_reason?: unknown }[] = [];
+    for await (const event of stream) {
+      events.push({
+        type: event.type,
+        ...(event.type === "message_delta" ? { stop_reason: event.delta.stop_reason } : {}),
+      });
+    }
+    const message = await stream.finalMessage();
+
+    expect(events.slice(-2)).toEqual([
+      { type: "message_delta", stop_reason: "max_tokens" },
+      { type: "message_stop" },
+    ]);
+    expect(message.stop_reason).toBe("max_tokens");
+    const text = message.content.map((block) => (block.type === "text" ? block.text : "")).join("");
+    expect(text.length).toBeGreaterThan(0);
+    expect(text.length).toBeLessThan(vertex.vertex.reply.length);
+    const [row, ...more] = await vertex.rows(account, 1);
+    expect(more).toEqual([]);
+    expect(row).toMatchObject({
+      decision: "allow",
+      status_code: 200,
+      deny_reason: "budget_rule.token_cap_exceeded",
+      stream: true,
+    });
+    const charged = (row?.input_tokens ?? 0) + (row?.output_tokens ?? 0);
+    expect(charged).toBeGreaterThan(0);
+    expect(charged).toBeLessThanOrEqual(cap + STREAM_OUTPUT_STEP_TOKENS);
+  });
+});
