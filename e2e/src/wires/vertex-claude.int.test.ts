@@ -203,3 +203,56 @@ describe("a Vertex Claude stream cut at a token cap", () => {
     expect(charged).toBeLessThanOrEqual(cap + STREAM_OUTPUT_STEP_TOKENS);
   });
 });
+
+describe("a Claude Code stream on Vertex cut at a token cap", () => {
+  it("is cut with max_tokens; Claude Code asks again to go on, which the cap refuses, and exits naming the cap", async () => {
+    // Its prompt (system prompt and tools) is some 10,000 tokens by the proxy's estimate: the cap
+    // admits it with a few output steps, not the 32,000 output tokens it asks for at most.
+    const cap = 20_000;
+    const { account, seenBefore } = await vertex.claudeAccount({ userCap: cap });
+    vertex.vertex.claudeUsage = {
+      input: 50,
+      output: 100_000,
+      cacheRead: 0,
+      cacheWrite5m: 0,
+      cacheWrite1h: 0,
+    };
+    // No word repeats, so nothing reads as a loop.
+    vertex.vertex.reply = Array.from({ length: 60_000 }, (_, i) => `w${i}`).join(" ");
+
+    const run = await runClaudeOnVertex({
+      baseUrl: vertex.stack.proxy.url,
+      token: account.token,
+      prompt: "write",
+      project: "client-project",
+      region: "europe-west1",
+      model: MODEL,
+      timeoutMs: 120_000,
+    });
+
+    // Claude Code reads a max_tokens stop as a turn to continue: its next request finds the cap
+    // spent and is refused (429), and it ends with that error, not with the text so far.
+    expect(run.exitCode).toBe(1);
+    expect(run.json, run.stderr || run.stdout).toMatchObject({ is_error: true, api_error_status: 429 });
+    expect(run.json?.result).toContain("budget_rule.token_cap_exceeded");
+    expect(vertex.vertex.seen.slice(seenBefore)).toHaveLength(1);
+    const [cut, ...refused] = await vertex.rows(account, 2);
+    expect(cut).toMatchObject({
+      decision: "allow",
+      status_code: 200,
+      deny_reason: "budget_rule.token_cap_exceeded",
+      stream: true,
+    });
+    const charged = (cut?.input_tokens ?? 0) + (cut?.output_tokens ?? 0);
+    expect(charged).toBeLessThanOrEqual(cap + STREAM_OUTPUT_STEP_TOKENS);
+    expect(refused.length).toBeGreaterThan(0);
+    for (const row of refused) {
+      expect(row).toMatchObject({
+        decision: "deny",
+        status_code: 429,
+        deny_reason: "budget_rule.token_cap_exceeded",
+      });
+      expect(row.session_id).toBe(cut?.session_id);
+    }
+  }, 180_000);
+});
