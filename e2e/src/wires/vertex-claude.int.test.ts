@@ -1,6 +1,6 @@
 import { STREAM_OUTPUT_STEP_TOKENS } from "@agentnet/gateway-proxy/estimate";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { clearOfHourEnd } from "../setup";
+import { anthropicClient, clearOfHourEnd } from "../setup";
 import { SDK_ANTHROPIC_VERSION, VERTEX_ANTHROPIC_VERSION } from "../vendors/vertex-anthropic";
 import { runClaudeOnVertex } from "./vertex-claude-code";
 import {
@@ -118,6 +118,28 @@ describe("@anthropic-ai/vertex-sdk with the gateway as its base URL, a vertex_ap
 
     expect(refused).toMatchObject({ status: 401, error: { type: "error" } });
     expect(vertex.vertex.seen.length).toBe(seenBefore);
+  });
+});
+
+describe("the Anthropic SDK on /v1/messages, the same vertex_api provider", () => {
+  it("reaches Vertex's rawPredict with Vertex's body: no model, Vertex's anthropic_version", async () => {
+    const { account, provider, serviceAccount, seenBefore } = await vertex.claudeAccount();
+
+    const message = await anthropicClient(vertex.stack, account.token).messages.create({
+      model: MODEL,
+      max_tokens: 1_024,
+      messages: [{ role: "user", content: "say hi" }],
+    });
+
+    expect(message.content).toEqual([{ type: "text", text: vertex.vertex.reply }]);
+    const seen = vertex.vertex.seen.slice(seenBefore);
+    expect(seen.map((request) => request.path)).toEqual([vertexPath("rawPredict")]);
+    expect(seen[0]?.body).not.toHaveProperty("model");
+    expect(seen[0]?.body.anthropic_version).toBe(VERTEX_ANTHROPIC_VERSION);
+    expectMintedCredential(seen, vertex, serviceAccount, account.token);
+    const [row, ...more] = await vertex.rows(account, 1);
+    expect(more).toEqual([]);
+    expectPricedRow(row, provider, false, await vertex.catalogPricesModel(account));
   });
 });
 
