@@ -138,7 +138,9 @@ export async function startVertexClaudeStack() {
       stack.api<CatalogProvider[]>("GET", "/agent-network/catalog/providers", account.token),
     );
     const entry = catalog.find((provider) => provider.id === "vertex_api");
-    return entry?.models.some((model) => model.id === MODEL) ?? false;
+    // Listed by its Vertex id, or by Anthropic's with the Vertex id as an alias.
+    const ids = [MODEL, MODEL.split("@")[0]];
+    return entry?.models.some((model) => ids.includes(model.id)) ?? false;
   };
 
   const stop = async () => {
