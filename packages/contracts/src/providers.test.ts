@@ -219,3 +219,45 @@ describe("normaliseExtraValues", () => {
     expect(input).toEqual({ "X-B": "" });
   });
 });
+
+describe("anthropic_betas", () => {
+  const betas = ["context-1m-2025-08-07", "interleaved-thinking-2025-05-14"];
+
+  it("is stored as written on create, and left out when omitted", () => {
+    expect(CreateProviderBody.parse(makeProviderBody({ anthropic_betas: betas })).anthropic_betas).toEqual(
+      betas,
+    );
+    expect(CreateProviderBody.parse(makeProviderBody())).not.toHaveProperty("anthropic_betas");
+  });
+
+  it("takes null on update to clear it, and an empty list that lets no beta through", () => {
+    expect(UpdateProviderBody.parse(makeProviderBody({ anthropic_betas: null })).anthropic_betas).toBeNull();
+    expect(UpdateProviderBody.parse(makeProviderBody({ anthropic_betas: [] })).anthropic_betas).toEqual([]);
+  });
+
+  it.each([
+    ["a comma, which would split the header", "a,b"],
+    ["a line break, which would inject a header", "a\r\nx-evil: 1"],
+    ["upper case", "Context-1m"],
+    ["a space", "context 1m"],
+    ["nothing", ""],
+    ["65 characters", "a".repeat(65)],
+  ])("refuses a value holding %s", (_what, value) => {
+    const body = makeProviderBody({ anthropic_betas: ["context-1m-2025-08-07", value] });
+    expect(issuePaths(CreateProviderBody.safeParse(body))).toEqual(["anthropic_betas.1"]);
+    expect(issuePaths(UpdateProviderBody.safeParse(body))).toEqual(["anthropic_betas.1"]);
+  });
+
+  it("takes 64 values and refuses 65", () => {
+    const list = (count: number) => Array.from({ length: count }, (_, index) => `beta-${index}`);
+    expect(CreateProviderBody.safeParse(makeProviderBody({ anthropic_betas: list(64) })).success).toBe(true);
+    expect(issuePaths(UpdateProviderBody.safeParse(makeProviderBody({ anthropic_betas: list(65) })))).toEqual(
+      ["anthropic_betas"],
+    );
+  });
+
+  it("reads back on a provider, and a provider without one still reads", () => {
+    expect(Provider.parse(makeProvider({ anthropic_betas: betas })).anthropic_betas).toEqual(betas);
+    expect(Provider.parse(makeProvider())).not.toHaveProperty("anthropic_betas");
+  });
+});

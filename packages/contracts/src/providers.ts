@@ -1,7 +1,13 @@
 import { z } from "zod";
 import { ApiKey, CatalogProviderId, HttpHeaderName, RatePer1k, UpstreamUrl } from "./catalog";
 import { Id, ModelName, ResourceName, ResourceTimestamps } from "./common";
-import { MAX_EXTRA_VALUES, MAX_HEADER_VALUE_LENGTH, MAX_MODELS } from "./sizes";
+import {
+  MAX_ANTHROPIC_BETA_LENGTH,
+  MAX_ANTHROPIC_BETAS,
+  MAX_EXTRA_VALUES,
+  MAX_HEADER_VALUE_LENGTH,
+  MAX_MODELS,
+} from "./sizes";
 
 // Replies read rows as stored: one stored before rates were bounded must still read.
 const StoredRate = z.number().min(0);
@@ -62,6 +68,22 @@ export const ExtraValues = z
   });
 export type ExtraValues = z.infer<typeof ExtraValues>;
 
+/**
+ * The `anthropic-beta` values a provider's upstream accepts for Claude (docs/API.md, "Claude betas
+ * per upstream"). Each is a header token, so it can neither split the header nor inject another.
+ */
+export const AnthropicBetas = z
+  .array(
+    z
+      .string()
+      .regex(
+        new RegExp(`^[a-z0-9_-]{1,${MAX_ANTHROPIC_BETA_LENGTH}}$`),
+        `must be 1 to ${MAX_ANTHROPIC_BETA_LENGTH} of a-z, 0-9, - and _`,
+      ),
+  )
+  .max(MAX_ANTHROPIC_BETAS, `at most ${MAX_ANTHROPIC_BETAS} betas`);
+export type AnthropicBetas = z.infer<typeof AnthropicBetas>;
+
 /** A wire header name for identity stamping; empty disables stamping for that dimension. */
 const IdentityHeaderName = z.union([z.literal(""), HttpHeaderName]);
 
@@ -89,6 +111,8 @@ export const Provider = z.object({
   metadata_disabled: z.boolean(),
   /** Optional: providers stored before kinds were recorded have none. */
   credential_kind: CredentialKind.optional(),
+  /** Absent: the catalog entry's list applies (every beta passes when it has none). */
+  anthropic_betas: z.array(z.string()).optional(),
   ...ResourceTimestamps.shape,
 });
 export type Provider = z.infer<typeof Provider>;
@@ -107,6 +131,8 @@ export const CreateProviderBody = z.object({
   skip_tls_verification: z.boolean().default(false),
   /** false means user and authorising group metadata are injected. */
   metadata_disabled: z.boolean().default(false),
+  /** Omitted or null: the catalog entry's list. */
+  anthropic_betas: AnthropicBetas.nullable().optional(),
 });
 export type CreateProviderBody = z.infer<typeof CreateProviderBody>;
 
@@ -129,6 +155,8 @@ export const UpdateProviderBody = z.object({
   enabled: z.boolean().optional(),
   skip_tls_verification: z.boolean().optional(),
   metadata_disabled: z.boolean().optional(),
+  /** When sent, replaces the stored list; null clears it back to the catalog entry's. */
+  anthropic_betas: AnthropicBetas.nullable().optional(),
 });
 export type UpdateProviderBody = z.infer<typeof UpdateProviderBody>;
 

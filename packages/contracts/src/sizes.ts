@@ -42,6 +42,12 @@ export const MAX_HEADER_VALUE_LENGTH = 8_192;
 /** Extra headers on one provider; the catalog declares at most a handful per vendor. */
 export const MAX_EXTRA_VALUES = 64;
 
+/** `anthropic-beta` values a provider lets through; Anthropic has published a few dozen in all. */
+export const MAX_ANTHROPIC_BETAS = 64;
+
+/** One `anthropic-beta` value: a name and a date, e.g. `context-1m-2025-08-07` (21 characters). */
+export const MAX_ANTHROPIC_BETA_LENGTH = 64;
+
 /** Free-form account settings text (JWT claim name, DNS domain, version) and each entry of their lists. */
 export const MAX_SETTING_TEXT_LENGTH = 256;
 
