@@ -268,7 +268,8 @@ export async function startGatewayProxy(deps: {
   watchConnection(nc, { publisher, snapshots, leases });
 
   const beat = () => {
-    const messages = heartbeatMessages(proxyId, options.endpoints, ctx.served, Date.now(), maxPayloadOf(nc));
+    const [limit, cooling] = [maxPayloadOf(nc), ctx.routing.cooldowns.list()];
+    const messages = heartbeatMessages(proxyId, options.endpoints, ctx.served, Date.now(), limit, cooling);
     for (const message of messages) {
       publishOrReport(nc, Events.proxyHeartbeat, message, (err) =>
         logger.warn({ reason: err.message }, "cannot publish the heartbeat"),

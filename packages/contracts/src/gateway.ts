@@ -26,11 +26,33 @@ export const GatewaySnapshot = z.object({
 });
 export type GatewaySnapshot = z.infer<typeof GatewaySnapshot>;
 
+/** The longest last_error a heartbeat carries for a cooling provider; the proxy cuts longer ones. */
+export const MAX_COOLDOWN_ERROR_LENGTH = 300;
+
+/** The most cooling providers one heartbeat names (those cooling longest first). */
+export const MAX_HEARTBEAT_COOLDOWNS = 200;
+
+/** A provider a proxy tries last until `cooling_until`, after failing again and again. */
+export const HeartbeatCooldown = z.object({
+  account_id: Id,
+  provider_id: Id,
+  cooling_until: Timestamp,
+  last_error: z.string().max(MAX_COOLDOWN_ERROR_LENGTH),
+});
+export type HeartbeatCooldown = z.infer<typeof HeartbeatCooldown>;
+
 /** `agn.proxy.heartbeat`: a proxy says which endpoints it actively serves, every 10 s. */
 export const ProxyHeartbeat = z.object({
   v: z.literal(1),
   proxy_id: z.string().min(1),
   endpoints: z.array(z.string()),
+  /**
+   * The providers this proxy has cooling down, in the first message of a heartbeat only (a
+   * heartbeat split over messages names its endpoints in the others); [] when none. Optional:
+   * heartbeats of proxies older than the field are in flight, and a message without it leaves
+   * what the proxy said before as it was.
+   */
+  cooling_providers: z.array(HeartbeatCooldown).max(MAX_HEARTBEAT_COOLDOWNS).optional(),
   at: Timestamp,
 });
 export type ProxyHeartbeat = z.infer<typeof ProxyHeartbeat>;

@@ -11,14 +11,15 @@ describe("Cooldowns", () => {
   it("cools a provider down after N failures within the window", () => {
     const { time, now } = clock();
     const cooldowns = new Cooldowns(options, now);
-    cooldowns.failed("p", "P", "status 503", 0);
-    cooldowns.failed("p", "P", "status 503", 0);
+    cooldowns.failed("acct", "p", "P", "status 503", 0);
+    cooldowns.failed("acct", "p", "P", "status 503", 0);
     expect(cooldowns.cooling("p")).toBe(false);
     time.now += 1_000;
-    cooldowns.failed("p", "P", "status 503", 0);
+    cooldowns.failed("acct", "p", "P", "status 503", 0);
     expect(cooldowns.cooling("p")).toBe(true);
     expect(cooldowns.list()).toEqual([
       {
+        account_id: "acct",
         provider_id: "p",
         provider: "P",
         cooling_until: new Date(time.now + 30_000).toISOString(),
@@ -30,17 +31,17 @@ describe("Cooldowns", () => {
   it("forgets failures older than the window", () => {
     const { time, now } = clock();
     const cooldowns = new Cooldowns(options, now);
-    cooldowns.failed("p", "P", "timeout", 0);
-    cooldowns.failed("p", "P", "timeout", 0);
+    cooldowns.failed("acct", "p", "P", "timeout", 0);
+    cooldowns.failed("acct", "p", "P", "timeout", 0);
     time.now += 10_001;
-    cooldowns.failed("p", "P", "timeout", 0);
+    cooldowns.failed("acct", "p", "P", "timeout", 0);
     expect(cooldowns.cooling("p")).toBe(false);
   });
 
   it("a 429 with a retry-after of at least the cooldown cools it for the retry-after", () => {
     const { time, now } = clock();
     const cooldowns = new Cooldowns(options, now);
-    cooldowns.failed("p", "P", "status 429", 60_000);
+    cooldowns.failed("acct", "p", "P", "status 429", 60_000);
     time.now += 59_000;
     expect(cooldowns.cooling("p")).toBe(true);
     time.now += 1_000;
@@ -50,7 +51,7 @@ describe("Cooldowns", () => {
   it("after the cooldown one probe goes; its success ends the cooldown", () => {
     const { time, now } = clock();
     const cooldowns = new Cooldowns({ ...options, failures: 1 }, now);
-    cooldowns.failed("p", "P", "connect_failed", 0);
+    cooldowns.failed("acct", "p", "P", "connect_failed", 0);
     time.now += 30_000;
     expect(cooldowns.cooling("p")).toBe(false);
     cooldowns.attempting("p");
@@ -63,10 +64,10 @@ describe("Cooldowns", () => {
   it("a failed probe cools it down again at once", () => {
     const { time, now } = clock();
     const cooldowns = new Cooldowns(options, now);
-    for (let i = 0; i < 3; i++) cooldowns.failed("p", "P", "status 529", 0);
+    for (let i = 0; i < 3; i++) cooldowns.failed("acct", "p", "P", "status 529", 0);
     time.now += 30_000;
     cooldowns.attempting("p");
-    cooldowns.failed("p", "P", "status 529", 0);
+    cooldowns.failed("acct", "p", "P", "status 529", 0);
     expect(cooldowns.cooling("p")).toBe(true);
     time.now += 29_999;
     expect(cooldowns.cooling("p")).toBe(true);
@@ -75,7 +76,7 @@ describe("Cooldowns", () => {
   it("a probe that never reports frees the next one after another cooldown", () => {
     const { time, now } = clock();
     const cooldowns = new Cooldowns({ ...options, failures: 1 }, now);
-    cooldowns.failed("p", "P", "timeout", 0);
+    cooldowns.failed("acct", "p", "P", "timeout", 0);
     time.now += 30_000;
     cooldowns.attempting("p");
     time.now += 30_000;

@@ -13,6 +13,8 @@ export interface CooldownOptions {
 
 interface ProviderHealth {
   name: string;
+  /** The provider's account: the control-plane shows the cooldown on that account's provider. */
+  accountId: string;
   /** When the recent failures happened, oldest first (within the window). */
   failedAt: number[];
   coolingUntil: number;
@@ -23,6 +25,7 @@ interface ProviderHealth {
 
 /** A provider cooling down, as `GET /status` shows it. */
 export interface CoolingProvider {
+  account_id: string;
   provider_id: string;
   provider: string;
   cooling_until: string;
@@ -58,11 +61,17 @@ export class Cooldowns {
   }
 
   /** A failure that would be retried (never a client error): counts toward a cooldown. */
-  failed(providerId: string, providerName: string, error: string, retryAfterMs: number): void {
+  failed(
+    accountId: string,
+    providerId: string,
+    providerName: string,
+    error: string,
+    retryAfterMs: number,
+  ): void {
     const now = this.now();
     let health = this.health.get(providerId);
     if (!health) {
-      health = { name: providerName, failedAt: [], coolingUntil: 0, probeAt: 0, lastError: "" };
+      health = { name: providerName, accountId, failedAt: [], coolingUntil: 0, probeAt: 0, lastError: "" };
       this.health.set(providerId, health);
     }
     health.lastError = error;
@@ -83,6 +92,7 @@ export class Cooldowns {
     for (const [id, health] of this.health) {
       if (health.coolingUntil === 0) continue;
       listed.push({
+        account_id: health.accountId,
         provider_id: id,
         provider: health.name,
         cooling_until: new Date(health.coolingUntil).toISOString(),

@@ -74,13 +74,14 @@ export async function forward(ctx: ProxyContext, admitted: Admitted): Promise<An
       if (attempt > 1) listAttempt(admitted, candidate, result.status, "", durationMs);
       record.series?.forwarded(result, startedAt);
       if (result.status < 400) ctx.routing.cooldowns.succeeded(candidate.provider.id);
-      else if (isRetryableStatus(result.status)) coolingFailure(ctx, candidate, `status ${result.status}`, 0);
+      else if (isRetryableStatus(result.status))
+        coolingFailure(ctx, admitted, candidate, `status ${result.status}`, 0);
       return result;
     }
     const failure = retryableFailure(result);
     const waitMs = failure.retryAfterMs;
     knownRetryAfterMs = Math.max(knownRetryAfterMs, waitMs);
-    coolingFailure(ctx, candidate, failure.error || `status ${failure.status}`, waitMs);
+    coolingFailure(ctx, admitted, candidate, failure.error || `status ${failure.status}`, waitMs);
     // The row lists attempts only when there is more than one: the first waits for a second.
     const listFailure = () => listAttempt(admitted, candidate, failure.status, failure.error, durationMs);
     if (attempt > 1) listFailure();
@@ -227,8 +228,16 @@ function listAttempt(
   else record.attempts = [attempt];
 }
 
-function coolingFailure(ctx: ProxyContext, candidate: Candidate, error: string, retryAfter: number) {
-  ctx.routing.cooldowns.failed(candidate.provider.id, candidate.provider.name, error, retryAfter);
+/** A retryable failure counts toward the provider's cooldown, which its account's reads show. */
+function coolingFailure(
+  ctx: ProxyContext,
+  admitted: Admitted,
+  candidate: Candidate,
+  error: string,
+  retryAfter: number,
+) {
+  const { id, name } = candidate.provider;
+  ctx.routing.cooldowns.failed(admitted.received.record.caller.account_id, id, name, error, retryAfter);
 }
 
 /** The row and metrics series name the provider an attempt goes to: the answering one in the end. */
