@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { clearOfHourEnd, configure } from "../setup";
+import {
+  type AzureStack,
+  DEPLOYMENT,
+  expectAzureKey,
+  expectAzureRow,
+  startAzureStack,
+  storedRows,
+} from "./azure-stack";
+import { runCopilot } from "./copilot-cli";
+
+let azure: AzureStack;
+beforeAll(async () => {
+  azure = await startAzureStack();
+}, 60_000);
+afterAll(() => azure?.stop());
+// The token cap's window is a day: no test straddles its end (an hour's end is the safe bound).
+beforeEach(() => clearOfHourEnd(), 30_000);
+beforeEach(() => azure.reset());
+
+/**
+ * gpt-4o in the catalog: $2.50 per million input tokens, $1.25 cached, $10 output. By hand:
+ * (8,000 − 2,000) × $2.50/M + 2,000 × $1.25/M + 200 × $10/M = $0.015 + $0.0025 + $0.002.
+ */
+const OPENAI_USAGE = { input: 8_000, cached: 2_000, output: 200, creation: 0 };
+const OPENAI_COST = 0.0195;
+
+describe("GitHub Copilot CLI through the gateway", () => {
+  it("on the OpenAI routes: prints the vendor's text, one row with its counts and cost", async () => {
+    const { stack } = azure;
+    const account = await stack.newAccount();
+    const setup = configure(stack, account);
+    await setup.policy([account.openaiProvider.id]);
+    stack.openai.usage = { ...OPENAI_USAGE };
+    stack.openai.reply = "Hello from Copilot's vendor";
+    const seenBefore = stack.openai.seen.length;
+
+    const run = await runCopilot({
+      baseUrl: `${stack.proxy.url}/v1`,
+      token: account.token,
+      prompt: "say hi",
+      model: "gpt-4o",
+    });
+
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stdout).toContain(stack.openai.reply);
+    const seen = stack.openai.seen.slice(seenBefore);
+    expect(seen.map((request) => request.path)).toEqual(["/v1/chat/completions"]);
+    expect(seen[0]?.headers.authorization).toBe("Bearer sk-upstream-openai");
+    expect(JSON.stringify([seen[0]?.headers, seen[0]?.body])).not.toContain(account.token);
+    const [row, ...more] = await storedRows(stack, account, 1);
+    expect(more).toEqual([]);
+    expect(row).toMatchObject({
+      decision: "allow",
+      status_code: 200,
+      resolved_provider_id: account.openaiProvider.id,
+      model: "gpt-4o",
+      stream: true,
+      input_tokens: OPENAI_USAGE.input,
+      cached_input_tokens: OPENAI_USAGE.cached,
+      output_tokens: OPENAI_USAGE.output,
+    });
+    expect(row?.cost_usd).toBeCloseTo(OPENAI_COST, 9);
+  }, 120_000);
+
+  it("as an Azure provider type, on Azure's v1 routes: prints the vendor's text, one priced row", async () => {
+    const { account, provider, seenBefore } = await azure.azureAccount();
+
+    const run = await runCopilot({
+      baseUrl: azure.stack.proxy.url,
+      token: account.token,
+      prompt: "say hi",
+      model: DEPLOYMENT,
+      env: { COPILOT_PROVIDER_TYPE: "azure" },
+    });
+
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stdout).toContain(azure.azure.reply);
+    const seen = azure.azure.seen.slice(seenBefore);
+    expect(seen.map((request) => request.path)).toEqual(["/openai/v1/chat/completions"]);
+    expectAzureKey(seen, account.token);
+    const [row, ...more] = await storedRows(azure.stack, account, 1);
+    expect(more).toEqual([]);
+    expectAzureRow(row, provider, true);
+  }, 120_000);
+});
