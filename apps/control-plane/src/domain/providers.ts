@@ -19,6 +19,8 @@ export interface ProviderFields {
   enabled: boolean;
   skip_tls_verification: boolean;
   metadata_disabled: boolean;
+  /** null (absent on records stored before it existed): the catalog entry's list applies. */
+  anthropic_betas?: string[] | null;
 }
 
 export const fieldsFromCreate = (body: CreateProviderBody): ProviderFields => ({
@@ -32,6 +34,7 @@ export const fieldsFromCreate = (body: CreateProviderBody): ProviderFields => ({
   enabled: body.enabled,
   skip_tls_verification: body.skip_tls_verification,
   metadata_disabled: body.metadata_disabled,
+  anthropic_betas: body.anthropic_betas ?? null,
 });
 
 /** A PUT: fields it carries replace the stored ones (extra_values wholesale, "" dropping a key); omitted ones stay. */
@@ -46,6 +49,9 @@ export const mergeProviderUpdate = (stored: ProviderFields, body: UpdateProvider
   enabled: body.enabled ?? stored.enabled,
   skip_tls_verification: body.skip_tls_verification ?? stored.skip_tls_verification,
   metadata_disabled: body.metadata_disabled ?? stored.metadata_disabled,
+  // null clears the list back to the catalog's, so only an omitted one keeps it.
+  anthropic_betas:
+    body.anthropic_betas === undefined ? (stored.anthropic_betas ?? null) : body.anthropic_betas,
 });
 
 /**

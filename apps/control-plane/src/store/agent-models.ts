@@ -42,6 +42,8 @@ export interface ProviderDoc {
   verification: string;
   /** What the key is (not secret); absent on providers stored before kinds were recorded. */
   credential_kind?: CredentialKind;
+  /** The `anthropic-beta` values forwarded; null or absent (older records): the catalog entry's. */
+  anthropic_betas?: string[] | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -128,6 +130,8 @@ const providerSchema = new Schema<ProviderDoc>(
     metadata_disabled: Boolean,
     verification: String,
     credential_kind: String,
+    // No default: an array path would otherwise default to [] (no beta passes), not to the catalog's.
+    anthropic_betas: { type: [String], default: undefined },
   },
   { timestamps, minimize: false },
 );

@@ -31,6 +31,7 @@ export const toProvider = (doc: ProviderDoc): Provider => ({
   skip_tls_verification: doc.skip_tls_verification,
   metadata_disabled: doc.metadata_disabled,
   ...(doc.credential_kind ? { credential_kind: doc.credential_kind } : {}),
+  ...(doc.anthropic_betas ? { anthropic_betas: doc.anthropic_betas } : {}),
   ...stamps(doc),
 });
 
