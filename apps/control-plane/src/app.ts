@@ -3,6 +3,7 @@ import { Verifier } from "@agentnet/contracts";
 import type { SealingKeys } from "@agentnet/sealing";
 import type { Logger } from "@agentnet/service-kit";
 import type { Connection } from "mongoose";
+import { ProxyCooldowns } from "./domain/cooldowns";
 import { ActiveEndpoints } from "./domain/settings";
 import { registerAccountHandlers } from "./handlers/accounts";
 import { registerAgentConfigHandlers } from "./handlers/agent-config";
@@ -57,6 +58,7 @@ export async function startControlPlane(deps: ControlPlaneDeps) {
     models: { ...identity, ...agent, ...notifications },
     sealingKey: deps.sealingKey,
     activeEndpoints: new ActiveEndpoints(),
+    proxyCooldowns: new ProxyCooldowns(),
     verifyTimeoutMs: deps.verifyTimeoutMs ?? 15_000,
     verifier: deps.verifier ?? Verifier,
   };

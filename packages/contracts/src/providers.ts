@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ApiKey, CatalogProviderId, HttpHeaderName, RatePer1k, UpstreamUrl } from "./catalog";
-import { Id, ModelName, ResourceName, ResourceTimestamps } from "./common";
+import { Id, ModelName, ResourceName, ResourceTimestamps, Timestamp } from "./common";
 import {
   MAX_ANTHROPIC_BETA_LENGTH,
   MAX_ANTHROPIC_BETAS,
@@ -96,6 +96,13 @@ const IdentityHeaderName = z.union([z.literal(""), HttpHeaderName]);
 export const CredentialKind = z.enum(["api_key", "access_token", "service_account", "entra_client_secret"]);
 export type CredentialKind = z.infer<typeof CredentialKind>;
 
+/**
+ * A provider some gateway proxy tries last after it failed again and again: until when (the
+ * latest over proxies) and its last error there.
+ */
+export const ProviderCooldown = z.object({ until: Timestamp, last_error: z.string() });
+export type ProviderCooldown = z.infer<typeof ProviderCooldown>;
+
 /** Response shape. There is deliberately no api_key: parsing a stored record strips it. */
 export const Provider = z.object({
   id: Id,
@@ -113,6 +120,8 @@ export const Provider = z.object({
   credential_kind: CredentialKind.optional(),
   /** Absent: the catalog entry's list applies (every beta passes when it has none). */
   anthropic_betas: z.array(z.string()).optional(),
+  /** Present only on reads while a proxy tries the provider last (docs/API.md, "Cooldown"). */
+  cooldown: ProviderCooldown.optional(),
   ...ResourceTimestamps.shape,
 });
 export type Provider = z.infer<typeof Provider>;

@@ -12,6 +12,7 @@ import {
 } from "@agentnet/contracts";
 import type { SealingKeys } from "@agentnet/sealing";
 import type { Logger } from "@agentnet/service-kit";
+import type { ProxyCooldowns } from "../domain/cooldowns";
 import type { ActiveEndpoints } from "../domain/settings";
 import type { AgentModels } from "../store/agent-models";
 import type { Models } from "../store/models";
@@ -24,6 +25,8 @@ export interface HandlerContext {
   logger: Logger;
   sealingKey: SealingKeys;
   activeEndpoints: ActiveEndpoints;
+  /** Providers the proxies say they try last, for the provider reads. */
+  proxyCooldowns: ProxyCooldowns;
   /** How long to wait for the provider-verifier's answer. */
   verifyTimeoutMs: number;
   verifier: typeof Verifier;

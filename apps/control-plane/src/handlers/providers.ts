@@ -42,15 +42,21 @@ export function registerProviderHandlers(ctx: HandlerContext) {
   const load = (caller: Caller, id: string) =>
     loadOwned<ProviderDoc>(models.Provider, caller, id, "provider");
 
+  /** A provider as reads show it: with its cooldown while a proxy tries it last. */
+  const read = (doc: ProviderDoc) => {
+    const cooldown = ctx.proxyCooldowns.of(doc.account_id, doc._id, Date.now());
+    return cooldown ? { ...toProvider(doc), cooldown } : toProvider(doc);
+  };
+
   handle(ctx, ControlPlane.providersList, async ({ caller }) => {
     requireAccountWideGrant(caller);
     const docs = await models.Provider.find({ account_id: caller.account_id }).sort({ created_at: 1 }).lean();
-    return docs.map(toProvider);
+    return docs.map(read);
   });
 
   handle(ctx, ControlPlane.providersGet, async ({ caller, provider_id }) => {
     requireAccountWideGrant(caller);
-    return toProvider(await load(caller, provider_id));
+    return read(await load(caller, provider_id));
   });
 
   handle(ctx, ControlPlane.providersCreate, async ({ caller, body }) => {

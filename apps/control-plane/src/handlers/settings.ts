@@ -25,7 +25,10 @@ import { announceConfigChange, type HandlerContext, handle } from "./context";
 /** Random labels collide only by astronomically bad luck; a few retries turn that into never. */
 const ALLOCATION_ATTEMPTS = 3;
 
-/** The settings lifecycle of the spec's states table, and proxy heartbeats for its DELETE rule. */
+/**
+ * The settings lifecycle of the spec's states table, and proxy heartbeats for its DELETE rule (and
+ * for the providers they cool down, which provider reads show).
+ */
 export function registerSettingsHandlers(ctx: HandlerContext) {
   const { models } = ctx;
 
@@ -33,7 +36,12 @@ export function registerSettingsHandlers(ctx: HandlerContext) {
     callback: (error, msg) => {
       if (error) return;
       const heartbeat = ProxyHeartbeat.safeParse(jsonOrUndefined(msg.string()));
-      if (heartbeat.success) ctx.activeEndpoints.record(heartbeat.data.endpoints, Date.now());
+      if (!heartbeat.success) return;
+      const { proxy_id, endpoints, cooling_providers } = heartbeat.data;
+      const now = Date.now();
+      ctx.activeEndpoints.record(endpoints, now);
+      // Only a heartbeat's first message names them; an older proxy's never do.
+      if (cooling_providers) ctx.proxyCooldowns.record(proxy_id, cooling_providers, now);
     },
   });
 
