@@ -1,5 +1,5 @@
 import { nanosToUsd, type RateMultiplier, rateToPicosPer1k, tokenCostNanos, toSafeNumber } from "./money";
-import type { EffectiveRates } from "./rates";
+import { type EffectiveRates, ratesForPrompt } from "./rates";
 
 /**
  * How an upstream reports cached tokens.
@@ -11,6 +11,10 @@ import type { EffectiveRates } from "./rates";
  * Cache writes: `cache_creation_per_1k` is the 5-minute write rate (1.25× input at Anthropic). Writes
  * to the 1-hour cache bill at 2× input, i.e. 1.6× the 5-minute rate; that ratio is applied to
  * whatever 5-minute rate a provider row or the catalog sets (CACHE_1H_PER_5M).
+ *
+ * The prompt that decides a long-context tier (promptTokens) is what the vendor counts against its
+ * threshold: the input in the OpenAI shape (cached tokens are inside it; Gemini's prompt), and in
+ * the Anthropic shape input + cache reads + cache writes (Anthropic's "input tokens incl. cache").
  */
 export type CostShape = "openai" | "anthropic";
 
@@ -85,8 +89,15 @@ const breakdown = ({ input, cachedInput, cacheCreation, output }: Parts): CostBr
   };
 };
 
+/** The prompt a long-context threshold is compared with, in the request's cost shape. */
+export const promptTokens = (usage: TokenUsage, shape: CostShape): number =>
+  shape === "openai"
+    ? tokens(usage.input_tokens)
+    : tokens(usage.input_tokens) + tokens(usage.cached_input_tokens) + tokens(usage.cache_creation_tokens);
+
 /**
- * Cost of one request. Each component is rounded to the nano-USD once (half up); the total
+ * Cost of one request. Above a long-context threshold (rates.long_context) every token of the
+ * request is billed at the tier's rates, as the vendors bill it. Each component is rounded to the nano-USD once (half up); the total
  * and cache_cost are sums of the rounded components, so they always add up.
  *
  * OpenAI shape: cached_input_tokens larger than input_tokens is clamped to input_tokens, and
@@ -94,7 +105,12 @@ const breakdown = ({ input, cachedInput, cacheCreation, output }: Parts): CostBr
  * count is read as at most MAX_BILLABLE_TOKENS, so with rates up to $100 per 1k it never throws;
  * a higher rate can exceed the exact range (RangeError), which is why bodies cannot set one.
  */
-export const computeCost = (usage: TokenUsage, rates: EffectiveRates, shape: CostShape): CostBreakdown => {
+export const computeCost = (
+  usage: TokenUsage,
+  effective: EffectiveRates,
+  shape: CostShape,
+): CostBreakdown => {
+  const rates = ratesForPrompt(effective, promptTokens(usage, shape));
   const input = tokens(usage.input_tokens);
   const output = tokens(usage.output_tokens);
   const cached = tokens(usage.cached_input_tokens);

@@ -3,9 +3,17 @@ export {
   type CostShape,
   computeCost,
   MAX_BILLABLE_TOKENS,
+  promptTokens,
   sumCosts,
   type TokenUsage,
   zeroCost,
 } from "./cost";
 export { NANOS_PER_USD, nanosToUsd, usdToNanos } from "./money";
-export { type EffectiveRates, type RateCard, resolveRates } from "./rates";
+export {
+  type EffectiveRates,
+  type LongContextCard,
+  type RateCard,
+  ratesForPrompt,
+  resolveRates,
+  type TierRates,
+} from "./rates";
