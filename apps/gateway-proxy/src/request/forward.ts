@@ -356,8 +356,10 @@ function upstreamRequest(
   const { capped } = admitted;
   const headers = upstreamHeaders(wire, request.req.headers, own);
   const betas = headers["anthropic-beta"];
-  if (betas !== undefined && catalog.anthropic_betas) {
-    const accepted = acceptedBetas(betas, catalog.anthropic_betas);
+  // The provider's own list, when it names one, wins over the catalog entry's.
+  const acceptable = provider.anthropic_betas ?? catalog.anthropic_betas;
+  if (betas !== undefined && acceptable) {
+    const accepted = acceptedBetas(betas, acceptable);
     if (accepted === undefined) delete headers["anthropic-beta"];
     else headers["anthropic-beta"] = accepted;
   }
