@@ -120,7 +120,7 @@ export const Provider = z.object({
   credential_kind: CredentialKind.optional(),
   /** Absent: the catalog entry's list applies (every beta passes when it has none). */
   anthropic_betas: z.array(z.string()).optional(),
-  /** Present only on reads while a proxy tries the provider last (docs/API.md, "Cooldown"). */
+  /** Present only on reads while a proxy tries the provider last (docs/API.md, "Provider cooldown"). */
   cooldown: ProviderCooldown.optional(),
   ...ResourceTimestamps.shape,
 });
