@@ -1,7 +1,8 @@
-import type { CatalogProvider, Provider } from "@agentnet/contracts";
+import type { CatalogProvider, Provider, ProviderCooldown } from "@agentnet/contracts";
 import { useState } from "react";
 import { ConfirmDelete, policiesUsing } from "../../components/confirm";
 import { Badge, EmptyState, FormError, LoadState, RowActions, ScrollableTable } from "../../components/ui";
+import { formatDateTime, formatTimeOfDay } from "../../domain/format";
 import { unpricedModels } from "../../domain/unpriced";
 import { useLoad, useSubmit } from "../../hooks";
 import { useSession } from "../../session";
@@ -11,6 +12,22 @@ type Mode =
   | { kind: "list" }
   | { kind: "pick" }
   | { kind: "form"; entry: CatalogProvider; existing?: Provider };
+
+/**
+ * A provider a gateway proxy tries last because it kept failing: until when (the full date on
+ * hover) and why, under its state.
+ */
+function CooldownNote({ cooldown }: { cooldown: ProviderCooldown }) {
+  return (
+    <p className="hint">
+      Cooling down until{" "}
+      <time dateTime={cooldown.until} title={formatDateTime(cooldown.until)}>
+        {formatTimeOfDay(new Date(cooldown.until))}
+      </time>{" "}
+      — last error: {cooldown.last_error}
+    </p>
+  );
+}
 
 /** The catalog as a grid of vendor buttons in their brand colours. */
 function CatalogPicker(props: {
@@ -185,6 +202,7 @@ export function ProvidersPage() {
                     <td>{p.models.length ? p.models.map((m) => m.id).join(", ") : "all catalog models"}</td>
                     <td>
                       {p.enabled ? <Badge tone="ok">enabled</Badge> : <Badge tone="muted">disabled</Badge>}
+                      {p.cooldown ? <CooldownNote cooldown={p.cooldown} /> : null}
                     </td>
                     <RowActions
                       name={p.name}
