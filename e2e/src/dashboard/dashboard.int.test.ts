@@ -220,16 +220,23 @@ describe("the dashboard against the real stack", { timeout: 60_000 }, () => {
       "TypeScript",
       "Claude Code",
       "Codex",
+      "Copilot CLI",
+      "Gemini CLI",
+      "Google Gen AI SDK",
+      "Claude Code on Vertex",
+      "Azure OpenAI SDK",
     ]);
     // Opened on loopback: the snippets use the local proxy, and say where deployed clients go.
     const curl = await page.locator("pre").first().textContent();
     expect(curl).toContain("http://127.0.0.1:8090/v1/chat/completions");
     expect(curl).not.toContain(owner.token);
     await page.getByText(/In a deployment, clients use the endpoint/).waitFor();
-    await tabs.getByRole("tab", { name: "Claude Code" }).click();
+    await tabs.getByRole("tab", { name: "Claude Code", exact: true }).click();
     await screenshot(page, "14-agent-config");
     await page.getByRole("button", { name: "Reveal" }).click();
     expect(await page.locator("pre").first().textContent()).toContain(`ANTHROPIC_AUTH_TOKEN=${owner.token}`);
+    await tabs.getByRole("tab", { name: "Gemini CLI" }).click();
+    expect(await page.locator("pre").first().textContent()).toContain(`GEMINI_API_KEY=${owner.token}`);
   });
 
   it("lets a regular member see only their own rows and no configuration", async () => {

@@ -19,6 +19,24 @@ describe("agentSnippets", () => {
     expect(code(s, "codex")).toContain("openai_base_url=http://acme.proxy.example.com:8090/v1");
   });
 
+  it("points Copilot CLI, Gemini CLI, Google's SDK, Claude Code on Vertex and the Azure SDK at the gateway", () => {
+    const s = agentSnippets("acme.proxy.example.com", "agn_abc", "prod-gpt4o", "dashboard.example.com");
+    expect(code(s, "copilot")).toContain("COPILOT_PROVIDER_BASE_URL=http://acme.proxy.example.com:8090/v1");
+    expect(code(s, "copilot")).toContain("COPILOT_PROVIDER_API_KEY=agn_abc");
+    expect(code(s, "gemini-cli")).toContain('"selectedType": "gemini-api-key"');
+    expect(code(s, "gemini-cli")).toContain("GOOGLE_GEMINI_BASE_URL=http://acme.proxy.example.com:8090\n");
+    expect(code(s, "gemini-cli")).toContain("GEMINI_API_KEY=agn_abc");
+    expect(code(s, "google-sdk")).toContain('httpOptions: { baseUrl: "http://acme.proxy.example.com:8090" }');
+    expect(code(s, "claude-vertex")).toContain("CLAUDE_CODE_USE_VERTEX=1");
+    expect(code(s, "claude-vertex")).toContain(
+      "ANTHROPIC_VERTEX_BASE_URL=http://acme.proxy.example.com:8090/v1",
+    );
+    expect(code(s, "claude-vertex")).toContain("CLAUDE_CODE_SKIP_VERTEX_AUTH=1");
+    expect(code(s, "claude-vertex")).toContain("ANTHROPIC_AUTH_TOKEN=agn_abc");
+    expect(code(s, "azure")).toContain('endpoint: "http://acme.proxy.example.com:8090"');
+    expect(code(s, "azure")).toContain('deployment: "prod-gpt4o"');
+  });
+
   it("uses 127.0.0.1 before an endpoint exists and while the dashboard is opened on loopback", () => {
     expect(agentSnippets("", "t").openaiBaseUrl).toBe("http://127.0.0.1:8090/v1");
     const local = agentSnippets("agn-x.gw.agentnet.local", "t", "m", "127.0.0.1");

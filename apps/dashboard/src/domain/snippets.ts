@@ -2,7 +2,17 @@
 export const GATEWAY_PORT = 8090;
 
 export interface Snippet {
-  id: "curl" | "python" | "typescript" | "claude-code" | "codex";
+  id:
+    | "curl"
+    | "python"
+    | "typescript"
+    | "claude-code"
+    | "codex"
+    | "copilot"
+    | "gemini-cli"
+    | "google-sdk"
+    | "claude-vertex"
+    | "azure";
   label: string;
   code: string;
 }
@@ -24,6 +34,10 @@ const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
  * proxy, which is true in a deployment but not on a laptop running `agentnet up`: while the
  * dashboard itself is opened on a loopback address (`pageHost`), snippets use 127.0.0.1 (the
  * proxy serves loopback Host headers to every account). The key is the member's own token.
+ * OpenAI-style clients take `<origin>/v1`; Anthropic's, Google's (Gemini API) and Azure's SDKs
+ * the origin, and Claude Code on Vertex `<origin>/v1`, each then calling its vendor's own paths.
+ * An Azure snippet names the first model as its deployment (an Azure provider's models are its
+ * deployments).
  */
 export function agentSnippets(
   endpoint: string,
@@ -86,6 +100,70 @@ export function agentSnippets(
         "# Codex 0.169 reads neither OPENAI_BASE_URL nor OPENAI_API_KEY for exec",
         `export CODEX_API_KEY=${token}`,
         `codex exec -c openai_base_url=${openaiBaseUrl} "Hello"`,
+      ].join("\n"),
+    },
+    {
+      id: "copilot",
+      label: "Copilot CLI",
+      code: [
+        "# GitHub Copilot CLI with its own provider: no GitHub login needed",
+        `export COPILOT_PROVIDER_BASE_URL=${openaiBaseUrl}`,
+        `export COPILOT_PROVIDER_API_KEY=${token}`,
+        `export COPILOT_MODEL=${model}`,
+        'copilot -p "Hello"',
+      ].join("\n"),
+    },
+    {
+      id: "gemini-cli",
+      label: "Gemini CLI",
+      code: [
+        "# In ~/.gemini/settings.json (without it, -p refuses a custom base URL):",
+        '#   { "security": { "auth": { "selectedType": "gemini-api-key" } } }',
+        `export GOOGLE_GEMINI_BASE_URL=${origin}`,
+        `export GEMINI_API_KEY=${token}`,
+        'gemini -m gemini-2.5-flash -p "Hello"',
+      ].join("\n"),
+    },
+    {
+      id: "google-sdk",
+      label: "Google Gen AI SDK",
+      code: [
+        'import { GoogleGenAI } from "@google/genai";',
+        "",
+        `const ai = new GoogleGenAI({ apiKey: "${token}", httpOptions: { baseUrl: "${origin}" } });`,
+        'const reply = await ai.models.generateContent({ model: "gemini-2.5-flash", contents: "Hello" });',
+      ].join("\n"),
+    },
+    {
+      id: "claude-vertex",
+      label: "Claude Code on Vertex",
+      code: [
+        "export CLAUDE_CODE_USE_VERTEX=1",
+        `export ANTHROPIC_VERTEX_BASE_URL=${origin}/v1`,
+        "export CLAUDE_CODE_SKIP_VERTEX_AUTH=1",
+        "# Required by Claude Code; the gateway's Vertex provider names the real project and region",
+        "export ANTHROPIC_VERTEX_PROJECT_ID=my-project",
+        "export CLOUD_ML_REGION=us-east5",
+        `export ANTHROPIC_AUTH_TOKEN=${token}`,
+        'claude --model claude-sonnet-4-5@20250929 -p "Hello"',
+      ].join("\n"),
+    },
+    {
+      id: "azure",
+      label: "Azure OpenAI SDK",
+      code: [
+        'import { AzureOpenAI } from "openai";',
+        "",
+        "const client = new AzureOpenAI({",
+        `  endpoint: "${origin}",`,
+        `  apiKey: "${token}",`,
+        '  apiVersion: "2024-10-21",',
+        `  deployment: "${model}",`,
+        "});",
+        "const reply = await client.chat.completions.create({",
+        `  model: "${model}",`,
+        '  messages: [{ role: "user", content: "Hello" }],',
+        "});",
       ].join("\n"),
     },
   ];

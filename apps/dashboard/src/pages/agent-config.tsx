@@ -20,7 +20,8 @@ export function AgentConfigPage() {
     <section aria-labelledby="agent-title">
       <h1 id="agent-title">Agent config</h1>
       <p className="lede">
-        Point the OpenAI or Anthropic SDK at the gateway, with your own API token as the key.
+        Point an SDK or a coding agent at the gateway, with your own API token as the key: each vendor's
+        client works unchanged on its own paths (OpenAI, Anthropic, Gemini, Vertex, Azure).
       </p>
       <LoadState loading={config.loading} error={config.error} what="the agent config" />
       {data && !data.configured ? (
@@ -47,6 +48,12 @@ export function AgentConfigPage() {
               <dt>Anthropic base URL</dt>
               <dd>
                 <code>{snippets.anthropicBaseUrl}</code>
+              </dd>
+            </div>
+            <div>
+              <dt>Gemini, Vertex and Azure endpoint</dt>
+              <dd>
+                <code>{snippets.origin}</code>
               </dd>
             </div>
             <div>
