@@ -113,9 +113,8 @@ describe("AzureOpenAI on the deployment paths, an azure_api provider", () => {
   });
 
   // AzureOpenAI puts a deployment in the path of chat, embeddings, audio and images only: it sends
-  // the Responses API to /openai/responses?api-version=…, which Azure serves. The proxy does not
-  // (404 gateway.not_found): marked failing until it does.
-  it.fails("responses.create: the vendor's answer at /openai/v1/responses, one row", async () => {
+  // the Responses API to /openai/responses?api-version=…, the deployment in the body's model.
+  it("responses.create: the vendor's answer at /openai/v1/responses, one row", async () => {
     const { account, provider, seenBefore } = await azure.azureAccount();
 
     const answer = await azureClient(account.token).responses.create({ model: DEPLOYMENT, input: "say hi" });

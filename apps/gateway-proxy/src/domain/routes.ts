@@ -5,7 +5,8 @@ import type { Operation, Wire } from "./wire";
  * its base URL changed.
  * - `openai`: /v1/chat/completions, /v1/responses, /v1/embeddings.
  * - `azure`: Azure OpenAI's v1 API, /openai/v1/{operation}, and its deployment paths,
- *   /openai/deployments/{deployment}/{operation}?api-version=… (the deployment names the model).
+ *   /openai/deployments/{deployment}/{operation}?api-version=… (the deployment names the model),
+ *   and /openai/responses?api-version=…, where the AzureOpenAI client sends the Responses API.
  * - `anthropic`: /v1/messages, /v1/messages/count_tokens.
  * - `vertex_anthropic`: Claude on Vertex,
  *   /v1/projects/{p}/locations/{l}/publishers/anthropic/models/{model}:rawPredict|streamRawPredict,
@@ -46,6 +47,8 @@ const EXACT: Record<string, Route> = {
   "/openai/v1/chat/completions": plain("azure", "openai", "chat", "/openai/v1/chat/completions"),
   "/openai/v1/responses": plain("azure", "openai", "responses", "/openai/v1/responses"),
   "/openai/v1/embeddings": plain("azure", "openai", "embeddings", "/openai/v1/embeddings"),
+  // The AzureOpenAI client sends the Responses API here, the deployment in the body's `model`.
+  "/openai/responses": plain("azure", "openai", "responses", "/openai/responses"),
 };
 
 function plain(ingress: Ingress, wire: Wire, operation: Operation, label: string): Route {
