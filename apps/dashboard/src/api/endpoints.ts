@@ -41,7 +41,11 @@ export type SettingsCreate = {
   access_log_retention_days: number;
 };
 export type SettingsUpdate = Required<SettingsCreate>;
-export type ProviderBody = Omit<Provider, "id" | "created_at" | "updated_at"> & { api_key?: string };
+// anthropic_betas: null clears the stored list back to the catalog's.
+export type ProviderBody = Omit<Provider, "id" | "created_at" | "updated_at" | "anthropic_betas"> & {
+  api_key?: string;
+  anthropic_betas?: string[] | null;
+};
 export type PolicyBody = Omit<Policy, "id" | "created_at" | "updated_at">;
 export type GuardrailBody = Omit<Guardrail, "id" | "created_at" | "updated_at">;
 export type BudgetRuleBody = Omit<BudgetRule, "id" | "created_at" | "updated_at">;

@@ -3,6 +3,7 @@ import { type FormEvent, useState } from "react";
 import type { ProviderBody } from "../../api/endpoints";
 import { useFieldErrors } from "../../components/field-errors";
 import { Check, Field, FormError, Progress } from "../../components/ui";
+import { betasText, catalogBetasHint, parseBetas, servesClaudeBetas } from "../../domain/anthropic-betas";
 import { keyFieldText, shortLivedKeyWarning } from "../../domain/credential-kinds";
 import { useSubmit } from "../../hooks";
 import { useSession } from "../../session";
@@ -30,6 +31,8 @@ export function ProviderForm(props: {
   const [groupsHeader, setGroupsHeader] = useState(existing?.identity_header_groups ?? "");
   const [extra, setExtra] = useState<Record<string, string>>(existing?.extra_values ?? {});
   const [rows, setRows] = useState<ModelRow[]>((existing?.models ?? []).map(rowFromModel));
+  const claude = servesClaudeBetas(entry);
+  const [betas, setBetas] = useState(betasText(existing?.anthropic_betas));
   const save = useSubmit();
   const errors = useFieldErrors(save.error);
   const keyText = keyFieldText(entry.id);
@@ -62,6 +65,8 @@ export function ProviderForm(props: {
     event.preventDefault();
     const { models, errors: found } = rowsToModels(rows);
     if (!existing && apiKey === "") found.api_key = keyText.missing;
+    const parsedBetas = parseBetas(betas);
+    if (claude && parsedBetas.error !== undefined) found.anthropic_betas = parsedBetas.error;
     if (!errors.submitted(found)) return;
     const body: ProviderBody = {
       provider_id: entry.id,
@@ -75,6 +80,8 @@ export function ProviderForm(props: {
       skip_tls_verification: skipTls,
       metadata_disabled: metadataDisabled,
       ...(apiKey !== "" ? { api_key: apiKey } : {}),
+      // Left empty, the catalog's list applies (null also clears a stored one).
+      ...(claude ? { anthropic_betas: parsedBetas.betas ?? null } : {}),
     };
     void save.run(async () => {
       if (existing) await api.providers.update(existing.id, body);
@@ -151,6 +158,23 @@ export function ProviderForm(props: {
           )}
         </Field>
       ))}
+      {claude ? (
+        <Field
+          label="Claude betas let through"
+          hint={`The anthropic-beta values this upstream accepts; others are left out of each request. Comma-separated. ${catalogBetasHint(entry)}`}
+          {...errors.field("anthropic_betas")}
+        >
+          {(c) => (
+            <textarea
+              {...c}
+              rows={2}
+              value={betas}
+              placeholder={betasText(entry.anthropic_betas)}
+              onChange={(e) => setBetas(e.target.value)}
+            />
+          )}
+        </Field>
+      ) : null}
       <Check label="Enabled" name="enabled" checked={enabled} onChange={setEnabled} />
       <Check
         label="Skip TLS verification"
