@@ -4,10 +4,32 @@ import { FakeUpstream, type SeenRequest } from "../upstream";
 /** The path prefix of Azure OpenAI's v1 API (`https://{resource}.openai.azure.com/openai/v1/...`). */
 export const AZURE_V1 = "/openai/v1";
 
+/** What Azure's content filter says of a prompt it let through. */
+const FILTERED_SAFE = {
+  hate: { filtered: false, severity: "safe" },
+  self_harm: { filtered: false, severity: "safe" },
+  sexual: { filtered: false, severity: "safe" },
+  violence: { filtered: false, severity: "safe" },
+};
+
+/**
+ * The chunk Azure opens a chat stream with, before the model's first: no choices, no id or model,
+ * only the content filter's verdict on the prompt.
+ */
+const PROMPT_FILTER_CHUNK = {
+  choices: [],
+  created: 0,
+  id: "",
+  model: "",
+  object: "",
+  prompt_filter_results: [{ prompt_index: 0, content_filter_results: FILTERED_SAFE }],
+};
+
 /**
  * A local Azure OpenAI resource on its v1 API: `POST /openai/v1/chat/completions`, `/responses`
  * and `/embeddings`, answered as `FakeUpstream` answers the OpenAI wire (a chat stream reports its
- * usage only when `stream_options.include_usage` asks for it, as Azure does). It takes only its
+ * usage only when `stream_options.include_usage` asks for it, as Azure does), a chat stream
+ * opened, as Azure's are, by a chunk of content-filter results without choices. It takes only its
  * resource key in the `api-key` header and refuses anything else with Azure's 401 (`refused`
  * counts them); every request is recorded in `seen`, refused ones too.
  */
@@ -33,6 +55,7 @@ export class FakeAzure extends FakeUpstream {
         "Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource.",
       );
     }
+    if (path.endsWith("/chat/completions") && body.stream === true) openWithPromptFilter(res);
     return super.respond(res, path, body);
   }
 
@@ -41,4 +64,17 @@ export class FakeAzure extends FakeUpstream {
     res.writeHead(status, { "content-type": "application/json" });
     res.end(JSON.stringify({ error: { code, message } }));
   }
+}
+
+/** Makes the stream's first write the prompt-filter chunk, then whatever FakeUpstream writes. */
+function openWithPromptFilter(res: ServerResponse) {
+  const write = res.write.bind(res) as (chunk: string) => boolean;
+  let opened = false;
+  res.write = ((chunk: string) => {
+    if (!opened) {
+      opened = true;
+      write(`data: ${JSON.stringify(PROMPT_FILTER_CHUNK)}\n\n`);
+    }
+    return write(chunk);
+  }) as ServerResponse["write"];
 }
