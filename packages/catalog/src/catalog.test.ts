@@ -66,6 +66,38 @@ describe("CATALOG", () => {
       // A cache discount is a discount.
       expect(m.cached_input_per_1k).toBeLessThan(m.input_per_1k);
       expect(m.cache_read_per_1k).toBeLessThan(m.input_per_1k);
+      const tier = m.long_context;
+      if (tier) {
+        // A tier the model can reach, priced above the base, in clean decimals the shape bills.
+        expect(tier.above_input_tokens, m.id).toBeGreaterThan(0);
+        expect(tier.above_input_tokens, m.id).toBeLessThanOrEqual(m.context_window);
+        expect(tier.input_per_1k, m.id).toBeGreaterThan(m.input_per_1k);
+        expect(tier.output_per_1k, m.id).toBeGreaterThanOrEqual(m.output_per_1k);
+        for (const [field, surface] of RATE_SURFACE) {
+          const rate = tier[field as keyof typeof tier] ?? 0;
+          expect(Number(rate.toPrecision(10))).toBe(rate);
+          if (rate > 0) expect(entry.pricing_surfaces).toContain(surface);
+        }
+      }
+    }
+  });
+
+  it("names for every entry that ships prices the vendor page they come from, and the day they were checked", () => {
+    for (const entry of CATALOG) {
+      expect(entry.prices_checked_on, entry.id).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+      if (entry.models.length === 0) continue;
+      expect(entry.prices_source, entry.id).toMatch(/^https:\/\/[a-z0-9.-]+\.[a-z]+\//);
+    }
+    expect(findCatalogProvider("custom")?.prices_source).toBeNull();
+  });
+
+  it("lists no model id or alias twice in an entry, nor an alias that is another model's id", () => {
+    for (const entry of CATALOG) {
+      const names = entry.models.flatMap((m) => [m.id, ...(m.aliases ?? [])]);
+      expect(
+        names.filter((name, index) => names.indexOf(name) !== index),
+        entry.id,
+      ).toEqual([]);
     }
   });
 
@@ -127,6 +159,85 @@ describe("CATALOG", () => {
       output_per_1k: 0.0009,
     });
     expect(findCatalogModel("azure_api", "o4-mini")).toEqual(findCatalogModel("openai_api", "o4-mini"));
+  });
+
+  it("lists Claude on Vertex by Vertex's @-versioned ids, at Anthropic's prices and long-context tier", () => {
+    const pairs: [string, string][] = [
+      ["claude-sonnet-4-5@20250929", "claude-sonnet-4-5"],
+      ["claude-opus-4-5@20251101", "claude-opus-4-5"],
+      ["claude-haiku-4-5@20251001", "claude-haiku-4-5"],
+      ["claude-opus-4-1@20250805", "claude-opus-4-1"],
+      ["claude-sonnet-4@20250514", "claude-sonnet-4"],
+      ["claude-opus-4-6", "claude-opus-4-6"],
+    ];
+    for (const [vertexId, anthropicId] of pairs) {
+      const onVertex = findCatalogModel("vertex_api", vertexId);
+      const { aliases: _a, ...anthropic } = findCatalogModel("anthropic_api", anthropicId) ?? { id: "" };
+      expect({ ...onVertex, id: anthropicId, aliases: undefined }, vertexId).toEqual({
+        ...anthropic,
+        aliases: undefined,
+      });
+      expect(findCatalogModel("vertex_api", anthropicId)?.id).toBe(vertexId);
+    }
+    expect(findCatalogModel("vertex_api", "claude-sonnet-4-5@20250929")?.long_context).toEqual({
+      above_input_tokens: 200_000,
+      input_per_1k: 0.006,
+      output_per_1k: 0.0225,
+      cached_input_per_1k: 0,
+      cache_read_per_1k: 0.0006,
+      cache_creation_per_1k: 0.0075,
+    });
+  });
+
+  it("lists the current Gemini models on both of Google's ways in, with the Pro models' 200k tier", () => {
+    for (const id of [
+      "gemini-3.1-pro-preview",
+      "gemini-3-pro-preview",
+      "gemini-3-flash-preview",
+      "gemini-2.5-pro",
+      "gemini-2.5-flash",
+      "gemini-2.5-flash-lite",
+    ]) {
+      expect(findCatalogModel("gemini_api", id), id).toEqual(findCatalogModel("vertex_api", id));
+    }
+    expect(findCatalogModel("gemini_api", "gemini-3-pro-preview")).toMatchObject({
+      input_per_1k: 0.002,
+      output_per_1k: 0.012,
+      cached_input_per_1k: 0.0002,
+      long_context: { above_input_tokens: 200_000, input_per_1k: 0.004, output_per_1k: 0.018 },
+    });
+    expect(findCatalogModel("vertex_api", "gemini-2.5-pro")?.long_context).toMatchObject({
+      input_per_1k: 0.0025,
+      output_per_1k: 0.015,
+      cached_input_per_1k: 0.00025,
+    });
+    expect(findCatalogModel("gemini_api", "gemini-2.5-flash")?.long_context).toBeUndefined();
+    // Gemini 2.0 Flash lists lower on the Gemini API than on Vertex.
+    expect(findCatalogModel("gemini_api", "gemini-2.0-flash")?.input_per_1k).toBe(0.0001);
+    expect(findCatalogModel("vertex_api", "gemini-2.0-flash")?.input_per_1k).toBe(0.00015);
+  });
+
+  it("lists OpenAI's GPT-5 models, the 1.05M-window ones with their 272k tier", () => {
+    for (const id of [
+      "gpt-5",
+      "gpt-5-mini",
+      "gpt-5-nano",
+      "gpt-5.1",
+      "gpt-5.1-codex",
+      "gpt-5.2",
+      "gpt-5.4",
+    ]) {
+      expect(findCatalogModel("openai_api", id), id).toBeDefined();
+    }
+    expect(findCatalogModel("openai_api", "gpt-5.4")?.long_context).toEqual({
+      above_input_tokens: 272_000,
+      input_per_1k: 0.005,
+      output_per_1k: 0.0225,
+      cached_input_per_1k: 0.0005,
+      cache_read_per_1k: 0,
+      cache_creation_per_1k: 0,
+    });
+    expect(findCatalogModel("openai_api", "gpt-5.1")?.long_context).toBeUndefined();
   });
 
   it("cannot be edited in place", () => {
@@ -195,6 +306,8 @@ describe("catalogPublicView", () => {
           "models",
           "name",
           "pricing_surfaces",
+          "prices_checked_on",
+          ...(entry.prices_source === null ? [] : ["prices_source"]),
           ...(entry.anthropic_betas ? ["anthropic_betas"] : []),
         ].sort(),
       );
@@ -224,12 +337,4 @@ describe("the catalog against the API contract", () => {
       expect(parsed.error?.issues ?? []).toEqual([]);
     },
   );
-});
-
-describe("price table freshness", () => {
-  it("says for every vendor when its prices were last checked", () => {
-    for (const entry of CATALOG) {
-      expect(entry.prices_checked_on, entry.id).toMatch(/^\d{4}-\d{2}-\d{2}$/);
-    }
-  });
 });

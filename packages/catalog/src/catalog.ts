@@ -45,10 +45,14 @@ export const findCatalogModel = (catalogId: string, modelId: string): CatalogEnt
 /**
  * What GET /api/agent-network/catalog/providers returns for an entry: a deep copy with every
  * field of contracts' CatalogProvider, including api_flavor, listing and auth_header_name
- * (none is secret: they say how any client talks to the vendor). Model aliases and the price
- * check date stay internal.
+ * (none is secret: they say how any client talks to the vendor), the price check date and the
+ * price page (the dashboard flags stale prices). Model aliases stay internal.
  */
 export const catalogPublicView = (entry: CatalogEntry): CatalogProvider => {
-  const { models, prices_checked_on: _checked, ...provider } = structuredClone(entry);
-  return { ...provider, models: models.map(({ aliases: _aliases, ...m }) => m) };
+  const { models, prices_source, ...provider } = structuredClone(entry);
+  return {
+    ...provider,
+    ...(prices_source === null ? {} : { prices_source }),
+    models: models.map(({ aliases: _aliases, ...m }) => m),
+  };
 };

@@ -39,11 +39,27 @@ const ModelRates = {
   cache_creation_per_1k: RatePer1k,
 };
 
+/**
+ * Implementation field: the rates a vendor bills the whole request at once its prompt is above
+ * `above_input_tokens` (Gemini 2.5 Pro and 3.x Pro over 200k, Claude Sonnet 4/4.5 over 200k input
+ * incl. cache, GPT-5.4/5.5 over 272k). Optional: most models have one price at every size.
+ */
+export const LongContextRates = z.object({
+  above_input_tokens: z.number().int().min(0),
+  input_per_1k: RatePer1k,
+  output_per_1k: RatePer1k,
+  cached_input_per_1k: RatePer1k.optional(),
+  cache_read_per_1k: RatePer1k.optional(),
+  cache_creation_per_1k: RatePer1k.optional(),
+});
+export type LongContextRates = z.infer<typeof LongContextRates>;
+
 export const CatalogModel = z.object({
   id: z.string().min(1),
   label: z.string(),
   ...ModelRates,
   context_window: z.number().int().min(0),
+  long_context: LongContextRates.optional(),
 });
 export type CatalogModel = z.infer<typeof CatalogModel>;
 
@@ -152,6 +168,13 @@ export const CatalogProvider = z.object({
   anthropic_betas: z.array(z.string()).optional(),
   /** null when the vendor has no listing endpoint: discovery answers 422, create stores unverified. */
   listing: CatalogListing.nullable(),
+  /**
+   * Implementation fields, optional (the spec's catalog provider lists neither, docs/API.md
+   * "Catalog prices"): the day the model prices were last checked against the vendor's price page
+   * (YYYY-MM-DD), and that page's URL. The dashboard flags prices older than 60 days.
+   */
+  prices_checked_on: z.iso.date().optional(),
+  prices_source: z.url({ protocol: /^https$/ }).optional(),
 });
 export type CatalogProvider = z.infer<typeof CatalogProvider>;
 

@@ -24,6 +24,7 @@ const AZURE_MODEL_IDS = new Set([
  */
 export const azure: CatalogEntry = {
   prices_checked_on: "2026-11-22",
+  prices_source: "https://azure.microsoft.com/en-us/pricing/details/cognitive-services/openai-service/",
   id: "azure_api",
   name: "Azure OpenAI",
   description: "OpenAI models deployed in an Azure OpenAI (Azure AI Foundry) resource.",

@@ -15,11 +15,22 @@ const viaGateway = (provider: string, models: CatalogEntryModel[]): CatalogEntry
     ...m,
     id: `${provider}/${m.id}`,
     cached_input_per_1k: m.cached_input_per_1k || m.cache_read_per_1k,
+    ...(m.long_context
+      ? {
+          long_context: {
+            ...m.long_context,
+            cached_input_per_1k: m.long_context.cached_input_per_1k || m.long_context.cache_read_per_1k,
+          },
+        }
+      : {}),
     ...(aliases === undefined ? {} : { aliases: aliases.map((alias) => `${provider}/${alias}`) }),
   }));
 
 export const cloudflare: CatalogEntry = {
-  prices_checked_on: "2026-11-22",
+  // The models' prices are OpenAI's and Anthropic's (openai.ts, anthropic.ts, checked that day);
+  // this page says Cloudflare adds no per-token charge to bring-your-own-key traffic.
+  prices_checked_on: "2026-11-26",
+  prices_source: "https://developers.cloudflare.com/ai-gateway/reference/pricing/",
   id: "cloudflare_api",
   name: "Cloudflare AI Gateway",
   description:

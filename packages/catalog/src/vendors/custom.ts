@@ -7,6 +7,8 @@ import { BEARER_TEMPLATE } from "./model";
  */
 export const custom: CatalogEntry = {
   prices_checked_on: "2026-11-22",
+  // No prices are shipped: the operator's model rows are the price list.
+  prices_source: null,
   id: "custom",
   name: "Custom (OpenAI-compatible)",
   description: "An OpenAI-compatible upstream at a URL you provide; declare its models and prices.",

@@ -21,6 +21,7 @@ export const MISTRAL_MODELS: CatalogEntryModel[] = [
 
 export const mistral: CatalogEntry = {
   prices_checked_on: "2026-11-22",
+  prices_source: "https://mistral.ai/pricing",
   id: "mistral_api",
   name: "Mistral",
   description: "Mistral AI La Plateforme API at api.mistral.ai.",

@@ -2,15 +2,44 @@ import type { CatalogEntry, CatalogEntryModel } from "../types";
 import { BEARER_TEMPLATE, model } from "./model";
 
 /**
- * OpenAI list prices, Standard tier (openai.com/api/pricing). Cached prompt tokens are a
- * subset of input and bill at cached_input; there is no cache-write charge, so cache_read and
- * cache_creation are 0. gpt-4o-2024-05-13 is deliberately not an alias of gpt-4o: that
- * snapshot lists at $5 / $15.
+ * OpenAI list prices, Standard tier, USD per million tokens: developers.openai.com/api/docs/pricing,
+ * checked on prices_checked_on against stored copies of OpenAI's model pages
+ * (developers.openai.com/api/docs/models/…) and reports of that pricing page. Cached prompt tokens
+ * are a subset of input and bill at cached_input; there is no cache-write charge, so cache_read and
+ * cache_creation are 0. gpt-4o-2024-05-13 is deliberately not an alias of gpt-4o: that snapshot
+ * lists at $5 / $15.
+ *
+ * Long context: "for models with a 1.05M context window (GPT-5.4 and GPT-5.4 pro), prompts with
+ * >272K input tokens are priced at 2x input and 1.5x output for the full session" (OpenAI's
+ * GPT-5.4 pro model page); GPT-5.5, also a 1.05M window, is listed with the same rule. The cached
+ * rate doubles with input. The 400K-window models (GPT-5 to 5.3, the 5.4 mini and nano) have one
+ * price at every size. Pro models (no cached rate, Responses only) are left to provider rows.
  */
+const LONG_CONTEXT_ABOVE = 272_000;
+
 export const OPENAI_MODELS: CatalogEntryModel[] = [
+  model("gpt-5.5", "GPT-5.5", 1_050_000, {
+    input: 5,
+    output: 30,
+    cached_input: 0.5,
+    long_context: { above_input_tokens: LONG_CONTEXT_ABOVE, input: 10, output: 45, cached_input: 1 },
+  }),
+  model("gpt-5.4", "GPT-5.4", 1_050_000, {
+    input: 2.5,
+    output: 15,
+    cached_input: 0.25,
+    long_context: { above_input_tokens: LONG_CONTEXT_ABOVE, input: 5, output: 22.5, cached_input: 0.5 },
+  }),
+  model("gpt-5.4-mini", "GPT-5.4 mini", 400_000, { input: 0.75, output: 4.5, cached_input: 0.075 }),
+  model("gpt-5.4-nano", "GPT-5.4 nano", 400_000, { input: 0.2, output: 1.25, cached_input: 0.02 }),
+  model("gpt-5.3-codex", "GPT-5.3-Codex", 400_000, { input: 1.75, output: 14, cached_input: 0.175 }),
+  model("gpt-5.2", "GPT-5.2", 400_000, { input: 1.75, output: 14, cached_input: 0.175 }),
   model("gpt-5.1", "GPT-5.1", 400_000, { input: 1.25, output: 10, cached_input: 0.125 }, [
     "gpt-5.1-2025-11-13",
   ]),
+  model("gpt-5.1-codex", "GPT-5.1-Codex", 400_000, { input: 1.25, output: 10, cached_input: 0.125 }),
+  model("gpt-5.1-codex-mini", "GPT-5.1-Codex mini", 400_000, { input: 0.25, output: 2, cached_input: 0.025 }),
+  model("gpt-5-codex", "GPT-5-Codex", 400_000, { input: 1.25, output: 10, cached_input: 0.125 }),
   model("gpt-5", "GPT-5", 400_000, { input: 1.25, output: 10, cached_input: 0.125 }, ["gpt-5-2025-08-07"]),
   model("gpt-5-mini", "GPT-5 mini", 400_000, { input: 0.25, output: 2, cached_input: 0.025 }, [
     "gpt-5-mini-2025-08-07",
@@ -39,7 +68,8 @@ export const OPENAI_MODELS: CatalogEntryModel[] = [
 ];
 
 export const openai: CatalogEntry = {
-  prices_checked_on: "2026-11-22",
+  prices_checked_on: "2026-11-26",
+  prices_source: "https://developers.openai.com/api/docs/pricing",
   id: "openai_api",
   name: "OpenAI",
   description: "OpenAI API (Chat Completions and Responses) at api.openai.com.",
