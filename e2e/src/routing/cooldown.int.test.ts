@@ -1,7 +1,8 @@
+import type { Provider } from "@agentnet/contracts";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { unavailable } from "../failing-vendor";
 import { scrape, total } from "../metrics";
-import { openaiClient } from "../setup";
+import { openaiClient, readUntil } from "../setup";
 import { type RoutingStack, rowsOnceStored, startRoutingStack } from "./routing-stack";
 
 /**
@@ -10,9 +11,15 @@ import { type RoutingStack, rowsOnceStored, startRoutingStack } from "./routing-
  */
 const COOLDOWN = { failures: 3, windowMs: 10_000, cooldownMs: 4_000 };
 
+/** Heartbeats every 250 ms, not 10 s: the control-plane hears of a cooldown well within it. */
+const HEARTBEAT_MS = 250;
+
 let routing: RoutingStack;
 beforeAll(async () => {
-  routing = await startRoutingStack({ proxy: { cooldown: COOLDOWN }, metrics: true });
+  routing = await startRoutingStack({
+    proxy: { cooldown: COOLDOWN, heartbeatMs: HEARTBEAT_MS },
+    metrics: true,
+  });
 });
 afterAll(() => routing?.stop());
 beforeEach(() => routing.failing.openai.recover());
@@ -89,4 +96,40 @@ describe("a provider that keeps failing cools down, then is probed again", () =>
       await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] });
     expect(vendor.seen.length - before).toBe(1);
   });
+});
+
+describe("the provider read shows the cooldown", () => {
+  it("says until when and the last error while the proxy tries the provider last, and nothing once the cooldown is over", async () => {
+    const { account, first, second } = await routing.twoProviders("openai");
+    routing.failing.openai.failAlways(unavailable);
+    const client = openaiClient(routing.stack, account.token);
+    const failingFrom = Date.now();
+    for (let i = 0; i < COOLDOWN.failures; i++)
+      await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] });
+    const cooledAt = Date.now();
+
+    // As a user reads it: through the API, with the account's token.
+    const read = () =>
+      account.must(routing.stack.api<Provider>("GET", `/agent-network/providers/${first.id}`, account.token));
+    const cooling = await readUntil(read, (provider) => provider.cooldown !== undefined);
+    expect(cooling.cooldown).toEqual({ until: expect.any(String), last_error: "status 503" });
+    const until = Date.parse(cooling.cooldown?.until ?? "");
+    expect(until).toBeGreaterThanOrEqual(failingFrom + COOLDOWN.cooldownMs);
+    expect(until).toBeLessThanOrEqual(cooledAt + COOLDOWN.cooldownMs);
+
+    const listed = await account.must(
+      routing.stack.api<Provider[]>("GET", "/agent-network/providers", account.token),
+    );
+    expect(listed.find((provider) => provider.id === first.id)?.cooldown).toEqual(cooling.cooldown);
+    expect(listed.find((provider) => provider.id === second.id)?.cooldown).toBeUndefined();
+
+    // No request probes it meanwhile: the proxy still holds it for the probe, but its time is over.
+    const over = await readUntil(
+      read,
+      (provider) => provider.cooldown === undefined,
+      COOLDOWN.cooldownMs + 5_000,
+    );
+    expect(over.cooldown).toBeUndefined();
+    expect(Date.now()).toBeGreaterThanOrEqual(until);
+  }, 30_000);
 });
