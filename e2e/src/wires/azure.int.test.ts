@@ -94,6 +94,30 @@ describe("AzureOpenAI on the deployment paths, an azure_api provider", () => {
     expectAzureRow(row, provider, true);
   });
 
+  it("embeddings.create: the vendor's vector, one row priced as input", async () => {
+    const { account, provider, seenBefore } = await azure.azureAccount();
+
+    const answer = await azureClient(account.token).embeddings.create({ model: DEPLOYMENT, input: "say hi" });
+
+    expect(answer.data[0]?.embedding).toEqual([0.5, 0.25, 0.125]);
+    const seen = azure.azure.seen.slice(seenBefore);
+    expect(seen.map((request) => [request.path, request.body.model])).toEqual([
+      ["/openai/v1/embeddings", DEPLOYMENT],
+    ]);
+    expectAzureKey(seen, account.token);
+    const [row] = await storedRows(azure.stack, account, 1);
+    // By hand: 10,000 input tokens × $0.0025/1k; an embedding has no output and reports no cache.
+    expect(row).toMatchObject({
+      decision: "allow",
+      status_code: 200,
+      resolved_provider_id: provider.id,
+      model: DEPLOYMENT,
+      input_tokens: 10_000,
+      output_tokens: 0,
+    });
+    expect(row?.cost_usd).toBeCloseTo(0.025, 9);
+  });
+
   it("a body without a model: the deployment in the path names it", async () => {
     const { account, provider, seenBefore } = await azure.azureAccount();
     const response = await fetch(
