@@ -2,7 +2,7 @@ import { type Amount, amountOfUsage } from "@agentnet/caps";
 import type { CatalogEntry } from "@agentnet/catalog";
 import { findCatalogModel } from "@agentnet/catalog";
 import { type GatewayProvider, MAX_RATE_PER_1K } from "@agentnet/contracts";
-import { type CostShape, type EffectiveRates, resolveRates } from "@agentnet/pricing";
+import { type CostShape, type EffectiveRates, ratesForPrompt, resolveRates } from "@agentnet/pricing";
 import type { JsonObject } from "./json";
 import { geminiOutputCap } from "./request-shape";
 import type { Operation, Wire } from "./wire";
@@ -154,21 +154,19 @@ const RATE_NAMES = [
 /**
  * holdAmount: what an estimate holds in counter units. Priced in floating point and rounded up: a
  * hold is an estimate, so exact decimal arithmetic (computeCost's) buys nothing here, and this runs
- * on every capped request. Every token at the input or output rate (no cache discount assumed).
+ * on every capped request. Every token at the input or output rate (no cache discount assumed),
+ * the long-context tier's when the estimated prompt is above the model's threshold (the vendor
+ * then bills the whole request at it).
  */
 export const holdAmount = (
   tokens: { input_tokens: number; output_tokens: number },
   pricing: Pricing,
-): Amount =>
-  amountOfUsage(
-    tokens,
-    // USD per 1k tokens × 10^6 = nano-USD per token.
-    Math.ceil(
-      (tokens.input_tokens * pricing.rates.input_per_1k +
-        tokens.output_tokens * pricing.rates.output_per_1k) *
-        1e6,
-    ),
-  );
+): Amount => {
+  const rates = ratesForPrompt(pricing.rates, tokens.input_tokens);
+  // USD per 1k tokens × 10^6 = nano-USD per token.
+  const nanos = (tokens.input_tokens * rates.input_per_1k + tokens.output_tokens * rates.output_per_1k) * 1e6;
+  return amountOfUsage(tokens, Math.ceil(nanos));
+};
 
 /**
  * admissionTokens: what a request holds when admitted. A non-streaming answer cannot be cut, so
