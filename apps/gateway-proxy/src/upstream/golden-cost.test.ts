@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { findCatalogProvider } from "@agentnet/catalog";
 import type { ProviderModel } from "@agentnet/contracts";
@@ -79,5 +79,19 @@ describe("golden cost corpus", () => {
       },
       `${golden.about}: ${golden.computation}`,
     ).toEqual(expected);
+  });
+
+  it("prices every recorded answer, each by hand with parts that add up to its total", () => {
+    const recorded = readdirSync(GOLDEN).filter((file) => file !== "cases.json");
+    expect(cases.map((golden) => golden.file).sort()).toEqual(recorded.sort());
+    for (const { file, expected } of cases) {
+      const parts = ["input", "cached_input", "cache_creation", "output"].map(
+        (kind) => expected[`${kind}_cost_nanos`],
+      );
+      expect(
+        parts.reduce((sum = 0, part = 0) => sum + part, 0),
+        file,
+      ).toBe(expected.cost_nanos);
+    }
   });
 });
