@@ -121,6 +121,7 @@ export function agentSnippets(
         '#   { "security": { "auth": { "selectedType": "gemini-api-key" } } }',
         `export GOOGLE_GEMINI_BASE_URL=${origin}`,
         `export GEMINI_API_KEY=${token}`,
+        "# -p in a workspace not trusted yet: GEMINI_CLI_TRUST_WORKSPACE=true (else it exits 55)",
         'gemini -m gemini-2.5-flash -p "Hello"',
       ].join("\n"),
     },
