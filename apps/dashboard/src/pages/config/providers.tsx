@@ -2,7 +2,8 @@ import type { CatalogProvider, Provider, ProviderCooldown } from "@agentnet/cont
 import { useState } from "react";
 import { ConfirmDelete, policiesUsing } from "../../components/confirm";
 import { Badge, EmptyState, FormError, LoadState, RowActions, ScrollableTable } from "../../components/ui";
-import { formatDateTime, formatTimeOfDay } from "../../domain/format";
+import { formatDate, formatDateTime, formatTimeOfDay } from "../../domain/format";
+import { priceFreshness, STALE_AFTER_DAYS } from "../../domain/price-freshness";
 import { unpricedModels } from "../../domain/unpriced";
 import { useLoad, useSubmit } from "../../hooks";
 import { useSession } from "../../session";
@@ -29,15 +30,52 @@ function CooldownNote({ cooldown }: { cooldown: ProviderCooldown }) {
   );
 }
 
-/** The catalog as a grid of vendor buttons in their brand colours. */
+/**
+ * When an entry's prices were checked against the vendor's price page, and that page; prices
+ * checked more than 60 days ago are flagged stale (a provider's model rows can correct them).
+ */
+function CatalogPrices(props: { entry: CatalogProvider; now: Date }) {
+  const fresh = priceFreshness(props.entry, props.now);
+  if (!fresh) return <p className="hint">No prices shipped: set each model's rates on the provider.</p>;
+  return (
+    <p className="hint">
+      Prices checked {formatDate(`${fresh.checkedOn}T12:00:00`)}
+      {fresh.source ? (
+        <>
+          {" "}
+          against{" "}
+          <a href={fresh.source} target="_blank" rel="noreferrer">
+            {props.entry.name}'s price page
+          </a>
+        </>
+      ) : null}
+      {fresh.stale ? (
+        <>
+          {" "}
+          <Badge tone="bad">stale: {fresh.ageDays} days old</Badge>
+        </>
+      ) : null}
+    </p>
+  );
+}
+
+/** The catalog as a grid of vendor buttons in their brand colours, each with its prices' age. */
 function CatalogPicker(props: {
   catalog: CatalogProvider[];
   onPick: (entry: CatalogProvider) => void;
   onCancel: () => void;
 }) {
+  const now = new Date();
+  const stale = props.catalog.filter((entry) => priceFreshness(entry, now)?.stale);
   return (
     <div className="card">
       <h2>Pick a provider</h2>
+      {stale.length > 0 ? (
+        <p className="alert" role="status">
+          Catalog prices older than {STALE_AFTER_DAYS} days: {stale.map((entry) => entry.name).join(", ")}.
+          Check them against the vendor's price page, and set rates on the provider where they changed.
+        </p>
+      ) : null}
       <ul className="catalog" aria-label="Provider catalog">
         {props.catalog.map((entry) => (
           <li key={entry.id}>
@@ -51,6 +89,7 @@ function CatalogPicker(props: {
               <strong>{entry.name}</strong>
               <span className="hint">{entry.description}</span>
             </button>
+            <CatalogPrices entry={entry} now={now} />
           </li>
         ))}
       </ul>
