@@ -82,12 +82,22 @@ abstract class TokenServerBase {
     });
   }
 
-  protected injectedFailure(): number | undefined {
+  /**
+   * Answers the next injected failure, if one is due, with the vendor's error code for a server
+   * failure (5xx) or a refused client; whether it answered.
+   */
+  protected refusedByInjection(res: ServerResponse, codes: { server: string; client: string }): boolean {
     const next = this.failures[0];
-    if (!next) return undefined;
+    if (!next) return false;
     next.count -= 1;
     if (next.count <= 0) this.failures.shift();
-    return next.status;
+    this.refuse(
+      res,
+      next.status,
+      next.status >= 500 ? codes.server : codes.client,
+      "failure injected by the test",
+    );
+    return true;
   }
 
   protected issue(subject: string, prefix: string): { access_token: string; expires_in: number } {
@@ -189,16 +199,7 @@ export class GoogleTokenServer extends TokenServerBase {
       this.refuse(res, 400, "invalid_grant", claims);
       return;
     }
-    const failure = this.injectedFailure();
-    if (failure !== undefined) {
-      this.refuse(
-        res,
-        failure,
-        failure >= 500 ? "internal_failure" : "invalid_grant",
-        "failure injected by the test",
-      );
-      return;
-    }
+    if (this.refusedByInjection(res, { server: "internal_failure", client: "invalid_grant" })) return;
     sendJson(res, 200, { ...this.issue(claims.iss, "ya29.test-"), token_type: "Bearer" });
   }
 
@@ -330,16 +331,7 @@ export class EntraTokenServer extends TokenServerBase {
       this.refuse(res, 400, "invalid_scope", `AADSTS70011: scope ${form.get("scope")}`);
       return;
     }
-    const failure = this.injectedFailure();
-    if (failure !== undefined) {
-      this.refuse(
-        res,
-        failure,
-        failure >= 500 ? "temporarily_unavailable" : "invalid_client",
-        "failure injected",
-      );
-      return;
-    }
+    if (this.refusedByInjection(res, { server: "temporarily_unavailable", client: "invalid_client" })) return;
     const issued = this.issue(clientId, "eyJ0eXAi.test-");
     sendJson(res, 200, { token_type: "Bearer", ext_expires_in: issued.expires_in, ...issued });
   }
