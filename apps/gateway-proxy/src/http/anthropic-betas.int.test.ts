@@ -1,35 +1,24 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { NatsConnection, Subscription } from "@agentnet/bus";
-import { serve } from "@agentnet/bus";
-import { type Caller, ControlPlane, type GatewaySnapshot } from "@agentnet/contracts";
-import { parseSealingKeys, providerCredentialAad, seal } from "@agentnet/sealing";
-import { createLogger, hashToken } from "@agentnet/service-kit";
-import { connectTestBus, TEST_SEALING_KEY, uniqueId } from "@agentnet/testkit";
+import { uniqueId } from "@agentnet/testkit";
 import { anthropicMessage } from "@agentnet/testkit/anthropic-messages";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type GatewayProxy, startGatewayProxy } from "../app";
-import { makeCaller, makePolicy, makeProvider, makeSettings } from "../test-support/factories";
+import { type ProxyHarness, startProxyHarness } from "../test-support/proxy-harness";
 
 /**
  * Which of the caller's `anthropic-beta` values reach the vendor (docs/API.md, "Claude betas per
  * upstream"): the provider's own list when it names one, else the catalog entry's (Vertex lists
  * some, Anthropic none, so every one passes there).
  */
-const sealingKey = parseSealingKeys(TEST_SEALING_KEY);
+
 // What Claude Code sends: two betas Vertex's catalog list names, one it does not, and one so new
 // no list knows it.
 const SENT =
   "claude-code-20250219,interleaved-thinking-2025-05-14,context-1m-2025-08-07,brand-new-2026-12-01";
 
-let proxyBus: NatsConnection;
-let controlPlane: NatsConnection;
-let proxy: GatewayProxy;
+let harness: ProxyHarness;
 let vendor: Server;
 let vendorUrl: string;
-const served: Subscription[] = [];
-const callers = new Map<string, Caller>();
-const snapshots = new Map<string, GatewaySnapshot>();
 /** The `anthropic-beta` header of each request the vendor received, by the account in its path. */
 const seenBetas = new Map<string, string | undefined>();
 
@@ -55,46 +44,13 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => vendor.listen(0, "127.0.0.1", resolve));
   vendorUrl = `http://127.0.0.1:${(vendor.address() as AddressInfo).port}`;
-  proxyBus = await connectTestBus("gateway-proxy");
-  controlPlane = await connectTestBus("control-plane");
-  served.push(
-    serve(
-      controlPlane,
-      ControlPlane.authResolve,
-      ({ token_hash }) => {
-        const caller = callers.get(token_hash);
-        if (!caller) throw new Error("unknown token");
-        return caller;
-      },
-      { queue: "anthropic-betas-test" },
-    ),
-    serve(
-      controlPlane,
-      ControlPlane.gatewaySnapshot,
-      ({ account_id }) => {
-        const snapshot = snapshots.get(account_id);
-        if (!snapshot) throw new Error("unknown account");
-        return snapshot;
-      },
-      { queue: "anthropic-betas-test" },
-    ),
-  );
-  await controlPlane.flush();
-  proxy = await startGatewayProxy({
-    nc: proxyBus,
-    logger: createLogger("anthropic-betas-test", "silent"),
-    sealingKey,
-    options: { port: 0, refusePrivateUpstreams: false, publish: async () => undefined },
-  });
+  harness = await startProxyHarness("anthropic-betas-test");
 });
 
 afterAll(async () => {
-  await proxy?.stop();
-  for (const subscription of served) subscription.unsubscribe();
+  await harness?.stop();
   vendor?.closeAllConnections();
   vendor?.close();
-  await proxyBus?.drain();
-  await controlPlane?.drain();
 });
 
 /**
@@ -103,30 +59,20 @@ afterAll(async () => {
  */
 async function betasReaching(catalogId: "anthropic_api" | "vertex_api", betas?: string[]) {
   const accountId = uniqueId("acc");
-  const id = uniqueId("prov");
   const base = `${vendorUrl}/${accountId}`;
-  snapshots.set(accountId, {
-    account_id: accountId,
-    settings: makeSettings(),
-    providers: [
-      makeProvider({
-        id,
-        name: `p-${id}`,
+  const { token } = harness.accountWith(
+    [
+      {
         provider_id: catalogId,
         upstream_url: catalogId === "vertex_api" ? `${base}/v1/projects/p/locations/us-east5` : base,
         // A bare Vertex access token, or an Anthropic key: both are sent as they are.
-        sealed_api_key: seal(sealingKey, "ya29.test-token", providerCredentialAad(accountId, id)),
+        key: "ya29.test-token",
         ...(betas ? { anthropic_betas: betas } : {}),
-      }),
+      },
     ],
-    policies: [makePolicy({ id: uniqueId("pol"), destination_provider_ids: [id] })],
-    guardrails: [],
-    budget_rules: [],
-    generated_at: new Date().toISOString(),
-  });
-  const token = `agn_${uniqueId("t").padEnd(40, "x").slice(0, 40)}`;
-  callers.set(hashToken(token), makeCaller({ account_id: accountId }));
-  const res = await fetch(`${proxy.url}/v1/messages`, {
+    { accountId },
+  );
+  const res = await fetch(`${harness.proxy.url}/v1/messages`, {
     method: "POST",
     headers: {
       authorization: `Bearer ${token}`,

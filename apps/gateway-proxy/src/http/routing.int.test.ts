@@ -1,84 +1,29 @@
-import type { NatsConnection, Subscription } from "@agentnet/bus";
-import { serve } from "@agentnet/bus";
-import {
-  type Caller,
-  ControlPlane,
-  DEFAULT_ROUTING,
-  type GatewayProvider,
-  type GatewayRequestEvent,
-  type GatewaySnapshot,
-  type PolicyRouting,
-} from "@agentnet/contracts";
-import { parseSealingKeys, providerCredentialAad, seal } from "@agentnet/sealing";
-import { createLogger, hashToken } from "@agentnet/service-kit";
-import { connectTestBus, eventually, TEST_SEALING_KEY, uniqueId } from "@agentnet/testkit";
+import { DEFAULT_ROUTING, type GatewayRequestEvent, type PolicyRouting } from "@agentnet/contracts";
+import { eventually } from "@agentnet/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type GatewayProxy, startGatewayProxy } from "../app";
-import { makeCaller, makePolicy, makeProvider, makeSettings } from "../test-support/factories";
+import { type AccountProvider, type ProxyHarness, startProxyHarness } from "../test-support/proxy-harness";
 import { ANSWER_USAGE, ScriptedVendor } from "../test-support/vendor";
 
 const COOLDOWN = { failures: 2, windowMs: 60_000, cooldownMs: 1_500 };
 const HEADERS_TIMEOUT_MS = 400;
-const sealingKey = parseSealingKeys(TEST_SEALING_KEY);
 
-let proxyBus: NatsConnection;
-let controlPlane: NatsConnection;
-let proxy: GatewayProxy;
-const served: Subscription[] = [];
-const callers = new Map<string, Caller>();
-const snapshots = new Map<string, GatewaySnapshot>();
+let harness: ProxyHarness;
 const events: GatewayRequestEvent[] = [];
 const vendors: ScriptedVendor[] = [];
 
 beforeAll(async () => {
-  proxyBus = await connectTestBus("gateway-proxy");
-  controlPlane = await connectTestBus("control-plane");
-  // The control-plane's answers, as it would give them for the accounts these tests make.
-  served.push(
-    serve(
-      controlPlane,
-      ControlPlane.authResolve,
-      ({ token_hash }) => {
-        const caller = callers.get(token_hash);
-        if (!caller) throw new Error("unknown token");
-        return caller;
-      },
-      { queue: "routing-test" },
-    ),
-    serve(
-      controlPlane,
-      ControlPlane.gatewaySnapshot,
-      ({ account_id }) => {
-        const snapshot = snapshots.get(account_id);
-        if (!snapshot) throw new Error("unknown account");
-        return snapshot;
-      },
-      { queue: "routing-test" },
-    ),
-  );
-  await controlPlane.flush();
-  proxy = await startGatewayProxy({
-    nc: proxyBus,
-    logger: createLogger("routing-test", "silent"),
-    sealingKey,
-    options: {
-      port: 0,
-      refusePrivateUpstreams: false,
-      headersTimeoutMs: HEADERS_TIMEOUT_MS,
-      cooldown: COOLDOWN,
-      publish: async (_subject, event) => {
-        events.push(event as GatewayRequestEvent);
-      },
+  harness = await startProxyHarness("routing-test", {
+    headersTimeoutMs: HEADERS_TIMEOUT_MS,
+    cooldown: COOLDOWN,
+    publish: async (_subject, event) => {
+      events.push(event as GatewayRequestEvent);
     },
   });
 });
 
 afterAll(async () => {
-  await proxy?.stop();
-  for (const subscription of served) subscription.unsubscribe();
+  await harness?.stop();
   await Promise.all(vendors.map((vendor) => vendor.stop()));
-  await proxyBus?.drain();
-  await controlPlane?.drain();
 });
 
 interface Upstream {
@@ -99,51 +44,26 @@ async function closedPortUrl(): Promise<string> {
 
 /** An account whose one policy grants the upstreams in order, and the token of its one caller. */
 async function accountWith(upstreams: Upstream[], routing?: PolicyRouting) {
-  const accountId = uniqueId("acc");
-  const providers: GatewayProvider[] = [];
-  for (const [index, upstream] of upstreams.entries()) {
-    const id = uniqueId("prov");
+  const providers: AccountProvider[] = [];
+  for (const upstream of upstreams) {
     const anthropic = upstream.flavor === "anthropic";
     let url = upstream.refused ? await closedPortUrl() : "";
     if (upstream.vendor) {
       url = await upstream.vendor.start();
       vendors.push(upstream.vendor);
     }
-    providers.push(
-      makeProvider({
-        id,
-        name: `vendor-${index}-${id}`,
-        provider_id: anthropic ? "anthropic_api" : "openai_api",
-        upstream_url: anthropic ? url : `${url}/v1`,
-        sealed_api_key: seal(
-          sealingKey,
-          "sk-test",
-          providerCredentialAad(accountId, upstream.unopenableKey ? "another-provider" : id),
-        ),
-      }),
-    );
+    providers.push({
+      provider_id: anthropic ? "anthropic_api" : "openai_api",
+      upstream_url: anthropic ? url : `${url}/v1`,
+      key: "sk-test",
+      keySealedFor: upstream.unopenableKey ? "another-provider" : undefined,
+    });
   }
-  const policy = makePolicy({
-    id: uniqueId("pol"),
-    destination_provider_ids: providers.map((provider) => provider.id),
-    ...(routing ? { routing } : {}),
-  });
-  snapshots.set(accountId, {
-    account_id: accountId,
-    settings: makeSettings(),
-    providers,
-    policies: [policy],
-    guardrails: [],
-    budget_rules: [],
-    generated_at: new Date().toISOString(),
-  });
-  const token = `agn_${uniqueId("t").padEnd(40, "x").slice(0, 40)}`;
-  callers.set(hashToken(token), makeCaller({ account_id: accountId }));
-  return { accountId, token, providers };
+  return harness.accountWith(providers, { routing });
 }
 
 const ask = (token: string, body: Record<string, unknown>, path = "/v1/chat/completions") =>
-  fetch(`${proxy.url}${path}`, {
+  fetch(`${harness.proxy.url}${path}`, {
     method: "POST",
     headers: {
       authorization: `Bearer ${token}`,
@@ -264,7 +184,7 @@ describe("routing: a failure before the answer's first byte goes to the next pro
     ];
     const { accountId, token } = await accountWith([{ vendor: only }]);
     await expect(
-      fetch(`${proxy.url}/v1/chat/completions`, {
+      fetch(`${harness.proxy.url}/v1/chat/completions`, {
         method: "POST",
         headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
         body: JSON.stringify({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] }),
@@ -371,7 +291,7 @@ describe("routing: cooldown", () => {
     expect(first.seen).toHaveLength(COOLDOWN.failures);
     const status = async () =>
       (
-        (await (await fetch(`${proxy.url}/status`)).json()) as {
+        (await (await fetch(`${harness.proxy.url}/status`)).json()) as {
           cooling_providers: { provider_id: string }[];
         }
       ).cooling_providers;

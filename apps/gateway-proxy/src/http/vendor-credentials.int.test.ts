@@ -1,11 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { NatsConnection, Subscription } from "@agentnet/bus";
-import { serve } from "@agentnet/bus";
-import { type Caller, ControlPlane, type GatewaySnapshot } from "@agentnet/contracts";
-import { parseSealingKeys, providerCredentialAad, seal } from "@agentnet/sealing";
-import { createLogger, hashToken } from "@agentnet/service-kit";
-import { connectTestBus, TEST_SEALING_KEY, uniqueId } from "@agentnet/testkit";
 import {
   bearerTokenOf,
   type EntraTokenServer,
@@ -14,24 +8,17 @@ import {
   startGoogleTokenServer,
 } from "@agentnet/testkit/oauth-servers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type GatewayProxy, startGatewayProxy } from "../app";
-import { makeCaller, makePolicy, makeProvider, makeSettings } from "../test-support/factories";
+import { type ProxyHarness, startProxyHarness } from "../test-support/proxy-harness";
 
 /**
  * Keys the proxy exchanges for tokens, end to end through the proxy: a Vertex provider holding a
  * service-account key and an Azure provider holding Entra ID client credentials, each behind a
  * local vendor that takes only a token the local token endpoint minted and has not expired.
  */
-const sealingKey = parseSealingKeys(TEST_SEALING_KEY);
 
-let proxyBus: NatsConnection;
-let controlPlane: NatsConnection;
-let proxy: GatewayProxy;
+let harness: ProxyHarness;
 let google: GoogleTokenServer;
 let entra: EntraTokenServer;
-const served: Subscription[] = [];
-const callers = new Map<string, Caller>();
-const snapshots = new Map<string, GatewaySnapshot>();
 const servers: Server[] = [];
 
 interface Seen {
@@ -61,79 +48,22 @@ async function startVendor(accepts: (token: string | undefined) => boolean, answ
 beforeAll(async () => {
   google = await startGoogleTokenServer();
   entra = await startEntraTokenServer();
-  proxyBus = await connectTestBus("gateway-proxy");
-  controlPlane = await connectTestBus("control-plane");
-  served.push(
-    serve(
-      controlPlane,
-      ControlPlane.authResolve,
-      ({ token_hash }) => {
-        const caller = callers.get(token_hash);
-        if (!caller) throw new Error("unknown token");
-        return caller;
-      },
-      { queue: "vendor-credentials-test" },
-    ),
-    serve(
-      controlPlane,
-      ControlPlane.gatewaySnapshot,
-      ({ account_id }) => {
-        const snapshot = snapshots.get(account_id);
-        if (!snapshot) throw new Error("unknown account");
-        return snapshot;
-      },
-      { queue: "vendor-credentials-test" },
-    ),
-  );
-  await controlPlane.flush();
-  proxy = await startGatewayProxy({
-    nc: proxyBus,
-    logger: createLogger("vendor-credentials-test", "silent"),
-    sealingKey,
-    options: {
-      port: 0,
-      // The vendors and token endpoints are on loopback, which this test lets the proxy reach.
-      refusePrivateUpstreams: false,
-      vendorCredentials: { trustedCa: entra.ca, refreshBeforeMs: 1_500, expiryMarginMs: 300 },
-      publish: async () => undefined,
-    },
+  harness = await startProxyHarness("vendor-credentials-test", {
+    // The vendors and token endpoints are on loopback, which the harness lets the proxy reach.
+    vendorCredentials: { trustedCa: entra.ca, refreshBeforeMs: 1_500, expiryMarginMs: 300 },
   });
 });
 
 afterAll(async () => {
-  await proxy?.stop();
-  for (const subscription of served) subscription.unsubscribe();
+  await harness?.stop();
   for (const server of servers) server.close();
-  await proxyBus?.drain();
-  await controlPlane?.drain();
   await google?.close();
   await entra?.close();
 });
 
 /** An account with one provider holding `key`, and its caller's agentnet token. */
-function accountWith(catalogId: string, upstreamUrl: string, key: string) {
-  const accountId = uniqueId("acc");
-  const id = uniqueId("prov");
-  const provider = makeProvider({
-    id,
-    name: `p-${id}`,
-    provider_id: catalogId,
-    upstream_url: upstreamUrl,
-    sealed_api_key: seal(sealingKey, key, providerCredentialAad(accountId, id)),
-  });
-  snapshots.set(accountId, {
-    account_id: accountId,
-    settings: makeSettings(),
-    providers: [provider],
-    policies: [makePolicy({ id: uniqueId("pol"), destination_provider_ids: [id] })],
-    guardrails: [],
-    budget_rules: [],
-    generated_at: new Date().toISOString(),
-  });
-  const token = `agn_${uniqueId("t").padEnd(40, "x").slice(0, 40)}`;
-  callers.set(hashToken(token), makeCaller({ account_id: accountId }));
-  return token;
-}
+const accountWith = (catalogId: string, upstreamUrl: string, key: string) =>
+  harness.accountWith([{ provider_id: catalogId, upstream_url: upstreamUrl, key }]).token;
 
 const GEMINI_ANSWER = {
   candidates: [{ content: { role: "model", parts: [{ text: "hello from vertex" }] }, finishReason: "STOP" }],
@@ -163,7 +93,7 @@ describe("the proxy's credentials for keys exchanged for tokens", () => {
       const until = Date.now() + 5_000;
       while (Date.now() < until) {
         const res = await fetch(
-          `${proxy.url}/v1/projects/p1/locations/us-central1/publishers/google/models/gemini-2.5-flash:generateContent`,
+          `${harness.proxy.url}/v1/projects/p1/locations/us-central1/publishers/google/models/gemini-2.5-flash:generateContent`,
           {
             method: "POST",
             headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
@@ -192,7 +122,7 @@ describe("the proxy's credentials for keys exchanged for tokens", () => {
     const azure = await startVendor((token) => entra.accepts(token), CHAT_ANSWER);
     const app = entra.client();
     const token = accountWith("azure_api", `${azure.url}/openai/v1`, app.json);
-    const res = await fetch(`${proxy.url}/openai/v1/chat/completions`, {
+    const res = await fetch(`${harness.proxy.url}/openai/v1/chat/completions`, {
       method: "POST",
       headers: { "api-key": token, "content-type": "application/json" },
       body: JSON.stringify({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] }),
@@ -214,7 +144,7 @@ describe("the proxy's credentials for keys exchanged for tokens", () => {
       account.json,
     );
     const res = await fetch(
-      `${proxy.url}/v1/projects/p1/locations/us-central1/publishers/google/models/gemini-2.5-flash:generateContent`,
+      `${harness.proxy.url}/v1/projects/p1/locations/us-central1/publishers/google/models/gemini-2.5-flash:generateContent`,
       {
         method: "POST",
         headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },

@@ -1,0 +1,119 @@
+import { type Subscription, serve } from "@agentnet/bus";
+import {
+  type Caller,
+  ControlPlane,
+  type GatewayProvider,
+  type GatewaySnapshot,
+  type PolicyRouting,
+} from "@agentnet/contracts";
+import { parseSealingKeys, providerCredentialAad, seal } from "@agentnet/sealing";
+import { createLogger, hashToken } from "@agentnet/service-kit";
+import { connectTestBus, TEST_SEALING_KEY, uniqueId } from "@agentnet/testkit";
+import { type GatewayProxy, type GatewayProxyOptions, startGatewayProxy } from "../app";
+import { makeCaller, makePolicy, makeProvider, makeSettings } from "./factories";
+
+/** One provider of a test account: its fields (an id and name made up when absent) and its key. */
+export type AccountProvider = Partial<GatewayProvider> & {
+  key: string;
+  /** Seals the key for this provider id instead of its own: a key the proxy cannot open. */
+  keySealedFor?: string;
+};
+
+export interface ProxyHarness {
+  proxy: GatewayProxy;
+  /**
+   * Registers an account whose one policy grants `providers` in order (each key sealed as the
+   * control-plane seals it), and answers its caller's agentnet token.
+   */
+  accountWith(
+    providers: AccountProvider[],
+    options?: { accountId?: string; routing?: PolicyRouting },
+  ): { accountId: string; token: string; providers: GatewayProvider[] };
+  stop(): Promise<void>;
+}
+
+/**
+ * A gateway proxy on the test bus, with the control-plane's side played from memory: it resolves
+ * the tokens and serves the snapshots of the accounts `accountWith` registers. Upstreams may be
+ * on loopback; events go to `options.publish` (dropped unless given).
+ */
+export async function startProxyHarness(
+  name: string,
+  options: Partial<GatewayProxyOptions> = {},
+): Promise<ProxyHarness> {
+  const sealingKey = parseSealingKeys(TEST_SEALING_KEY);
+  const callers = new Map<string, Caller>();
+  const snapshots = new Map<string, GatewaySnapshot>();
+  const proxyBus = await connectTestBus("gateway-proxy");
+  const controlPlane = await connectTestBus("control-plane");
+  const served: Subscription[] = [
+    serve(
+      controlPlane,
+      ControlPlane.authResolve,
+      ({ token_hash }) => {
+        const caller = callers.get(token_hash);
+        if (!caller) throw new Error("unknown token");
+        return caller;
+      },
+      { queue: name },
+    ),
+    serve(
+      controlPlane,
+      ControlPlane.gatewaySnapshot,
+      ({ account_id }) => {
+        const snapshot = snapshots.get(account_id);
+        if (!snapshot) throw new Error("unknown account");
+        return snapshot;
+      },
+      { queue: name },
+    ),
+  ];
+  await controlPlane.flush();
+  const proxy = await startGatewayProxy({
+    nc: proxyBus,
+    logger: createLogger(name, "silent"),
+    sealingKey,
+    options: { port: 0, refusePrivateUpstreams: false, publish: async () => undefined, ...options },
+  });
+
+  const accountWith: ProxyHarness["accountWith"] = (specs, { accountId = uniqueId("acc"), routing } = {}) => {
+    const providers = specs.map(({ key, keySealedFor, ...fields }) => {
+      const id = fields.id ?? uniqueId("prov");
+      return makeProvider({
+        name: `p-${id}`,
+        ...fields,
+        id,
+        sealed_api_key: seal(sealingKey, key, providerCredentialAad(accountId, keySealedFor ?? id)),
+      });
+    });
+    snapshots.set(accountId, {
+      account_id: accountId,
+      settings: makeSettings(),
+      providers,
+      policies: [
+        makePolicy({
+          id: uniqueId("pol"),
+          destination_provider_ids: providers.map((provider) => provider.id),
+          ...(routing ? { routing } : {}),
+        }),
+      ],
+      guardrails: [],
+      budget_rules: [],
+      generated_at: new Date().toISOString(),
+    });
+    const token = `agn_${uniqueId("t").padEnd(40, "x").slice(0, 40)}`;
+    callers.set(hashToken(token), makeCaller({ account_id: accountId }));
+    return { accountId, token, providers };
+  };
+
+  return {
+    proxy,
+    accountWith,
+    async stop() {
+      await proxy.stop();
+      for (const subscription of served) subscription.unsubscribe();
+      await proxyBus.drain();
+      await controlPlane.drain();
+    },
+  };
+}
