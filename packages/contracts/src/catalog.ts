@@ -169,9 +169,9 @@ export const CatalogProvider = z.object({
   /** null when the vendor has no listing endpoint: discovery answers 422, create stores unverified. */
   listing: CatalogListing.nullable(),
   /**
-   * Implementation fields, optional (the spec's catalog provider lists neither, docs/API.md
-   * "Catalog prices"): the day the model prices were last checked against the vendor's price page
-   * (YYYY-MM-DD), and that page's URL. The dashboard flags prices older than 60 days.
+   * Implementation fields, optional (the spec's catalog provider lists neither; docs/API.md
+   * "Catalog prices"): the day the model prices were last checked against the vendor's price
+   * page (YYYY-MM-DD), and that page's URL. The dashboard flags prices older than 60 days.
    */
   prices_checked_on: z.iso.date().optional(),
   prices_source: z.url({ protocol: /^https$/ }).optional(),

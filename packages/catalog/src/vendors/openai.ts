@@ -3,8 +3,10 @@ import { BEARER_TEMPLATE, model } from "./model";
 
 /**
  * OpenAI list prices, Standard tier, USD per million tokens: developers.openai.com/api/docs/pricing,
- * checked on prices_checked_on against stored copies of OpenAI's model pages
- * (developers.openai.com/api/docs/models/…) and reports of that pricing page. Cached prompt tokens
+ * checked on prices_checked_on against the stored copy of OpenAI's GPT-5.4 pro model page
+ * (developers.openai.com/api/docs/models/gpt-5.4-pro) and reports of the pricing page that agree
+ * with one another (Vercel AI Gateway's OpenAI rows, OpenAI's Codex rate card); a model no two of
+ * them priced alike (gpt-5.1-codex-mini, the pro models) is not shipped. Cached prompt tokens
  * are a subset of input and bill at cached_input; there is no cache-write charge, so cache_read and
  * cache_creation are 0. gpt-4o-2024-05-13 is deliberately not an alias of gpt-4o: that snapshot
  * lists at $5 / $15.
@@ -33,12 +35,13 @@ export const OPENAI_MODELS: CatalogEntryModel[] = [
   model("gpt-5.4-mini", "GPT-5.4 mini", 400_000, { input: 0.75, output: 4.5, cached_input: 0.075 }),
   model("gpt-5.4-nano", "GPT-5.4 nano", 400_000, { input: 0.2, output: 1.25, cached_input: 0.02 }),
   model("gpt-5.3-codex", "GPT-5.3-Codex", 400_000, { input: 1.75, output: 14, cached_input: 0.175 }),
+  model("gpt-5.2-codex", "GPT-5.2-Codex", 400_000, { input: 1.75, output: 14, cached_input: 0.175 }),
   model("gpt-5.2", "GPT-5.2", 400_000, { input: 1.75, output: 14, cached_input: 0.175 }),
   model("gpt-5.1", "GPT-5.1", 400_000, { input: 1.25, output: 10, cached_input: 0.125 }, [
     "gpt-5.1-2025-11-13",
   ]),
   model("gpt-5.1-codex", "GPT-5.1-Codex", 400_000, { input: 1.25, output: 10, cached_input: 0.125 }),
-  model("gpt-5.1-codex-mini", "GPT-5.1-Codex mini", 400_000, { input: 0.25, output: 2, cached_input: 0.025 }),
+  model("gpt-5.1-codex-max", "GPT-5.1-Codex-Max", 400_000, { input: 1.25, output: 10, cached_input: 0.125 }),
   model("gpt-5-codex", "GPT-5-Codex", 400_000, { input: 1.25, output: 10, cached_input: 0.125 }),
   model("gpt-5", "GPT-5", 400_000, { input: 1.25, output: 10, cached_input: 0.125 }, ["gpt-5-2025-08-07"]),
   model("gpt-5-mini", "GPT-5 mini", 400_000, { input: 0.25, output: 2, cached_input: 0.025 }, [
