@@ -1,12 +1,12 @@
 import { type NatsConnection, request } from "@agentnet/bus";
-import { AppError, type Caller, ControlPlane, type CreateProviderBody } from "@agentnet/contracts";
-import { startVerifier, verifierEndpoints } from "@agentnet/provider-verifier/app";
-import { parseSealingKeys } from "@agentnet/sealing";
-import { createLogger, newId } from "@agentnet/service-kit";
-import { connectTestBus, connectTestMongo, TEST_SEALING_KEY, uniqueId } from "@agentnet/testkit";
-import type { Connection } from "mongoose";
+import { AppError, ControlPlane } from "@agentnet/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startControlPlane } from "../app";
+import {
+  type ControlPlaneHarness,
+  makeOwner,
+  makeProviderBody,
+  startControlPlaneHarness,
+} from "../test-support/harness";
 
 /**
  * A provider's `anthropic_betas` (docs/API.md, "Claude betas per upstream"): stored as written,
@@ -14,60 +14,18 @@ import { startControlPlane } from "../app";
  * in the gateway snapshot.
  */
 describe("a provider's anthropic_betas", () => {
-  let connection: Connection;
-  let controlPlane: NatsConnection;
-  let verifierBus: NatsConnection;
+  let harness: ControlPlaneHarness;
   let api: NatsConnection;
-  let verifier: { stop: () => void };
-  const caller: Caller = {
-    account_id: uniqueId("acc"),
-    user_id: newId(),
-    role: "owner",
-    group_ids: [],
-    email: "owner@example.com",
-    name: "Owner",
-  };
+  const caller = makeOwner();
 
   beforeAll(async () => {
-    connection = await connectTestMongo();
-    controlPlane = await connectTestBus("control-plane-test");
-    verifierBus = await connectTestBus("provider-verifier-test");
-    api = await connectTestBus("api-gateway-test");
-    const prefix = uniqueId("verifier");
-    verifier = await startVerifier({
-      nc: verifierBus,
-      logger: createLogger("provider-verifier", "silent"),
-      options: { subjectPrefix: prefix },
-    });
-    await startControlPlane({
-      nc: controlPlane,
-      connection,
-      logger: createLogger("control-plane", "silent"),
-      sealingKey: parseSealingKeys(TEST_SEALING_KEY),
-      verifier: verifierEndpoints(prefix),
-    });
+    harness = await startControlPlaneHarness();
+    api = harness.api;
   });
   afterAll(async () => {
-    verifier?.stop();
-    await Promise.all([controlPlane?.drain(), verifierBus?.drain(), api?.drain()]);
-    await connection?.close();
+    await harness?.stop();
   });
 
-  // A loopback upstream is stored unverified (private address), which is all this needs.
-  const body = (overrides: Partial<CreateProviderBody> = {}): CreateProviderBody => ({
-    provider_id: "vertex_api",
-    name: uniqueId("p"),
-    upstream_url: "http://127.0.0.1:9/v1/projects/p/locations/us-central1",
-    api_key: "ya29.test-access-token",
-    models: [],
-    extra_values: {},
-    identity_header_user_id: "",
-    identity_header_groups: "",
-    enabled: true,
-    skip_tls_verification: false,
-    metadata_disabled: false,
-    ...overrides,
-  });
   const betas = ["context-1m-2025-08-07", "my-new-beta-2026-12-01"];
   const get = (id: string) => request(api, ControlPlane.providersGet, { caller, provider_id: id });
   const update = (id: string, extra: Record<string, unknown>) =>
@@ -89,7 +47,7 @@ describe("a provider's anthropic_betas", () => {
   it("is stored as written, read back, and carried in the gateway snapshot", async () => {
     const created = await request(api, ControlPlane.providersCreate, {
       caller,
-      body: body({ anthropic_betas: betas }),
+      body: makeProviderBody({ anthropic_betas: betas }),
     });
     expect(created.anthropic_betas).toEqual(betas);
     expect((await get(created.id)).anthropic_betas).toEqual(betas);
@@ -99,7 +57,7 @@ describe("a provider's anthropic_betas", () => {
   it("is kept by a PUT that omits it, replaced by one that sends it, and cleared by null", async () => {
     const created = await request(api, ControlPlane.providersCreate, {
       caller,
-      body: body({ anthropic_betas: betas }),
+      body: makeProviderBody({ anthropic_betas: betas }),
     });
     const renamed = await update(created.id, {});
     expect(renamed.name).toBe("renamed");
@@ -118,13 +76,13 @@ describe("a provider's anthropic_betas", () => {
   });
 
   it("is absent when created without one: the catalog's list applies", async () => {
-    const created = await request(api, ControlPlane.providersCreate, { caller, body: body() });
+    const created = await request(api, ControlPlane.providersCreate, { caller, body: makeProviderBody() });
     expect(created).not.toHaveProperty("anthropic_betas");
     expect(await get(created.id)).not.toHaveProperty("anthropic_betas");
   });
 
   it("refuses a value that is not a header token, naming it", async () => {
-    const created = await request(api, ControlPlane.providersCreate, { caller, body: body() });
+    const created = await request(api, ControlPlane.providersCreate, { caller, body: makeProviderBody() });
     const error = await update(created.id, { anthropic_betas: ["ok-beta", "a,b"] }).then(
       () => undefined,
       (reason: unknown) => reason,

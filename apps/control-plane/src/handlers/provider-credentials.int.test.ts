@@ -1,19 +1,20 @@
 import { type NatsConnection, request } from "@agentnet/bus";
-import { AppError, type Caller, ControlPlane, type CreateProviderBody } from "@agentnet/contracts";
-import { startVerifier, verifierEndpoints } from "@agentnet/provider-verifier/app";
-import { parseSealingKeys, providerCredentialAad, unseal } from "@agentnet/sealing";
-import { createLogger, newId } from "@agentnet/service-kit";
-import { connectTestBus, connectTestMongo, TEST_SEALING_KEY, uniqueId } from "@agentnet/testkit";
+import { AppError, ControlPlane } from "@agentnet/contracts";
+import { providerCredentialAad, unseal } from "@agentnet/sealing";
 import {
   type EntraTokenServer,
   type GoogleTokenServer,
   startEntraTokenServer,
   startGoogleTokenServer,
 } from "@agentnet/testkit/oauth-servers";
-import type { Connection } from "mongoose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startControlPlane } from "../app";
 import { createAgentModels } from "../store/agent-models";
+import {
+  type ControlPlaneHarness,
+  makeOwner,
+  makeProviderBody,
+  startControlPlaneHarness,
+} from "../test-support/harness";
 
 /**
  * A provider's key may be a credential the proxy exchanges for tokens (packages/vendor-auth): the
@@ -21,75 +22,37 @@ import { createAgentModels } from "../store/agent-models";
  * it sealed and write-only, and says which kind it stored.
  */
 describe("provider keys of each kind", () => {
-  let connection: Connection;
-  let controlPlane: NatsConnection;
-  let verifierBus: NatsConnection;
+  let harness: ControlPlaneHarness;
   let api: NatsConnection;
   let google: GoogleTokenServer;
   let entra: EntraTokenServer;
-  let verifier: { stop: () => void };
-  const sealingKey = parseSealingKeys(TEST_SEALING_KEY);
-  const caller: Caller = {
-    account_id: uniqueId("acc"),
-    user_id: newId(),
-    role: "owner",
-    group_ids: [],
-    email: "owner@example.com",
-    name: "Owner",
-  };
+  const caller = makeOwner();
 
   beforeAll(async () => {
     google = await startGoogleTokenServer();
     entra = await startEntraTokenServer();
-    connection = await connectTestMongo();
-    controlPlane = await connectTestBus("control-plane-test");
-    verifierBus = await connectTestBus("provider-verifier-test");
-    api = await connectTestBus("api-gateway-test");
-    const prefix = uniqueId("verifier");
-    verifier = await startVerifier({
-      nc: verifierBus,
-      logger: createLogger("provider-verifier", "silent"),
-      options: {
-        subjectPrefix: prefix,
-        tokenEndpoints: [new URL(google.tokenUri).origin, entra.authorityHost],
-        extraCa: [entra.ca],
-      },
+    harness = await startControlPlaneHarness({
+      tokenEndpoints: [new URL(google.tokenUri).origin, entra.authorityHost],
+      extraCa: [entra.ca],
     });
-    await startControlPlane({
-      nc: controlPlane,
-      connection,
-      logger: createLogger("control-plane", "silent"),
-      sealingKey,
-      verifier: verifierEndpoints(prefix),
-    });
+    api = harness.api;
   });
   afterAll(async () => {
-    verifier?.stop();
-    await Promise.all([controlPlane?.drain(), verifierBus?.drain(), api?.drain()]);
-    await connection?.close();
+    await harness?.stop();
     await google?.close();
     await entra?.close();
   });
 
   // A loopback upstream is stored unverified (private address); the key is still checked first.
-  const body = (provider_id: string, api_key: string): CreateProviderBody => ({
-    provider_id,
-    name: uniqueId("p"),
-    upstream_url:
-      provider_id === "vertex_api"
-        ? "http://127.0.0.1:9/v1/projects/p/locations/us-central1"
-        : "http://127.0.0.1:9/openai/v1",
-    api_key,
-    models: [],
-    extra_values: {},
-    identity_header_user_id: "",
-    identity_header_groups: "",
-    enabled: true,
-    skip_tls_verification: false,
-    metadata_disabled: false,
-  });
   const create = (provider_id: string, api_key: string) =>
-    request(api, ControlPlane.providersCreate, { caller, body: body(provider_id, api_key) });
+    request(api, ControlPlane.providersCreate, {
+      caller,
+      body: makeProviderBody({
+        provider_id,
+        api_key,
+        ...(provider_id === "vertex_api" ? {} : { upstream_url: "http://127.0.0.1:9/openai/v1" }),
+      }),
+    });
   const refusal = (reply: Promise<unknown>) =>
     reply.then(
       () => undefined,
@@ -105,10 +68,11 @@ describe("provider keys of each kind", () => {
     expect(JSON.stringify(created)).not.toContain("PRIVATE KEY");
     // The verifier minted a token from it before the private upstream stored it unverified.
     expect(google.mints).toContain(account.email);
-    const models = await createAgentModels(connection);
+    const models = await createAgentModels(harness.connection);
     const doc = await models.Provider.findById(created.id).lean();
     expect(
-      doc && unseal(sealingKey, doc.sealed_api_key, providerCredentialAad(caller.account_id, doc._id)),
+      doc &&
+        unseal(harness.sealingKey, doc.sealed_api_key, providerCredentialAad(caller.account_id, doc._id)),
     ).toBe(account.json);
     const read = await request(api, ControlPlane.providersGet, { caller, provider_id: created.id });
     expect(read.credential_kind).toBe("service_account");
