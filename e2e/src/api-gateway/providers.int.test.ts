@@ -2,6 +2,7 @@ import { request } from "@agentnet/bus";
 import {
   type AgentConfig,
   API_KEY_TOKEN,
+  type CatalogProvider,
   ControlPlane,
   DEFAULT_ROUTING,
   type DiscoverModelsReply,
@@ -398,23 +399,27 @@ describe("agent-config", () => {
 describe("catalog and model discovery", () => {
   it("lists the static catalog with the six API styles and custom", async () => {
     const o = await owner();
-    const catalog = await api.call<{ id: string; auth_header_template: string }[]>(
-      "GET",
-      "/api/agent-network/catalog/providers",
-      { token: o.token },
-    );
+    const catalog = await api.call<CatalogProvider[]>("GET", "/api/agent-network/catalog/providers", {
+      token: o.token,
+    });
     expect(catalog.body.map((c) => c.id).sort()).toEqual(
       [
         "anthropic_api",
         "azure_api",
         "cloudflare_api",
         "custom",
+        "gemini_api",
         "mistral_api",
         "openai_api",
         "vertex_api",
       ].sort(),
     );
     for (const entry of catalog.body) expect(entry.auth_header_template).toContain(API_KEY_TOKEN);
+    // Where each entry's prices come from and when they were checked (docs/API.md "Catalog prices").
+    expect(catalog.body.find((c) => c.id === "openai_api")).toMatchObject({
+      prices_checked_on: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+      prices_source: expect.stringMatching(/^https:\/\//),
+    });
   });
 
   it("discovers models with an unsaved key or a stored provider, with pricing_known", async () => {
