@@ -1,5 +1,6 @@
 import type { ServerResponse } from "node:http";
 import { FakeUpstream, type SeenRequest } from "../upstream";
+import { sendJson } from "./vendor-http";
 
 /** The path prefix of Azure OpenAI's v1 API (`https://{resource}.openai.azure.com/openai/v1/...`). */
 export const AZURE_V1 = "/openai/v1";
@@ -61,8 +62,7 @@ export class FakeAzure extends FakeUpstream {
 
   /** Azure's error body: `{"error":{"code","message"}}`, the code a string. */
   private error(res: ServerResponse, status: number, code: string, message: string) {
-    res.writeHead(status, { "content-type": "application/json" });
-    res.end(JSON.stringify({ error: { code, message } }));
+    sendJson(res, status, { error: { code, message } }, "application/json");
   }
 }
 

@@ -1,5 +1,6 @@
 import type { ServerResponse } from "node:http";
 import { FakeUpstream, type SeenRequest } from "../upstream";
+import { bearerToken, drained, sendJson } from "./vendor-http";
 
 /** Gemini's `usageMetadata` counts, as the fake vendor reports them on its answers. */
 export interface GeminiUsage {
@@ -78,11 +79,11 @@ export class FakeGoogle extends FakeUpstream {
     const vertex = VERTEX_PATH.exec(path);
     if (request.method === "GET" && MODEL_LIST.test(path)) {
       if (!this.hasApiKey(request, query)) return this.refuse(res);
-      return this.send(res, 200, this.modelList());
+      return sendJson(res, 200, this.modelList());
     }
     if (request.method === "GET" && VERTEX_MODEL_LIST.test(path)) {
       if (!this.hasBearer(request)) return this.refuse(res);
-      return this.send(res, 200, this.publisherModelList());
+      return sendJson(res, 200, this.publisherModelList());
     }
     if (request.method !== "POST" || (!gemini && !vertex)) {
       return this.error(res, 404, `Method or path not found: ${request.method} ${path}`);
@@ -91,7 +92,7 @@ export class FakeGoogle extends FakeUpstream {
     const [model = "", method = ""] = gemini ? [gemini[2], gemini[3]] : [vertex?.[4], vertex?.[5]];
     const onVertex = vertex !== null;
     if (method === "countTokens") {
-      return this.send(res, 200, {
+      return sendJson(res, 200, {
         totalTokens: this.geminiUsage.promptTokenCount,
         ...(onVertex
           ? { totalBillableCharacters: this.geminiUsage.promptTokenCount * 4 }
@@ -99,7 +100,7 @@ export class FakeGoogle extends FakeUpstream {
       });
     }
     const parts = this.nextAnswers.shift();
-    if (method === "generateContent") return this.send(res, 200, this.answer(model, onVertex, parts));
+    if (method === "generateContent") return sendJson(res, 200, this.answer(model, onVertex, parts));
     const chunks = this.chunks(model, onVertex, parts);
     return query.get("alt") === "sse" ? this.sseStream(res, chunks) : this.arrayStream(res, chunks);
   }
@@ -110,8 +111,7 @@ export class FakeGoogle extends FakeUpstream {
   }
 
   private hasBearer(request: SeenRequest): boolean {
-    const header = request.headers.authorization ?? "";
-    const token = header.toLowerCase().startsWith("bearer ") ? header.slice(7) : undefined;
+    const token = bearerToken(request);
     return token !== undefined && this.credentials.acceptsBearer?.(token) === true;
   }
 
@@ -121,14 +121,9 @@ export class FakeGoogle extends FakeUpstream {
   }
 
   private error(res: ServerResponse, status: number, message: string) {
-    return this.send(res, status, {
+    return sendJson(res, status, {
       error: { code: status, message, status: STATUS_NAMES[status] ?? "UNKNOWN" },
     });
-  }
-
-  private send(res: ServerResponse, status: number, body: unknown) {
-    res.writeHead(status, { "content-type": "application/json; charset=UTF-8" });
-    res.end(JSON.stringify(body));
   }
 
   /** The whole usage, as a finished answer (and a stream's last chunk) reports it. */
@@ -234,15 +229,3 @@ export class FakeGoogle extends FakeUpstream {
     };
   }
 }
-
-/** Until the response takes more, or its client left. */
-const drained = (res: ServerResponse) =>
-  new Promise<void>((resolve) => {
-    const done = () => {
-      res.off("drain", done);
-      res.off("close", done);
-      resolve();
-    };
-    res.on("drain", done);
-    res.on("close", done);
-  });

@@ -1,5 +1,6 @@
 import type { ServerResponse } from "node:http";
 import { FakeUpstream, type SeenRequest } from "../upstream";
+import { sendJson } from "./vendor-http";
 
 /**
  * A local Mistral La Plateforme: `POST /v1/chat/completions`, streaming and not, answering
@@ -42,6 +43,10 @@ export class FakeMistral extends FakeUpstream {
       });
     }
     return body.stream === true ? this.stream(res, body) : this.send(res, 200, this.completion(body));
+  }
+
+  private send(res: ServerResponse, status: number, body: unknown) {
+    sendJson(res, status, body, "application/json");
   }
 
   private usageInfo() {
@@ -89,10 +94,5 @@ export class FakeMistral extends FakeUpstream {
     res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" });
     for (const event of events) res.write(`data: ${JSON.stringify(event)}\n\n`);
     res.end("data: [DONE]\n\n");
-  }
-
-  private send(res: ServerResponse, status: number, body: unknown) {
-    res.writeHead(status, { "content-type": "application/json" });
-    res.end(JSON.stringify(body));
   }
 }

@@ -8,6 +8,7 @@ import {
   wordPieces,
 } from "@agentnet/testkit/anthropic-messages";
 import { FakeUpstream, type SeenRequest } from "../upstream";
+import { bearerToken, drained, sendJson } from "./vendor-http";
 
 /** The Messages API version Vertex documents for the body of Claude requests. */
 export const VERTEX_ANTHROPIC_VERSION = "vertex-2023-10-16";
@@ -69,12 +70,12 @@ export class FakeVertexAnthropic extends FakeUpstream {
     const problem = this.bodyProblem(body, counting, method);
     if (problem) {
       this.invalid.push(problem);
-      return this.send(res, 400, {
+      return sendJson(res, 400, {
         type: "error",
         error: { type: "invalid_request_error", message: problem },
       });
     }
-    if (counting) return this.send(res, 200, { input_tokens: this.claudeUsage.input });
+    if (counting) return sendJson(res, 200, { input_tokens: this.claudeUsage.input });
     // Vertex names the model Anthropic's way in its answers.
     const answer: AnthropicAnswer = {
       model: decodeURIComponent(model).replace("@", "-"),
@@ -82,7 +83,7 @@ export class FakeVertexAnthropic extends FakeUpstream {
       usage: this.claudeUsageObject(),
       texts: wordPieces(this.reply),
     };
-    if (method === "rawPredict") return this.send(res, 200, anthropicMessage(answer));
+    if (method === "rawPredict") return sendJson(res, 200, anthropicMessage(answer));
     return this.stream(res, answer);
   }
 
@@ -98,8 +99,7 @@ export class FakeVertexAnthropic extends FakeUpstream {
   }
 
   private hasBearer(request: SeenRequest): boolean {
-    const header = request.headers.authorization ?? "";
-    const token = header.toLowerCase().startsWith("bearer ") ? header.slice(7) : undefined;
+    const token = bearerToken(request);
     return token !== undefined && this.acceptsBearer(token);
   }
 
@@ -119,12 +119,7 @@ export class FakeVertexAnthropic extends FakeUpstream {
   }
 
   private googleError(res: ServerResponse, status: number, name: string, message: string) {
-    return this.send(res, status, { error: { code: status, message, status: name } });
-  }
-
-  private send(res: ServerResponse, status: number, body: unknown) {
-    res.writeHead(status, { "content-type": "application/json; charset=UTF-8" });
-    res.end(JSON.stringify(body));
+    return sendJson(res, status, { error: { code: status, message, status: name } });
   }
 
   /** The event stream, written as fast as the reader takes it; stops when the reader leaves. */
@@ -137,15 +132,3 @@ export class FakeVertexAnthropic extends FakeUpstream {
     res.end();
   }
 }
-
-/** Until the response takes more, or its client left. */
-const drained = (res: ServerResponse) =>
-  new Promise<void>((resolve) => {
-    const done = () => {
-      res.off("drain", done);
-      res.off("close", done);
-      resolve();
-    };
-    res.on("drain", done);
-    res.on("close", done);
-  });
