@@ -20,25 +20,28 @@ export interface ClaudeRun extends AgentRun {
 }
 
 /**
- * Runs `claude -p <prompt> --output-format json` pointed at `baseUrl` with an agentnet token, with
- * telemetry and non-essential traffic off.
+ * Runs `claude -p <prompt> --output-format json` with an agentnet token (sent as
+ * `Authorization: Bearer`), with telemetry and non-essential traffic off: pointed at `baseUrl`
+ * on Anthropic's API, or where `env` says (Vertex mode names its own base URL there).
  */
 export async function runClaude(options: {
-  baseUrl: string;
+  baseUrl?: string;
   token: string;
   prompt: string;
   model?: string;
   timeoutMs?: number;
+  env?: Record<string, string>;
 }): Promise<ClaudeRun> {
   const run = await runAgent(
     claudeBinary(),
     ["-p", options.prompt, "--output-format", "json", ...(options.model ? ["--model", options.model] : [])],
     {
-      ANTHROPIC_BASE_URL: options.baseUrl,
+      ...(options.baseUrl ? { ANTHROPIC_BASE_URL: options.baseUrl } : {}),
       ANTHROPIC_AUTH_TOKEN: options.token,
       DISABLE_TELEMETRY: "1",
       DISABLE_AUTOUPDATER: "1",
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+      ...options.env,
     },
     { timeoutMs: options.timeoutMs },
   );

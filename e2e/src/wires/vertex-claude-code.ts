@@ -1,5 +1,4 @@
-import { runAgent } from "../agents/agent-process";
-import { type ClaudeRun, claudeBinary } from "../agents/claude-code";
+import { type ClaudeRun, runClaude } from "../agents/claude-code";
 
 /**
  * Runs `claude -p <prompt> --output-format json` in Vertex mode against the gateway, as a platform
@@ -9,7 +8,7 @@ import { type ClaudeRun, claudeBinary } from "../agents/claude-code";
  * Telemetry and non-essential traffic are off. The model is named (its Vertex default has no `@`
  * version).
  */
-export async function runClaudeOnVertex(options: {
+export function runClaudeOnVertex(options: {
   baseUrl: string;
   token: string;
   prompt: string;
@@ -18,29 +17,17 @@ export async function runClaudeOnVertex(options: {
   model: string;
   timeoutMs?: number;
 }): Promise<ClaudeRun> {
-  const run = await runAgent(
-    claudeBinary(),
-    ["-p", options.prompt, "--output-format", "json", "--model", options.model],
-    {
+  return runClaude({
+    token: options.token,
+    prompt: options.prompt,
+    model: options.model,
+    timeoutMs: options.timeoutMs,
+    env: {
       CLAUDE_CODE_USE_VERTEX: "1",
       ANTHROPIC_VERTEX_BASE_URL: `${options.baseUrl}/v1`,
       CLAUDE_CODE_SKIP_VERTEX_AUTH: "1",
       ANTHROPIC_VERTEX_PROJECT_ID: options.project,
       CLOUD_ML_REGION: options.region,
-      ANTHROPIC_AUTH_TOKEN: options.token,
-      DISABLE_TELEMETRY: "1",
-      DISABLE_AUTOUPDATER: "1",
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
     },
-    { timeoutMs: options.timeoutMs },
-  );
-  return { ...run, json: parseResult(run.stdout) };
-}
-
-function parseResult(stdout: string): ClaudeRun["json"] {
-  try {
-    return JSON.parse(stdout) as ClaudeRun["json"];
-  } catch {
-    return undefined;
-  }
+  });
 }
