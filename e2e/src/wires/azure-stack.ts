@@ -1,9 +1,13 @@
-import type { AccessLogEntry, AccessLogPage, Provider } from "@agentnet/contracts";
+import type { AccessLogEntry, Provider } from "@agentnet/contracts";
 import { expect } from "vitest";
-import { type Account, configure, readUntil } from "../setup";
-import { type Stack, startStack } from "../stack";
 import type { SeenRequest } from "../upstream";
 import { AZURE_V1, FakeAzure } from "../vendors/azure";
+import {
+  accountWithProvider,
+  expectAllowedRow,
+  expectVendorCredential,
+  startVendorStack,
+} from "./wire-stack";
 
 export const AZURE_KEY = "azure-resource-key";
 /** The deployment's name, chosen by the operator: what Azure's clients send as the model. */
@@ -27,12 +31,8 @@ const EXPECTED_COST = 0.025;
 export async function startAzureStack() {
   const azure = new FakeAzure(AZURE_KEY);
   const azureUrl = await azure.start();
-  const stack = await startStack({
-    telemetry: true,
-    proxy: { allowedPrivateUpstreams: [new URL(azureUrl).host] },
-  });
+  const stack = await startVendorStack(azureUrl);
 
-  /** The fixed usage and reply again, as each test starts. */
   const reset = () => {
     azure.usage = { ...AZURE_USAGE };
     azure.reply = "Hello from Azure";
@@ -40,27 +40,18 @@ export async function startAzureStack() {
 
   /** A fresh account, its azure_api provider, under a daily token cap per user (generous unless said). */
   const azureAccount = async (options: { userCap?: number } = {}) => {
-    const account = await stack.newAccount();
-    const provider = await account.must(
-      stack.api<Provider>("POST", "/agent-network/providers", account.token, {
+    const granted = await accountWithProvider(
+      stack,
+      {
         provider_id: "azure_api",
         name: "Azure",
         upstream_url: `${azureUrl}${AZURE_V1}`,
         api_key: AZURE_KEY,
         models: [{ id: DEPLOYMENT, ...RATES }],
-      }),
-    );
-    const setup = configure(stack, account);
-    await setup.policy([provider.id]);
-    await setup.budgetRule({
-      token_limit: {
-        enabled: true,
-        group_cap: 0,
-        user_cap: options.userCap ?? 100_000_000,
-        window_seconds: 86_400,
       },
-    });
-    return { account, provider, seenBefore: azure.seen.length };
+      options,
+    );
+    return { ...granted, seenBefore: azure.seen.length };
   };
 
   const stop = async () => {
@@ -73,42 +64,29 @@ export async function startAzureStack() {
 
 export type AzureStack = Awaited<ReturnType<typeof startAzureStack>>;
 
-/** The account's access-log rows, oldest first, once `count` are stored, and a moment more for any extra row. */
-export async function storedRows(stack: Stack, account: Account, count: number): Promise<AccessLogEntry[]> {
-  const read = () =>
-    account.must(
-      stack.api<AccessLogPage>(
-        "GET",
-        "/agent-network/access-logs?sort_order=ascending&page_size=100",
-        account.token,
-      ),
-    );
-  await readUntil(read, (page) => page.total_records >= count);
-  await new Promise((resolve) => setTimeout(resolve, 500));
-  return (await read()).data;
-}
-
 /** The row of a request with the fixed usage: allowed, the vendor's counts, priced by hand. */
 export function expectAzureRow(row: AccessLogEntry | undefined, provider: Provider, stream: boolean) {
-  expect(row).toMatchObject({
-    decision: "allow",
-    status_code: 200,
-    resolved_provider_id: provider.id,
+  expectAllowedRow(row, {
+    provider,
     model: DEPLOYMENT,
     stream,
-    input_tokens: AZURE_USAGE.input,
-    cached_input_tokens: AZURE_USAGE.cached,
-    output_tokens: AZURE_USAGE.output,
+    counts: {
+      input_tokens: AZURE_USAGE.input,
+      cached_input_tokens: AZURE_USAGE.cached,
+      output_tokens: AZURE_USAGE.output,
+    },
+    cost: EXPECTED_COST,
   });
-  expect(row?.cost_usd).toBeCloseTo(EXPECTED_COST, 9);
 }
 
 /** The vendor saw the resource key in `api-key` on every request, and the agentnet token nowhere. */
 export function expectAzureKey(seen: SeenRequest[], token: string) {
-  expect(seen.length).toBeGreaterThan(0);
-  for (const request of seen) {
-    expect(request.headers["api-key"]).toBe(AZURE_KEY);
-    expect(request.headers.authorization).toBeUndefined();
-    expect(JSON.stringify([request.headers, request.query, request.body])).not.toContain(token);
-  }
+  expectVendorCredential(
+    seen,
+    (request) => {
+      expect(request.headers["api-key"]).toBe(AZURE_KEY);
+      expect(request.headers.authorization).toBeUndefined();
+    },
+    token,
+  );
 }

@@ -1,23 +1,13 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { clearOfHourEnd, configure } from "../setup";
-import {
-  type AzureStack,
-  DEPLOYMENT,
-  expectAzureKey,
-  expectAzureRow,
-  startAzureStack,
-  storedRows,
-} from "./azure-stack";
+import { describe, expect, it } from "vitest";
+import { configure } from "../setup";
+import { type AzureStack, DEPLOYMENT, expectAzureKey, expectAzureRow, startAzureStack } from "./azure-stack";
 import { runCopilot } from "./copilot-cli";
+import { expectAllowedRow, storedRows, useWireStack } from "./wire-stack";
 
 let azure: AzureStack;
-beforeAll(async () => {
-  azure = await startAzureStack();
-}, 60_000);
-afterAll(() => azure?.stop());
-// The token cap's window is a day: no test straddles its end (an hour's end is the safe bound).
-beforeEach(() => clearOfHourEnd(), 30_000);
-beforeEach(() => azure.reset());
+useWireStack(startAzureStack, (started) => {
+  azure = started;
+});
 
 /**
  * gpt-4o in the catalog: $2.50 per million input tokens, $1.25 cached, $10 output. By hand:
@@ -51,17 +41,17 @@ describe("GitHub Copilot CLI through the gateway", () => {
     expect(JSON.stringify([seen[0]?.headers, seen[0]?.body])).not.toContain(account.token);
     const [row, ...more] = await storedRows(stack, account, 1);
     expect(more).toEqual([]);
-    expect(row).toMatchObject({
-      decision: "allow",
-      status_code: 200,
-      resolved_provider_id: account.openaiProvider.id,
+    expectAllowedRow(row, {
+      provider: account.openaiProvider,
       model: "gpt-4o",
       stream: true,
-      input_tokens: OPENAI_USAGE.input,
-      cached_input_tokens: OPENAI_USAGE.cached,
-      output_tokens: OPENAI_USAGE.output,
+      counts: {
+        input_tokens: OPENAI_USAGE.input,
+        cached_input_tokens: OPENAI_USAGE.cached,
+        output_tokens: OPENAI_USAGE.output,
+      },
+      cost: OPENAI_COST,
     });
-    expect(row?.cost_usd).toBeCloseTo(OPENAI_COST, 9);
   }, 120_000);
 
   it("as an Azure provider type, on Azure's v1 routes: prints the vendor's text, one priced row", async () => {

@@ -1,11 +1,17 @@
-import type { AccessLogEntry, AccessLogPage, Provider } from "@agentnet/contracts";
+import type { AccessLogEntry, Provider } from "@agentnet/contracts";
 import { startGoogleTokenServer } from "@agentnet/testkit";
 import { type GenerateContentResponse, GoogleGenAI } from "@google/genai";
 import { expect } from "vitest";
-import { type Account, configure, readUntil } from "../setup";
-import { startStack } from "../stack";
+import type { Account } from "../setup";
 import type { SeenRequest } from "../upstream";
 import { FakeGoogle, type GeminiUsage } from "../vendors/google";
+import {
+  accountWithProvider,
+  expectAllowedRow,
+  expectVendorCredential,
+  startVendorStack,
+  storedRows,
+} from "./wire-stack";
 
 export const GEMINI_KEY = "gemini-provider-key";
 export const VERTEX_TOKEN = "ya29.vertex-provider-access-token";
@@ -45,15 +51,8 @@ export async function startGeminiStack() {
     acceptsBearer: (token) => token === VERTEX_TOKEN || tokens.accepts(token),
   });
   const googleUrl = await google.start();
-  const tokenOrigin = new URL(tokens.tokenUri);
-  const stack = await startStack({
-    telemetry: true,
-    proxy: { allowedPrivateUpstreams: [new URL(googleUrl).host, tokenOrigin.host] },
-    // The verifier checks a service-account key by minting a token with it, then listing models.
-    verifier: { tokenEndpoints: [tokenOrigin.origin] },
-  });
+  const stack = await startVendorStack(googleUrl, tokens);
 
-  /** The fixed usage and reply again, as each test starts. */
   const reset = () => {
     google.geminiUsage = { ...USAGE };
     google.reply = "Hello from Gemini";
@@ -70,62 +69,33 @@ export async function startGeminiStack() {
     kind: GoogleKind,
     options: { userCap?: number; apiKey?: string; capture?: boolean; identity?: boolean } = {},
   ) => {
-    const account = await stack.newAccount(options.capture ? { enable_prompt_collection: true } : {});
     const identity = options.identity
       ? { identity_header_user_id: "X-Caller", identity_header_groups: "X-Caller-Groups" }
       : {};
-    const provider = await account.must(
-      stack.api<Provider>(
-        "POST",
-        "/agent-network/providers",
-        account.token,
-        kind === "gemini_api"
-          ? {
-              provider_id: "gemini_api",
-              name: "Gemini",
-              upstream_url: googleUrl,
-              api_key: GEMINI_KEY,
-              ...identity,
-            }
-          : {
-              provider_id: "vertex_api",
-              name: "Vertex",
-              upstream_url: `${googleUrl}/v1/projects/${PROJECT}/locations/${LOCATION}`,
-              api_key: options.apiKey ?? VERTEX_TOKEN,
-              ...identity,
-            },
-      ),
+    const granted = await accountWithProvider(
+      stack,
+      kind === "gemini_api"
+        ? {
+            provider_id: "gemini_api",
+            name: "Gemini",
+            upstream_url: googleUrl,
+            api_key: GEMINI_KEY,
+            ...identity,
+          }
+        : {
+            provider_id: "vertex_api",
+            name: "Vertex",
+            upstream_url: `${googleUrl}/v1/projects/${PROJECT}/locations/${LOCATION}`,
+            api_key: options.apiKey ?? VERTEX_TOKEN,
+            ...identity,
+          },
+      options,
     );
-    const setup = configure(stack, account);
-    const capture = options.capture
-      ? await setup.guardrail({ prompt_capture: { enabled: true, redact_pii: true } })
-      : undefined;
-    await setup.policy([provider.id], capture ? { guardrail_ids: [capture.id] } : {});
-    await setup.budgetRule({
-      token_limit: {
-        enabled: true,
-        group_cap: 0,
-        user_cap: options.userCap ?? 100_000_000,
-        window_seconds: 86_400,
-      },
-    });
-    return { account, provider, seenBefore: google.seen.length };
+    return { ...granted, seenBefore: google.seen.length };
   };
 
   /** The account's access-log rows once `count` are stored, and a moment more for any extra row. */
-  const rows = async (account: Account, count: number): Promise<AccessLogEntry[]> => {
-    const read = () =>
-      account.must(
-        stack.api<AccessLogPage>(
-          "GET",
-          "/agent-network/access-logs?sort_order=ascending&page_size=100",
-          account.token,
-        ),
-      );
-    await readUntil(read, (page) => page.total_records >= count);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    return (await read()).data;
-  };
+  const rows = (account: Account, count: number) => storedRows(stack, account, count);
 
   /** Google's SDK on the Gemini API's paths, the gateway as its base URL, the agentnet token as its key. */
   const genai = (token: string) =>
@@ -144,25 +114,19 @@ export type GeminiStack = Awaited<ReturnType<typeof startGeminiStack>>;
 
 /** The row every request of the fixed usage gets: allowed, the vendor's counts, priced by hand. */
 export function expectPricedRow(row: AccessLogEntry | undefined, provider: Provider, stream: boolean) {
-  expect(row).toMatchObject({
-    decision: "allow",
-    status_code: 200,
-    resolved_provider_id: provider.id,
-    model: MODEL,
-    stream,
-    ...EXPECTED_ROW,
-  });
-  expect(row?.cost_usd).toBeCloseTo(EXPECTED_COST, 9);
+  expectAllowedRow(row, { provider, model: MODEL, stream, counts: EXPECTED_ROW, cost: EXPECTED_COST });
 }
 
 /** The vendor saw the provider's credential on every request, and the agentnet token nowhere. */
 export function expectProviderCredential(seen: SeenRequest[], kind: GoogleKind, token: string) {
-  expect(seen.length).toBeGreaterThan(0);
-  for (const request of seen) {
-    if (kind === "gemini_api") expect(request.headers["x-goog-api-key"]).toBe(GEMINI_KEY);
-    else expect(request.headers.authorization).toBe(`Bearer ${VERTEX_TOKEN}`);
-    expect(JSON.stringify([request.headers, request.query, request.body])).not.toContain(token);
-  }
+  expectVendorCredential(
+    seen,
+    (request) => {
+      if (kind === "gemini_api") expect(request.headers["x-goog-api-key"]).toBe(GEMINI_KEY);
+      else expect(request.headers.authorization).toBe(`Bearer ${VERTEX_TOKEN}`);
+    },
+    token,
+  );
 }
 
 /** Reads a stream to its end: the text it said and its last chunk. */

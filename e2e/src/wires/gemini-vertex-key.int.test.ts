@@ -1,14 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { clearOfHourEnd } from "../setup";
+import { describe, expect, it } from "vitest";
 import { expectPricedRow, type GeminiStack, MODEL, PROJECT, startGeminiStack } from "./gemini-stack";
+import { useWireStack } from "./wire-stack";
 
 let gemini: GeminiStack;
-beforeAll(async () => {
-  gemini = await startGeminiStack();
-}, 60_000);
-afterAll(() => gemini?.stop());
-beforeEach(() => clearOfHourEnd(), 30_000);
-beforeEach(() => gemini.reset());
+useWireStack(startGeminiStack, (started) => {
+  gemini = started;
+});
 
 describe("a vertex_api provider keyed by a service-account key", () => {
   it("sends the vendor a token the proxy minted from the key, never the key or the agentnet token", async () => {

@@ -1,8 +1,5 @@
-import type { AccessLogEntry } from "@agentnet/contracts";
-import { STREAM_OUTPUT_STEP_TOKENS } from "@agentnet/gateway-proxy/estimate";
 import { type GenerateContentResponse, GoogleGenAI, type GoogleGenAIOptions } from "@google/genai";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { clearOfHourEnd } from "../setup";
+import { describe, expect, it } from "vitest";
 import { runGeminiCli } from "./gemini-cli";
 import {
   drain,
@@ -16,15 +13,12 @@ import {
   startGeminiStack,
   USAGE,
 } from "./gemini-stack";
+import { distinctWords, expectCutRow, useWireStack } from "./wire-stack";
 
 let gemini: GeminiStack;
-beforeAll(async () => {
-  gemini = await startGeminiStack();
-}, 60_000);
-afterAll(() => gemini?.stop());
-// The token cap's window is a day: no test straddles its end (an hour's end is the safe bound).
-beforeEach(() => clearOfHourEnd(), 30_000);
-beforeEach(() => gemini.reset());
+useWireStack(startGeminiStack, (started) => {
+  gemini = started;
+});
 
 describe.each<GoogleKind>(["gemini_api", "vertex_api"])(
   "@google/genai on the Gemini API's paths, a %s provider",
@@ -51,7 +45,7 @@ describe.each<GoogleKind>(["gemini_api", "vertex_api"])(
 
     it("generateContentStream: the vendor's text chunk by chunk, one row with its counts and cost", async () => {
       const { account, provider, seenBefore } = await gemini.googleAccount(kind);
-      gemini.google.reply = Array.from({ length: 40 }, (_, i) => `word${i}`).join(" ");
+      gemini.google.reply = distinctWords(40);
 
       const { text, last } = await drain(
         await gemini.genai(account.token).models.generateContentStream({ model: MODEL, contents: "say hi" }),
@@ -169,7 +163,7 @@ describe("the Gemini API's other calls, a gemini_api provider", () => {
 
   it("streams a JSON array without alt=sse, the token in ?key=, which the vendor never sees", async () => {
     const { account, provider, seenBefore } = await gemini.googleAccount("gemini_api");
-    gemini.google.reply = Array.from({ length: 30 }, (_, i) => `word${i}`).join(" ");
+    gemini.google.reply = distinctWords(30);
 
     const response = await fetch(
       `${gemini.stack.proxy.url}/v1beta/models/${MODEL}:streamGenerateContent?key=${account.token}`,
@@ -309,20 +303,7 @@ describe("a Gemini stream cut at a token cap", () => {
       thoughtsTokenCount: 0,
     };
     // No word repeats: Gemini CLI stops an answer that loops.
-    gemini.google.reply = Array.from({ length: words }, (_, i) => `w${i}`).join(" ");
-  };
-
-  /** The row of a cut stream: allowed and answered, the cap named, charged within one step of it. */
-  const expectCutRow = (row: AccessLogEntry | undefined, cap: number) => {
-    expect(row).toMatchObject({
-      decision: "allow",
-      status_code: 200,
-      deny_reason: "budget_rule.token_cap_exceeded",
-      stream: true,
-    });
-    const charged = (row?.input_tokens ?? 0) + (row?.output_tokens ?? 0);
-    expect(charged).toBeGreaterThan(0);
-    expect(charged).toBeLessThanOrEqual(cap + STREAM_OUTPUT_STEP_TOKENS);
+    gemini.google.reply = distinctWords(words, "w");
   };
 
   it("ends Google's SDK's stream without an error, its last chunk finishing with MAX_TOKENS", async () => {

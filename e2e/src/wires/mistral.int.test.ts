@@ -1,11 +1,18 @@
 import type { AccessLogEntry, Provider } from "@agentnet/contracts";
 import { Mistral } from "@mistralai/mistralai";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { clearOfHourEnd, configure } from "../setup";
-import { type Stack, startStack } from "../stack";
+import { describe, expect, it } from "vitest";
+import type { Stack } from "../stack";
 import type { SeenRequest } from "../upstream";
 import { FakeMistral } from "../vendors/mistral";
-import { storedRows } from "./azure-stack";
+import {
+  accountWithProvider,
+  distinctWords,
+  expectAllowedRow,
+  expectVendorCredential,
+  startVendorStack,
+  storedRows,
+  useWireStack,
+} from "./wire-stack";
 
 const MISTRAL_KEY = "mistral-provider-key";
 const MODEL = "mistral-small-latest";
@@ -16,71 +23,59 @@ const USAGE = { input: 12_000, output: 3_000, cached: 0, creation: 0 };
  */
 const EXPECTED_COST = 0.0021;
 
+/** The stack with telemetry behind a fake Mistral, allowed as an upstream. */
+async function startMistralStack() {
+  const mistral = new FakeMistral(MISTRAL_KEY);
+  const mistralUrl = await mistral.start();
+  const stack = await startVendorStack(mistralUrl);
+  const reset = () => {
+    mistral.usage = { ...USAGE };
+    mistral.reply = "Hello from Mistral";
+  };
+  const stop = async () => {
+    await stack.stop();
+    await mistral.stop();
+  };
+  return { stack, mistral, mistralUrl, reset, stop };
+}
+
 let stack: Stack;
 let mistral: FakeMistral;
 let mistralUrl: string;
-beforeAll(async () => {
-  mistral = new FakeMistral(MISTRAL_KEY);
-  mistralUrl = await mistral.start();
-  stack = await startStack({
-    telemetry: true,
-    proxy: { allowedPrivateUpstreams: [new URL(mistralUrl).host] },
-  });
-}, 60_000);
-afterAll(async () => {
-  await stack?.stop();
-  await mistral?.stop();
-});
-// The token cap's window is a day: no test straddles its end (an hour's end is the safe bound).
-beforeEach(() => clearOfHourEnd(), 30_000);
-beforeEach(() => {
-  mistral.usage = { ...USAGE };
-  mistral.reply = "Hello from Mistral";
+useWireStack(startMistralStack, (started) => {
+  ({ stack, mistral, mistralUrl } = started);
 });
 
 /** A fresh account whose one policy grants a mistral_api provider at the fake vendor, priced by the catalog. */
 async function mistralAccount() {
-  const account = await stack.newAccount();
-  const provider = await account.must(
-    stack.api<Provider>("POST", "/agent-network/providers", account.token, {
-      provider_id: "mistral_api",
-      name: "Mistral",
-      upstream_url: `${mistralUrl}/v1`,
-      api_key: MISTRAL_KEY,
-    }),
-  );
-  const setup = configure(stack, account);
-  await setup.policy([provider.id]);
-  await setup.budgetRule({
-    token_limit: { enabled: true, group_cap: 0, user_cap: 100_000_000, window_seconds: 86_400 },
+  const granted = await accountWithProvider(stack, {
+    provider_id: "mistral_api",
+    name: "Mistral",
+    upstream_url: `${mistralUrl}/v1`,
+    api_key: MISTRAL_KEY,
   });
-  return { account, provider, seenBefore: mistral.seen.length };
+  return { ...granted, seenBefore: mistral.seen.length };
 }
 
 /** Mistral's SDK, the gateway as its server URL, the agentnet token as its key. */
 const client = (token: string) => new Mistral({ apiKey: token, serverURL: stack.proxy.url });
 
-function expectPricedRow(row: AccessLogEntry | undefined, provider: Provider, stream: boolean) {
-  expect(row).toMatchObject({
-    decision: "allow",
-    status_code: 200,
-    resolved_provider_id: provider.id,
+const expectMistralRow = (row: AccessLogEntry | undefined, provider: Provider, stream: boolean) =>
+  expectAllowedRow(row, {
+    provider,
     model: MODEL,
     stream,
-    input_tokens: USAGE.input,
-    output_tokens: USAGE.output,
+    counts: { input_tokens: USAGE.input, output_tokens: USAGE.output },
+    cost: EXPECTED_COST,
   });
-  expect(row?.cost_usd).toBeCloseTo(EXPECTED_COST, 9);
-}
 
 /** The vendor saw the provider's key on every request, and the agentnet token nowhere. */
-function expectProviderKey(seen: SeenRequest[], token: string) {
-  expect(seen.length).toBeGreaterThan(0);
-  for (const request of seen) {
-    expect(request.headers.authorization).toBe(`Bearer ${MISTRAL_KEY}`);
-    expect(JSON.stringify([request.headers, request.query, request.body])).not.toContain(token);
-  }
-}
+const expectProviderKey = (seen: SeenRequest[], token: string) =>
+  expectVendorCredential(
+    seen,
+    (request) => expect(request.headers.authorization).toBe(`Bearer ${MISTRAL_KEY}`),
+    token,
+  );
 
 describe("@mistralai/mistralai through the gateway, a mistral_api provider", () => {
   it("chat.complete: the vendor's answer, one row with its counts and cost", async () => {
@@ -97,12 +92,12 @@ describe("@mistralai/mistralai through the gateway, a mistral_api provider", () 
     expectProviderKey(seen, account.token);
     const [row, ...more] = await storedRows(stack, account, 1);
     expect(more).toEqual([]);
-    expectPricedRow(row, provider, false);
+    expectMistralRow(row, provider, false);
   });
 
   it("chat.stream: the vendor's text; no stream_options sent, the usage read from the last chunk", async () => {
     const { account, provider, seenBefore } = await mistralAccount();
-    mistral.reply = Array.from({ length: 40 }, (_, i) => `word${i}`).join(" ");
+    mistral.reply = distinctWords(40);
 
     const stream = await client(account.token).chat.stream({
       model: MODEL,
@@ -124,6 +119,6 @@ describe("@mistralai/mistralai through the gateway, a mistral_api provider", () 
     expectProviderKey(seen, account.token);
     const [row, ...more] = await storedRows(stack, account, 1);
     expect(more).toEqual([]);
-    expectPricedRow(row, provider, true);
+    expectMistralRow(row, provider, true);
   });
 });

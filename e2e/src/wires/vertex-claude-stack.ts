@@ -1,11 +1,17 @@
-import type { AccessLogEntry, AccessLogPage, CatalogProvider, Provider } from "@agentnet/contracts";
+import type { AccessLogEntry, CatalogProvider, Provider } from "@agentnet/contracts";
 import { type GoogleServiceAccount, startGoogleTokenServer } from "@agentnet/testkit";
 import AnthropicVertex from "@anthropic-ai/vertex-sdk";
 import { expect } from "vitest";
-import { type Account, configure, readUntil } from "../setup";
-import { startStack } from "../stack";
+import type { Account } from "../setup";
 import type { SeenRequest } from "../upstream";
 import { type ClaudeUsage, FakeVertexAnthropic } from "../vendors/vertex-anthropic";
+import {
+  accountWithProvider,
+  expectAllowedRow,
+  expectVendorCredential,
+  startVendorStack,
+  storedRows,
+} from "./wire-stack";
 
 export const PROJECT = "agn-claude-project";
 export const LOCATION = "us-east5";
@@ -55,15 +61,8 @@ export async function startVertexClaudeStack() {
   const tokens = await startGoogleTokenServer();
   const vertex = new FakeVertexAnthropic((token) => tokens.accepts(token));
   const vertexUrl = await vertex.start();
-  const tokenOrigin = new URL(tokens.tokenUri);
-  const stack = await startStack({
-    telemetry: true,
-    proxy: { allowedPrivateUpstreams: [new URL(vertexUrl).host, tokenOrigin.host] },
-    // The verifier checks a service-account key by minting a token with it, then listing models.
-    verifier: { tokenEndpoints: [tokenOrigin.origin] },
-  });
+  const stack = await startVendorStack(vertexUrl, tokens);
 
-  /** The fixed usage and reply again, as each test starts. */
   const reset = () => {
     vertex.claudeUsage = { ...USAGE };
     vertex.reply = "Hello from Claude on Vertex";
@@ -74,43 +73,22 @@ export async function startVertexClaudeStack() {
    * new service-account key, under a daily token cap per user (generous unless said).
    */
   const claudeAccount = async (options: { userCap?: number } = {}) => {
-    const account = await stack.newAccount();
     const serviceAccount = tokens.serviceAccount({ projectId: PROJECT });
-    const provider = await account.must(
-      stack.api<Provider>("POST", "/agent-network/providers", account.token, {
+    const granted = await accountWithProvider(
+      stack,
+      {
         provider_id: "vertex_api",
         name: "Claude on Vertex",
         upstream_url: `${vertexUrl}/v1/projects/${PROJECT}/locations/${LOCATION}`,
         api_key: serviceAccount.json,
-      }),
-    );
-    const setup = configure(stack, account);
-    await setup.policy([provider.id]);
-    await setup.budgetRule({
-      token_limit: {
-        enabled: true,
-        group_cap: 0,
-        user_cap: options.userCap ?? 100_000_000,
-        window_seconds: 86_400,
       },
-    });
-    return { account, provider, serviceAccount, seenBefore: vertex.seen.length };
+      options,
+    );
+    return { ...granted, serviceAccount, seenBefore: vertex.seen.length };
   };
 
   /** The account's access-log rows once `count` are stored, and a moment more for any extra row. */
-  const rows = async (account: Account, count: number): Promise<AccessLogEntry[]> => {
-    const read = () =>
-      account.must(
-        stack.api<AccessLogPage>(
-          "GET",
-          "/agent-network/access-logs?sort_order=ascending&page_size=100",
-          account.token,
-        ),
-      );
-    await readUntil(read, (page) => page.total_records >= count);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    return (await read()).data;
-  };
+  const rows = (account: Account, count: number) => storedRows(stack, account, count);
 
   /**
    * The Vertex SDK with the gateway as its base URL. Its auth client hands over the agentnet token
@@ -179,15 +157,13 @@ export function expectPricedRow(
   stream: boolean,
   priced: boolean,
 ) {
-  expect(row).toMatchObject({
-    decision: "allow",
-    status_code: 200,
-    resolved_provider_id: provider.id,
+  expectAllowedRow(row, {
+    provider,
     model: MODEL,
     stream,
-    ...EXPECTED_ROW,
+    counts: EXPECTED_ROW,
+    cost: priced ? EXPECTED_COST : 0,
   });
-  expect(row?.cost_usd).toBeCloseTo(priced ? EXPECTED_COST : 0, 9);
 }
 
 /**
@@ -200,12 +176,15 @@ export function expectMintedCredential(
   serviceAccount: GoogleServiceAccount,
   token: string,
 ) {
-  expect(seen.length).toBeGreaterThan(0);
-  for (const request of seen) {
-    const bearer = request.headers.authorization?.replace(/^Bearer /, "") ?? "";
-    expect(stack.tokens.subjectOf(bearer)).toBe(serviceAccount.email);
-    const sent = JSON.stringify([request.headers, request.query, request.body]);
-    expect(sent).not.toContain(token);
-    expect(sent).not.toContain(serviceAccount.key.private_key.split("\n")[1]);
-  }
+  const { private_key } = serviceAccount.key;
+  expectVendorCredential(
+    seen,
+    (request) => {
+      const bearer = request.headers.authorization?.replace(/^Bearer /, "") ?? "";
+      expect(stack.tokens.subjectOf(bearer)).toBe(serviceAccount.email);
+    },
+    token,
+    // A line of the key's body: the PEM's framing says nothing of which key it is.
+    private_key.split("\n")[1] ?? private_key,
+  );
 }

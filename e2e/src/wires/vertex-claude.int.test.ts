@@ -1,6 +1,6 @@
-import { STREAM_OUTPUT_STEP_TOKENS } from "@agentnet/gateway-proxy/estimate";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { anthropicClient, clearOfHourEnd } from "../setup";
+import { findCatalogProvider } from "@agentnet/catalog";
+import { describe, expect, it } from "vitest";
+import { anthropicClient } from "../setup";
 import { SDK_ANTHROPIC_VERSION, VERTEX_ANTHROPIC_VERSION } from "../vendors/vertex-anthropic";
 import { runClaudeOnVertex } from "./vertex-claude-code";
 import {
@@ -14,62 +14,55 @@ import {
   type VertexClaudeStack,
   vertexPath,
 } from "./vertex-claude-stack";
+import { distinctWords, expectCutRow, useWireStack } from "./wire-stack";
 
-/**
- * The `anthropic-beta` values the vertex_api catalog entry lets through to Vertex
- * (packages/catalog VERTEX_ANTHROPIC_BETAS), the ones Claude Code sends among them.
- */
-const VERTEX_BETAS = [
-  "compact-2026-01-12",
-  "compact-2026-09-04",
-  "computer-use-2025-01-24",
-  "computer-use-2025-11-24",
-  "context-1m-2025-08-07",
-  "context-management-2025-06-27",
-  "dangerous-tool-use-2026-09-03",
-  "interleaved-thinking-2025-05-14",
-  "per-turn-control-2026-07-01",
-  "thinking-binding-controls-2026-08-01",
-  "thinking-display-updates-2026-08-18",
-  "tool-search-tool-2025-10-19",
-  "web-search-2025-03-05",
-];
+/** The `anthropic-beta` values the vertex_api catalog entry lets through to Vertex, the ones Claude Code sends among them. */
+const VERTEX_BETAS = findCatalogProvider("vertex_api")?.anthropic_betas ?? [];
 
 let vertex: VertexClaudeStack;
-beforeAll(async () => {
-  vertex = await startVertexClaudeStack();
-}, 60_000);
-afterAll(() => vertex?.stop());
-// The token cap's window is a day: no test straddles its end (an hour's end is the safe bound).
-beforeEach(() => clearOfHourEnd(), 30_000);
-beforeEach(() => vertex.reset());
+useWireStack(startVertexClaudeStack, (started) => {
+  vertex = started;
+});
+
+/**
+ * A message asked of the account's provider: the vendor's answer; one rawPredict at the provider's
+ * project and location (not the client's), its body as Vertex takes it (no model, and
+ * `anthropicVersion`), keyed by a token minted from the provider's key; one priced row.
+ */
+async function expectOneRawPredict(
+  granted: Awaited<ReturnType<VertexClaudeStack["claudeAccount"]>>,
+  message: { content: unknown },
+  anthropicVersion: string,
+) {
+  const { account, provider, serviceAccount, seenBefore } = granted;
+  expect(message.content).toEqual([{ type: "text", text: vertex.vertex.reply }]);
+  const seen = vertex.vertex.seen.slice(seenBefore);
+  expect(seen.map((request) => request.path)).toEqual([vertexPath("rawPredict")]);
+  expect(seen[0]?.body).not.toHaveProperty("model");
+  expect(seen[0]?.body.anthropic_version).toBe(anthropicVersion);
+  expectMintedCredential(seen, vertex, serviceAccount, account.token);
+  const [row, ...more] = await vertex.rows(account, 1);
+  expect(more).toEqual([]);
+  expectPricedRow(row, provider, false, await vertex.catalogPricesModel(account));
+}
 
 describe("@anthropic-ai/vertex-sdk with the gateway as its base URL, a vertex_api provider keyed by a service-account key", () => {
   it("messages.create: the vendor's answer, one row with its counts and cost", async () => {
-    const { account, provider, serviceAccount, seenBefore } = await vertex.claudeAccount();
+    const granted = await vertex.claudeAccount();
 
-    const message = await vertex.vertexClient(account.token).messages.create({
+    const message = await vertex.vertexClient(granted.account.token).messages.create({
       model: MODEL,
       max_tokens: 1_024,
       messages: [{ role: "user", content: "say hi" }],
     });
 
-    expect(message.content).toEqual([{ type: "text", text: vertex.vertex.reply }]);
-    const seen = vertex.vertex.seen.slice(seenBefore);
-    // The provider's project and location, not the client's.
-    expect(seen.map((request) => request.path)).toEqual([vertexPath("rawPredict")]);
-    // The body as Vertex takes it: no model, and the client's own anthropic_version, unchanged.
-    expect(seen[0]?.body).not.toHaveProperty("model");
-    expect(seen[0]?.body.anthropic_version).toBe(SDK_ANTHROPIC_VERSION);
-    expectMintedCredential(seen, vertex, serviceAccount, account.token);
-    const [row, ...more] = await vertex.rows(account, 1);
-    expect(more).toEqual([]);
-    expectPricedRow(row, provider, false, await vertex.catalogPricesModel(account));
+    // The client's own anthropic_version, unchanged.
+    await expectOneRawPredict(granted, message, SDK_ANTHROPIC_VERSION);
   });
 
   it("messages.stream: the vendor's text event by event, one row with its counts and cost", async () => {
     const { account, provider, serviceAccount, seenBefore } = await vertex.claudeAccount();
-    vertex.vertex.reply = Array.from({ length: 40 }, (_, i) => `word${i}`).join(" ");
+    vertex.vertex.reply = distinctWords(40);
 
     const stream = vertex.vertexClient(account.token).messages.stream({
       model: MODEL,
@@ -123,23 +116,15 @@ describe("@anthropic-ai/vertex-sdk with the gateway as its base URL, a vertex_ap
 
 describe("the Anthropic SDK on /v1/messages, the same vertex_api provider", () => {
   it("reaches Vertex's rawPredict with Vertex's body: no model, Vertex's anthropic_version", async () => {
-    const { account, provider, serviceAccount, seenBefore } = await vertex.claudeAccount();
+    const granted = await vertex.claudeAccount();
 
-    const message = await anthropicClient(vertex.stack, account.token).messages.create({
+    const message = await anthropicClient(vertex.stack, granted.account.token).messages.create({
       model: MODEL,
       max_tokens: 1_024,
       messages: [{ role: "user", content: "say hi" }],
     });
 
-    expect(message.content).toEqual([{ type: "text", text: vertex.vertex.reply }]);
-    const seen = vertex.vertex.seen.slice(seenBefore);
-    expect(seen.map((request) => request.path)).toEqual([vertexPath("rawPredict")]);
-    expect(seen[0]?.body).not.toHaveProperty("model");
-    expect(seen[0]?.body.anthropic_version).toBe(VERTEX_ANTHROPIC_VERSION);
-    expectMintedCredential(seen, vertex, serviceAccount, account.token);
-    const [row, ...more] = await vertex.rows(account, 1);
-    expect(more).toEqual([]);
-    expectPricedRow(row, provider, false, await vertex.catalogPricesModel(account));
+    await expectOneRawPredict(granted, message, VERTEX_ANTHROPIC_VERSION);
   });
 });
 
@@ -214,15 +199,7 @@ describe("a Vertex Claude stream cut at a token cap", () => {
     expect(text.length).toBeLessThan(vertex.vertex.reply.length);
     const [row, ...more] = await vertex.rows(account, 1);
     expect(more).toEqual([]);
-    expect(row).toMatchObject({
-      decision: "allow",
-      status_code: 200,
-      deny_reason: "budget_rule.token_cap_exceeded",
-      stream: true,
-    });
-    const charged = (row?.input_tokens ?? 0) + (row?.output_tokens ?? 0);
-    expect(charged).toBeGreaterThan(0);
-    expect(charged).toBeLessThanOrEqual(cap + STREAM_OUTPUT_STEP_TOKENS);
+    expectCutRow(row, cap);
   });
 });
 
@@ -239,8 +216,7 @@ describe("a Claude Code stream on Vertex cut at a token cap", () => {
       cacheWrite5m: 0,
       cacheWrite1h: 0,
     };
-    // No word repeats, so nothing reads as a loop.
-    vertex.vertex.reply = Array.from({ length: 60_000 }, (_, i) => `w${i}`).join(" ");
+    vertex.vertex.reply = distinctWords(60_000, "w");
 
     const run = await runClaudeOnVertex({
       baseUrl: vertex.stack.proxy.url,
@@ -259,14 +235,7 @@ describe("a Claude Code stream on Vertex cut at a token cap", () => {
     expect(run.json?.result).toContain("budget_rule.token_cap_exceeded");
     expect(vertex.vertex.seen.slice(seenBefore)).toHaveLength(1);
     const [cut, ...refused] = await vertex.rows(account, 2);
-    expect(cut).toMatchObject({
-      decision: "allow",
-      status_code: 200,
-      deny_reason: "budget_rule.token_cap_exceeded",
-      stream: true,
-    });
-    const charged = (cut?.input_tokens ?? 0) + (cut?.output_tokens ?? 0);
-    expect(charged).toBeLessThanOrEqual(cap + STREAM_OUTPUT_STEP_TOKENS);
+    expectCutRow(cut, cap);
     expect(refused.length).toBeGreaterThan(0);
     for (const row of refused) {
       expect(row).toMatchObject({
