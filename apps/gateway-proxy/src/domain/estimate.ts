@@ -169,6 +169,16 @@ export const holdAmount = (
 };
 
 /**
+ * What one more output step of a capped stream holds: at the long-context tier's output rate when
+ * the request's prompt estimate is above the model's threshold, like its admission hold.
+ */
+export const streamStepAmount = (pricing: Pricing, promptTokens: number): Amount => {
+  const rates = ratesForPrompt(pricing.rates, promptTokens);
+  const tokens = { input_tokens: 0, output_tokens: STREAM_OUTPUT_STEP_TOKENS };
+  return amountOfUsage(tokens, Math.ceil(STREAM_OUTPUT_STEP_TOKENS * rates.output_per_1k * 1e6));
+};
+
+/**
  * admissionTokens: what a request holds when admitted. A non-streaming answer cannot be cut, so
  * it holds its worst case (prompt estimate + its output cap); a stream holds the prompt estimate
  * and one output step, and grows as it streams.

@@ -1,7 +1,7 @@
 import { findCatalogProvider } from "@agentnet/catalog";
 import { describe, expect, it } from "vitest";
 import { makeProvider } from "../test-support/factories";
-import { estimateTokens, holdAmount, ratesFor } from "./estimate";
+import { estimateTokens, holdAmount, ratesFor, streamStepAmount } from "./estimate";
 
 /** A hold is priced in floating point and rounded up: the exact nano-USD, or one more. */
 const expectHeld = (costNanos: number, exact: number) => {
@@ -40,5 +40,14 @@ describe("a hold is priced at the long-context tier when the estimated prompt is
     expectHeld(holdAmount({ input_tokens: 272_001, output_tokens: 0 }, gpt54).costNanos, 1_360_005_000);
     const gpt51 = ratesFor(makeProvider(), openai, "gpt-5.1", "openai");
     expectHeld(holdAmount({ input_tokens: 300_000, output_tokens: 0 }, gpt51).costNanos, 375_000_000);
+  });
+});
+
+describe("a capped stream's output step is priced like its admission hold", () => {
+  it("Gemini 2.5 Pro: $10 per million output at or under 200k prompt tokens, $15 above", () => {
+    const pricing = ratesFor(makeProvider(), catalogOf("gemini_api"), "gemini-2.5-pro", "gemini");
+    // One step of 1,024 output tokens: × 10,000 nano-USD, then × 15,000.
+    expectHeld(streamStepAmount(pricing, 200_000).costNanos, 10_240_000);
+    expectHeld(streamStepAmount(pricing, 200_001).costNanos, 15_360_000);
   });
 });

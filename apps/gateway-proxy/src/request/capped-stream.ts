@@ -1,6 +1,6 @@
 import type { Amount } from "@agentnet/caps";
 import type { ProxyContext } from "../context";
-import { holdAmount, type Pricing, STREAM_OUTPUT_STEP_TOKENS } from "../domain/estimate";
+import { type Pricing, STREAM_OUTPUT_STEP_TOKENS, streamStepAmount } from "../domain/estimate";
 import { capDenyReason } from "../http/caps";
 import type { StreamGrowth } from "../upstream/forward";
 import type { CappedRequest } from "./stages";
@@ -18,8 +18,9 @@ export class CappedStreamGrowth implements StreamGrowth {
     private readonly accountId: string,
     private readonly capped: CappedRequest,
     pricing: Pricing,
+    promptTokens: number,
   ) {
-    this.step = holdAmount({ input_tokens: 0, output_tokens: STREAM_OUTPUT_STEP_TOKENS }, pricing);
+    this.step = streamStepAmount(pricing, promptTokens);
   }
 
   extendAt(): number {

@@ -373,7 +373,13 @@ function upstreamRequest(
     captureLimit: admitted.capture.capture ? MAX_CAPTURE_CHARS : 0,
     growth:
       capped && admitted.received.sse
-        ? new CappedStreamGrowth(ctx, record.caller.account_id, capped, candidate.pricing)
+        ? new CappedStreamGrowth(
+            ctx,
+            record.caller.account_id,
+            capped,
+            candidate.pricing,
+            admitted.tokens.input_tokens,
+          )
         : undefined,
     mayRetry,
   };
