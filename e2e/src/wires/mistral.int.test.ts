@@ -1,5 +1,6 @@
 import type { AccessLogEntry, Provider } from "@agentnet/contracts";
 import { Mistral } from "@mistralai/mistralai";
+import type { CompletionEvent } from "@mistralai/mistralai/models/components";
 import { describe, expect, it } from "vitest";
 import type { Stack } from "../stack";
 import type { SeenRequest } from "../upstream";
@@ -8,6 +9,7 @@ import {
   accountWithProvider,
   distinctWords,
   expectAllowedRow,
+  expectCutRow,
   expectVendorCredential,
   startVendorStack,
   storedRows,
@@ -46,14 +48,21 @@ useWireStack(startMistralStack, (started) => {
   ({ stack, mistral, mistralUrl } = started);
 });
 
-/** A fresh account whose one policy grants a mistral_api provider at the fake vendor, priced by the catalog. */
-async function mistralAccount() {
-  const granted = await accountWithProvider(stack, {
-    provider_id: "mistral_api",
-    name: "Mistral",
-    upstream_url: `${mistralUrl}/v1`,
-    api_key: MISTRAL_KEY,
-  });
+/**
+ * A fresh account whose one policy grants a mistral_api provider at the fake vendor, priced by the
+ * catalog, under a daily token cap per user (generous unless said).
+ */
+async function mistralAccount(options: { userCap?: number } = {}) {
+  const granted = await accountWithProvider(
+    stack,
+    {
+      provider_id: "mistral_api",
+      name: "Mistral",
+      upstream_url: `${mistralUrl}/v1`,
+      api_key: MISTRAL_KEY,
+    },
+    options,
+  );
   return { ...granted, seenBefore: mistral.seen.length };
 }
 
@@ -68,6 +77,18 @@ const expectMistralRow = (row: AccessLogEntry | undefined, provider: Provider, s
     counts: { input_tokens: USAGE.input, output_tokens: USAGE.output },
     cost: EXPECTED_COST,
   });
+
+/** Reads an SDK stream to its end: its text and its last finish_reason. */
+async function drain(stream: AsyncIterable<CompletionEvent>) {
+  let text = "";
+  let finish: string | null | undefined;
+  for await (const event of stream) {
+    const content = event.data.choices[0]?.delta.content;
+    text += typeof content === "string" ? content : "";
+    finish = event.data.choices[0]?.finishReason ?? finish;
+  }
+  return { text, finish };
+}
 
 /** The vendor saw the provider's key on every request, and the agentnet token nowhere. */
 const expectProviderKey = (seen: SeenRequest[], token: string) =>
@@ -103,13 +124,7 @@ describe("@mistralai/mistralai through the gateway, a mistral_api provider", () 
       model: MODEL,
       messages: [{ role: "user", content: "say hi" }],
     });
-    let text = "";
-    let finish: string | null | undefined;
-    for await (const event of stream) {
-      const content = event.data.choices[0]?.delta.content;
-      text += typeof content === "string" ? content : "";
-      finish = event.data.choices[0]?.finishReason ?? finish;
-    }
+    const { text, finish } = await drain(stream);
 
     expect(text).toBe(mistral.reply);
     expect(finish).toBe("stop");
@@ -120,5 +135,29 @@ describe("@mistralai/mistralai through the gateway, a mistral_api provider", () 
     const [row, ...more] = await storedRows(stack, account, 1);
     expect(more).toEqual([]);
     expectMistralRow(row, provider, true);
+  });
+});
+
+describe("a Mistral SDK stream cut at a token cap", () => {
+  it("ends without an error, its last chunk finishing with length", async () => {
+    const cap = 3_000;
+    const { account } = await mistralAccount({ userCap: cap });
+    mistral.usage = { input: 50, output: 100_000, cached: 0, creation: 0 };
+    mistral.reply = distinctWords(10_000, "w");
+
+    const { text, finish } = await drain(
+      await client(account.token).chat.stream({
+        model: MODEL,
+        messages: [{ role: "user", content: "write" }],
+      }),
+    );
+
+    // The proxy ends a cut OpenAI-chat stream as the vendor ends one at max_tokens.
+    expect(finish).toBe("length");
+    expect(text.length).toBeGreaterThan(0);
+    expect(text.length).toBeLessThan(mistral.reply.length);
+    const [row, ...more] = await storedRows(stack, account, 1);
+    expect(more).toEqual([]);
+    expectCutRow(row, cap);
   });
 });
