@@ -4,3 +4,4 @@ export * from "./events";
 export * from "./fixtures";
 export * from "./isolated-nats";
 export * from "./oauth-servers";
+export * from "./test-tls";
