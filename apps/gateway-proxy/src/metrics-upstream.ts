@@ -67,33 +67,32 @@ export class UpstreamMetrics {
   follow(pools: UpstreamPools): void {
     const labelOf = (upstream: Upstream) =>
       this.named.has(upstream.host) || this.named.size < MAX_NAMED_ORIGINS ? upstream.host : OTHER_ORIGIN;
-    const byOrigin = (gauge: Gauge<"origin">, read: (upstream: Upstream) => number) => {
-      gauge.reset();
-      const sums = new Map<string, number>();
-      for (const upstream of pools.list()) {
-        const label = labelOf(upstream);
-        sums.set(label, (sums.get(label) ?? 0) + read(upstream));
-      }
-      for (const [origin, value] of sums) gauge.set({ origin }, value);
-    };
-    new Gauge({
-      name: "agentnet_proxy_upstream_requests_in_flight",
-      help: "Requests holding a slot at an upstream origin (sent, or being sent), by origin host",
-      labelNames: ["origin"],
-      registers: [this.registry],
-      collect() {
-        byOrigin(this, (upstream) => upstream.slots.inFlight);
-      },
-    });
-    new Gauge({
-      name: "agentnet_proxy_upstream_requests_waiting",
-      help: "Requests waiting for a slot at an upstream origin at its bound, by origin host",
-      labelNames: ["origin"],
-      registers: [this.registry],
-      collect() {
-        byOrigin(this, (upstream) => upstream.slots.waiting);
-      },
-    });
+    const byOrigin = (name: string, help: string, read: (upstream: Upstream) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ["origin"],
+        registers: [this.registry],
+        collect() {
+          this.reset();
+          const sums = new Map<string, number>();
+          for (const upstream of pools.list()) {
+            const label = labelOf(upstream);
+            sums.set(label, (sums.get(label) ?? 0) + read(upstream));
+          }
+          for (const [origin, value] of sums) this.set({ origin }, value);
+        },
+      });
+    byOrigin(
+      "agentnet_proxy_upstream_requests_in_flight",
+      "Requests holding a slot at an upstream origin (sent, or being sent), by origin host",
+      (upstream) => upstream.slots.inFlight,
+    );
+    byOrigin(
+      "agentnet_proxy_upstream_requests_waiting",
+      "Requests waiting for a slot at an upstream origin at its bound, by origin host",
+      (upstream) => upstream.slots.waiting,
+    );
     gaugeOf(
       this.registry,
       {

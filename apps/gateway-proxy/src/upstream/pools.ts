@@ -116,8 +116,8 @@ export function privateAllowanceOf(
 }
 
 /**
- * Streams one HTTP/2 connection carries at most: what vendors' servers allow at least (Google's
- * 100; Cloudflare, in front of OpenAI and Anthropic, allows 256), so none waits inside a connection.
+ * Streams one HTTP/2 connection carries at most: what servers allow at least (RFC 9113 asks for no
+ * fewer than 100; nginx allows 128), so a stream seldom waits for the server's leave on a connection.
  */
 const H2_STREAMS_PER_CONNECTION = 100;
 
