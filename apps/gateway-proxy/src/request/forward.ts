@@ -153,7 +153,7 @@ async function attemptAt(
   const upstream = ctx.pools.get(target.origin, provider.skip_tls_verification);
   const slot = await takeUpstreamSlot(ctx, upstream, request.res, slotWaitMs);
   if (slot === "left") return clientLeft();
-  if (slot === "busy") return upstreamBusy(request, ctx.pools.waitMs);
+  if (slot === "busy") return upstreamBusy(request.wire, ctx.pools.waitMs);
   let result: ForwardResult;
   try {
     const sent = upstreamRequest(ctx, admitted, candidate, target, auth, body, mayRetry);

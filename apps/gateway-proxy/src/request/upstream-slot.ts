@@ -1,8 +1,9 @@
 import type { ServerResponse } from "node:http";
 import type { ProxyContext } from "../context";
+import type { Wire } from "../domain/wire";
 import { overloadedStatus } from "../http/errors";
 import type { Upstream } from "../upstream/pools";
-import type { Failed, InferenceRequest } from "./stages";
+import type { Failed } from "./stages";
 
 /** At most one line per origin this often while requests find its bound reached. */
 const BOUND_LOG_INTERVAL_MS = 10_000;
@@ -51,10 +52,10 @@ export async function takeUpstreamSlot(
  * when to come back. Not the vendor's failure, so it cools no provider down; another candidate
  * may serve the request (`elsewhere`).
  */
-export function upstreamBusy(request: InferenceRequest, retryAfterMs: number): Failed {
+export function upstreamBusy(wire: Wire, retryAfterMs: number): Failed {
   return {
     outcome: "failed",
-    status: overloadedStatus(request.wire),
+    status: overloadedStatus(wire),
     reason: UPSTREAM_BUSY,
     message: "this gateway has as many requests in flight to the provider's upstream as it allows; try again",
     denyReason: UPSTREAM_BUSY,
