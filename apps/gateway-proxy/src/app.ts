@@ -313,7 +313,13 @@ export async function startGatewayProxy(deps: {
   );
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(options.port, options.host, () => resolve());
+    // Clients connecting together (agents starting at once) wait in the accept queue while the
+    // event loop is busy: Node's default of 511 dropped some of 2,000 at once, which then failed
+    // on their connect timeout. The kernel caps it at net.core.somaxconn.
+    server.listen(
+      { port: options.port, host: options.host, backlog: options.httpLimits.maxConnections },
+      () => resolve(),
+    );
   });
   await nc.flush();
   const address = server.address() as AddressInfo;

@@ -44,7 +44,7 @@ describe("1,000 streams at once to one upstream origin through one proxy", () =>
     const answers = Array.from({ length: streams }, () =>
       answerOf(streamedRequest(harness?.proxy.url ?? "", token, "openai")),
     );
-    await eventually(() => vendor.open === streams, 30_000);
+    await eventually(() => vendor.open === streams, 35_000);
     const rssGrowthMb = (process.memoryUsage().rss - rssBefore) / 2 ** 20;
     vendor.release();
     const answered = await Promise.all(answers);
