@@ -263,6 +263,8 @@ export async function startStack(stackOptions: StackOptions = {}) {
     /** The fake vendors as `AGN_ALLOWED_PRIVATE_UPSTREAMS` entries, for proxies started apart. */
     vendorUpstreams,
     crashControlPlane,
+    /** The control-plane's handler context: its stores and its rendered snapshots. */
+    controlPlane,
     openai,
     anthropic,
     get consumption() {

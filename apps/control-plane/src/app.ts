@@ -19,6 +19,7 @@ import { registerPolicyHandlers } from "./handlers/policies";
 import { registerProviderHandlers } from "./handlers/providers";
 import { registerSealingHandlers } from "./handlers/sealing";
 import { registerSettingsHandlers } from "./handlers/settings";
+import { createSnapshotBook, watchConfigChanges } from "./handlers/snapshot";
 import { registerTokenHandlers } from "./handlers/tokens";
 import { registerUserHandlers } from "./handlers/users";
 import { createAgentModels } from "./store/agent-models";
@@ -61,7 +62,9 @@ export async function startControlPlane(deps: ControlPlaneDeps) {
     proxyCooldowns: new ProxyCooldowns(),
     verifyTimeoutMs: deps.verifyTimeoutMs ?? 15_000,
     verifier: deps.verifier ?? Verifier,
+    snapshots: createSnapshotBook(deps),
   };
+  watchConfigChanges(ctx);
   for (const register of [
     registerIdentityHandlers,
     registerAccountHandlers,

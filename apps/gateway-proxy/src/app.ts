@@ -11,6 +11,7 @@ import {
   publishOrReport,
   type RequestStreamLimits,
   request,
+  requestPaged,
 } from "@agentnet/bus";
 import { LeaseTable } from "@agentnet/caps";
 import {
@@ -82,6 +83,8 @@ export interface GatewayProxyOptions {
   eventBufferMax: number;
   authCacheMs: number;
   snapshotMaxAgeMs: number;
+  /** How long a failed snapshot load is answered again (503) instead of loaded again. */
+  snapshotFailureMs: number;
   /**
    * How long known callers and accounts keep being served from their last good answer while the
    * control-plane (or MongoDB, or NATS) cannot answer. A revocation made during an outage takes
@@ -133,6 +136,7 @@ export const DEFAULT_OPTIONS: GatewayProxyOptions = {
   eventBufferMax: 50_000,
   authCacheMs: 5_000,
   snapshotMaxAgeMs: 60_000,
+  snapshotFailureMs: 5_000,
   staleServeMs: 600_000,
   leaseTimeoutMs: 2_000,
   leaseIdleMs: 2_000,
@@ -165,9 +169,10 @@ export async function startGatewayProxy(deps: {
   const metrics = deps.metrics ? new ProxyMetrics(deps.metrics) : undefined;
 
   const snapshots = new SnapshotCache(
-    (accountId) => request(nc, ControlPlane.gatewaySnapshot, { account_id: accountId }),
+    (accountId) => requestPaged(nc, ControlPlane.gatewaySnapshot, { account_id: accountId }),
     options.snapshotMaxAgeMs,
     options.staleServeMs,
+    options.snapshotFailureMs,
   );
   const callers = new CallerCache(
     async (token) => {

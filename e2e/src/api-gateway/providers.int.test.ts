@@ -1,4 +1,4 @@
-import { request } from "@agentnet/bus";
+import { requestPaged } from "@agentnet/bus";
 import {
   type AgentConfig,
   API_KEY_TOKEN,
@@ -255,7 +255,7 @@ describe("policies", () => {
     });
     expect(read.body.routing).toEqual(routing);
 
-    const snapshot = await request(api.nc, ControlPlane.gatewaySnapshot, { account_id: o.account_id });
+    const snapshot = await requestPaged(api.nc, ControlPlane.gatewaySnapshot, { account_id: o.account_id });
     const byName = new Map(snapshot.policies.map((policy) => [policy.name, policy]));
     expect(byName.get("balanced")?.routing).toEqual(routing);
     expect(byName.get("plain")).not.toHaveProperty("routing");

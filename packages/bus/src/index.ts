@@ -6,6 +6,7 @@ export * from "./jetstream";
 export * from "./json";
 export * from "./leadership";
 export * from "./metrics";
+export * from "./pages";
 export * from "./payload";
 export * from "./rpc";
 export * from "./service-bus";

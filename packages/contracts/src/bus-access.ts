@@ -100,7 +100,13 @@ const PERMISSIONS: Record<BusService, BusPermissions> = {
       ...manageStream(ALERTS_STREAM),
       ...consume(ALERTS_STREAM),
     ],
-    subscribe: [callerEndpoints, Events.proxyHeartbeat, AlertSubjects.credentialRejected],
+    // Config changes through other replicas drop the snapshots this one rendered.
+    subscribe: [
+      callerEndpoints,
+      Events.proxyHeartbeat,
+      AlertSubjects.credentialRejected,
+      Events.configChangedAll,
+    ],
   },
   "provider-verifier": { publish: [], subscribe: subjects(Verifier) },
   telemetry: {

@@ -21,7 +21,10 @@ export const GatewaySnapshot = z.object({
   policies: z.array(Policy),
   guardrails: z.array(Guardrail),
   budget_rules: z.array(BudgetRule),
-  /** Groups of the account by id, so deny logs and stamping can name them. */
+  /**
+   * The latest change among what it holds (its newest `updated_at`; the epoch when it holds nothing):
+   * the same on every control-plane replica, so each renders the same pages (see `PagedEndpoint`).
+   */
   generated_at: Timestamp,
 });
 export type GatewaySnapshot = z.infer<typeof GatewaySnapshot>;

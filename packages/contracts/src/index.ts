@@ -14,6 +14,7 @@ export * from "./groups";
 export * from "./guardrails";
 export * from "./limits";
 export * from "./notifications";
+export * from "./pages";
 export * from "./policies";
 export * from "./providers";
 export * from "./reservations";

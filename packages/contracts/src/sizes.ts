@@ -21,6 +21,16 @@ export const MAX_MODELS = 10_000;
 /** A request's session id (x-session-id and the other session headers, or Claude Code's metadata). */
 export const MAX_SESSION_ID_LENGTH = 256;
 
+/**
+ * The most an account's gateway snapshot (its settings, providers with their model rows, policies,
+ * guardrails and budget rules, as JSON) may take. Proxies and consumption hold it in memory and fetch
+ * it in pages of max_payload, so it is not bound by one message; this keeps an account's share of
+ * every proxy's memory, and the time a fresh proxy takes to load it, small. Ten thousand model rows
+ * of 256-character ids and 500 policies take about 4 MB. A write past it is refused (422
+ * `account.config_too_large`).
+ */
+export const MAX_ACCOUNT_CONFIG_BYTES = 8 * 1024 * 1024;
+
 /** Ids in one list: a policy's groups, providers and guardrails, a rule's targets, a user's groups. */
 export const MAX_ID_LIST = 1_000;
 

@@ -7,6 +7,7 @@ import { Caller, Empty, Id } from "./common";
 import { GatewaySnapshot } from "./gateway";
 import { Group, GroupBody } from "./groups";
 import { Guardrail, GuardrailBody } from "./guardrails";
+import { PageRequest, TextPage } from "./pages";
 import { Policy, PolicyBody } from "./policies";
 import { CreateProviderBody, Provider, UpdateProviderBody } from "./providers";
 import { CreateSettingsBody, Settings, UpdateSettingsBody } from "./settings";
@@ -25,6 +26,23 @@ export const endpoint = <Req extends z.ZodType, Rep extends z.ZodType>(
   request: Req,
   reply: Rep,
 ): Endpoint<Req, Rep> => ({ subject, request, reply });
+
+/**
+ * An endpoint whose reply may outgrow one message: answered in `TextPage`s (see pages.ts) that,
+ * joined, are the JSON of `value`. `requestPaged` (packages/bus) fetches and checks the whole.
+ */
+export interface PagedEndpoint<Req extends z.ZodType = z.ZodType, Value extends z.ZodType = z.ZodType>
+  extends Endpoint<Req, typeof TextPage> {
+  readonly value: Value;
+}
+
+export const pagedEndpoint = <Shape extends z.ZodRawShape, Value extends z.ZodType>(
+  subject: string,
+  request: z.ZodObject<Shape>,
+  value: Value,
+) => ({ subject, request: request.extend(PageRequest.shape), reply: TextPage, value });
+
+export const isPaged = (endpoint: Endpoint): endpoint is PagedEndpoint => "value" in endpoint;
 
 /** Every control-plane call names who is asking; handlers scope by `caller.account_id`. */
 export const byCaller = <T extends z.ZodRawShape>(shape: T) => z.object({ caller: Caller, ...shape });
@@ -55,7 +73,8 @@ export const ControlPlane = {
   ),
   accountsDelete: endpoint("agn.ctl.accounts.delete", byCaller({ account_id: Id }), Empty),
 
-  usersList: endpoint("agn.ctl.users.list", byCaller({}), z.array(User)),
+  /** Paged: thousands of users outgrow one message. */
+  usersList: pagedEndpoint("agn.ctl.users.list", byCaller({}), z.array(User)),
   usersGet: endpoint("agn.ctl.users.get", byCaller({ user_id: Id }), User),
   usersCreate: endpoint("agn.ctl.users.create", byCaller({ body: CreateUserBody }), User),
   usersUpdate: endpoint("agn.ctl.users.update", byCaller({ user_id: Id, body: UpdateUserBody }), User),
@@ -97,7 +116,8 @@ export const ControlPlane = {
     DiscoverModelsReply,
   ),
 
-  providersList: endpoint("agn.ctl.providers.list", byCaller({}), z.array(Provider)),
+  /** Paged: an account's providers with thousands of model rows outgrow one message. */
+  providersList: pagedEndpoint("agn.ctl.providers.list", byCaller({}), z.array(Provider)),
   providersGet: endpoint("agn.ctl.providers.get", byCaller({ provider_id: Id }), Provider),
   providersCreate: endpoint("agn.ctl.providers.create", byCaller({ body: CreateProviderBody }), Provider),
   providersUpdate: endpoint(
@@ -123,9 +143,10 @@ export const ControlPlane = {
   ),
   guardrailsDelete: endpoint("agn.ctl.guardrails.delete", byCaller({ guardrail_id: Id }), Empty),
 
-  agentConfig: endpoint("agn.ctl.agent_config", byCaller({}), AgentConfig),
-  /** The proxy's view of one account (sealed credentials). */
-  gatewaySnapshot: endpoint("agn.ctl.gateway.snapshot", z.object({ account_id: Id }), GatewaySnapshot),
+  /** Paged: a caller reaching providers with thousands of model rows gets them all listed. */
+  agentConfig: pagedEndpoint("agn.ctl.agent_config", byCaller({}), AgentConfig),
+  /** The proxy's view of one account (sealed credentials), paged: see docs/ARCHITECTURE.md "Account snapshot". */
+  gatewaySnapshot: pagedEndpoint("agn.ctl.gateway.snapshot", z.object({ account_id: Id }), GatewaySnapshot),
   /** Service-to-service: an account's settings whatever the caller's role (telemetry reads log collection). */
   settingsOfAccount: endpoint("agn.ctl.settings.of_account", z.object({ account_id: Id }), Settings),
   /**

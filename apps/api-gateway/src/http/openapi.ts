@@ -1,6 +1,6 @@
 import type { Endpoint } from "@agentnet/contracts";
 import { z } from "zod";
-import type { RouteSpec } from "./route";
+import { type RouteSpec, replyOf } from "./route";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -72,7 +72,7 @@ export function openApiDocument(routes: readonly RouteSpec<Endpoint>[], version:
       responses: {
         [String(route.status ?? 200)]: {
           description: "OK",
-          content: { "application/json": { schema: schemaOf(route.endpoint.reply, "output") } },
+          content: { "application/json": { schema: schemaOf(replyOf(route.endpoint), "output") } },
         },
         "401": {
           description: "No valid token (missing, unknown, expired or revoked)",

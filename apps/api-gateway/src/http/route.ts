@@ -1,5 +1,5 @@
-import { type NatsConnection, request } from "@agentnet/bus";
-import type { Caller, Endpoint, RequestOf } from "@agentnet/contracts";
+import { type NatsConnection, request, requestPaged } from "@agentnet/bus";
+import { type Caller, type Endpoint, isPaged, type RequestOf } from "@agentnet/contracts";
 import type { Request, RequestHandler, Router } from "express";
 import { type Access, callerOf, requireAccess } from "./auth";
 
@@ -24,9 +24,13 @@ const mounted = new WeakMap<Router, RouteSpec<Endpoint>[]>();
 /** What `mount` put on `router`, in order. */
 export const routesOf = (router: Router): readonly RouteSpec<Endpoint>[] => mounted.get(router) ?? [];
 
+/** What a route answers: a paged endpoint's whole value, any other endpoint's reply. */
+export const replyOf = (endpoint: Endpoint) => (isPaged(endpoint) ? endpoint.value : endpoint.reply);
+
 /**
  * Mounts a route that forwards to one control-plane endpoint: access check, request mapping and
- * validation, one NATS request, the reply as JSON. Errors fall through to the one error middleware.
+ * validation, one NATS request (one per page for a paged endpoint, joined), the reply as JSON.
+ * Errors fall through to the one error middleware.
  */
 export function mount<E extends Endpoint>(
   router: Router,
@@ -36,7 +40,10 @@ export function mount<E extends Endpoint>(
 ) {
   const forward: RequestHandler = async (req, res, next) => {
     try {
-      const reply = await request(nc, spec.endpoint, spec.toRequest(req, callerOf(req)), { timeoutMs });
+      const payload = spec.toRequest(req, callerOf(req));
+      const reply = isPaged(spec.endpoint)
+        ? await requestPaged(nc, spec.endpoint, payload, { timeoutMs })
+        : await request(nc, spec.endpoint, payload, { timeoutMs });
       res.status(spec.status ?? 200).json(reply);
     } catch (error) {
       next(error);

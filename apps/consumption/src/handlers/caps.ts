@@ -1,4 +1,4 @@
-import { request } from "@agentnet/bus";
+import { requestPaged } from "@agentnet/bus";
 import { Consumption, ControlPlane } from "@agentnet/contracts";
 import { type HandlerContext, handle } from "./context";
 
@@ -9,6 +9,8 @@ import { type HandlerContext, handle } from "./context";
  */
 export const registerCapsHandler = (ctx: HandlerContext) =>
   handle(ctx, Consumption.caps, async ({ caller }) => {
-    const snapshot = await request(ctx.nc, ControlPlane.gatewaySnapshot, { account_id: caller.account_id });
+    const snapshot = await requestPaged(ctx.nc, ControlPlane.gatewaySnapshot, {
+      account_id: caller.account_id,
+    });
     return ctx.keeper.caps(caller, snapshot);
   });

@@ -10,6 +10,7 @@ import { requireAccountWideGrant, requireWriter } from "../domain/access";
 import type { BudgetRuleDoc } from "../store/agent-models";
 import { toBudgetRule } from "../store/agent-views";
 import { announceConfigChange, type HandlerContext, handle, loadOwned, missingIds } from "./context";
+import { assertConfigFits } from "./snapshot";
 
 export function registerBudgetRuleHandlers(ctx: HandlerContext) {
   const { models } = ctx;
@@ -52,11 +53,9 @@ export function registerBudgetRuleHandlers(ctx: HandlerContext) {
   handle(ctx, ControlPlane.budgetRulesCreate, async ({ caller, body }) => {
     requireWriter(caller);
     await requireTargetsExist(caller, body);
-    const created = await models.BudgetRule.create({
-      _id: newId(),
-      account_id: caller.account_id,
-      ...fields(body),
-    });
+    const document = { _id: newId(), account_id: caller.account_id, ...fields(body) };
+    await assertConfigFits(ctx, caller.account_id, { after: document });
+    const created = await models.BudgetRule.create(document);
     announceConfigChange(ctx, caller.account_id);
     return toBudgetRule(created.toObject());
   });
@@ -65,6 +64,7 @@ export function registerBudgetRuleHandlers(ctx: HandlerContext) {
     requireWriter(caller);
     const stored = await loadOwned<BudgetRuleDoc>(models.BudgetRule, caller, rule_id, "budget rule");
     await requireTargetsExist(caller, body);
+    await assertConfigFits(ctx, caller.account_id, { before: stored, after: { ...stored, ...fields(body) } });
     const updated = await models.BudgetRule.findOneAndUpdate(
       { _id: stored._id, account_id: caller.account_id },
       { $set: fields(body) },

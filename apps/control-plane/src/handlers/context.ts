@@ -1,4 +1,11 @@
-import { announceCallerRevocation, type Handler, type NatsConnection, serve } from "@agentnet/bus";
+import {
+  announceCallerRevocation,
+  type Handler,
+  type NatsConnection,
+  PageBook,
+  pageBytesOf,
+  serve,
+} from "@agentnet/bus";
 import {
   AppError,
   type Caller,
@@ -30,10 +37,13 @@ export interface HandlerContext {
   /** How long to wait for the provider-verifier's answer. */
   verifyTimeoutMs: number;
   verifier: typeof Verifier;
+  /** Rendered account snapshots, answered page by page (see handlers/snapshot.ts). */
+  snapshots: PageBook;
 }
 
-/** Tells proxies and caches that an account's configuration changed. */
+/** Tells proxies and caches (this replica's rendered snapshot first) that an account's configuration changed. */
 export const announceConfigChange = (ctx: HandlerContext, accountId: string): void => {
+  ctx.snapshots.invalidate(accountId);
   const event: ConfigChangedEvent = { v: 1, account_id: accountId, at: new Date().toISOString() };
   ctx.nc.publish(Events.configChanged(accountId), JSON.stringify(event));
 };
@@ -101,6 +111,14 @@ export const handle = <E extends Endpoint>(ctx: HandlerContext, endpoint: E, han
     },
   );
 };
+
+/**
+ * Answers for a paged list endpoint: rendered on each first page, the later pages of one listing
+ * served from its rendering. Lists must be sorted fully (ties broken by `_id`) so that another
+ * replica renders equal data into the same pages.
+ */
+export const createListingBook = (ctx: Pick<HandlerContext, "nc">) =>
+  new PageBook({ pageBytes: () => pageBytesOf(ctx.nc), freshMs: 0, failureMs: 0 });
 
 /** Loads one document of the caller's account by id, or 404 (an id of another account is not found, too). */
 export async function loadOwned<T>(

@@ -4,6 +4,7 @@ import { requireAccountWideGrant, requireWriter } from "../domain/access";
 import type { GuardrailDoc } from "../store/agent-models";
 import { toGuardrail } from "../store/agent-views";
 import { announceConfigChange, type HandlerContext, handle, loadOwned, refuseIfPoliciesUse } from "./context";
+import { assertConfigFits } from "./snapshot";
 
 export function registerGuardrailHandlers(ctx: HandlerContext) {
   const { models } = ctx;
@@ -28,11 +29,9 @@ export function registerGuardrailHandlers(ctx: HandlerContext) {
 
   handle(ctx, ControlPlane.guardrailsCreate, async ({ caller, body }) => {
     requireWriter(caller);
-    const created = await models.Guardrail.create({
-      _id: newId(),
-      account_id: caller.account_id,
-      ...fields(body),
-    });
+    const document = { _id: newId(), account_id: caller.account_id, ...fields(body) };
+    await assertConfigFits(ctx, caller.account_id, { after: document });
+    const created = await models.Guardrail.create(document);
     announceConfigChange(ctx, caller.account_id);
     return toGuardrail(created.toObject());
   });
@@ -40,6 +39,7 @@ export function registerGuardrailHandlers(ctx: HandlerContext) {
   handle(ctx, ControlPlane.guardrailsUpdate, async ({ caller, guardrail_id, body }) => {
     requireWriter(caller);
     const stored = await loadOwned<GuardrailDoc>(models.Guardrail, caller, guardrail_id, "guardrail");
+    await assertConfigFits(ctx, caller.account_id, { before: stored, after: { ...stored, ...fields(body) } });
     const updated = await models.Guardrail.findOneAndUpdate(
       { _id: stored._id, account_id: caller.account_id },
       { $set: fields(body) },

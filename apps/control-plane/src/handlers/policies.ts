@@ -11,6 +11,7 @@ import { assertWeightsNameDestinations } from "../domain/routing";
 import type { PolicyDoc } from "../store/agent-models";
 import { toPolicy } from "../store/agent-views";
 import { announceConfigChange, type HandlerContext, handle, loadOwned, missingIds } from "./context";
+import { assertConfigFits } from "./snapshot";
 
 export function registerPolicyHandlers(ctx: HandlerContext) {
   const { models } = ctx;
@@ -66,11 +67,9 @@ export function registerPolicyHandlers(ctx: HandlerContext) {
     requireWriter(caller);
     assertWeightsNameDestinations(body);
     await requireReferencesExist(caller, body);
-    const created = await models.Policy.create({
-      _id: newId(),
-      account_id: caller.account_id,
-      ...fields(body),
-    });
+    const document = { _id: newId(), account_id: caller.account_id, ...fields(body) };
+    await assertConfigFits(ctx, caller.account_id, { after: document });
+    const created = await models.Policy.create(document);
     announceConfigChange(ctx, caller.account_id);
     return toPolicy(created.toObject());
   });
@@ -80,6 +79,7 @@ export function registerPolicyHandlers(ctx: HandlerContext) {
     const stored = await loadOwned<PolicyDoc>(models.Policy, caller, policy_id, "policy");
     assertWeightsNameDestinations(body);
     await requireReferencesExist(caller, body);
+    await assertConfigFits(ctx, caller.account_id, { before: stored, after: { ...stored, ...fields(body) } });
     const updated = await models.Policy.findOneAndUpdate(
       { _id: stored._id, account_id: caller.account_id },
       replacement(body),

@@ -1,4 +1,4 @@
-import { type NatsConnection, request } from "@agentnet/bus";
+import { type NatsConnection, request, requestPaged } from "@agentnet/bus";
 import { AppError, ControlPlane } from "@agentnet/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -40,7 +40,7 @@ describe("a provider's anthropic_betas", () => {
       },
     });
   const snapshotOf = async (id: string) => {
-    const snapshot = await request(api, ControlPlane.gatewaySnapshot, { account_id: caller.account_id });
+    const snapshot = await requestPaged(api, ControlPlane.gatewaySnapshot, { account_id: caller.account_id });
     return snapshot.providers.find((provider) => provider.id === id);
   };
 

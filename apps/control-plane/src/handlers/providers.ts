@@ -13,7 +13,15 @@ import {
 } from "../domain/providers";
 import type { ProviderDoc } from "../store/agent-models";
 import { toProvider } from "../store/agent-views";
-import { announceConfigChange, type HandlerContext, handle, loadOwned, refuseIfPoliciesUse } from "./context";
+import {
+  announceConfigChange,
+  createListingBook,
+  type HandlerContext,
+  handle,
+  loadOwned,
+  refuseIfPoliciesUse,
+} from "./context";
+import { assertConfigFits } from "./snapshot";
 
 export function registerProviderHandlers(ctx: HandlerContext) {
   const { models } = ctx;
@@ -48,10 +56,16 @@ export function registerProviderHandlers(ctx: HandlerContext) {
     return cooldown ? { ...toProvider(doc), cooldown } : toProvider(doc);
   };
 
-  handle(ctx, ControlPlane.providersList, async ({ caller }) => {
+  const listings = createListingBook(ctx);
+
+  handle(ctx, ControlPlane.providersList, async ({ caller, page, version }) => {
     requireAccountWideGrant(caller);
-    const docs = await models.Provider.find({ account_id: caller.account_id }).sort({ created_at: 1 }).lean();
-    return docs.map(read);
+    return listings.page(caller.account_id, { page, version }, async () => {
+      const docs = await models.Provider.find({ account_id: caller.account_id })
+        .sort({ created_at: 1, _id: 1 })
+        .lean();
+      return JSON.stringify(docs.map(read));
+    });
   });
 
   handle(ctx, ControlPlane.providersGet, async ({ caller, provider_id }) => {
@@ -65,14 +79,16 @@ export function registerProviderHandlers(ctx: HandlerContext) {
     const credentialKind = credentialKindOf(fields.provider_id, body.api_key);
     const verification = await verify(fields, body.api_key);
     const id = newId();
-    const created = await models.Provider.create({
+    const document = {
       _id: id,
       account_id: caller.account_id,
       ...fields,
       sealed_api_key: seal(ctx.sealingKey, body.api_key, providerCredentialAad(caller.account_id, id)),
       verification: describeVerification(verification),
       credential_kind: credentialKind,
-    });
+    };
+    await assertConfigFits(ctx, caller.account_id, { after: document });
+    const created = await models.Provider.create(document);
     ctx.logger.info(
       { account_id: caller.account_id, provider: id, verification: describeVerification(verification) },
       "provider created",
@@ -108,6 +124,7 @@ export function registerProviderHandlers(ctx: HandlerContext) {
         providerCredentialAad(caller.account_id, stored._id),
       );
     }
+    await assertConfigFits(ctx, caller.account_id, { before: stored, after: { ...stored, ...update } });
     const updated = await models.Provider.findOneAndUpdate(
       { _id: stored._id, account_id: caller.account_id },
       { $set: update },

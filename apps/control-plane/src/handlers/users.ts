@@ -11,7 +11,14 @@ import { newId } from "@agentnet/service-kit";
 import { requireRoleChangeAllowed, requireWriter } from "../domain/access";
 import { isDuplicateKey, type UserDoc } from "../store/models";
 import { toUser } from "../store/views";
-import { announceConfigChange, type HandlerContext, handle, loadOwned, revokeCallers } from "./context";
+import {
+  announceConfigChange,
+  createListingBook,
+  type HandlerContext,
+  handle,
+  loadOwned,
+  revokeCallers,
+} from "./context";
 
 export function registerUserHandlers(ctx: HandlerContext) {
   const { models } = ctx;
@@ -44,13 +51,18 @@ export function registerUserHandlers(ctx: HandlerContext) {
       throw conflict("user.last_owner", "the account's last owner cannot be removed or demoted");
   };
 
-  handle(ctx, ControlPlane.usersList, async ({ caller }) => {
+  // Keyed by caller: each sees itself as the current user.
+  const listings = createListingBook(ctx);
+
+  handle(ctx, ControlPlane.usersList, async ({ caller, page, version }) => {
     // A regular user sees only themself, as in NetBird.
     const filter = hasAccountWideGrant(caller.role)
       ? { account_id: caller.account_id }
       : { account_id: caller.account_id, _id: caller.user_id };
-    const users = await models.User.find(filter).sort({ created_at: 1 }).lean();
-    return users.map((user) => toUser(user, caller.user_id));
+    return listings.page(`${caller.account_id}/${caller.user_id}`, { page, version }, async () => {
+      const users = await models.User.find(filter).sort({ created_at: 1, _id: 1 }).lean();
+      return JSON.stringify(users.map((user) => toUser(user, caller.user_id)));
+    });
   });
 
   handle(ctx, ControlPlane.usersGet, async ({ caller, user_id }) => {

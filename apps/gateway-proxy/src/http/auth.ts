@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Caller } from "@agentnet/contracts";
 import type { ProxyContext } from "../context";
 import type { Wire } from "../domain/wire";
-import type { AccountView } from "../snapshot/cache";
+import { type AccountView, SnapshotUnavailable } from "../snapshot/cache";
 import { callerToken } from "./body";
 import { sendError } from "./errors";
 
@@ -47,7 +47,11 @@ export async function accountView(
   try {
     return await ctx.snapshots.get(accountId);
   } catch (error) {
-    ctx.logger.warn({ err: error, account_id: accountId }, "loading the account snapshot failed");
+    // One line per failed load, none for the requests its cached failure answers.
+    if (!(error instanceof SnapshotUnavailable && error.repeated)) {
+      const reason = error instanceof Error ? error.message : String(error);
+      ctx.logger.warn({ account_id: accountId, reason }, "loading the account snapshot failed");
+    }
     sendError(
       res,
       wire,

@@ -12,13 +12,30 @@ export interface AccountView {
 type Load = (accountId: string) => Promise<GatewaySnapshot>;
 
 /**
+ * Why an account's snapshot cannot be had: the load's failure, `repeated` when it is a failure
+ * already answered (and logged) that the cache holds for `failureMs`.
+ */
+export class SnapshotUnavailable extends Error {
+  constructor(
+    readonly reason: string,
+    readonly repeated: boolean,
+    options?: ErrorOptions,
+  ) {
+    super(`the account snapshot cannot be loaded: ${reason}`, options);
+    this.name = "SnapshotUnavailable";
+  }
+}
+
+/**
  * Snapshot per account. `invalidate` (on `agn.config.changed.<account>`) drops the entry, so the
  * next request waits for fresh config. Past `maxAgeMs` (a missed event) the entry is still
  * served while one refresh runs in the background, for at most `staleServeMs` past its load: the
  * proxy keeps serving known accounts through a control-plane, MongoDB or NATS outage that long.
  * `markStale` (on a NATS reconnect, when config events may have been missed) refreshes every entry
  * in the background without dropping it. Concurrent loads of one account share one request, and a
- * load that started before an invalidation is not cached.
+ * load that started before an invalidation is not cached. A failed load of an account without an
+ * entry is answered again for `failureMs` (until an invalidation), so the requests of an account
+ * whose configuration cannot be loaded cost neither a load each nor a log line each.
  */
 export class SnapshotCache {
   private readonly entries = new Map<string, AccountView>();
@@ -26,11 +43,13 @@ export class SnapshotCache {
   private readonly generations = new Map<string, number>();
   /** Accounts to refresh on next use whatever their age (config events may have been missed). */
   private readonly refreshDue = new Set<string>();
+  private readonly failures = new Map<string, { reason: string; cause: unknown; at: number }>();
 
   constructor(
     private readonly load: Load,
     private readonly maxAgeMs: number,
     private readonly staleServeMs: number,
+    private readonly failureMs: number,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -45,6 +64,10 @@ export class SnapshotCache {
       }
       return Promise.resolve(entry);
     }
+    const failure = this.failures.get(accountId);
+    if (failure && this.now() - failure.at < this.failureMs) {
+      return Promise.reject(new SnapshotUnavailable(failure.reason, true, { cause: failure.cause }));
+    }
     return this.refresh(accountId);
   }
 
@@ -56,6 +79,7 @@ export class SnapshotCache {
   invalidate(accountId: string): void {
     this.entries.delete(accountId);
     this.loading.delete(accountId);
+    this.failures.delete(accountId);
     this.generations.set(accountId, (this.generations.get(accountId) ?? 0) + 1);
   }
 
@@ -74,8 +98,16 @@ export class SnapshotCache {
         if ((this.generations.get(accountId) ?? 0) === generation) {
           this.entries.set(accountId, view);
           this.refreshDue.delete(accountId);
+          this.failures.delete(accountId);
         }
         return view;
+      })
+      .catch((cause: unknown) => {
+        const reason = cause instanceof Error ? cause.message : String(cause);
+        if ((this.generations.get(accountId) ?? 0) === generation) {
+          this.failures.set(accountId, { reason, cause, at: this.now() });
+        }
+        throw new SnapshotUnavailable(reason, false, { cause });
       })
       .finally(() => {
         if (this.loading.get(accountId) === promise) this.loading.delete(accountId);

@@ -1,4 +1,4 @@
-import { type Subscription, serve } from "@agentnet/bus";
+import { PageBook, pageBytesOf, type Subscription, serve } from "@agentnet/bus";
 import {
   type Caller,
   ControlPlane,
@@ -48,6 +48,7 @@ export async function startProxyHarness(
   const snapshots = new Map<string, GatewaySnapshot>();
   const proxyBus = await connectTestBus("gateway-proxy");
   const controlPlane = await connectTestBus("control-plane");
+  const book = new PageBook({ pageBytes: () => pageBytesOf(controlPlane), freshMs: 0, failureMs: 0 });
   const served: Subscription[] = [
     serve(
       controlPlane,
@@ -62,11 +63,12 @@ export async function startProxyHarness(
     serve(
       controlPlane,
       ControlPlane.gatewaySnapshot,
-      ({ account_id }) => {
-        const snapshot = snapshots.get(account_id);
-        if (!snapshot) throw new Error("unknown account");
-        return snapshot;
-      },
+      ({ account_id, page, version }) =>
+        book.page(account_id, { page, version }, async () => {
+          const snapshot = snapshots.get(account_id);
+          if (!snapshot) throw new Error("unknown account");
+          return JSON.stringify(snapshot);
+        }),
       { queue: name },
     ),
   ];
