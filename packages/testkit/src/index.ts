@@ -4,4 +4,5 @@ export * from "./events";
 export * from "./fixtures";
 export * from "./isolated-nats";
 export * from "./mongo-commands";
+export * from "./nats-cluster";
 export * from "./oauth-servers";
