@@ -12,7 +12,13 @@ describe("the control-plane's MongoDB consistency", () => {
   let operator: NatsConnection;
 
   beforeAll(async () => {
-    mongo = await connectRecordingMongo(MONGO_CONNECTION_OPTIONS);
+    // A MONGO_URL asking for less, which the code's options must win over.
+    mongo = await connectRecordingMongo(MONGO_CONNECTION_OPTIONS, {
+      w: "1",
+      journal: "false",
+      readConcernLevel: "local",
+      readPreference: "secondaryPreferred",
+    });
     controlPlane = await connectTestBus("control-plane");
     operator = await connectTestBus();
     await startControlPlane({
@@ -29,7 +35,7 @@ describe("the control-plane's MongoDB consistency", () => {
     await mongo.connection.close();
   });
 
-  it("reads from the primary with majority read concern and writes with majority, journaled", () => {
+  it("reads from the primary with majority read concern and writes with majority, journaled, whatever the URL says", () => {
     const { connection } = mongo;
     expect(connection.getClient().readPreference.mode).toBe("primary");
     expect(connection.db?.readConcern?.level).toBe("majority");

@@ -15,11 +15,15 @@
  *   valid there, and a consumption leader taking over must read every journal entry its
  *   predecessor had acknowledged.
  *
- * A single server (a standalone mongod, FerretDB) is its own majority: the same options hold there
- * (FerretDB accepts and ignores them).
+ * They carry the connection string's option names: the driver takes an option given in code over
+ * the same one in the URL, so a MONGO_URL saying `w=1` or `readConcernLevel=local` cannot weaken
+ * them (a `writeConcern` object would lose to the URL's `journal=false`). A single server (a
+ * standalone mongod, FerretDB) is its own majority: the same options hold there (FerretDB accepts
+ * and ignores them).
  */
 export const MONGO_CONSISTENCY = {
-  writeConcern: { w: "majority", journal: true },
-  readConcern: { level: "majority" },
+  w: "majority",
+  journal: true,
+  readConcernLevel: "majority",
   readPreference: "primary",
 } as const;
