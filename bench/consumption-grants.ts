@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { request } from "@agentnet/bus";
 import { Consumption, type LeaseRequest } from "@agentnet/contracts";
 import { ensureMongo, findRepoRoot } from "@agentnet/local-backends";
+import { runBench } from "./bench-script";
 import { startBenchNats } from "./bus";
 import { startBenchConsumption, stopBenchConsumption } from "./consumption-process";
 import { processTreeCpuMs } from "./process-cpu";
@@ -130,10 +131,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runBench(main);

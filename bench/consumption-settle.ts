@@ -21,6 +21,7 @@ import {
 import { ensureMongo, findRepoRoot } from "@agentnet/local-backends";
 import { newId } from "@agentnet/service-kit";
 import { jetstreamManager } from "@nats-io/jetstream";
+import { runBench } from "./bench-script";
 import { startBenchNats } from "./bus";
 import { startBenchConsumption, stopBenchConsumption } from "./consumption-process";
 import { processTreeCpuMs } from "./process-cpu";
@@ -179,10 +180,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runBench(main);

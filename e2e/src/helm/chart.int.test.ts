@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { BUS_SERVICES, type BusService } from "@agentnet/contracts";
 import { findRepoRoot } from "@agentnet/local-backends";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
@@ -11,15 +12,9 @@ const chart = join(root, "infra", "helm", "agentnet");
 const threeNodes = join(chart, "values-three-nodes.yaml");
 const helm = join(root, ".data", "tools", "helm");
 
-const SERVICES = [
-  "control-plane",
-  "provider-verifier",
-  "telemetry",
-  "consumption",
-  "gateway-proxy",
-  "api-gateway",
-] as const;
-type ServiceName = (typeof SERVICES)[number];
+/** The services the chart runs: every one on the bus but the operator's CLI. */
+type ServiceName = Exclude<BusService, "cli">;
+const SERVICES = BUS_SERVICES.filter((name): name is ServiceName => name !== "cli");
 const HTTP_PORTS: Partial<Record<ServiceName, number>> = { "gateway-proxy": 8090, "api-gateway": 8080 };
 
 interface EnvVar {
