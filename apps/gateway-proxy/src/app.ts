@@ -49,6 +49,7 @@ import { SnapshotCache } from "./snapshot/cache";
 import { CallerCache } from "./snapshot/callers";
 import { ConsumptionLeader } from "./snapshot/consumption-leader";
 import { tokenEndpointAllowance } from "./upstream/credential";
+import { reportOpenFileLimit } from "./upstream/open-files";
 import { privateAllowanceOf, UpstreamPools } from "./upstream/pools";
 
 export interface GatewayProxyOptions {
@@ -61,6 +62,12 @@ export interface GatewayProxyOptions {
   bodyLimitBytes: number;
   headersTimeoutMs: number;
   bodyTimeoutMs: number;
+  /** Requests in flight to one upstream origin at most, and its pool's connections. */
+  connectionsPerOrigin: number;
+  /** How long a request past that bound waits for a slot before it is refused (503, Anthropic's 529). */
+  upstreamWaitMs: number;
+  /** Offer HTTP/2 to upstreams over TLS. */
+  upstreamHttp2: boolean;
   /** What one client may hold of the listener: time to send a request, idle time, connections. */
   httpLimits: HttpServerLimits;
   /** The request stream's limits (every service ensuring the stream must agree on them). */
@@ -116,6 +123,9 @@ export const DEFAULT_OPTIONS: GatewayProxyOptions = {
   bodyLimitBytes: 10 * 1024 * 1024,
   headersTimeoutMs: 300_000,
   bodyTimeoutMs: 300_000,
+  connectionsPerOrigin: 4_096,
+  upstreamWaitMs: 5_000,
+  upstreamHttp2: true,
   httpLimits: DEFAULT_HTTP_SERVER_LIMITS,
   refusePrivateUpstreams: true,
   allowedPrivateUpstreams: [],
@@ -220,6 +230,9 @@ export async function startGatewayProxy(deps: {
     pools: new UpstreamPools({
       headersTimeoutMs: options.headersTimeoutMs,
       bodyTimeoutMs: options.bodyTimeoutMs,
+      connectionsPerOrigin: options.connectionsPerOrigin,
+      waitMs: options.upstreamWaitMs,
+      http2: options.upstreamHttp2,
       privateAllowance,
     }),
     credentials: new VendorCredentials({
@@ -241,6 +254,8 @@ export async function startGatewayProxy(deps: {
 
   metrics?.follow(publisher, ctx.admissions);
   metrics?.followCooldowns(ctx.routing.cooldowns);
+  metrics?.upstream.follow(ctx.pools);
+  reportOpenFileLimit(logger, options.connectionsPerOrigin, options.httpLimits.maxConnections);
 
   // The stream must exist for JetStream to ack events; whoever starts first creates it.
   await ensureRequestStream(nc, [Events.requestsAll], options.requestStream).catch((err: unknown) =>
@@ -298,7 +313,13 @@ export async function startGatewayProxy(deps: {
   );
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(options.port, options.host, () => resolve());
+    // Clients connecting together (agents starting at once) wait in the accept queue while the
+    // event loop is busy: Node's default of 511 dropped some of 2,000 at once, which then failed
+    // on their connect timeout. The kernel caps it at net.core.somaxconn.
+    server.listen(
+      { port: options.port, host: options.host, backlog: options.httpLimits.maxConnections },
+      () => resolve(),
+    );
   });
   await nc.flush();
   const address = server.address() as AddressInfo;

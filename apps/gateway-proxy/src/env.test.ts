@@ -44,4 +44,27 @@ describe("the proxy's environment", () => {
       AGN_COOLDOWN_MS: 60_000,
     });
   });
+
+  it("lets 4,096 requests at once reach one upstream origin, over HTTP/2 where the vendor speaks it, and one more wait 5 s", () => {
+    expect(parseEnv(required)).toMatchObject({
+      AGN_UPSTREAM_CONNECTIONS_PER_ORIGIN: 4_096,
+      AGN_UPSTREAM_WAIT_MS: 5_000,
+      AGN_UPSTREAM_HTTP2: true,
+    });
+    expect(
+      parseEnv({
+        ...required,
+        AGN_UPSTREAM_CONNECTIONS_PER_ORIGIN: "64",
+        AGN_UPSTREAM_WAIT_MS: "0",
+        AGN_UPSTREAM_HTTP2: "false",
+      }),
+    ).toMatchObject({
+      AGN_UPSTREAM_CONNECTIONS_PER_ORIGIN: 64,
+      AGN_UPSTREAM_WAIT_MS: 0,
+      AGN_UPSTREAM_HTTP2: false,
+    });
+    expect(() => parseEnv({ ...required, AGN_UPSTREAM_CONNECTIONS_PER_ORIGIN: "0" })).toThrow(
+      /AGN_UPSTREAM_CONNECTIONS_PER_ORIGIN/,
+    );
+  });
 });

@@ -36,6 +36,20 @@ export const GatewayProxyEnv = z.object({
   /** Longest silence between two body chunks of the upstream's response. */
   AGN_UPSTREAM_BODY_TIMEOUT_MS: z.coerce.number().int().min(100).default(300_000),
   /**
+   * Requests in flight to one upstream origin at most, and the connections of its pool (over
+   * HTTP/1.1 each request has one of its own; over HTTP/2 one carries up to 100). A connection is
+   * a file descriptor: at start the proxy logs its limit and warns when this bound and
+   * HTTP_MAX_CONNECTIONS do not fit in it.
+   */
+  AGN_UPSTREAM_CONNECTIONS_PER_ORIGIN: z.coerce.number().int().min(1).default(4_096),
+  /**
+   * How long a request past that bound waits for a slot; then it goes to another candidate provider,
+   * or is answered 503 (Anthropic's wire: 529) with retry-after.
+   */
+  AGN_UPSTREAM_WAIT_MS: z.coerce.number().int().min(0).default(5_000),
+  /** Offer HTTP/2 to upstreams over TLS (ALPN): vendors that speak it carry many streams on one connection. */
+  AGN_UPSTREAM_HTTP2: envBoolean.default(true),
+  /**
    * Refuse upstreams that are, or resolve to, a non-public address (loopback, private, link-local,
    * CGNAT, unspecified, ...): an account admin's upstream_url must not reach this host or its
    * network. `false` turns the check off (a deployment whose account admins are its operators).

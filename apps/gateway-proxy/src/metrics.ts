@@ -16,6 +16,7 @@ import type { Wire } from "./domain/wire";
 import type { AdmissionAnnouncer } from "./events/admission";
 import type { RequestRecord } from "./events/build";
 import type { BufferedPublisher } from "./events/publisher";
+import { UpstreamMetrics } from "./metrics-upstream";
 import type { ForwardResult } from "./upstream/forward";
 import type { UsageCounts } from "./upstream/usage";
 
@@ -152,6 +153,8 @@ export class ProxyMetrics {
   readonly costUsd: BoundCounter<"provider" | "model">;
   readonly upstreamSeconds: BoundHistogram<"provider" | "model" | "stream">;
   readonly firstByteSeconds: BoundHistogram<"provider" | "model" | "stream">;
+  /** The upstream origins' bound: waits, refusals, requests in flight (src/metrics-upstream.ts). */
+  readonly upstream: UpstreamMetrics;
   private readonly responses: BoundCounter<"route" | "code">;
   private readonly capRefusals: BoundCounter<"reason" | "stage">;
   private readonly leaseAsks: BoundCounter<"kind" | "outcome">;
@@ -166,6 +169,7 @@ export class ProxyMetrics {
   private readonly askSeries = new Map<string, CounterSeries>();
 
   constructor(private readonly registry: MetricsRegistry) {
+    this.upstream = new UpstreamMetrics(registry);
     this.requests = new BoundCounter(registry, {
       name: "agentnet_proxy_requests_total",
       help: "Inference requests of configured accounts (one per request event), by route, provider type, catalog model, decision and status",

@@ -6,3 +6,4 @@ export * from "./isolated-nats";
 export * from "./mongo-commands";
 export * from "./nats-cluster";
 export * from "./oauth-servers";
+export * from "./test-tls";

@@ -12,6 +12,8 @@ const WORDS: Record<string, string> = {
   "gateway.not_configured": "The agent network is not set up for this account",
   "gateway.proxy_lost":
     "The proxy serving it stopped before the answer ended; charged what it was admitted with",
+  "gateway.upstream_busy":
+    "The proxy's connections to the vendor were all in use for longer than it waits; the client may retry",
   "pricing.unknown_model": "The model has no price and a USD limit applies",
 };
 

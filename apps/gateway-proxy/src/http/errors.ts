@@ -8,8 +8,15 @@ function errorType(status: number): string {
   if (status === 403) return "permission_error";
   if (status === 404) return "not_found_error";
   if (status === 429) return "rate_limit_error";
+  if (status === 529) return "overloaded_error";
   return "api_error";
 }
+
+/**
+ * The status a vendor of `wire` answers when it is overloaded, which its SDKs retry after
+ * `retry-after`: Anthropic's 529 (`overloaded_error`), 503 for OpenAI's and Google's.
+ */
+export const overloadedStatus = (wire: Wire): number => (wire === "anthropic" ? 529 : 503);
 
 /** Google's canonical error status of an HTTP status, as the Gemini API and Vertex answer it. */
 function googleStatus(status: number): string {
@@ -19,7 +26,7 @@ function googleStatus(status: number): string {
   if (status === 404 || status === 405) return "NOT_FOUND";
   if (status === 429) return "RESOURCE_EXHAUSTED";
   if (status === 499) return "CANCELLED";
-  if (status === 503 || status === 502) return "UNAVAILABLE";
+  if (status === 503 || status === 502 || status === 529) return "UNAVAILABLE";
   if (status === 504) return "DEADLINE_EXCEEDED";
   return "INTERNAL";
 }

@@ -19,6 +19,7 @@ import { privateUpstreamOf } from "../upstream/pools";
 import { type VendorTarget, vendorTarget } from "../upstream/vendor-path";
 import { CappedStreamGrowth } from "./capped-stream";
 import type { Admitted, Answered, Candidate, Failed, Relayed } from "./stages";
+import { takeUpstreamSlot, upstreamBusy } from "./upstream-slot";
 
 type AttemptResult = ForwardResult | Failed;
 
@@ -29,7 +30,10 @@ type AttemptResult = ForwardResult | Failed;
  * first byte) goes to the next candidate, or to the same one again when it is the only one (after
  * its retry-after), within the routing's attempts and time budget from the request's arrival. The
  * last attempt's failure is the client's: the vendor's answer relayed, or 502/504 when none came.
- * Failed when no answer came, and nothing has reached the client then.
+ * Failed when no answer came, and nothing has reached the client then. An upstream origin at this
+ * proxy's bound is no vendor failure: the request moves on at once to another candidate when one
+ * may follow, else waits its turn for a while, and is answered 503/529 (`upstreamBusy`) without
+ * cooling the provider down.
  */
 export async function forward(ctx: ProxyContext, admitted: Admitted): Promise<Answered | Relayed | Failed> {
   const { record, request } = admitted.received;
@@ -44,6 +48,7 @@ export async function forward(ctx: ProxyContext, admitted: Admitted): Promise<An
     const candidate = admitted.candidate;
     const following = candidates.length === 1 ? candidate : candidates[next + 1];
     const mayRetry = attempt < maxAttempts && following !== undefined && Date.now() < deadline;
+    const mayMoveOn = attempt < maxAttempts && candidates[next + 1] !== undefined && Date.now() < deadline;
     if (announced !== candidate) {
       routeRecord(ctx, admitted, candidate);
       ctx.admissions.announce(record, admitted.tokens, candidate.pricing);
@@ -53,7 +58,8 @@ export async function forward(ctx: ProxyContext, admitted: Admitted): Promise<An
     ctx.routing.started(candidate.provider.id);
     let result: AttemptResult;
     try {
-      result = await attemptAt(ctx, admitted, candidate, bodies.of(candidate), mayRetry);
+      const slotWaitMs = mayMoveOn ? 0 : ctx.pools.waitMs;
+      result = await attemptAt(ctx, admitted, candidate, bodies.of(candidate), mayRetry, slotWaitMs);
     } finally {
       ctx.routing.ended(candidate.provider.id);
     }
@@ -101,13 +107,17 @@ export async function forward(ctx: ProxyContext, admitted: Admitted): Promise<An
   }
 }
 
-/** One attempt at one candidate: its credential, the request as its vendor takes it, the call. */
+/**
+ * One attempt at one candidate: its credential, a slot at its upstream origin (waiting up to
+ * `slotWaitMs` for one), the request as its vendor takes it, the call.
+ */
 async function attemptAt(
   ctx: ProxyContext,
   admitted: Admitted,
   candidate: Candidate,
   body: VendorBody,
   mayRetry: boolean,
+  slotWaitMs: number,
 ): Promise<AttemptResult> {
   const { request, view, record } = admitted.received;
   const { provider } = candidate;
@@ -140,8 +150,17 @@ async function attemptAt(
     ctx.logger.error({ err: error, provider_id: provider.id }, "provider credential unavailable");
     return unusable(failed(502, "provider.credential_unavailable", error.message, ""));
   }
-  const upstream = upstreamRequest(ctx, admitted, candidate, target, auth, body, mayRetry);
-  const result = await relay(upstream, request.res);
+  const upstream = ctx.pools.get(target.origin, provider.skip_tls_verification);
+  const slot = await takeUpstreamSlot(ctx, upstream, request.res, slotWaitMs);
+  if (slot === "left") return clientLeft();
+  if (slot === "busy") return upstreamBusy(request.wire, ctx.pools.waitMs);
+  let result: ForwardResult;
+  try {
+    const sent = upstreamRequest(ctx, admitted, candidate, target, auth, body, mayRetry);
+    result = await relay({ ...sent, pool: upstream.pool }, request.res);
+  } finally {
+    upstream.slots.release();
+  }
   if (result.outcome === "unreachable") {
     const refusal = privateUpstream(provider, result.error);
     if (refusal) return refusal;
@@ -328,7 +347,7 @@ function serialisedBody(admitted: Admitted, candidate: Candidate): VendorBody {
 
 /**
  * The request as the candidate's vendor takes it: the caller's headers its wire forwards, then the
- * catalog's, the identity and the credential.
+ * catalog's, the identity and the credential (the pool it goes through is the caller's).
  */
 function upstreamRequest(
   ctx: ProxyContext,
@@ -338,7 +357,7 @@ function upstreamRequest(
   auth: UpstreamAuth,
   body: VendorBody,
   mayRetry: boolean,
-): ForwardRequest {
+): Omit<ForwardRequest, "pool"> {
   const { request, record } = admitted.received;
   const { provider, catalog } = candidate;
   const { wire } = request;
@@ -364,7 +383,6 @@ function upstreamRequest(
     else headers["anthropic-beta"] = accepted;
   }
   return {
-    pool: ctx.pools.get(target.origin, provider.skip_tls_verification),
     method: "POST",
     path: target.pathWithQuery,
     headers,

@@ -7,7 +7,7 @@ import {
   type PolicyRouting,
 } from "@agentnet/contracts";
 import { parseSealingKeys, providerCredentialAad, seal } from "@agentnet/sealing";
-import { createLogger, hashToken } from "@agentnet/service-kit";
+import { createLogger, hashToken, type MetricsRegistry } from "@agentnet/service-kit";
 import { connectTestBus, TEST_SEALING_KEY, uniqueId } from "@agentnet/testkit";
 import { type GatewayProxy, type GatewayProxyOptions, startGatewayProxy } from "../app";
 import { makeCaller, makePolicy, makeProvider, makeSettings } from "./factories";
@@ -35,11 +35,13 @@ export interface ProxyHarness {
 /**
  * A gateway proxy on the test bus, with the control-plane's side played from memory: it resolves
  * the tokens and serves the snapshots of the accounts `accountWith` registers. Upstreams may be
- * on loopback; events go to `options.publish` (dropped unless given).
+ * on loopback; events go to `options.publish` (dropped unless given); metrics are kept in `metrics`
+ * when given.
  */
 export async function startProxyHarness(
   name: string,
   options: Partial<GatewayProxyOptions> = {},
+  metrics?: MetricsRegistry,
 ): Promise<ProxyHarness> {
   const sealingKey = parseSealingKeys(TEST_SEALING_KEY);
   const callers = new Map<string, Caller>();
@@ -73,6 +75,7 @@ export async function startProxyHarness(
     nc: proxyBus,
     logger: createLogger(name, "silent"),
     sealingKey,
+    metrics,
     options: { port: 0, refusePrivateUpstreams: false, publish: async () => undefined, ...options },
   });
 

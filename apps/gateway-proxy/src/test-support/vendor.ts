@@ -1,5 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createSecureServer, type Http2SecureServer } from "node:http2";
+import type { AddressInfo, Socket } from "node:net";
+import { TEST_SERVER_CERT_PEM, TEST_SERVER_KEY_PEM } from "@agentnet/testkit";
 import {
   type AnthropicAnswer,
   anthropicMessage,
@@ -16,7 +18,9 @@ export type VendorMove =
   /** A stream whose connection drops after its headers, before any event. */
   | { kind: "dropBeforeFirstByte" }
   /** A stream whose connection drops after its first event. */
-  | { kind: "dropAfterFirstByte" };
+  | { kind: "dropAfterFirstByte" }
+  /** A stream that sends its first event and the rest only once `release()` is called. */
+  | { kind: "hold" };
 
 export const ANSWER_USAGE = { input: 11, output: 7 };
 
@@ -29,18 +33,49 @@ export class ScriptedVendor {
   always: VendorMove = { kind: "answer" };
   /** Bodies of the requests it received, in order. */
   seen: Record<string, unknown>[] = [];
-  private server: Server | undefined;
+  /** The HTTP version of each request it received, in order ("1.1", "2.0"). */
+  httpVersions: string[] = [];
+  /** Connections clients opened to it. */
+  connections = 0;
+  /** Streamed answers between their headers and their end, now and at most. */
+  open = 0;
+  mostOpen = 0;
+  private held: (() => void)[] = [];
+  private readonly sockets = new Set<Socket>();
+  private server: Server | Http2SecureServer | undefined;
 
   constructor(readonly reply = "hello") {}
 
-  async start(): Promise<string> {
-    this.server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((resolve) => this.server?.listen(0, "127.0.0.1", resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  /** Listens on loopback: plain HTTP/1.1, or with `tls` HTTPS offering HTTP/2 and HTTP/1.1 (ALPN). */
+  async start({ tls = false }: { tls?: boolean } = {}): Promise<string> {
+    const handle = (req: IncomingMessage, res: ServerResponse) => void this.handle(req, res);
+    const server = tls
+      ? // The compatibility API of node:http2 answers as node:http does.
+        createSecureServer(
+          { key: TEST_SERVER_KEY_PEM, cert: TEST_SERVER_CERT_PEM, allowHTTP1: true },
+          handle as unknown as Parameters<typeof createSecureServer>[1],
+        )
+      : createServer(handle);
+    server.on("connection", (socket: Socket) => {
+      this.connections++;
+      this.sockets.add(socket);
+      socket.once("close", () => this.sockets.delete(socket));
+    });
+    this.server = server;
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    return `${tls ? "https" : "http"}://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+
+  /** Lets every held stream end. */
+  release(): void {
+    const held = this.held;
+    this.held = [];
+    for (const resume of held) resume();
   }
 
   async stop(): Promise<void> {
-    this.server?.closeAllConnections();
+    this.release();
+    for (const socket of this.sockets) socket.destroy();
     await new Promise((resolve) => this.server?.close(resolve));
   }
 
@@ -49,6 +84,7 @@ export class ScriptedVendor {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, unknown>;
     this.seen.push(body);
+    this.httpVersions.push(req.httpVersion);
     const move = this.script.shift() ?? this.always;
     const anthropic = (req.url ?? "").includes("/messages");
     if (move.kind === "status") {
@@ -70,14 +106,21 @@ export class ScriptedVendor {
       return;
     }
     const events = anthropic ? this.messageEvents(body) : this.completionEvents(body);
-    for (const [index, event] of events.entries()) {
-      res.write(event);
-      if (index === 0 && move.kind === "dropAfterFirstByte") {
-        setTimeout(() => res.socket?.destroy(), 20);
-        return;
+    this.open++;
+    this.mostOpen = Math.max(this.mostOpen, this.open);
+    try {
+      for (const [index, event] of events.entries()) {
+        res.write(event);
+        if (index === 0 && move.kind === "dropAfterFirstByte") {
+          setTimeout(() => res.socket?.destroy(), 20);
+          return;
+        }
+        if (index === 0 && move.kind === "hold") await new Promise<void>((resume) => this.held.push(resume));
       }
+      res.end();
+    } finally {
+      this.open--;
     }
-    res.end();
   }
 
   private completion(body: Record<string, unknown>) {

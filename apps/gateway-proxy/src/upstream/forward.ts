@@ -112,6 +112,10 @@ export async function forward(request: ForwardRequest, res: ServerResponse): Pro
       headers: request.headers,
       body: request.body,
       signal: abort.signal,
+      // Lets HTTP/2 carry several of these POSTs on one connection (undici runs a non-idempotent
+      // request alone on its connection); over HTTP/1.1 a connection carries one request anyway,
+      // and undici retries nothing either way.
+      idempotent: true,
     });
     status = upstream.statusCode;
     headersAt = performance.now();

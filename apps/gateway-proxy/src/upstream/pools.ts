@@ -1,5 +1,6 @@
 import { lookup } from "node:dns";
 import type { LookupFunction } from "node:net";
+import type { TLSSocket } from "node:tls";
 import {
   type AddressClass,
   isIpLiteral,
@@ -8,11 +9,21 @@ import {
   privateUpstreamRefusal,
 } from "@agentnet/gateway-rules";
 import type { Logger } from "@agentnet/service-kit";
-import { buildConnector, Pool } from "undici";
+import { buildConnector, Client, Pool } from "undici";
+import { OriginSlots } from "./origin-slots";
 
 export interface UpstreamOptions {
   headersTimeoutMs: number;
   bodyTimeoutMs: number;
+  /**
+   * Requests in flight to one origin at most (AGN_UPSTREAM_CONNECTIONS_PER_ORIGIN), and the pool's
+   * connections: over HTTP/1.1 each request has a connection of its own.
+   */
+  connectionsPerOrigin: number;
+  /** How long a request past that bound waits for a slot before it is refused (AGN_UPSTREAM_WAIT_MS). */
+  waitMs: number;
+  /** Offer HTTP/2 over TLS (ALPN); vendors that speak it carry many streams on one connection. */
+  http2: boolean;
   /**
    * Private upstreams (loopback, private, link-local, CGNAT, ...) allowed anyway; undefined when
    * none is refused (AGN_REFUSE_PRIVATE_UPSTREAMS=false).
@@ -62,9 +73,11 @@ function upstreamConnector(
   origin: URL,
   skipTlsVerification: boolean,
   allowance: PrivateUpstreamAllowance | undefined,
+  http2: boolean,
 ): buildConnector.connector {
   const port = Number(origin.port) || (origin.protocol === "https:" ? 443 : 80);
   const connect = buildConnector({
+    allowH2: http2,
     ...(skipTlsVerification ? { rejectUnauthorized: false } : {}),
     ...(allowance ? { lookup: checkedLookup(port, allowance) } : {}),
   });
@@ -102,8 +115,20 @@ export function privateAllowanceOf(
   return allowance;
 }
 
-/** Connections per upstream origin: enough for a busy proxy, bounded so one vendor cannot take all sockets. */
-const CONNECTIONS_PER_ORIGIN = 256;
+/**
+ * Streams one HTTP/2 connection carries at most: what servers allow at least (RFC 9113 asks for no
+ * fewer than 100; nginx allows 128), so a stream seldom waits for the server's leave on a connection.
+ */
+const H2_STREAMS_PER_CONNECTION = 100;
+
+/** One upstream origin (in one TLS mode): its pool, the slots of its requests, its host for metrics and logs. */
+export interface Upstream {
+  pool: Pool;
+  slots: OriginSlots;
+  host: string;
+  /** When the bound was last logged, and what happened at it since (logged at most every few seconds). */
+  bound: { loggedAt: number; waited: number; refused: number };
+}
 
 /**
  * One keep-alive pool per upstream origin (and TLS mode): connections are reused across requests
@@ -111,29 +136,75 @@ const CONNECTIONS_PER_ORIGIN = 256;
  * verification off never lends an unverified socket to one that did not.
  */
 export class UpstreamPools {
-  private readonly pools = new Map<string, Pool>();
+  private readonly upstreams = new Map<string, Upstream>();
 
   constructor(private readonly options: UpstreamOptions) {}
 
-  get(origin: string, skipTlsVerification: boolean): Pool {
+  /** How long a request past an origin's bound waits for a slot. */
+  get waitMs(): number {
+    return this.options.waitMs;
+  }
+
+  get connectionsPerOrigin(): number {
+    return this.options.connectionsPerOrigin;
+  }
+
+  get(origin: string, skipTlsVerification: boolean): Upstream {
     const key = `${skipTlsVerification ? "insecure" : "verified"} ${origin}`;
-    let pool = this.pools.get(key);
-    if (!pool) {
-      pool = new Pool(origin, {
-        connections: CONNECTIONS_PER_ORIGIN,
-        keepAliveTimeout: 30_000,
-        headersTimeout: this.options.headersTimeoutMs,
-        bodyTimeout: this.options.bodyTimeoutMs,
-        connect: upstreamConnector(new URL(origin), skipTlsVerification, this.options.privateAllowance),
-      });
-      this.pools.set(key, pool);
+    let upstream = this.upstreams.get(key);
+    if (!upstream) {
+      const url = new URL(origin);
+      upstream = {
+        pool: this.pool(url, skipTlsVerification),
+        slots: new OriginSlots(this.options.connectionsPerOrigin),
+        host: url.host,
+        bound: { loggedAt: 0, waited: 0, refused: 0 },
+      };
+      this.upstreams.set(key, upstream);
     }
-    return pool;
+    return upstream;
+  }
+
+  /** Every origin reached so far. */
+  list(): IterableIterator<Upstream> {
+    return this.upstreams.values();
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.pools.values()].map((pool) => pool.close()));
-    this.pools.clear();
+    await Promise.all([...this.upstreams.values()].map(({ pool }) => pool.close()));
+    this.upstreams.clear();
+  }
+
+  /**
+   * A connection carries one request at a time over HTTP/1.1 (pipelining would queue a stream
+   * behind another), and up to `H2_STREAMS_PER_CONNECTION` once the vendor chose HTTP/2: undici
+   * keeps a client's pipelining at 1 unless told, whatever its protocol.
+   */
+  private pool(origin: URL, skipTlsVerification: boolean): Pool {
+    const { http2, privateAllowance, headersTimeoutMs, bodyTimeoutMs, connectionsPerOrigin } = this.options;
+    const connect = upstreamConnector(origin, skipTlsVerification, privateAllowance, http2);
+    return new Pool(origin, {
+      connections: connectionsPerOrigin,
+      factory: (url) => {
+        let negotiatedH2 = false;
+        const client = new Client(url, {
+          allowH2: http2,
+          maxConcurrentStreams: H2_STREAMS_PER_CONNECTION,
+          keepAliveTimeout: 30_000,
+          headersTimeout: headersTimeoutMs,
+          bodyTimeout: bodyTimeoutMs,
+          connect: (options, callback) =>
+            connect(options, (...connected) => {
+              negotiatedH2 = (connected[1] as TLSSocket | null)?.alpnProtocol === "h2";
+              callback(...connected);
+            }),
+        });
+        client.on("connect", () => {
+          client.pipelining = negotiatedH2 ? H2_STREAMS_PER_CONNECTION : 1;
+        });
+        return client;
+      },
+    });
   }
 }
 
