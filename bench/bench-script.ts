@@ -4,6 +4,16 @@ import { fileURLToPath } from "node:url";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 
+/** Runs a benchmark's `main` and exits: 0 when it finished, 1 with its error printed when it threw. */
+export const runBench = (main: () => Promise<void>) =>
+  main().then(
+    () => process.exit(0),
+    (error) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+
 /**
  * Runs another script of bench/ in its own process through tsx, as the part of the system it plays
  * (a service, a publisher) would run: `env` on top of this process's, `nodeArgs` for node, its

@@ -4,7 +4,7 @@
  * durable consumer that starts at the stream's end so earlier runs' events are not replayed.
  * Logs a line with "ready":true once it leads; stops on SIGTERM.
  */
-import { startConsumption } from "@agentnet/consumption/app";
+import { MONGO_CONNECTION_OPTIONS, startConsumption } from "@agentnet/consumption/app";
 import { createLogger } from "@agentnet/service-kit";
 import mongoose from "mongoose";
 import { connectFromEnv } from "./bus";
@@ -13,7 +13,7 @@ const { BENCH_MONGO_URL, BENCH_DURABLE } = process.env;
 if (!BENCH_MONGO_URL || !BENCH_DURABLE) {
   throw new Error("BENCH_MONGO_URL and BENCH_DURABLE are set by bench/gateway-proxy.ts");
 }
-const connection = await mongoose.createConnection(BENCH_MONGO_URL).asPromise();
+const connection = await mongoose.createConnection(BENCH_MONGO_URL, MONGO_CONNECTION_OPTIONS).asPromise();
 const nc = await connectFromEnv("consumption");
 const service = await startConsumption({
   nc,

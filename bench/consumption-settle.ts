@@ -21,8 +21,9 @@ import {
 import { ensureMongo, findRepoRoot } from "@agentnet/local-backends";
 import { newId } from "@agentnet/service-kit";
 import { jetstreamManager } from "@nats-io/jetstream";
-import { spawnBenchScript } from "./bench-script";
+import { runBench } from "./bench-script";
 import { startBenchNats } from "./bus";
+import { startBenchConsumption, stopBenchConsumption } from "./consumption-process";
 import { processTreeCpuMs } from "./process-cpu";
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 20_000);
@@ -91,21 +92,7 @@ async function main() {
   await ensureRequestStream(proxy);
   let consumption: ChildProcess | undefined;
   try {
-    consumption = await new Promise<ChildProcess>((resolve, reject) => {
-      const child = spawnBenchScript(
-        "consumption-service.ts",
-        { BENCH_MONGO_URL: database.toString(), BENCH_DURABLE: durable, ...nats.serviceEnv("consumption") },
-        [
-          // As `agentnet up` starts it (apps/consumption/README.md, "Node flags").
-          "--max-semi-space-size=64",
-          ...(process.env.BENCH_CONSUMPTION_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
-        ],
-      );
-      child.stdout?.on("data", (data: Buffer) => {
-        if (data.toString().includes('"ready":true')) resolve(child);
-      });
-      child.once("exit", (code) => reject(new Error(`consumption exited with ${code}`)));
-    });
+    consumption = await startBenchConsumption(nats.serviceEnv("consumption"), database.toString(), durable);
     const pid = consumption.pid ?? 0;
 
     // The capped events' counters, with leases the leader really granted (settling moves usage out of them).
@@ -185,10 +172,7 @@ async function main() {
       `\nmedian of ${ROUNDS} rounds: plain ${median(results.plain).toFixed(1)} µs, capped ${median(results.capped).toFixed(1)} µs per request (+${(median(results.capped) - median(results.plain)).toFixed(1)})\n`,
     );
   } finally {
-    if (consumption) {
-      consumption.kill("SIGTERM");
-      await new Promise((resolve) => consumption?.once("exit", resolve));
-    }
+    await stopBenchConsumption(consumption);
     await deleteDurableConsumer(proxy, durable).catch(() => undefined);
     await proxy.drain();
     await mongo.stop();
@@ -196,10 +180,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything the stack and its tests need on a fresh machine, and does nothing
 # (quietly) when all of it is already there: pnpm, workspace dependencies, nats-server, tmux and
-# Chromium (tests) and a MongoDB-wire server (mongod when on PATH, else FerretDB v1 built from the
-# Go module proxy).
+# Chromium (tests), a MongoDB-wire server (mongod when on PATH, else FerretDB v1 built from the
+# Go module proxy) and helm (the Helm chart's test, built from the Go module proxy).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
@@ -65,4 +65,19 @@ if ! command -v mongod >/dev/null 2>&1 && ! [ -x "$tools/ferretdb" ]; then
   (cd "$src" && go build -trimpath -o "$tools/ferretdb.tmp" ./cmd/ferretdb)
   mv "$tools/ferretdb.tmp" "$tools/ferretdb"
   rm -rf "$src"
+fi
+
+# helm for the Helm chart's test (e2e/src/helm), built from the Go module proxy: no release binary
+# is downloaded. The version is stamped in as the project's own build does, so it can be checked.
+helm_version="v3.22.0"
+if ! [ -x "$tools/helm" ] || [ "$("$tools/helm" version --short 2>/dev/null)" != "$helm_version" ]; then
+  say "building helm $helm_version (once, about two minutes)"
+  command -v go >/dev/null 2>&1 || { say "Go is required to build helm; install golang"; exit 1; }
+  log="$(mktemp)"
+  if ! GOBIN="$tools" go install -trimpath -ldflags "-s -w -X helm.sh/helm/v3/internal/version.version=$helm_version" \
+    "helm.sh/helm/v3/cmd/helm@$helm_version" >"$log" 2>&1; then
+    cat "$log" >&2
+    exit 1
+  fi
+  rm -f "$log"
 fi

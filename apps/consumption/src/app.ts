@@ -14,7 +14,7 @@ import {
   type GatewayRequestEvent,
   leaseSubjectOfTerm,
 } from "@agentnet/contracts";
-import { type Logger, type MetricsRegistry, newId } from "@agentnet/service-kit";
+import { type Logger, type MetricsRegistry, MONGO_CONSISTENCY, newId } from "@agentnet/service-kit";
 import type { Connection } from "mongoose";
 import { BudgetAlerts, defaultBudgetAlertOptions } from "./alerts/budget-alerts";
 import { AdmissionWatch } from "./domain/admissions";
@@ -28,6 +28,13 @@ import { startSettlement } from "./handlers/settlement";
 import { UsageKeeper } from "./keeper";
 import { ConsumptionMetrics } from "./metrics";
 import { JournalFencedError, UsageStore } from "./store/usage-store";
+
+/**
+ * How consumption connects to MongoDB: majority writes and reads from the primary
+ * (`MONGO_CONSISTENCY`), so a settled batch's journal entry survives a failover and a new leader
+ * reads every entry its predecessor acknowledged.
+ */
+export const MONGO_CONNECTION_OPTIONS = { ...MONGO_CONSISTENCY, serverSelectionTimeoutMS: 10_000 } as const;
 
 export interface ConsumptionOptions {
   /** How long a lease of cap headroom lasts unless its proxy renews it. */

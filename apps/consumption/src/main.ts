@@ -1,7 +1,7 @@
 import { connectServiceBus, DEFAULT_REQUEST_STREAM_LIMITS } from "@agentnet/bus";
 import { requestStreamLimits, runOptionsFromEnv, runService } from "@agentnet/service-kit";
 import mongoose from "mongoose";
-import { startConsumption } from "./app";
+import { MONGO_CONNECTION_OPTIONS, startConsumption } from "./app";
 import { parseEnv } from "./env";
 
 const env = parseEnv(process.env);
@@ -9,9 +9,7 @@ const env = parseEnv(process.env);
 await runService(
   { ...runOptionsFromEnv("consumption", env), healthPort: env.HEALTH_PORT },
   async ({ logger, lifecycle, tracer, metrics }) => {
-    const connection = await mongoose
-      .createConnection(env.MONGO_URL, { serverSelectionTimeoutMS: 10_000 })
-      .asPromise();
+    const connection = await mongoose.createConnection(env.MONGO_URL, MONGO_CONNECTION_OPTIONS).asPromise();
     lifecycle.onStop("mongodb", () => connection.close());
     const nc = await connectServiceBus(env, "consumption", { lifecycle, tracer, metrics });
     const service = await startConsumption({

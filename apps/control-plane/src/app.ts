@@ -1,7 +1,7 @@
 import { ensureAccountEventsStream, ensureAlertsStream, type NatsConnection } from "@agentnet/bus";
 import { Verifier } from "@agentnet/contracts";
 import type { SealingKeys } from "@agentnet/sealing";
-import type { Logger } from "@agentnet/service-kit";
+import { type Logger, MONGO_CONSISTENCY } from "@agentnet/service-kit";
 import type { Connection } from "mongoose";
 import { ProxyCooldowns } from "./domain/cooldowns";
 import { ActiveEndpoints } from "./domain/settings";
@@ -28,10 +28,15 @@ import { createNotificationModels } from "./store/notification-models";
 import { verifySealingKey } from "./store/sealing-canary";
 
 /**
- * How the control-plane connects to MongoDB: a request waits at most 2 s for the server and is
- * never queued while disconnected, so an outage is a quick 503 `store.unavailable` (see `handle`).
+ * How the control-plane connects to MongoDB: majority writes and reads from the primary
+ * (`MONGO_CONSISTENCY`); a request waits at most 2 s for the server and is never queued while
+ * disconnected, so an outage is a quick 503 `store.unavailable` (see `handle`).
  */
-export const MONGO_CONNECTION_OPTIONS = { serverSelectionTimeoutMS: 2_000, bufferCommands: false } as const;
+export const MONGO_CONNECTION_OPTIONS = {
+  ...MONGO_CONSISTENCY,
+  serverSelectionTimeoutMS: 2_000,
+  bufferCommands: false,
+} as const;
 
 export interface ControlPlaneDeps {
   nc: NatsConnection;

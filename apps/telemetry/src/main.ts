@@ -17,6 +17,13 @@ await runService(
       password: env.CLICKHOUSE_PASSWORD,
     });
     lifecycle.onStop("warehouse", () => warehouse.close());
+    if (warehouse.engine === "chdb") {
+      logger.info(
+        { dataDir: env.CHDB_DATA_DIR },
+        "telemetry on chDB must be the only telemetry instance: chDB's files belong to one process; " +
+          "several instances need a ClickHouse server (CLICKHOUSE_URL)",
+      );
+    }
     const nc = await connectServiceBus(env, "telemetry", { lifecycle, tracer, metrics });
     const telemetry = await startTelemetry({
       nc,

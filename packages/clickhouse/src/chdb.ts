@@ -1,5 +1,5 @@
-import { mkdirSync } from "node:fs";
-import { resolve } from "node:path";
+import { mkdirSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { drainPending, Session } from "chdb";
 import { bindParams, parseJSONEachRow, toJSONEachRow } from "./params.js";
 import { assertColumnNames, assertTableName, chdbConnectionArgs, INSERT_SETTINGS } from "./settings.js";
@@ -32,7 +32,7 @@ function openShared(dir: string, database: string): SharedSession {
     );
   }
   mkdirSync(dir, { recursive: true });
-  const session = new Session(dir, { connectionArgs: chdbConnectionArgs() });
+  const session = openSession(dir);
   const ready = (async () => {
     await session.queryBindAsync("CREATE DATABASE IF NOT EXISTS {db:Identifier}", { db: database });
     await session.queryBindAsync("USE {db:Identifier}", { db: database });
@@ -45,6 +45,34 @@ function openShared(dir: string, database: string): SharedSession {
     session.close();
   });
   return shared;
+}
+
+/**
+ * libchdb takes an exclusive lock on `<dir>/status` and writes its process id there while a
+ * process has the dir open; the lock dies with the process, so a killed owner blocks nothing. When
+ * the open fails while that file names an owner, the reason is another process on the same dir:
+ * say so rather than chDB's bare "Failed to create connection".
+ */
+function openSession(dir: string): Session {
+  try {
+    return new Session(dir, { connectionArgs: chdbConnectionArgs() });
+  } catch (error) {
+    const owner = statusFileOwner(dir);
+    if (owner === undefined) throw error;
+    throw new Error(
+      `chDB data dir ${dir} is in use by another process (PID ${owner}): chDB's files belong to one ` +
+        "process, so one telemetry instance runs on chDB; several need a ClickHouse server (CLICKHOUSE_URL)",
+      { cause: error },
+    );
+  }
+}
+
+function statusFileOwner(dir: string): string | undefined {
+  try {
+    return /^PID: (\d+)/m.exec(readFileSync(join(dir, "status"), "utf8"))?.[1];
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -6,6 +6,7 @@ export * from "./ids";
 export * from "./lifecycle";
 export * from "./logger";
 export * from "./metrics";
+export * from "./mongo";
 export * from "./run";
 export * from "./tokens";
 export * from "./tracing-env";

@@ -3,5 +3,7 @@ export * from "./containers";
 export * from "./events";
 export * from "./fixtures";
 export * from "./isolated-nats";
+export * from "./mongo-commands";
+export * from "./nats-cluster";
 export * from "./oauth-servers";
 export * from "./test-tls";
