@@ -71,7 +71,7 @@ export function withReplicas(error: unknown, stream: string, replicas: number): 
 }
 
 /** Whether `name` exists; any other failure (no JetStream quorum, a timeout) is thrown, never taken for "no". */
-export async function streamExists(jsm: JetStreamManager, name: string): Promise<boolean> {
+async function streamExists(jsm: JetStreamManager, name: string): Promise<boolean> {
   try {
     await jsm.streams.info(name);
     return true;
