@@ -7,6 +7,7 @@ import {
 } from "@agentnet/contracts";
 import {
   eventually,
+  isolatedNats,
   startNatsCluster,
   type TestNatsCluster,
   uniqueId,
@@ -20,6 +21,7 @@ import {
   consumeBatches,
   contendForLeadership,
   ensureAccountEventsStream,
+  ensureAlertsStream,
   ensureDurableConsumer,
   ensureRequestStream,
   isUnpublishable,
@@ -77,13 +79,27 @@ async function restoreCluster() {
   await cluster.formed();
 }
 
-describe("a bus on a three-node NATS cluster", () => {
-  it("moves a connection to another node when its node is killed, and requests keep being answered", async () => {
-    const echo = endpoint(
-      uniqueSubject("test.echo"),
-      z.object({ n: z.number() }),
-      z.object({ n: z.number() }),
+const makeEcho = () =>
+  endpoint(uniqueSubject("test.echo"), z.object({ n: z.number() }), z.object({ n: z.number() }));
+type Echo = ReturnType<typeof makeEcho>;
+
+/** Whether `requester` gets an answer within `timeoutMs`, asking again after each failure. */
+async function answeredWithin(requester: NatsConnection, echo: Echo, timeoutMs: number): Promise<boolean> {
+  const deadline = performance.now() + timeoutMs;
+  while (performance.now() < deadline) {
+    const answered = await request(requester, echo, { n: 1 }, { timeoutMs: 1_000 }).then(
+      () => true,
+      () => false,
     );
+    if (answered) return true;
+    await sleep(50);
+  }
+  return false;
+}
+
+describe("a connection to a three-node NATS cluster", () => {
+  it("moves to another node when its node is killed, and requests keep being answered", async () => {
+    const echo = makeEcho();
     const responder = await join();
     serve(responder, echo, ({ n }) => ({ n }), { queue: "echo" });
     const requester = await join();
@@ -94,23 +110,52 @@ describe("a bus on a three-node NATS cluster", () => {
       const node = nodeOf(victim);
       const killed = performance.now();
       node.kill("SIGKILL");
-      let answered = 0;
-      while (answered === 0 && performance.now() - killed < 20_000) {
-        answered = await request(requester, echo, { n: 1 }, { timeoutMs: 1_000 })
-          .then(({ n }) => n)
-          .catch(async () => {
-            await sleep(50);
-            return 0;
-          });
-      }
-      const seconds = secondsSince(killed);
+      expect(await answeredWithin(requester, echo, 20_000)).toBe(true);
+      const whose = victim === requester ? "requester" : "responder";
       console.info(
-        `[cluster] requests answered again ${seconds} s after the node of the ${victim === requester ? "requester" : "responder"} was killed`,
+        `[cluster] requests answered again ${secondsSince(killed)} s after the ${whose}'s node was killed`,
       );
-      expect(answered).toBe(1);
       expect(nodeOf(victim)).not.toBe(node);
       await restoreCluster();
     }
+  });
+
+  it("leaves a frozen node (SIGSTOP) within seconds, and the node rejoins after SIGCONT", async () => {
+    const echo = makeEcho();
+    const responder = await join();
+    serve(responder, echo, ({ n }) => ({ n }), { queue: "echo" });
+    const requester = await join();
+    const node = nodeOf(requester);
+    node.kill("SIGSTOP");
+    const frozen = performance.now();
+    expect(await answeredWithin(requester, echo, 20_000)).toBe(true);
+    console.info(
+      `[cluster] requests answered again ${secondsSince(frozen)} s after the requester's node was frozen`,
+    );
+    expect(nodeOf(requester)).not.toBe(node);
+    node.kill("SIGCONT");
+    await cluster.formed();
+    await restoreCluster();
+  });
+
+  it("returns to a node that was down when it connected, once the others are gone", async () => {
+    const [first, ...others] = cluster.nodes;
+    if (!first) throw new Error("an empty cluster");
+    first.kill("SIGKILL");
+    await eventually(() => !first.running());
+    // Each connection tries the nodes in its own random order: among eight, some try the dead one
+    // first, which nats.js would then leave out of the connection's servers for good.
+    const connections = await Promise.all(Array.from({ length: 8 }, () => join()));
+    const echo = makeEcho();
+    const [responder, ...requesters] = connections;
+    if (!responder) throw new Error("no connection");
+    serve(responder, echo, ({ n }) => ({ n }), { queue: "echo" });
+    await first.restart();
+    await cluster.formed();
+    for (const node of others) node.kill("SIGKILL");
+    await eventually(() => connections.every((nc) => nc.info?.server_name === first.name), 20_000);
+    for (const requester of requesters) expect(await answeredWithin(requester, echo, 5_000)).toBe(true);
+    await restoreCluster();
   });
 });
 
@@ -127,6 +172,23 @@ async function publishUntilStored(nc: NatsConnection, subject: string, msgId: st
       if (performance.now() > deadlineMs) throw error;
       await sleep(100);
     }
+  }
+}
+
+/**
+ * Seconds from `since` until `stream` answers again (it has a leader), asked every 100 ms with a
+ * short timeout: what the stream's own failover takes, without a publisher's 5 s ack timeout.
+ */
+async function secondsUntilStreamAnswers(nc: NatsConnection, stream: string, since: number): Promise<number> {
+  const jsm = await jetstreamManager(nc, { timeout: 500, checkAPI: false });
+  for (;;) {
+    const answered = await jsm.streams.info(stream).then(
+      (info) => info.cluster?.leader !== undefined,
+      () => false,
+    );
+    if (answered) return secondsSince(since);
+    if (performance.now() - since > 60_000) throw new Error(`${stream} had no leader for a minute`);
+    await sleep(100);
   }
 }
 
@@ -165,10 +227,13 @@ describe("replicated streams on a three-node NATS cluster", () => {
     if (!leader) throw new Error(`no node named ${info.cluster?.leader}`);
     let killedAt = 0;
     let storedAgainAfter = 0;
+    let elected: Promise<number> = Promise.resolve(0);
+    const watcher = await join();
     for (const [index, id] of ids.entries()) {
       if (index === 100) {
         leader.kill("SIGKILL");
         killedAt = performance.now();
+        elected = secondsUntilStreamAnswers(watcher, REQUESTS_STREAM, killedAt);
       }
       if (index === 200) await leader.restart();
       const started = performance.now();
@@ -177,7 +242,7 @@ describe("replicated streams on a three-node NATS cluster", () => {
       await sleep(10);
     }
     console.info(
-      `[cluster] the request stream stored again ${storedAgainAfter} s after its leader was killed`,
+      `[cluster] the request stream answered again ${await elected} s after its leader was killed; a publisher retrying every 100 ms with a 5 s ack timeout stored again after ${storedAgainAfter} s`,
     );
     await eventually(() => ids.every((id) => deliveries.has(id)), 20_000);
     reading.abort();
@@ -306,15 +371,37 @@ describe("quorum lost on a three-node NATS cluster", () => {
 
     const restarted = performance.now();
     await Promise.all(down.map((node) => node.restart()));
+    const recovered = secondsUntilStreamAnswers(await join(), REQUESTS_STREAM, restarted);
     // The refused event is sent again with its id, as a proxy does: the leader may have written it
     // before quorum was lost (committed once the nodes are back), and then it is stored once.
     await publishUntilStored(proxy, subject, during, performance.now() + 60_000);
     console.info(
-      `[cluster] publishes stored again ${secondsSince(restarted)} s after the two nodes were restarted`,
+      `[cluster] quorum back: the stream answered ${await recovered} s and the publisher stored again ${secondsSince(restarted)} s after the two nodes were restarted`,
     );
     await cluster.formed();
     const jsm = await jetstreamManager(await join());
     const stored = await jsm.streams.info(REQUESTS_STREAM, { subjects_filter: subject });
     expect(stored.state.subjects?.[subject]).toBe(2);
+  });
+});
+
+describe("replicas a single server cannot keep", () => {
+  it("refuses to start with a message naming AGN_STREAM_REPLICAS", async () => {
+    const nats = await isolatedNats();
+    const nc = await connectBus({ url: nats.url, service: "cli", auth: nats.operator, streamReplicas: 3 });
+    open.push(nc);
+    await expect(ensureAlertsStream(nc)).rejects.toThrow(
+      /NATS refused stream AGN_ALERTS on 3 server\(s\) \(AGN_STREAM_REPLICAS=3\): replicas > 1 not supported/,
+    );
+    const lease = contendForLeadership(nc, {
+      key: uniqueId("lease"),
+      holder: uniqueId("holder"),
+      onElected: async () => undefined,
+      onDeposed: async () => undefined,
+      onError: () => undefined,
+    });
+    await expect(lease).rejects.toThrow(
+      /NATS refused stream KV_agn_leases on 3 server\(s\) \(AGN_STREAM_REPLICAS=3\)/,
+    );
   });
 });
