@@ -13,21 +13,22 @@
  *   pnpm --filter @agentnet/bench bench:cluster
  *   BENCH_ROUNDS=3 BENCH_SECONDS=4 pnpm --filter @agentnet/bench bench:cluster
  */
-import type { ChildProcess } from "node:child_process";
 import { join } from "node:path";
-import { request } from "@agentnet/bus";
-import { Consumption, Events, REQUESTS_STREAM } from "@agentnet/contracts";
-import { startControlPlane } from "@agentnet/control-plane/app";
+import { REQUESTS_STREAM } from "@agentnet/contracts";
 import { ensureMongo } from "@agentnet/local-backends";
-import { startVerifier } from "@agentnet/provider-verifier/app";
-import { generateSealingKey, parseSealingKeys } from "@agentnet/sealing";
-import { createLogger } from "@agentnet/service-kit";
-import { jetstreamManager } from "@nats-io/jetstream";
-import type { NatsConnection } from "@nats-io/transport-node";
-import mongoose from "mongoose";
+import { generateSealingKey } from "@agentnet/sealing";
 import { type BenchBus, startBenchNats, startBenchNatsCluster } from "./bus";
+import {
+  STACK_PARTS,
+  type Stack,
+  type StackPart,
+  type StackShared,
+  stackCpuMs,
+  startStack,
+  streamReplicas,
+} from "./cluster-stack";
+import { type Served, settledExactness } from "./exactness";
 import { MOCK_UPSTREAM_USAGE } from "./mock-upstream";
-import { processTreeCpuMs } from "./process-cpu";
 import {
   CONNECTIONS,
   compareRounds,
@@ -43,33 +44,10 @@ import {
   throughput,
   WARMUP_SECONDS,
 } from "./proxy-load";
-import {
-  type BenchAccount,
-  createBenchAccount,
-  ROOT,
-  startConsumptionProcess,
-  startMockUpstream,
-  startProxyProcess,
-} from "./proxy-stack";
+import { ROOT, startMockUpstream } from "./proxy-stack";
 
 const ONE_NODE = "one node";
 const CLUSTER = "cluster";
-
-const STACK_PARTS = ["proxies", "nats", "consumption"] as const;
-type StackPart = (typeof STACK_PARTS)[number];
-
-interface Stack {
-  name: string;
-  bus: BenchBus;
-  /** The bench's operator connection to this stack's bus. */
-  nc: NatsConnection;
-  connection: mongoose.Connection;
-  proxyUrls: string[];
-  /** The processes whose CPU a request costs, by part. */
-  pids: Record<StackPart, number[]>;
-  plain: BenchAccount;
-  capped: BenchAccount;
-}
 
 /** A target's throughput phase of one round, summed over its slices. */
 interface Load {
@@ -88,87 +66,16 @@ interface Sample {
 }
 
 /** A stack and one of its accounts: a row of the table. */
-interface StackTarget {
+interface StackTarget extends Served {
   name: string;
   stack: Stack;
-  account: BenchAccount;
-  capped: boolean;
   /** One per proxy, all with the account's token. */
   proxies: Target[];
-  /** 2xx answers over the whole run (latency, warm-up and throughput): what the account was served. */
-  served: number;
   /**
    * Req/s that sizes its slices: its warm-up's, then its last round's. A round's rate, not a
    * slice's: one slow slice would shrink the next, whose connection set-up would then weigh more.
    */
   rate: number;
-}
-
-interface StackShared {
-  mongoUrl: string;
-  upstream: { port: number; url: string };
-  sealingText: string;
-  children: ChildProcess[];
-}
-
-/**
- * A stack on `bus`: the control plane and verifier in this process (as bench:proxy runs them),
- * `consumptions` consumption processes (the first leads), `proxies` proxy processes with metrics
- * on, a database of its own, and its two accounts.
- */
-async function startStack(
-  name: string,
-  bus: BenchBus,
-  size: { proxies: number; consumptions: number },
-  shared: StackShared,
-): Promise<Stack> {
-  const logger = createLogger("bench", "warn");
-  // A database per stack and run: its credentials are sealed with this run's key.
-  const database = new URL(shared.mongoUrl);
-  database.pathname = `/agentnet_bench_${name.replace(" ", "_")}_${Date.now()}`;
-  const connection = await mongoose.createConnection(database.toString()).asPromise();
-  const nc = await bus.connectOperator(`bench ${name}`);
-  const sealingKey = parseSealingKeys(shared.sealingText);
-  const pids: Record<StackPart, number[]> = { proxies: [], nats: bus.pids, consumption: [] };
-  await startControlPlane({ nc: await bus.connectAs("control-plane"), connection, logger, sealingKey });
-  await startVerifier({ nc: await bus.connectAs("provider-verifier"), logger });
-  for (let index = 0; index < size.consumptions; index++) {
-    const child = await startConsumptionProcess({
-      name: `${name} consumption ${index + 1}`,
-      busEnv: bus.serviceEnv("consumption"),
-      mongoUrl: database.toString(),
-      durable: "bench-cluster",
-      standby: index > 0,
-    });
-    shared.children.push(child);
-    pids.consumption.push(child.pid ?? 0);
-  }
-  const proxyUrls: string[] = [];
-  for (let index = 0; index < size.proxies; index++) {
-    const proxy = await startProxyProcess({
-      name: `${name} proxy ${index + 1}`,
-      busEnv: bus.serviceEnv("gateway-proxy"),
-      sealingText: shared.sealingText,
-      upstreamPort: shared.upstream.port,
-      metrics: true,
-    });
-    shared.children.push(proxy.child);
-    proxyUrls.push(proxy.url);
-    pids.proxies.push(proxy.pid);
-  }
-  const plain = await createBenchAccount(nc, shared.upstream.url, false);
-  const capped = await createBenchAccount(nc, shared.upstream.url, true);
-  return { name, bus, nc, connection, proxyUrls, pids, plain, capped };
-}
-
-/** Every stream and KV bucket of the stack's bus with its replicas, e.g. `AGN_REQUESTS R3`. */
-async function streamReplicas(stack: Stack): Promise<{ name: string; replicas: number }[]> {
-  const jsm = await jetstreamManager(stack.nc);
-  const streams: { name: string; replicas: number }[] = [];
-  for await (const info of jsm.streams.list()) {
-    streams.push({ name: info.config.name, replicas: info.config.num_replicas });
-  }
-  return streams.sort((a, b) => a.name.localeCompare(b.name));
 }
 
 const stackTarget = (stack: Stack, capped: boolean): StackTarget => {
@@ -188,15 +95,6 @@ const stackTarget = (stack: Stack, capped: boolean): StackTarget => {
     rate: 0,
   };
 };
-
-/** CPU time (ms) the stack's processes have used, by part. */
-const stackCpuMs = (stack: Stack) =>
-  Object.fromEntries(
-    STACK_PARTS.map((part) => [
-      part,
-      stack.pids[part].reduce((total, pid) => total + processTreeCpuMs(pid), 0),
-    ]),
-  ) as Record<StackPart, number>;
 
 /** The `index`th of `parts` near-equal shares of `total`. */
 const share = (total: number, parts: number, index: number) =>
@@ -232,56 +130,6 @@ async function spreadThroughput(target: StackTarget, stream: boolean, requests: 
   };
   target.served += loaded.served;
   return loaded;
-}
-
-/** The account's events in the request stream (one subject per account). */
-async function eventsInStream(stack: Stack, accountId: string): Promise<number> {
-  const subject = Events.requests(accountId);
-  const jsm = await jetstreamManager(stack.nc);
-  const info = await jsm.streams.info(REQUESTS_STREAM, { subjects_filter: subject });
-  return info.state.subjects?.[subject] ?? 0;
-}
-
-interface Exactness {
-  served: number;
-  events: number;
-  /** Per counted dimension (`user:<id>`), its tokens summed over windows; none for a plain account. */
-  counters: { dimension: string; input: number; output: number }[];
-  exact: boolean;
-}
-
-/** What the account was served against its events and (capped) its counters, as consumption lists them. */
-async function exactness(target: StackTarget): Promise<Exactness> {
-  const events = await eventsInStream(target.stack, target.account.caller.account_id);
-  const byDimension = new Map<string, { dimension: string; input: number; output: number }>();
-  if (target.capped) {
-    const counters = await request(target.stack.nc, Consumption.list, { caller: target.account.caller });
-    for (const counter of counters) {
-      const dimension = `${counter.dimension_kind}:${counter.dimension_id}`;
-      const sum = byDimension.get(dimension) ?? { dimension, input: 0, output: 0 };
-      sum.input += counter.tokens_input;
-      sum.output += counter.tokens_output;
-      byDimension.set(dimension, sum);
-    }
-  }
-  const counters = [...byDimension.values()];
-  const expectedInput = target.served * MOCK_UPSTREAM_USAGE.prompt_tokens;
-  const expectedOutput = target.served * MOCK_UPSTREAM_USAGE.completion_tokens;
-  const countersExact =
-    !target.capped ||
-    (counters.length > 0 &&
-      counters.every((counter) => counter.input === expectedInput && counter.output === expectedOutput));
-  return { served: target.served, events, counters, exact: events === target.served && countersExact };
-}
-
-/** Waits (up to a minute) for the last events to be published and settled, then reports. */
-async function settledExactness(target: StackTarget): Promise<Exactness> {
-  const until = Date.now() + 60_000;
-  for (;;) {
-    const checked = await exactness(target);
-    if (checked.exact || Date.now() > until) return checked;
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-  }
 }
 
 async function main() {
@@ -373,11 +221,14 @@ async function main() {
             load.failed += result.non2xx + result.errors;
           }
         }
+        for (const target of ordered) {
+          const load = loads.get(target.name) as Load;
+          target.rate = load.served / load.seconds;
+        }
         for (const target of [direct, ...ordered]) {
           const lat = lats.get(target.name) as Measured;
           const load = loads.get(target.name);
           const rps = load ? load.served / load.seconds : Number.NaN;
-          if (load && "stack" in target) target.rate = rps;
           const failed = lat.failures + (load?.failed ?? 0);
           const cpuUs = Object.fromEntries(
             STACK_PARTS.map((part) => [part, load ? (load.cpuMs[part] * 1000) / load.served : Number.NaN]),
@@ -435,7 +286,7 @@ async function main() {
 
     const exactRows: string[] = [];
     for (const target of targets) {
-      const checked = await settledExactness(target);
+      const checked = await settledExactness(target.stack.nc, target);
       allExact &&= checked.exact;
       const expected = `${checked.served * MOCK_UPSTREAM_USAGE.prompt_tokens} / ${checked.served * MOCK_UPSTREAM_USAGE.completion_tokens}`;
       const counters = target.capped
