@@ -35,6 +35,7 @@ import {
   ROUNDS,
   SECONDS,
   SLICES,
+  summarizeRounds,
   type Target,
   throughput,
   WARMUP_SECONDS,
@@ -306,12 +307,9 @@ async function main() {
     const summary = (stream: boolean, name: string) => {
       const runs = samples.get(`${stream} ${name}`) ?? [];
       return {
-        p50: median(runs.map((run) => run.lat.p50)),
-        p99: median(runs.map((run) => run.lat.p99)),
-        rps: median(runs.map((run) => run.rps)),
+        ...summarizeRounds(runs),
         proxyCpuUs: median(runs.map((run) => run.proxyCpuUs)),
         backendCpuUs: median(runs.map((run) => run.backendCpuUs)),
-        failed: runs.reduce((total, run) => total + run.failed, 0),
       };
     };
     const table = modes.flatMap((stream) =>

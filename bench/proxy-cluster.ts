@@ -39,6 +39,7 @@ import {
   ROUNDS,
   SECONDS,
   SLICES,
+  summarizeRounds,
   type Target,
   type Throughput,
   throughput,
@@ -245,11 +246,8 @@ async function main() {
     const summary = (stream: boolean, name: string) => {
       const runs = samples.get(`${stream} ${name}`) ?? [];
       return {
-        p50: median(runs.map((run) => run.lat.p50)),
-        p99: median(runs.map((run) => run.lat.p99)),
-        rps: median(runs.map((run) => run.rps)),
+        ...summarizeRounds(runs),
         cpuUs: STACK_PARTS.map((part) => median(runs.map((run) => run.cpuUs[part]))),
-        failed: runs.reduce((total, run) => total + run.failed, 0),
       };
     };
     const rows = modes.flatMap((stream) =>

@@ -161,6 +161,14 @@ export const median = (values: number[]) => {
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 };
 
+/** A target's rounds as one row: the medians of its latency and req/s, its failures summed. */
+export const summarizeRounds = (runs: { lat: Measured; rps: number; failed: number }[]) => ({
+  p50: median(runs.map((run) => run.lat.p50)),
+  p99: median(runs.map((run) => run.lat.p99)),
+  rps: median(runs.map((run) => run.rps)),
+  failed: runs.reduce((total, run) => total + run.failed, 0),
+});
+
 const range = (values: number[], digits: number) =>
   `${Math.min(...values).toFixed(digits)} to ${Math.max(...values).toFixed(digits)}`;
 
