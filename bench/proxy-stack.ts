@@ -1,0 +1,180 @@
+/**
+ * What bench:proxy and bench:cluster start: the mock vendor, gateway-proxy processes as deployed,
+ * and an account whose policy routes to the vendor, plain or with a cap far from binding.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { join } from "node:path";
+import { request } from "@agentnet/bus";
+import { type Caller, ControlPlane } from "@agentnet/contracts";
+import { findRepoRoot, freePort } from "@agentnet/local-backends";
+import { hashToken } from "@agentnet/service-kit";
+import type { NatsConnection } from "@nats-io/transport-node";
+
+export const ROOT = findRepoRoot();
+const tsx = (root: string) => join(root, "node_modules", ".bin", "tsx");
+
+/** Starts a process and resolves once its output shows `readyText`; rejects if it exits first or takes a minute. */
+export function startChild(
+  name: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  readyText: string,
+): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(args[0] ?? "node", args.slice(1), {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    const timer = setTimeout(
+      () => reject(new Error(`${name} did not start: ${output.slice(-2000)}`)),
+      60_000,
+    );
+    const onData = (data: Buffer) => {
+      output += data.toString();
+      if (output.includes(readyText)) {
+        clearTimeout(timer);
+        resolve(child);
+      }
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", onData);
+    child.once("exit", (code) => reject(new Error(`${name} exited with ${code}: ${output.slice(-2000)}`)));
+  });
+}
+
+/** The mock vendor (`mock-upstream.ts`) in its own process; `url` is its origin. */
+export async function startMockUpstream() {
+  const port = await freePort();
+  const child = await startChild(
+    "upstream",
+    [tsx(ROOT), join(ROOT, "bench", "mock-upstream.ts"), "serve"],
+    { PORT: String(port) },
+    '"ready":true',
+  );
+  return { port, url: `http://127.0.0.1:${port}`, child };
+}
+
+export interface ProxyProcessOptions {
+  name: string;
+  /** How it joins the bus (`NATS_URL`, its user, `AGN_STREAM_REPLICAS`). */
+  busEnv: Record<string, string>;
+  sealingText: string;
+  upstreamPort: number;
+  /** With `AGN_METRICS_PORT` (nothing scrapes it: what is measured is the counting on the request path). */
+  metrics: boolean;
+  /** The checkout whose proxy runs; this one by default. */
+  root?: string;
+  /** Wraps the command line (e.g. `taskset -c 1 ...`). */
+  wrap?: (args: string[]) => string[];
+}
+
+/** A gateway-proxy from `apps/gateway-proxy/src/main.ts`, as deployed, on a port of its own. */
+export async function startProxyProcess(options: ProxyProcessOptions) {
+  const root = options.root ?? ROOT;
+  const port = await freePort();
+  const args = [
+    tsx(root),
+    // BENCH_PROXY_NODE_ARGS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, profiles the proxy under load.
+    ...(process.env.BENCH_PROXY_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
+    join(root, "apps", "gateway-proxy", "src", "main.ts"),
+  ];
+  const child = await startChild(
+    options.name,
+    options.wrap ? options.wrap(args) : args,
+    {
+      ...options.busEnv,
+      AGN_SEALING_KEY: options.sealingText,
+      AGN_PROXY_PORT: String(port),
+      AGN_METRICS_PORT: options.metrics ? "0" : undefined,
+      // The bench's vendor listens on loopback, which the proxy refuses unless allowed.
+      AGN_ALLOWED_PRIVATE_UPSTREAMS: `127.0.0.1:${options.upstreamPort}`,
+      LOG_LEVEL: "info",
+    },
+    '"ready":true',
+  );
+  return { port, pid: child.pid ?? 0, child, url: `http://127.0.0.1:${port}/v1/chat/completions` };
+}
+
+export type ProxyProcess = Awaited<ReturnType<typeof startProxyProcess>>;
+
+export interface BenchAccount {
+  token: string;
+  caller: Caller;
+}
+
+/**
+ * A new account (over the control plane, as `nc`'s operator) with the mock vendor as its provider
+ * and one policy letting every member use it; `capped` adds a token limit per group and per user
+ * so large that it never binds: every request is then admitted on leases and settled.
+ */
+export async function createBenchAccount(
+  nc: NatsConnection,
+  upstreamUrl: string,
+  capped: boolean,
+): Promise<BenchAccount> {
+  const boot = await request(nc, ControlPlane.accountsBootstrap, {
+    email: `bench-${Date.now()}-${capped}@example.com`,
+  });
+  const caller: Caller = await request(nc, ControlPlane.authResolve, { token_hash: hashToken(boot.token) });
+  await request(nc, ControlPlane.settingsCreate, { caller, body: { proxy_address: "gw.bench.local" } });
+  const provider = await request(nc, ControlPlane.providersCreate, {
+    caller,
+    body: {
+      provider_id: "openai_api",
+      name: "OpenAI",
+      upstream_url: `${upstreamUrl}/v1`,
+      api_key: "sk-bench",
+    },
+  });
+  const big = 1_000_000_000_000;
+  await request(nc, ControlPlane.policiesCreate, {
+    caller,
+    body: {
+      name: "all",
+      source_groups: caller.group_ids,
+      destination_provider_ids: [provider.id],
+      ...(capped
+        ? {
+            limits: {
+              token_limit: { enabled: true, group_cap: big, user_cap: big, window_seconds: 3600 },
+              budget_limit: { enabled: false, group_cap_usd: 0, user_cap_usd: 0, window_seconds: 3600 },
+            },
+          }
+        : {}),
+    },
+  });
+  return { token: boot.token, caller };
+}
+
+export interface ConsumptionProcessOptions {
+  name: string;
+  busEnv: Record<string, string>;
+  /** Its database (the control plane's of the same stack). */
+  mongoUrl: string;
+  /** The durable consumer and the leadership key: every replica of a stack shares them. */
+  durable: string;
+  /** Resolves once started rather than once leading: a second replica stands by. */
+  standby?: boolean;
+}
+
+/** Consumption (`consumption-service.ts`) in a process of its own, with the Node flags `agentnet up` gives it. */
+export function startConsumptionProcess(options: ConsumptionProcessOptions) {
+  return startChild(
+    options.name,
+    [
+      tsx(ROOT),
+      // As `agentnet up` starts it (apps/consumption/README.md, "Node flags").
+      "--max-semi-space-size=64",
+      ...(process.env.BENCH_CONSUMPTION_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
+      join(ROOT, "bench", "consumption-service.ts"),
+    ],
+    {
+      ...options.busEnv,
+      BENCH_MONGO_URL: options.mongoUrl,
+      BENCH_DURABLE: options.durable,
+      ...(options.standby ? { BENCH_STANDBY: "1" } : {}),
+    },
+    '"ready":true',
+  );
+}
