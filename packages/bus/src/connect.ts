@@ -32,11 +32,16 @@ export const busServers = (url: string): string[] =>
     .map((server) => server.trim())
     .filter((server) => server !== "");
 
-/** The connection options of `options`: credentials, TLS and the service's private inbox prefix. */
+/**
+ * The connection options of `options`: credentials, TLS and the service's private inbox prefix.
+ * TLS is required with a CA, or when a server is given as `tls://` (nats.js alone would speak
+ * plain text to a server that offers no TLS); else it is used when the server asks for it.
+ */
 export function busConnectionOptions(options: BusOptions): ConnectionOptions {
   const auth = options.auth;
+  const servers = busServers(options.url);
   return {
-    servers: busServers(options.url),
+    servers,
     // The pool is the operator's list and nothing else. The addresses a cluster's nodes gossip are
     // the ones each sees on its own interfaces (a container's, every address of 0.0.0.0): a client
     // may not reach them, and one that drops packets costs a whole dial timeout in each failover.
@@ -47,7 +52,11 @@ export function busConnectionOptions(options: BusOptions): ConnectionOptions {
     ...(auth && "credsFile" in auth
       ? { authenticator: credsAuthenticator(new Uint8Array(readFileSync(auth.credsFile))) }
       : {}),
-    ...(options.tlsCaFile ? { tls: { caFile: options.tlsCaFile } } : {}),
+    ...(options.tlsCaFile
+      ? { tls: { caFile: options.tlsCaFile } }
+      : servers.some((server) => server.startsWith("tls://"))
+        ? { tls: {} }
+        : {}),
     ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
   };
 }
