@@ -79,9 +79,10 @@ export const BUS_MAX_PINGS_OUT = 3;
  * How long one attempt to reach one server may take, from the TCP connect to the first PONG. A
  * frozen server (SIGSTOP, a paused VM) accepts the TCP connection and then says nothing: the
  * client moves to the next server of the list only after this (nats.js waits 20 s by default).
- * Three seconds is ample for a TLS handshake across a region.
+ * It is also the whole patience of a service's first connection to each server, at start on a
+ * machine busy starting every other service: five seconds, where a handshake takes milliseconds.
  */
-export const BUS_DIAL_TIMEOUT_MS = 3_000;
+export const BUS_DIAL_TIMEOUT_MS = 5_000;
 
 /**
  * Connects and keeps reconnecting forever: a service outlives a NATS restart, and a NATS that
