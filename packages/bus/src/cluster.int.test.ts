@@ -7,21 +7,19 @@ import {
 } from "@agentnet/contracts";
 import {
   eventually,
-  isolatedNats,
   startNatsCluster,
   type TestNatsCluster,
   uniqueId,
   uniqueSubject,
 } from "@agentnet/testkit";
 import { jetstreamManager } from "@nats-io/jetstream";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import {
   connectBus,
   consumeBatches,
   contendForLeadership,
   ensureAccountEventsStream,
-  ensureAlertsStream,
   ensureDurableConsumer,
   ensureRequestStream,
   isUnpublishable,
@@ -37,6 +35,9 @@ import {
  * docs/ARCHITECTURE.md quotes.
  */
 let cluster: TestNatsCluster;
+
+// A test waits out elections (5 to 8 s each on nats-server 2.9) and brings its nodes back.
+vi.setConfig({ testTimeout: 60_000 });
 const open: NatsConnection[] = [];
 
 beforeAll(async () => {
@@ -126,15 +127,14 @@ describe("a connection to a three-node NATS cluster", () => {
     serve(responder, echo, ({ n }) => ({ n }), { queue: "echo" });
     const requester = await join();
     const node = nodeOf(requester);
-    node.kill("SIGSTOP");
+    await node.freeze();
     const frozen = performance.now();
     expect(await answeredWithin(requester, echo, 20_000)).toBe(true);
     console.info(
       `[cluster] requests answered again ${secondsSince(frozen)} s after the requester's node was frozen`,
     );
     expect(nodeOf(requester)).not.toBe(node);
-    node.kill("SIGCONT");
-    await cluster.formed();
+    await node.thaw();
     await restoreCluster();
   });
 
@@ -382,26 +382,5 @@ describe("quorum lost on a three-node NATS cluster", () => {
     const jsm = await jetstreamManager(await join());
     const stored = await jsm.streams.info(REQUESTS_STREAM, { subjects_filter: subject });
     expect(stored.state.subjects?.[subject]).toBe(2);
-  });
-});
-
-describe("replicas a single server cannot keep", () => {
-  it("refuses to start with a message naming AGN_STREAM_REPLICAS", async () => {
-    const nats = await isolatedNats();
-    const nc = await connectBus({ url: nats.url, service: "cli", auth: nats.operator, streamReplicas: 3 });
-    open.push(nc);
-    await expect(ensureAlertsStream(nc)).rejects.toThrow(
-      /NATS refused stream AGN_ALERTS on 3 server\(s\) \(AGN_STREAM_REPLICAS=3\): replicas > 1 not supported/,
-    );
-    const lease = contendForLeadership(nc, {
-      key: uniqueId("lease"),
-      holder: uniqueId("holder"),
-      onElected: async () => undefined,
-      onDeposed: async () => undefined,
-      onError: () => undefined,
-    });
-    await expect(lease).rejects.toThrow(
-      /NATS refused stream KV_agn_leases on 3 server\(s\) \(AGN_STREAM_REPLICAS=3\)/,
-    );
   });
 });

@@ -32,11 +32,16 @@ export const busServers = (url: string): string[] =>
     .map((server) => server.trim())
     .filter((server) => server !== "");
 
-/** The connection options of `options`: credentials, TLS and the service's private inbox prefix. */
+/**
+ * The connection options of `options`: credentials, TLS and the service's private inbox prefix.
+ * TLS is required with a CA, or when a server is given as `tls://` (nats.js alone would speak
+ * plain text to a server that offers no TLS); else it is used when the server asks for it.
+ */
 export function busConnectionOptions(options: BusOptions): ConnectionOptions {
   const auth = options.auth;
+  const servers = busServers(options.url);
   return {
-    servers: busServers(options.url),
+    servers,
     // The pool is the operator's list and nothing else. The addresses a cluster's nodes gossip are
     // the ones each sees on its own interfaces (a container's, every address of 0.0.0.0): a client
     // may not reach them, and one that drops packets costs a whole dial timeout in each failover.
@@ -47,7 +52,11 @@ export function busConnectionOptions(options: BusOptions): ConnectionOptions {
     ...(auth && "credsFile" in auth
       ? { authenticator: credsAuthenticator(new Uint8Array(readFileSync(auth.credsFile))) }
       : {}),
-    ...(options.tlsCaFile ? { tls: { caFile: options.tlsCaFile } } : {}),
+    ...(options.tlsCaFile
+      ? { tls: { caFile: options.tlsCaFile } }
+      : servers.some((server) => server.startsWith("tls://"))
+        ? { tls: {} }
+        : {}),
     ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
   };
 }
@@ -70,9 +79,10 @@ export const BUS_MAX_PINGS_OUT = 3;
  * How long one attempt to reach one server may take, from the TCP connect to the first PONG. A
  * frozen server (SIGSTOP, a paused VM) accepts the TCP connection and then says nothing: the
  * client moves to the next server of the list only after this (nats.js waits 20 s by default).
- * Three seconds is ample for a TLS handshake across a region.
+ * It is also the whole patience of a service's first connection to each server, at start on a
+ * machine busy starting every other service: five seconds, where a handshake takes milliseconds.
  */
-export const BUS_DIAL_TIMEOUT_MS = 3_000;
+export const BUS_DIAL_TIMEOUT_MS = 5_000;
 
 /**
  * Connects and keeps reconnecting forever: a service outlives a NATS restart, and a NATS that

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { BusService } from "@agentnet/contracts";
 import {
@@ -28,6 +28,13 @@ export interface NatsClusterNode {
   running(): boolean;
   /** Sends `signal` (SIGKILL, SIGSTOP, SIGCONT, ...) to the node's process. */
   kill(signal?: NodeJS.Signals): void;
+  /**
+   * SIGSTOP, resolved once the process is stopped: a signal lands a moment after `kill` returns,
+   * and a message sent meanwhile may still be handled.
+   */
+  freeze(): Promise<void>;
+  /** SIGCONT, resolved once the process runs again. */
+  thaw(): Promise<void>;
   /** Starts the node again with the same configuration and store_dir, once it answers clients. */
   restart(): Promise<void>;
   /** Stops the node (SIGTERM, SIGKILL after 5 s) and waits for it to exit. */
@@ -49,7 +56,10 @@ export interface TestNatsCluster {
   serviceEnv(service: BusService): Record<string, string>;
   /** The same as the operator (a CLI or a script run by the test). */
   operatorEnv(): Record<string, string>;
-  /** Resolves once every running node (a frozen one too: SIGCONT it first) has routes to every other and JetStream has a meta leader. */
+  /**
+   * Resolves once every running node (a frozen one too: SIGCONT it first) has routes to every
+   * other, JetStream has a meta leader, and every stream has a leader and its replicas caught up.
+   */
   formed(timeoutMs?: number): Promise<void>;
   /** The node JetStream's meta leader runs on, as a running node reports it. */
   metaLeader(): Promise<string | undefined>;
@@ -135,11 +145,12 @@ export async function startNatsCluster(options: NatsClusterOptions = {}): Promis
         for (const node of running) {
           const routez = await monitor<{ num_routes?: number }>(node.monitorPort, "routez");
           if ((routez?.num_routes ?? 0) < running.length - 1) return false;
+          if (!(await streamsSettled(node))) return false;
         }
         return (await metaLeader()) !== undefined;
       },
       timeoutMs,
-      `a NATS cluster of ${running(nodes)} nodes with a JetStream meta leader`,
+      `a NATS cluster of ${running(nodes)} nodes with a JetStream meta leader and every stream led and current`,
     );
   await formed();
   return {
@@ -161,6 +172,39 @@ export async function startNatsCluster(options: NatsClusterOptions = {}): Promis
 }
 
 const running = (nodes: NatsClusterNode[]) => nodes.filter((node) => node.running()).length;
+
+interface JetStreamPage {
+  account_details?: {
+    stream_detail?: { cluster?: { leader?: string; replicas?: { current?: boolean }[] } }[];
+  }[];
+}
+
+/**
+ * Whether every stream a node holds has a leader and, where this node leads, every replica caught
+ * up (only a leader knows its followers: they report each other as behind). A node restarted a
+ * moment ago has routes and a meta leader before its streams have elected theirs, and a test that
+ * goes on then meets API timeouts.
+ */
+async function streamsSettled(node: NatsClusterNode): Promise<boolean> {
+  const jsz = await monitor<JetStreamPage>(node.monitorPort, "jsz?accounts=true&streams=true");
+  if (!jsz) return false;
+  const streams = (jsz.account_details ?? []).flatMap((account) => account.stream_detail ?? []);
+  return streams.every(
+    ({ cluster }) =>
+      cluster?.leader !== undefined &&
+      (cluster.leader !== node.name || (cluster.replicas ?? []).every((replica) => replica.current === true)),
+  );
+}
+
+/** The state letter of `/proc/<pid>/stat` (`T` stopped, `S` sleeping, `R` running), if the process is there. */
+function processState(pid: number | undefined): string | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    return /^\d+ \(.*\) (\S)/.exec(readFileSync(`/proc/${pid}/stat`, "utf8"))?.[1];
+  } catch {
+    return undefined;
+  }
+}
 
 /** A page of a node's monitoring listener, or undefined when it does not answer. */
 async function monitor<T>(port: number, page: string): Promise<T | undefined> {
@@ -193,6 +237,14 @@ function clusterNode(
     running: alive,
     kill(signal = "SIGKILL") {
       if (alive()) server?.child.kill(signal);
+    },
+    async freeze() {
+      this.kill("SIGSTOP");
+      await waitUntil(async () => processState(this.pid) === "T", 5_000, `${ports.name} stopped`);
+    },
+    async thaw() {
+      this.kill("SIGCONT");
+      await waitUntil(async () => processState(this.pid) !== "T", 5_000, `${ports.name} running again`);
     },
     async restart() {
       await this.stop();
