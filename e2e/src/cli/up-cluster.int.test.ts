@@ -1,15 +1,16 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { promisify } from "node:util";
 import { identify, killProcess, type ProcessIdentity, portIsFree, stillRuns } from "@agentnet/cli/processes";
-import { RunningStack } from "@agentnet/cli/stack-file";
+import type { RunningStack } from "@agentnet/cli/stack-file";
 import type { AccessLogEntry, AccessLogPage } from "@agentnet/contracts";
 import { findRepoRoot, freePort } from "@agentnet/local-backends";
 import { TEST_SEALING_KEY } from "@agentnet/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closeTerminals, descendantsOf, expectCtrlCStopsInOrder, readStack, Terminal } from "./terminal";
 
 const cli = join(findRepoRoot(), "apps", "cli", "bin", "agentnet.mjs");
 const sleep = (ms: number) => new Promise((wake) => setTimeout(wake, ms));
@@ -26,22 +27,6 @@ async function freePortBlock(count: number): Promise<number> {
   throw new Error(`no ${count} free ports in a row`);
 }
 
-/** Every process below `pid` (the CLI, its services, the NATS nodes, what they run), read from /proc. */
-function descendantsOf(pid: number): ProcessIdentity[] {
-  let children: string[];
-  try {
-    children = readdirSync(`/proc/${pid}/task`).flatMap((task) =>
-      readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim().split(" ").filter(Boolean),
-    );
-  } catch {
-    return [];
-  }
-  return children
-    .map((child) => identify(Number(child)))
-    .filter((child) => child !== undefined)
-    .flatMap((child) => [child, ...descendantsOf(child.pid)]);
-}
-
 // Sixteen processes start at once on a machine whose two cores others share: generous bounds.
 const START_TIMEOUT_MS = 300_000;
 
@@ -56,8 +41,10 @@ describe("agentnet up --cluster", () => {
   const printed: string[] = [];
   /** Requests the proxies answered 200, each of which must become a row and count in consumption. */
   let answered = 0;
+  /** What the proxies answered other than 200, said when an assertion on answers fails. */
+  const refusals: string[] = [];
 
-  const readStack = () => RunningStack.parse(JSON.parse(readFileSync(join(dataDir, "stack.json"), "utf8")));
+  const stackFile = () => readStack(dataDir) as RunningStack;
   const run = async (args: string[]) =>
     (await promisify(execFile)(process.execPath, [cli, ...args], { env })).stdout;
   const api = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
@@ -83,11 +70,20 @@ describe("agentnet up --cluster", () => {
       if (response.status === 200) {
         expect(body).toContain("agentnet demo upstream");
         answered++;
-      }
+      } else refusals.push(`${proxyUrl}: ${response.status} ${body}`);
       return response.status;
     } catch {
       return 0;
     }
+  };
+  /** A 200 through `proxyUrl` within `timeoutMs`, asking again every half second. */
+  const answeredWithin = async (proxyUrl: string, timeoutMs: number) => {
+    let status = 0;
+    for (const deadline = Date.now() + timeoutMs; Date.now() < deadline && status !== 200; ) {
+      status = await chat(proxyUrl);
+      if (status !== 200) await sleep(500);
+    }
+    expect(status, `${proxyUrl}; refused: ${refusals.join("; ")}`).toBe(200);
   };
   /** The account's rows once telemetry has one for every answered request (or `timeoutMs` passed). */
   const rowsOnceAll = async (timeoutMs: number): Promise<AccessLogEntry[]> => {
@@ -132,10 +128,8 @@ describe("agentnet up --cluster", () => {
 
   afterAll(() => {
     // A failed test leaves nothing running: every process the stack file records is killed.
-    if (existsSync(join(dataDir, "stack.json"))) {
-      const left = readStack();
-      for (const recorded of [left, ...left.processes]) killProcess(recorded);
-    }
+    const left = readStack(dataDir);
+    for (const recorded of left ? [left, ...left.processes] : []) killProcess(recorded);
     // Kept after a failure: its logs say why.
     if (stack.exitCode === 0) rmSync(dataDir, { recursive: true, force: true });
     else stack.kill("SIGKILL");
@@ -179,7 +173,7 @@ describe("agentnet up --cluster", () => {
     const servers = /nats (\S+)/.exec(printed.find((line) => line.startsWith("consumption#2 ")) ?? "")?.[1];
     expect(servers?.split(",")).toHaveLength(3);
 
-    const recorded = readStack();
+    const recorded = stackFile();
     expect(recorded.nats_urls).toHaveLength(3);
     expect(recorded.processes.filter((process) => process.stage === "edge")).toHaveLength(5);
     expect(recorded.processes.filter((process) => /^nats-\d$/.test(process.name))).toHaveLength(3);
@@ -245,17 +239,10 @@ describe("agentnet up --cluster", () => {
   }, 180_000);
 
   it("kill -9 of a NATS node: every proxy answers again once its clients reconnected, and up starts the node again", async () => {
-    const node = readStack().processes.find((recorded) => recorded.name === "nats-1") as ProcessIdentity;
+    const node = stackFile().processes.find((recorded) => recorded.name === "nats-1") as ProcessIdentity;
     process.kill(node.pid, "SIGKILL");
     const killedAt = Date.now();
-    for (const proxyUrl of proxyUrls) {
-      let status = 0;
-      for (const deadline = Date.now() + 30_000; Date.now() < deadline && status !== 200; ) {
-        status = await chat(proxyUrl);
-        if (status !== 200) await sleep(500);
-      }
-      expect(status, proxyUrl).toBe(200);
-    }
+    for (const proxyUrl of proxyUrls) await answeredWithin(proxyUrl, 30_000);
     expect(Date.now() - killedAt).toBeLessThan(30_000);
     await expect
       .poll(() => printed.some((line) => /^nats-1\s+restarted: nats:\/\//.test(line)), { timeout: 60_000 })
@@ -265,25 +252,24 @@ describe("agentnet up --cluster", () => {
   }, 180_000);
 
   it("kill -9 of telemetry: requests answered while it is down get their rows once up has restarted it", async () => {
-    const telemetry = readStack().processes.find(
+    const telemetry = stackFile().processes.find(
       (recorded) => recorded.name === "telemetry",
     ) as ProcessIdentity;
     process.kill(telemetry.pid, "SIGKILL");
+    const restarted = () => printed.some((line) => /^telemetry\s+restarted: /.test(line));
     const before = answered;
-    for (const proxyUrl of proxyUrls) expect(await chat(proxyUrl)).toBe(200);
-    // Sent while it was down: up had not yet said it runs again.
-    expect(printed.some((line) => /^telemetry\s+restarted: /.test(line))).toBe(false);
+    for (const proxyUrl of proxyUrls) await answeredWithin(proxyUrl, 10_000);
+    // Answered while it was down: up had not yet said it runs again.
+    expect(restarted()).toBe(false);
     expect(answered).toBe(before + 3);
-    await expect
-      .poll(() => printed.some((line) => /^telemetry\s+restarted: /.test(line)), { timeout: 90_000 })
-      .toBe(true);
+    await expect.poll(restarted, { timeout: 90_000 }).toBe(true);
     // Events the killed process had pulled and not stored come again after its consumer's ack wait.
     const rows = await rowsOnceAll(90_000);
     expect(rows.filter((row) => row.status_code === 200)).toHaveLength(answered);
   }, 240_000);
 
   it("SIGTERM stops every replica and every NATS node, and up exits 0", async () => {
-    const recorded = readStack();
+    const recorded = stackFile();
     const everything = [identify(stack.pid ?? 0) as ProcessIdentity, ...descendantsOf(stack.pid ?? 0)];
     expect(everything.length).toBeGreaterThanOrEqual(recorded.processes.length);
     const exited = new Promise<number | null>((resolve) => stack.once("exit", resolve));
@@ -295,4 +281,42 @@ describe("agentnet up --cluster", () => {
     expect(printed.at(-1)).toBe("stopped");
     expect(existsSync(join(dataDir, "stack.json"))).toBe(false);
   }, 120_000);
+});
+
+describe("agentnet up --cluster, Ctrl-C in a terminal", () => {
+  let dataDir: string;
+
+  afterAll(() => {
+    closeTerminals();
+    const left = readStack(dataDir);
+    for (const recorded of left ? [left, ...left.processes] : []) killProcess(recorded);
+    // Kept when the stack did not stop by itself: its logs and the terminal's transcript say why.
+    if (!left) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it(
+    "stops every replica, then the other services, then the NATS nodes and the store, and exits 0",
+    async () => {
+      dataDir = mkdtempSync(join(tmpdir(), "agentnet-cluster-ctrl-c-"));
+      const base = await freePortBlock(6);
+      const env = {
+        ...process.env,
+        AGN_DATA_DIR: dataDir,
+        AGN_SEALING_KEY: TEST_SEALING_KEY,
+        AGN_API_PORT: String(base),
+        AGN_PROXY_PORT: String(base + 2),
+        AGN_DEMO_UPSTREAM_PORT: String(base + 5),
+        NATS_URL: `nats://127.0.0.1:${await freePortBlock(3)}`,
+        MONGO_URL: `mongodb://127.0.0.1:${await freePort()}/agentnet`,
+      };
+      const terminal = new Terminal(env);
+      terminal.type(`node ${join("apps", "cli", "bin", "agentnet.mjs")} up --cluster; echo "exit=$?"`);
+      await terminal.waitFor(/^ready:/m, START_TIMEOUT_MS);
+      const stack = readStack(dataDir) as RunningStack;
+      // Three nodes, the store, twelve service processes and the demo upstream.
+      expect(stack.processes).toHaveLength(17);
+      await expectCtrlCStopsInOrder(terminal, stack);
+    },
+    START_TIMEOUT_MS + 60_000,
+  );
 });
