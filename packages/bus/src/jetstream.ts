@@ -51,12 +51,27 @@ async function ensureStream(nc: NatsConnection, spec: StreamSpec) {
     ...(spec.maxBytes === undefined ? {} : { max_bytes: spec.maxBytes, discard: DiscardPolicy.Old }),
     duplicate_window: nanos(spec.duplicateWindowMs ?? DEFAULT_REQUEST_STREAM_LIMITS.duplicateWindowMs),
   };
-  if (await streamExists(jsm, spec.name)) await jsm.streams.update(spec.name, config);
-  else await jsm.streams.add(config);
+  const exists = await streamExists(jsm, spec.name);
+  await (exists ? jsm.streams.update(spec.name, config) : jsm.streams.add(config)).catch((error: unknown) => {
+    throw withReplicas(error, spec.name, config.num_replicas);
+  });
+}
+
+/**
+ * A stream the server refused to create or change, with the replicas asked for: the commonest
+ * cause is `AGN_STREAM_REPLICAS` above what the NATS deployment has (more than 1 on a single server,
+ * more than its nodes on a cluster), which the server's own words do not name.
+ */
+export function withReplicas(error: unknown, stream: string, replicas: number): unknown {
+  if (!(error instanceof JetStreamApiError)) return error;
+  return new Error(
+    `NATS refused stream ${stream} on ${replicas} server(s) (AGN_STREAM_REPLICAS=${replicas}): ${error.message}`,
+    { cause: error },
+  );
 }
 
 /** Whether `name` exists; any other failure (no JetStream quorum, a timeout) is thrown, never taken for "no". */
-export async function streamExists(jsm: JetStreamManager, name: string): Promise<boolean> {
+async function streamExists(jsm: JetStreamManager, name: string): Promise<boolean> {
   try {
     await jsm.streams.info(name);
     return true;

@@ -2,6 +2,7 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import { type KV, Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { streamReplicasOf } from "./connect";
+import { withReplicas } from "./jetstream";
 
 export interface LeadershipOptions {
   /** What is contended for: at most one holder at a time per key (a JetStream KV key). */
@@ -39,13 +40,17 @@ export const DEFAULT_LEASE_TTL_MS = 6_000;
 async function leaseBucket(nc: NatsConnection, bucket: string, ttlMs: number): Promise<KV> {
   const replicas = streamReplicasOf(nc);
   // The bucket's max age is the lease: a key nobody renews disappears, and `create` then succeeds.
-  const kv = await new Kvm(nc).create(bucket, { ttl: ttlMs, history: 1, replicas });
-  const jsm = await jetstreamManager(nc);
   const stream = `KV_${bucket}`;
-  const { config } = await jsm.streams.info(stream);
-  if (config.num_replicas !== replicas)
-    await jsm.streams.update(stream, { ...config, num_replicas: replicas });
-  return kv;
+  try {
+    const kv = await new Kvm(nc).create(bucket, { ttl: ttlMs, history: 1, replicas });
+    const jsm = await jetstreamManager(nc);
+    const { config } = await jsm.streams.info(stream);
+    if (config.num_replicas !== replicas)
+      await jsm.streams.update(stream, { ...config, num_replicas: replicas });
+    return kv;
+  } catch (error) {
+    throw withReplicas(error, stream, replicas);
+  }
 }
 
 /**

@@ -49,7 +49,7 @@ export interface TestNatsCluster {
   serviceEnv(service: BusService): Record<string, string>;
   /** The same as the operator (a CLI or a script run by the test). */
   operatorEnv(): Record<string, string>;
-  /** Resolves once every running node has routes to every other and JetStream has a meta leader. */
+  /** Resolves once every running node (a frozen one too: SIGCONT it first) has routes to every other and JetStream has a meta leader. */
   formed(timeoutMs?: number): Promise<void>;
   /** The node JetStream's meta leader runs on, as a running node reports it. */
   metaLeader(): Promise<string | undefined>;
