@@ -27,6 +27,38 @@ async function freePortBlock(count: number): Promise<number> {
   throw new Error(`no ${count} free ports in a row`);
 }
 
+/** A cluster stack's environment: its own data, NATS and store ports, API, proxy and demo ports in a row. */
+async function clusterEnv(dataDir: string): Promise<NodeJS.ProcessEnv> {
+  // Two API ports, three proxy ports and the demo upstream's, in a row.
+  const base = await freePortBlock(6);
+  return {
+    ...process.env,
+    NATS_URL: `nats://127.0.0.1:${await freePortBlock(3)}`,
+    MONGO_URL: `mongodb://127.0.0.1:${await freePort()}/agentnet`,
+    AGN_SEALING_KEY: TEST_SEALING_KEY,
+    AGN_API_PORT: String(base),
+    AGN_PROXY_PORT: String(base + 2),
+    AGN_DEMO_UPSTREAM_PORT: String(base + 5),
+    AGN_DATA_DIR: dataDir,
+  };
+}
+
+/** `agentnet up --cluster` as a child of the test; resolves once it is ready, its lines in `printed`. */
+async function startClusterUp(env: NodeJS.ProcessEnv, printed: string[]): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [cli, "up", "--cluster"], { env, stdio: ["ignore", "pipe", "pipe"] });
+  child.stderr?.on("data", (chunk: Buffer) => printed.push(chunk.toString()));
+  await new Promise<void>((resolve, reject) => {
+    createInterface({ input: child.stdout ?? process.stdin }).on("line", (line) => {
+      printed.push(line);
+      if (line.startsWith("ready:")) resolve();
+    });
+    child.once("exit", (code) =>
+      reject(new Error(`agentnet up --cluster exited with ${code}: ${printed.join("\n")}`)),
+    );
+  });
+  return child;
+}
+
 // Sixteen processes start at once on a machine whose two cores others share: generous bounds.
 const START_TIMEOUT_MS = 300_000;
 
@@ -97,32 +129,10 @@ describe("agentnet up --cluster", () => {
   };
 
   beforeAll(async () => {
-    // Two API ports, three proxy ports and the demo upstream's, in a row.
-    const apiPort = await freePortBlock(6);
-    const proxyPort = apiPort + 2;
     dataDir = mkdtempSync(join(tmpdir(), "agentnet-cluster-"));
-    env = {
-      ...process.env,
-      NATS_URL: `nats://127.0.0.1:${await freePortBlock(3)}`,
-      MONGO_URL: `mongodb://127.0.0.1:${await freePort()}/agentnet`,
-      AGN_SEALING_KEY: TEST_SEALING_KEY,
-      AGN_API_PORT: String(apiPort),
-      AGN_PROXY_PORT: String(proxyPort),
-      AGN_DEMO_UPSTREAM_PORT: String(apiPort + 5),
-      AGN_DATA_DIR: dataDir,
-    };
-    apiUrl = `http://127.0.0.1:${apiPort}`;
-    stack = spawn(process.execPath, [cli, "up", "--cluster"], { env, stdio: ["ignore", "pipe", "pipe"] });
-    stack.stderr?.on("data", (chunk: Buffer) => printed.push(chunk.toString()));
-    await new Promise<void>((resolve, reject) => {
-      createInterface({ input: stack.stdout ?? process.stdin }).on("line", (line) => {
-        printed.push(line);
-        if (line.startsWith("ready:")) resolve();
-      });
-      stack.once("exit", (code) =>
-        reject(new Error(`agentnet up --cluster exited with ${code}: ${printed.join("\n")}`)),
-      );
-    });
+    env = await clusterEnv(dataDir);
+    apiUrl = `http://127.0.0.1:${env.AGN_API_PORT}`;
+    stack = await startClusterUp(env, printed);
     proxyUrls = printed.flatMap((line) => /^gateway-proxy#\d\s+(\S+)$/.exec(line)?.[1] ?? []);
   }, START_TIMEOUT_MS);
 
@@ -295,28 +305,34 @@ describe("agentnet up --cluster, Ctrl-C in a terminal", () => {
   });
 
   it(
-    "stops every replica, then the other services, then the NATS nodes and the store, and exits 0",
+    "after a killed up --cluster (SIGKILL), the next one stops the nodes and replicas it left, comes up, and Ctrl-C stops it in stage order",
     async () => {
       dataDir = mkdtempSync(join(tmpdir(), "agentnet-cluster-ctrl-c-"));
-      const base = await freePortBlock(6);
-      const env = {
-        ...process.env,
-        AGN_DATA_DIR: dataDir,
-        AGN_SEALING_KEY: TEST_SEALING_KEY,
-        AGN_API_PORT: String(base),
-        AGN_PROXY_PORT: String(base + 2),
-        AGN_DEMO_UPSTREAM_PORT: String(base + 5),
-        NATS_URL: `nats://127.0.0.1:${await freePortBlock(3)}`,
-        MONGO_URL: `mongodb://127.0.0.1:${await freePort()}/agentnet`,
-      };
+      const env = await clusterEnv(dataDir);
+      const killed = await startClusterUp(env, []);
+      const first = readStack(dataDir) as RunningStack;
+      killed.kill("SIGKILL");
+      await new Promise((resolve) => killed.once("exit", resolve));
+      // What a killed `up` leaves: the NATS nodes at least run on, holding ports and data.
+      const left = first.processes.filter(stillRuns);
+      expect(left.map((recorded) => recorded.name)).toEqual(
+        expect.arrayContaining(["nats-1", "nats-2", "nats-3", "ferretdb (sqlite)"]),
+      );
+
       const terminal = new Terminal(env);
       terminal.type(`node ${join("apps", "cli", "bin", "agentnet.mjs")} up --cluster; echo "exit=$?"`);
       await terminal.waitFor(/^ready:/m, START_TIMEOUT_MS);
+      const leftovers = await terminal.waitFor(
+        /^leftovers +stopping what the killed agentnet up \(pid (\d+)\) left running: (.*)$/m,
+      );
+      expect(leftovers[1]).toBe(String(first.pid));
+      for (const recorded of left) expect(leftovers[2]).toContain(`${recorded.name} (pid ${recorded.pid})`);
+      expect(left.filter(stillRuns)).toEqual([]);
       const stack = readStack(dataDir) as RunningStack;
       // Three nodes, the store, twelve service processes and the demo upstream.
       expect(stack.processes).toHaveLength(17);
       await expectCtrlCStopsInOrder(terminal, stack);
     },
-    START_TIMEOUT_MS + 60_000,
+    2 * START_TIMEOUT_MS,
   );
 });
