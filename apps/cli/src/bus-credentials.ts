@@ -19,7 +19,7 @@ export function connectCli(env: CliEnv) {
   const password = env.NATS_USER ? env.NATS_PASSWORD : localBusCredentials(busCredentialsFile(dataDir)).cli;
   if (!password) throw new Error("NATS_USER is set without NATS_PASSWORD");
   return connectBus({
-    url: env.NATS_USER ? env.NATS_URL : runningStack(dataDir)?.nats_url || env.NATS_URL,
+    url: env.NATS_USER ? env.NATS_URL : runningStack(dataDir)?.nats_urls.join(",") || env.NATS_URL,
     service: "cli",
     auth: { user: env.NATS_USER ?? "cli", password },
     timeoutMs: 5_000,

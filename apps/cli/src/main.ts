@@ -22,12 +22,12 @@ const print = (line: string) => process.stdout.write(`${line}\n`);
 
 const COMMANDS: Record<string, Command> = {
   up: {
-    usage: "up",
+    usage: "up [--cluster]",
     summary:
-      "start the whole local stack (backends it cannot reach, every service); Ctrl-C stops it in order, a second Ctrl-C at once",
+      "start the whole local stack (backends it cannot reach, every service); --cluster: three NATS nodes and replicas of every service; Ctrl-C stops it in order, a second Ctrl-C at once",
     run: async (args) => {
-      parseArgs({ args, options: {} });
-      return up(parseEnv(process.env), print);
+      const { values } = parseArgs({ args, options: { cluster: { type: "boolean", default: false } } });
+      return up(parseEnv(process.env), print, values.cluster ? "cluster" : "single");
     },
   },
   bootstrap: {

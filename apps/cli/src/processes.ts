@@ -70,6 +70,14 @@ export async function stopProcess(recorded: ProcessIdentity, graceMs: number): P
   }
 }
 
+/** Whether a listener could bind `host:port` now. */
+export const portIsFree = (host: string, port: number) =>
+  new Promise<boolean>((resolve) => {
+    const server = createServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, host, () => server.close(() => resolve(true)));
+  });
+
 /**
  * Fails, naming who holds it, when a port a part of the stack is to listen on is taken: the part
  * would otherwise exit with a log line saying less.
@@ -78,12 +86,7 @@ export async function ensurePortsFree(
   ports: { part: string; host: string; port: number; variable: string }[],
 ): Promise<void> {
   for (const { part, host, port, variable } of ports) {
-    const free = await new Promise<boolean>((resolve) => {
-      const server = createServer();
-      server.once("error", () => resolve(false));
-      server.listen(port, host, () => server.close(() => resolve(true)));
-    });
-    if (free) continue;
+    if (await portIsFree(host, port)) continue;
     const holders = listeners(port).map((holder) => `pid ${holder.pid} (${holder.command})`);
     throw new Error(
       `port ${port} for the ${part} (${variable}) is taken by ${holders.join(", ") || "a process of another user"}; stop it or set ${variable}`,

@@ -25,6 +25,16 @@ export interface RunningService {
   exited: Promise<number | null>;
 }
 
+/**
+ * Every service process that has not exited: killed if `up` exits without stopping it, so none
+ * outlives the stack. One exit listener for all of them (a cluster runs more than Node's default
+ * limit of ten listeners).
+ */
+const running = new Set<ChildProcess>();
+process.once("exit", () => {
+  for (const child of running) child.kill("SIGKILL");
+});
+
 const tsxLoader = () => createRequire(import.meta.url).resolve("tsx");
 
 /**
@@ -52,10 +62,8 @@ export function startService(spec: ServiceSpec, root: string, logDir: string): R
       detached: true,
     },
   );
-  // Never outlive the stack: killed if `up` exits without stopping it.
-  const killOnExit = () => child.kill("SIGKILL");
-  process.once("exit", killOnExit);
-  child.once("exit", () => process.removeListener("exit", killOnExit));
+  running.add(child);
+  child.once("exit", () => running.delete(child));
   child.stderr?.pipe(log);
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const ready = new Promise<void>((resolve, reject) => {

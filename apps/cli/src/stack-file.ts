@@ -20,6 +20,17 @@ export const StackProcess = z.object({
 });
 export type StackProcess = z.infer<typeof StackProcess>;
 
+/** A part of the stack other commands reach: `agentnet status` probes each by its kind. */
+export const StackEndpoint = z.object({
+  /** As `up` prints it: `gateway-proxy`, or `gateway-proxy#2` for a replica; `nats-1` for a node. */
+  name: z.string(),
+  kind: z.enum(["api-gateway", "gateway-proxy", "demo-upstream", "nats"]),
+  url: z.string(),
+  /** A NATS node's monitoring listener, whose `/healthz` says whether its JetStream is in the cluster. */
+  monitor_url: z.string().optional(),
+});
+export type StackEndpoint = z.infer<typeof StackEndpoint>;
+
 /**
  * What a running `agentnet up` tells other commands: who runs it (pid, start time and command, so a
  * later process given its pid is not taken for it), and where its parts really are.
@@ -28,8 +39,13 @@ export const RunningStack = z.object({
   ...Identity,
   /** The boot the start times count from. */
   boot_id: z.string(),
-  /** Where the stack's NATS is (it may not be NATS_URL: see ensureNats); empty while starting. */
-  nats_url: z.string(),
+  /**
+   * Where the stack's NATS servers are (not necessarily NATS_URL: see ensureNats): one, or the
+   * nodes of `up --cluster`; empty while starting.
+   */
+  nats_urls: z.array(z.string()),
+  /** The listeners of the stack's parts, every replica's own; empty while starting. */
+  endpoints: z.array(StackEndpoint),
   /**
    * Every process the stack started and has not seen stop: what the next `up` on the same data
    * stops first when this one was killed before it could.
@@ -79,7 +95,7 @@ export function claimStack(dataDir: string) {
   const previous = readStack(dataDir);
   if (previous && upRuns(previous)) {
     throw new Error(
-      `a stack is already running on ${dataDir} (agentnet up, pid ${previous.pid}${previous.nats_url ? `, NATS ${previous.nats_url}` : ""}); stop it first (Ctrl-C in its terminal, or kill ${previous.pid})`,
+      `a stack is already running on ${dataDir} (agentnet up, pid ${previous.pid}${previous.nats_urls.length > 0 ? `, NATS ${previous.nats_urls.join(",")}` : ""}); stop it first (Ctrl-C in its terminal, or kill ${previous.pid})`,
     );
   }
   const boot = bootId();
@@ -90,7 +106,8 @@ export function claimStack(dataDir: string) {
     started_at: self?.started_at ?? 0,
     command: self?.command ?? "",
     boot_id: boot,
-    nats_url: "",
+    nats_urls: [],
+    endpoints: [],
     processes: leftovers,
   };
   // Whole or not at all: other commands read the file while `up` rewrites it.
@@ -106,8 +123,12 @@ export function claimStack(dataDir: string) {
   return {
     /** What the previous `up` on this data (`previous.pid`) left running when it was killed. */
     leftovers: { upPid: previous?.pid, processes: leftovers },
-    setNatsUrl: (natsUrl: string) => {
-      stack = { ...stack, nats_url: natsUrl };
+    setNatsUrls: (natsUrls: string[]) => {
+      stack = { ...stack, nats_urls: natsUrls };
+      write();
+    },
+    setEndpoints: (endpoints: StackEndpoint[]) => {
+      stack = { ...stack, endpoints };
       write();
     },
     /** Records a process this stack started, as /proc shows it right after the start. */
@@ -140,3 +161,6 @@ export function claimStack(dataDir: string) {
     },
   };
 }
+
+/** What `claimStack` returns: the stack file of this `up`, kept as its processes start and stop. */
+export type StackClaim = ReturnType<typeof claimStack>;

@@ -1,21 +1,28 @@
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { identify, killProcess, type ProcessIdentity, stillRuns } from "@agentnet/cli/processes";
-import { RunningStack, type StopStage } from "@agentnet/cli/stack-file";
-import { findRepoRoot, freePort } from "@agentnet/local-backends";
+import { freePort } from "@agentnet/local-backends";
 import { TEST_SEALING_KEY } from "@agentnet/testkit";
 import { afterAll, describe, expect, it } from "vitest";
+import {
+  closeTerminals,
+  descendantsOf,
+  expectAllGone,
+  expectCtrlCStopsInOrder,
+  expectStoppedInOrder,
+  pollUntilGone,
+  ROOT,
+  readStack,
+  recordedStack,
+  running,
+  Terminal,
+} from "./terminal";
 
-// A terminal sends SIGINT to its whole foreground process group: the shell's job (pnpm, the CLI,
-// whatever they run in that group), not one pid. These tests press Ctrl-C in a real one (tmux with
-// an interactive bash) and check what is left.
-
-const ROOT = findRepoRoot();
 const CLI = join("apps", "cli", "bin", "agentnet.mjs");
 const PARTS = [
   "nats-server",
@@ -30,7 +37,6 @@ const PARTS = [
 ];
 
 const dataDirs: string[] = [];
-const terminals: Terminal[] = [];
 const spawned: ChildProcess[] = [];
 
 /** A fresh stack's environment: its own data directory, ports, NATS and FerretDB. */
@@ -49,126 +55,6 @@ async function stackEnv(): Promise<NodeJS.ProcessEnv> {
   };
 }
 
-/** tmux running an interactive bash in the repo root, with what it shows copied to a file. */
-class Terminal {
-  private readonly tmux: (...args: string[]) => string;
-  private readonly transcript: string;
-
-  constructor(env: NodeJS.ProcessEnv) {
-    const socket = `agentnet-ctrl-c-${process.pid}-${terminals.length}`;
-    this.transcript = join(env.AGN_DATA_DIR ?? tmpdir(), `terminal-${terminals.length}.txt`);
-    // The tmux server this starts keeps this environment for its shells.
-    this.tmux = (...args) =>
-      execFileSync("tmux", ["-L", socket, "-f", "/dev/null", ...args], { env }).toString();
-    this.tmux("new-session", "-d", "-s", "t", "-x", "250", "-y", "50", "-c", ROOT, "bash --norc --noprofile");
-    writeFileSync(this.transcript, "");
-    this.tmux("pipe-pane", "-t", "t", "-o", `cat >> '${this.transcript}'`);
-    terminals.push(this);
-  }
-
-  type(line: string) {
-    this.tmux("send-keys", "-t", "t", "-l", line);
-    this.tmux("send-keys", "-t", "t", "Enter");
-  }
-
-  ctrlC() {
-    this.tmux("send-keys", "-t", "t", "C-c");
-  }
-
-  shown(): string {
-    // Without the carriage returns and the escape sequences bash writes around a command line.
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: an escape sequence starts with ESC
-    return readFileSync(this.transcript, "utf8").replace(/\r|\x1b\[[0-9;?]*[a-zA-Z]/g, "");
-  }
-
-  async waitFor(pattern: RegExp, timeoutMs = 90_000): Promise<RegExpMatchArray> {
-    let match: RegExpMatchArray | null = null;
-    await expect
-      .poll(() => (match = pattern.exec(this.shown())), { timeout: timeoutMs, interval: 100 })
-      .not.toBeNull();
-    return match as unknown as RegExpMatchArray;
-  }
-
-  /** The processes the shell runs in the foreground: what was typed (pnpm, or the CLI itself). */
-  job(): ProcessIdentity[] {
-    return childrenOf(Number(this.tmux("display", "-p", "-t", "t", "#{pane_pid}").trim()));
-  }
-
-  close() {
-    this.tmux("kill-server");
-  }
-}
-
-function childrenOf(pid: number): ProcessIdentity[] {
-  let tasks: string[];
-  try {
-    tasks = readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return [];
-  }
-  return tasks
-    .flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim().split(" "))
-    .filter(Boolean)
-    .map((child) => identify(Number(child)))
-    .filter((child) => child !== undefined);
-}
-
-/** Every process below `pid`: the stack's parts and what they run in turn (tsx's esbuild). */
-const descendantsOf = (pid: number): ProcessIdentity[] =>
-  childrenOf(pid).flatMap((child) => [child, ...descendantsOf(child.pid)]);
-
-const readStack = (env: NodeJS.ProcessEnv) => {
-  const file = join(env.AGN_DATA_DIR ?? "", "stack.json");
-  return existsSync(file) ? RunningStack.parse(JSON.parse(readFileSync(file, "utf8"))) : undefined;
-};
-
-/** The stack on `env`'s data once stack.json records every process `parts` names. */
-async function recordedStack(env: NodeJS.ProcessEnv, parts: string[]): Promise<RunningStack> {
-  let stack: RunningStack | undefined;
-  await expect
-    .poll(
-      () => {
-        stack = readStack(env);
-        return parts.filter((part) => !stack?.processes.some((recorded) => recorded.name === part));
-      },
-      { timeout: 90_000, interval: 50 },
-    )
-    .toEqual([]);
-  return stack as RunningStack;
-}
-
-/**
- * Polls until every process given is gone (30 s at most), and says in which poll each went: a
- * process gone in an earlier poll stopped before one gone in a later one.
- */
-async function pollUntilGone(processes: ProcessIdentity[]): Promise<Map<number, number>> {
-  const goneAt = new Map<number, number>();
-  for (let poll = 0; goneAt.size < processes.length && poll < 1_500; poll++) {
-    for (const recorded of processes) {
-      if (!goneAt.has(recorded.pid) && !stillRuns(recorded)) goneAt.set(recorded.pid, poll);
-    }
-    await new Promise((wake) => setTimeout(wake, 20));
-  }
-  return goneAt;
-}
-
-/** Each stage stopped only once the one before it had: edges, services, backends. */
-function expectStoppedInOrder(stack: RunningStack, goneAt: Map<number, number>) {
-  const polls = (stage: StopStage) =>
-    stack.processes
-      .filter((recorded) => recorded.stage === stage)
-      .map((recorded) => goneAt.get(recorded.pid) ?? -1);
-  expect(Math.max(...polls("edge"))).toBeLessThanOrEqual(Math.min(...polls("service")));
-  expect(Math.max(...polls("service"))).toBeLessThanOrEqual(Math.min(...polls("backend")));
-}
-
-const running = (processes: ProcessIdentity[]) =>
-  processes.filter(stillRuns).map((recorded) => `${recorded.pid} ${recorded.command}`);
-
-/** None of `processes` runs, allowing a moment for those that exit once their parent has (esbuild). */
-const expectAllGone = (processes: ProcessIdentity[]) =>
-  expect.poll(() => running(processes), { timeout: 3_000 }).toEqual([]);
-
 /** `node apps/cli/bin/agentnet.mjs up` as a child of the test (no terminal), its lines collected. */
 function spawnUp(env: NodeJS.ProcessEnv) {
   const child = spawn(process.execPath, [CLI, "up"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
@@ -183,9 +69,9 @@ function spawnUp(env: NodeJS.ProcessEnv) {
 afterAll(() => {
   // A failed test leaves no stack behind: every recorded process is killed.
   for (const child of spawned) child.kill("SIGKILL");
-  for (const terminal of terminals) terminal.close();
+  closeTerminals();
   for (const dataDir of dataDirs) {
-    const stack = readStack({ AGN_DATA_DIR: dataDir });
+    const stack = readStack(dataDir);
     for (const recorded of [...(stack ? [stack] : []), ...(stack?.processes ?? [])]) killProcess(recorded);
     rmSync(dataDir, { recursive: true, force: true });
   }
@@ -207,7 +93,7 @@ describe("Ctrl-C in a terminal", () => {
     expect(terminal.shown()).not.toContain("ready:");
     expect(terminal.shown()).toMatch(/stopping: .*\nstopped\n/);
     await expectAllGone(everything);
-    expect(readStack(startEnv)).toBeUndefined();
+    expect(readStack(startEnv.AGN_DATA_DIR)).toBeUndefined();
   }, 120_000);
 
   it("after ready: stops every process, edges first, then the services, then the backends, and exits 0", async () => {
@@ -220,15 +106,8 @@ describe("Ctrl-C in a terminal", () => {
     const parts = descendantsOf(stack.pid);
     // stack.json records every process `up` started (the rest below it are those processes' own).
     for (const recorded of stack.processes) expect(parts.map((found) => found.pid)).toContain(recorded.pid);
-    const cli = identify(stack.pid) as ProcessIdentity;
 
-    terminal.ctrlC();
-    const goneAt = await pollUntilGone([cli, ...stack.processes]);
-
-    expect((await terminal.waitFor(/exit=(\d+)/))[1]).toBe("0");
-    await expectAllGone([cli, ...parts]);
-    expectStoppedInOrder(stack, goneAt);
-    expect(goneAt.get(cli.pid)).toBeGreaterThanOrEqual(Math.max(...goneAt.values()));
+    await expectCtrlCStopsInOrder(terminal, stack);
     expect(terminal.shown()).toMatch(
       /\^Cstopping: draining the gateway proxy and the API, then the services, then the backends \(a second Ctrl-C kills everything at once\)\nstopped\nexit=0/,
     );
@@ -296,7 +175,7 @@ describe("Ctrl-C in a terminal", () => {
     expect(Date.now() - secondAt).toBeLessThan(5_000);
     expect(terminal.shown()).toContain("stopping at once: killing every process of the stack");
     await expectAllGone(everything);
-    expect(readStack(startEnv)).toBeUndefined();
+    expect(readStack(startEnv.AGN_DATA_DIR)).toBeUndefined();
   }, 120_000);
 
   it("a port held by a process that is not the stack's: up starts nothing and names that process", async () => {
@@ -310,7 +189,7 @@ describe("Ctrl-C in a terminal", () => {
         `agentnet: port ${startEnv.AGN_DEMO_UPSTREAM_PORT} for the demo-upstream (AGN_DEMO_UPSTREAM_PORT) is taken by pid ${process.pid} (${identify(process.pid)?.command}); stop it or set AGN_DEMO_UPSTREAM_PORT`,
       );
       expect(up.printed.some((line) => line.startsWith("nats"))).toBe(false);
-      expect(readStack(startEnv)).toBeUndefined();
+      expect(readStack(startEnv.AGN_DATA_DIR)).toBeUndefined();
     } finally {
       holder.close();
     }

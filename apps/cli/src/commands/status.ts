@@ -1,6 +1,6 @@
 import { localDataDir } from "../bus-credentials";
 import type { CliEnv } from "../env";
-import { runningStack } from "../stack-file";
+import { runningStack, type StackEndpoint } from "../stack-file";
 
 export interface PartStatus {
   part: string;
@@ -18,54 +18,85 @@ async function probe(url: string): Promise<{ status: number; body: string } | un
   }
 }
 
-/** `agentnet status`: what runs, where, and whether it is healthy (readiness, the proxy's event pipeline). */
+/** Where a stack started with `env` listens when no running `up` says so: one of each part. */
+const defaultEndpoints = (env: CliEnv): StackEndpoint[] => [
+  { name: "api-gateway", kind: "api-gateway", url: `http://${env.AGN_API_HOST}:${env.AGN_API_PORT}` },
+  { name: "gateway-proxy", kind: "gateway-proxy", url: `http://${env.AGN_API_HOST}:${env.AGN_PROXY_PORT}` },
+  { name: "demo-upstream", kind: "demo-upstream", url: `http://127.0.0.1:${env.AGN_DEMO_UPSTREAM_PORT}` },
+];
+
+async function endpointStatus(endpoint: StackEndpoint): Promise<PartStatus> {
+  const part = { part: endpoint.name, address: endpoint.url };
+  switch (endpoint.kind) {
+    case "nats": {
+      const health = endpoint.monitor_url ? await probe(`${endpoint.monitor_url}/healthz`) : undefined;
+      return {
+        ...part,
+        healthy: health?.status === 200,
+        detail: !health
+          ? "not answering"
+          : health.status === 200
+            ? "JetStream current"
+            : `not ready (${health.body.trim()})`,
+      };
+    }
+    case "api-gateway": {
+      const ready = await probe(`${endpoint.url}/readyz`);
+      return {
+        ...part,
+        healthy: ready?.status === 200,
+        detail: ready ? (ready.status === 200 ? "ready" : `not ready (${ready.status})`) : "not answering",
+      };
+    }
+    case "gateway-proxy": {
+      const [ready, status] = await Promise.all([
+        probe(`${endpoint.url}/readyz`),
+        probe(`${endpoint.url}/status`),
+      ]);
+      const events = status
+        ? (JSON.parse(status.body) as { events?: Record<string, unknown> }).events
+        : undefined;
+      return {
+        ...part,
+        healthy: ready?.status === 200 && events?.publishing === true,
+        detail: !ready
+          ? "not answering"
+          : `${ready.status === 200 ? "ready" : "not ready"}; events ${
+              events?.publishing
+                ? "publishing"
+                : `NOT publishing (${String(events?.last_error ?? "unknown")})`
+            }, ${String(events?.pending ?? "?")} pending, ${String(events?.dropped ?? "?")} dropped`,
+      };
+    }
+    case "demo-upstream": {
+      const models = await probe(`${endpoint.url}/v1/models`);
+      return {
+        ...part,
+        healthy: models?.status === 200,
+        detail: models?.status === 200 ? "answering" : "not answering",
+      };
+    }
+  }
+}
+
+/**
+ * `agentnet status`: what runs, where, and whether it is healthy: every NATS node of a cluster
+ * (its JetStream), every replica of the API and the proxy (readiness, the proxy's event pipeline),
+ * the demo upstream.
+ */
 export async function stackStatus(env: CliEnv): Promise<{ running: boolean; parts: PartStatus[] }> {
   const stack = runningStack(localDataDir(env));
-  const api = `http://${env.AGN_API_HOST}:${env.AGN_API_PORT}`;
-  const proxy = `http://${env.AGN_API_HOST}:${env.AGN_PROXY_PORT}`;
-  const demo = `http://127.0.0.1:${env.AGN_DEMO_UPSTREAM_PORT}`;
-  const [apiReady, proxyReady, proxyStatus, demoModels] = await Promise.all([
-    probe(`${api}/readyz`),
-    probe(`${proxy}/readyz`),
-    probe(`${proxy}/status`),
-    probe(`${demo}/v1/models`),
-  ]);
-  const events = proxyStatus
-    ? (JSON.parse(proxyStatus.body) as { events?: Record<string, unknown> }).events
-    : undefined;
+  const endpoints = stack && stack.endpoints.length > 0 ? stack.endpoints : defaultEndpoints(env);
   const parts: PartStatus[] = [
     {
       part: "agentnet up",
       address: stack ? `pid ${stack.pid}` : "-",
       healthy: stack !== undefined,
-      detail: stack ? `running, NATS ${stack.nats_url || "starting"}` : "not running on this data directory",
+      detail: stack
+        ? `running, NATS ${stack.nats_urls.join(",") || "starting"}`
+        : "not running on this data directory",
     },
-    {
-      part: "api-gateway",
-      address: api,
-      healthy: apiReady?.status === 200,
-      detail: apiReady
-        ? apiReady.status === 200
-          ? "ready"
-          : `not ready (${apiReady.status})`
-        : "not answering",
-    },
-    {
-      part: "gateway-proxy",
-      address: proxy,
-      healthy: proxyReady?.status === 200 && events?.publishing === true,
-      detail: !proxyReady
-        ? "not answering"
-        : `${proxyReady.status === 200 ? "ready" : "not ready"}; events ${
-            events?.publishing ? "publishing" : `NOT publishing (${String(events?.last_error ?? "unknown")})`
-          }, ${String(events?.pending ?? "?")} pending, ${String(events?.dropped ?? "?")} dropped`,
-    },
-    {
-      part: "demo-upstream",
-      address: demo,
-      healthy: demoModels?.status === 200,
-      detail: demoModels?.status === 200 ? "answering" : "not answering",
-    },
+    ...(await Promise.all(endpoints.map(endpointStatus))),
   ];
   return { running: stack !== undefined, parts };
 }

@@ -1,6 +1,5 @@
 import { chmodSync, existsSync, mkdirSync, statfsSync } from "node:fs";
 import { join } from "node:path";
-import type { BusService } from "@agentnet/contracts";
 import {
   type Backend,
   ensureMongo,
@@ -11,11 +10,15 @@ import {
 } from "@agentnet/local-backends";
 import { busCredentialsFile, localDataDir } from "../bus-credentials";
 import type { CliEnv } from "../env";
+import { clusterReady, localNatsCluster } from "../nats-cluster";
 import { ensurePortsFree } from "../processes";
 import { localSealingKey } from "../sealing-key";
 import { type RunningService, type ServiceSpec, startService, stopService } from "../services";
-import { claimStack } from "../stack-file";
+import { claimStack, type StackEndpoint } from "../stack-file";
+import { edgePorts, serviceEndpoints, serviceSpecs } from "../stack-specs";
 import { onStopSignals } from "../stop-signals";
+import { type SupervisedNode, superviseNode } from "../supervised-node";
+import { CLUSTER_NATS_NODES, type Topology } from "../topology";
 
 const pad = (text: string) => text.padEnd(20);
 
@@ -24,9 +27,14 @@ const pad = (text: string) => text.padEnd(20);
  * local backends it cannot reach, then every service as its own process. Prints one line per part
  * once it is healthy and runs until a stop signal (Ctrl-C, SIGTERM, SIGHUP), also while starting,
  * or until a service keeps failing to start; then stops everything it started, services first.
- * A second Ctrl-C kills everything at once.
+ * A second Ctrl-C kills everything at once. `topology` "cluster" (`up --cluster`) starts three
+ * NATS nodes instead of one and replicas of every service (src/topology.ts).
  */
-export async function up(env: CliEnv, print: (line: string) => void): Promise<number> {
+export async function up(
+  env: CliEnv,
+  print: (line: string) => void,
+  topology: Topology = "single",
+): Promise<number> {
   const root = findRepoRoot();
   const dataDir = localDataDir(env);
   const logDir = join(dataDir, "logs");
@@ -38,11 +46,12 @@ export async function up(env: CliEnv, print: (line: string) => void): Promise<nu
   // rest; the backends last, once nothing uses them.
   const stopAll = async () => {
     stopping = true;
-    const edges = services.filter((service) => EDGES.has(service.spec.name));
+    const edges = services.filter((service) => EDGES.has(service.spec.app));
     await Promise.all(edges.map((service) => stopService(service)));
     await Promise.all(
       services.filter((service) => !edges.includes(service)).map((service) => stopService(service)),
     );
+    await Promise.all(natsNodes.map((node) => node.stop()));
     for (const backend of backends.reverse()) {
       await backend.stop();
       if (backend.pid !== undefined) claim.forget(backend.pid);
@@ -53,10 +62,11 @@ export async function up(env: CliEnv, print: (line: string) => void): Promise<nu
   const launch = (spec: ServiceSpec) => {
     const service = startService(spec, root, logDir);
     const { pid } = service.child;
-    claim.record(spec.name, EDGES.has(spec.name) ? "edge" : "service", pid);
+    claim.record(spec.name, EDGES.has(spec.app) ? "edge" : "service", pid);
     void service.exited.then(() => pid !== undefined && claim.forget(pid));
     return service;
   };
+  const natsNodes: SupervisedNode[] = [];
   const recordBackend = (backend: Backend) => {
     backends.push(backend);
     if (backend.origin === "started") claim.record(backend.engine, "backend", backend.pid);
@@ -101,9 +111,20 @@ export async function up(env: CliEnv, print: (line: string) => void): Promise<nu
       await claim.stopLeftovers();
       unlessStopRequested();
     }
+    const ports = edgePorts(env, topology);
     await ensurePortsFree([
-      { part: "api-gateway", host: env.AGN_API_HOST, port: env.AGN_API_PORT, variable: "AGN_API_PORT" },
-      { part: "gateway-proxy", host: env.AGN_API_HOST, port: env.AGN_PROXY_PORT, variable: "AGN_PROXY_PORT" },
+      ...ports.api.map((port) => ({
+        part: "api-gateway",
+        host: env.AGN_API_HOST,
+        port,
+        variable: "AGN_API_PORT",
+      })),
+      ...ports.proxy.map((port) => ({
+        part: "gateway-proxy",
+        host: env.AGN_API_HOST,
+        port,
+        variable: "AGN_PROXY_PORT",
+      })),
       {
         part: "demo-upstream",
         host: "127.0.0.1",
@@ -112,17 +133,48 @@ export async function up(env: CliEnv, print: (line: string) => void): Promise<nu
       },
     ]);
     const credentials = localBusCredentials(busCredentialsFile(dataDir));
-    const nats = await ensureNats({
-      url: env.NATS_URL,
-      dataDir,
-      credentials,
-      reuseUnauthenticated: env.AGN_NATS_REUSE_UNAUTHENTICATED,
-    });
-    recordBackend(nats);
-    claim.setNatsUrl(nats.url);
-    print(
-      `${pad("nats")}${nats.url} (${nats.origin === "started" ? `started ${nats.engine}` : "already running"}${nats.note ? `; ${nats.note}` : ""})`,
-    );
+    let natsUrls: string[];
+    const natsEndpoints: StackEndpoint[] = [];
+    if (topology === "cluster") {
+      const natsUrl = new URL(env.NATS_URL);
+      const cluster = await localNatsCluster({
+        dataDir,
+        host: natsUrl.hostname || "127.0.0.1",
+        basePort: Number(natsUrl.port || 4222),
+        credentials,
+      });
+      for (const node of cluster.nodes) {
+        natsNodes.push(
+          superviseNode(node, {
+            claim,
+            print: (name, text) => print(`${pad(name)}${text}`),
+            isStopping: () => stopping,
+          }),
+        );
+        natsEndpoints.push({ name: node.name, kind: "nats", url: node.url, monitor_url: node.monitorUrl });
+      }
+      natsUrls = cluster.nodes.map((node) => node.url);
+      claim.setNatsUrls(natsUrls);
+      await Promise.race([clusterReady(cluster.nodes, CLUSTER_READY_TIMEOUT_MS), stopRequest]);
+      unlessStopRequested();
+      for (const node of cluster.nodes) {
+        print(`${pad(node.name)}${node.url} (started nats-server, cluster of ${CLUSTER_NATS_NODES})`);
+      }
+      if (cluster.note) print(`${pad("nats")}${cluster.note}`);
+    } else {
+      const nats = await ensureNats({
+        url: env.NATS_URL,
+        dataDir,
+        credentials,
+        reuseUnauthenticated: env.AGN_NATS_REUSE_UNAUTHENTICATED,
+      });
+      recordBackend(nats);
+      natsUrls = [nats.url];
+      claim.setNatsUrls(natsUrls);
+      print(
+        `${pad("nats")}${nats.url} (${nats.origin === "started" ? `started ${nats.engine}` : "already running"}${nats.note ? `; ${nats.note}` : ""})`,
+      );
+    }
     unlessStopRequested();
     const mongo = await ensureMongo({
       url: env.MONGO_URL,
@@ -137,100 +189,56 @@ export async function up(env: CliEnv, print: (line: string) => void): Promise<nu
     const builtDashboard = join(root, "apps", "dashboard", "dist");
     const dashboardDir = existsSync(join(builtDashboard, "index.html")) ? builtDashboard : undefined;
     const sealingKey = localSealingKey(env.AGN_SEALING_KEY, join(dataDir, "sealing.key"));
-    const common = {
-      NATS_URL: nats.url,
-      LOG_LEVEL: env.LOG_LEVEL,
-      AGN_REQUESTS_STREAM_MAX_BYTES: String(requestStreamMaxBytes(dataDir)),
-    };
-    // Each service joins the bus as itself, with only its own subjects (busPermissions).
-    const bus = (service: BusService) => ({
-      ...common,
-      NATS_USER: service,
-      NATS_PASSWORD: credentials[service],
+    const specs = serviceSpecs({
+      env,
+      topology,
+      natsUrls,
+      credentials,
+      mongoUrl: mongo.url,
+      sealingKey,
+      dataDir,
+      dashboardDir,
+      ports,
+      requestStreamMaxBytes: requestStreamMaxBytes(dataDir, topology === "cluster" ? CLUSTER_NATS_NODES : 1),
     });
-    const specs: ServiceSpec[] = [
-      {
-        name: "control-plane",
-        app: "control-plane",
-        env: { ...bus("control-plane"), MONGO_URL: mongo.url, AGN_SEALING_KEY: sealingKey },
-        address: `nats ${nats.url}`,
-      },
-      {
-        name: "provider-verifier",
-        app: "provider-verifier",
-        env: bus("provider-verifier"),
-        address: `nats ${nats.url}`,
-      },
-      {
-        name: "telemetry",
-        app: "telemetry",
-        // A batch's events outlive V8's default 16 MiB young generation; see apps/telemetry/README.md.
-        nodeArgs: ["--max-semi-space-size=64"],
-        env: {
-          ...bus("telemetry"),
-          AGN_DATA_DIR: dataDir,
-          ...(env.CLICKHOUSE_URL ? { CLICKHOUSE_URL: env.CLICKHOUSE_URL } : {}),
-        },
-        address: env.CLICKHOUSE_URL ? `clickhouse ${env.CLICKHOUSE_URL}` : `chdb ${join(dataDir, "chdb")}`,
-      },
-      {
-        name: "consumption",
-        app: "consumption",
-        // Settled batches outlive V8's default 16 MiB young generation; see apps/consumption/README.md.
-        nodeArgs: ["--max-semi-space-size=64"],
-        env: { ...bus("consumption"), MONGO_URL: mongo.url },
-        address: `nats ${nats.url}`,
-      },
-      {
-        name: "gateway-proxy",
-        app: "gateway-proxy",
-        env: {
-          ...bus("gateway-proxy"),
-          AGN_SEALING_KEY: sealingKey,
-          AGN_PROXY_HOST: env.AGN_API_HOST,
-          AGN_PROXY_PORT: String(env.AGN_PROXY_PORT),
-          // The demo upstream listens on loopback, which the proxy refuses unless allowed: allowed
-          // by address and port, besides what the operator allows.
-          AGN_ALLOWED_PRIVATE_UPSTREAMS: [
-            `127.0.0.1:${env.AGN_DEMO_UPSTREAM_PORT}`,
-            env.AGN_ALLOWED_PRIVATE_UPSTREAMS,
-          ]
-            .filter((entry) => entry !== "")
-            .join(","),
-        },
-        address: `http://${env.AGN_API_HOST}:${env.AGN_PROXY_PORT}`,
-      },
-      {
-        name: "api-gateway",
-        app: "api-gateway",
-        env: {
-          ...bus("api-gateway"),
-          AGN_API_HOST: env.AGN_API_HOST,
-          AGN_API_PORT: String(env.AGN_API_PORT),
-          AGN_DASHBOARD_DIR: dashboardDir ?? "",
-        },
-        address: `http://${env.AGN_API_HOST}:${env.AGN_API_PORT}`,
-      },
-    ];
-    specs.push({
-      name: "demo-upstream",
-      app: "cli",
-      entry: join("src", "demo-upstream.ts"),
-      env: { AGN_DEMO_UPSTREAM_PORT: String(env.AGN_DEMO_UPSTREAM_PORT) },
-      address: `http://127.0.0.1:${env.AGN_DEMO_UPSTREAM_PORT} (OpenAI and Anthropic formats, canned answers, for quickstart)`,
-    });
+    claim.setEndpoints([...natsEndpoints, ...serviceEndpoints(specs)]);
     unlessStopRequested();
     for (const spec of specs) services.push(launch(spec));
-    for (const service of services) {
-      await Promise.race([service.ready, stopRequest]);
+    for (const [index, first] of services.entries()) {
+      const { spec } = first;
+      let service = first;
+      // On a cluster a service's first JetStream calls wait on new three-node streams, which a
+      // busy host may not make in time: one that exits before it is ready is started again, as
+      // after a crash. One node's stack stops at once instead, naming the service that failed.
+      for (let failures = 1; ; failures++) {
+        try {
+          await Promise.race([service.ready, stopRequest]);
+          break;
+        } catch (error) {
+          if (topology === "single" || failures >= MAX_FAILED_RESTARTS) throw error;
+          const delayMs = restartDelayMs(failures - 1);
+          print(
+            `${pad(spec.name)}exited (code ${service.child.exitCode}) before it was ready; restarting in ${delayMs / 1000} s`,
+          );
+          await Promise.race([new Promise((wake) => setTimeout(wake, delayMs)), stopRequest]);
+          unlessStopRequested();
+          service = launch(spec);
+          services[index] = service;
+        }
+      }
       unlessStopRequested();
-      print(`${pad(service.spec.name)}${service.spec.address}`);
+      print(`${pad(spec.name)}${spec.address}`);
     }
     print(
       dashboardDir
         ? `${pad("dashboard")}http://${env.AGN_API_HOST}:${env.AGN_API_PORT}/`
         : `${pad("dashboard")}not built: pnpm --filter @agentnet/dashboard build`,
     );
+    if (topology === "cluster") {
+      print(
+        `${pad("load balancer")}none: clients pick a proxy (${ports.proxy.join(", ")}) and an API (${ports.api.join(", ")}) port; docs/DEPLOY.md "A local cluster" puts nginx in front`,
+      );
+    }
     print(`${pad("logs")}${logDir}`);
     print(
       "ready: `pnpm agentnet quickstart` sets up an account you can send requests with; Ctrl-C stops the stack",
@@ -266,7 +274,7 @@ export async function up(env: CliEnv, print: (line: string) => void): Promise<nu
             shutdown(1);
             return;
           }
-          const delayMs = Math.min(MAX_RESTART_DELAY_MS, 1_000 * 2 ** failures);
+          const delayMs = restartDelayMs(failures);
           print(`${pad(current.spec.name)}exited (code ${code}); restarting in ${delayMs / 1000} s`);
           await new Promise((wake) => setTimeout(wake, delayMs));
           if (stopping) return;
@@ -292,13 +300,17 @@ export async function up(env: CliEnv, print: (line: string) => void): Promise<nu
 
 /**
  * The request stream's byte limit on this machine: a quarter of the free space where the stack
- * keeps its data (NATS stores the stream there), between 256 MiB and 20 GiB, so the disk never
- * fills before the stream discards its oldest events.
+ * keeps its data (NATS stores the stream there), shared by its `copies` (one per node of a local
+ * cluster, all on this disk), between 256 MiB and 20 GiB, so the disk never fills before the
+ * stream discards its oldest events.
  */
-function requestStreamMaxBytes(dataDir: string): number {
+function requestStreamMaxBytes(dataDir: string, copies: number): number {
   const { bavail, bsize } = statfsSync(dataDir);
-  return Math.min(20 * 1024 ** 3, Math.max(256 * 1024 ** 2, Math.floor((bavail * bsize) / 4)));
+  return Math.min(20 * 1024 ** 3, Math.max(256 * 1024 ** 2, Math.floor((bavail * bsize) / 4 / copies)));
 }
+
+/** How long three nodes on a busy machine may take to elect a JetStream meta leader. */
+const CLUSTER_READY_TIMEOUT_MS = 60_000;
 
 const STOPPING = "stopping: draining the gateway proxy and the API, then the services, then the backends";
 
@@ -310,3 +322,5 @@ const EDGES = new Set(["gateway-proxy", "api-gateway"]);
 /** Restarts in a row that fail before the stack gives up on a service. */
 const MAX_FAILED_RESTARTS = 5;
 const MAX_RESTART_DELAY_MS = 30_000;
+/** The wait before restarting a service that failed `failures` times in a row: 1 s, doubling to 30 s. */
+const restartDelayMs = (failures: number) => Math.min(MAX_RESTART_DELAY_MS, 1_000 * 2 ** failures);

@@ -1,0 +1,149 @@
+import { join } from "node:path";
+import type { BusCredentials } from "@agentnet/local-backends";
+import type { CliEnv } from "./env";
+import type { ServiceSpec } from "./services";
+import type { StackEndpoint } from "./stack-file";
+import { replicaCount, replicaName, replicaPorts, type ServiceApp, type Topology } from "./topology";
+
+/** The ports every replica of the API and of the proxy listens on: from AGN_API_PORT and AGN_PROXY_PORT up. */
+export interface EdgePorts {
+  api: number[];
+  proxy: number[];
+}
+
+export function edgePorts(env: CliEnv, topology: Topology): EdgePorts {
+  const count = (app: ServiceApp) => replicaCount(app, topology, env.CLICKHOUSE_URL !== undefined);
+  const api = replicaPorts(
+    env.AGN_API_PORT,
+    count("api-gateway"),
+    new Set([env.AGN_PROXY_PORT, env.AGN_DEMO_UPSTREAM_PORT]),
+  );
+  const proxy = replicaPorts(
+    env.AGN_PROXY_PORT,
+    count("gateway-proxy"),
+    new Set([env.AGN_DEMO_UPSTREAM_PORT, ...api]),
+  );
+  return { api, proxy };
+}
+
+export interface StackPlan {
+  env: CliEnv;
+  topology: Topology;
+  /** The stack's NATS servers: one, or the cluster's nodes. */
+  natsUrls: string[];
+  credentials: BusCredentials;
+  mongoUrl: string;
+  sealingKey: string;
+  dataDir: string;
+  dashboardDir: string | undefined;
+  ports: EdgePorts;
+  /** The request stream's byte limit per copy (AGN_REQUESTS_STREAM_MAX_BYTES). */
+  requestStreamMaxBytes: number;
+}
+
+/** Replicas of a stream or bucket on a cluster: one per node, so any one node may be lost. */
+const CLUSTER_STREAM_REPLICAS = 3;
+
+/**
+ * Every process `up` starts, replicas included, in the order their readiness is awaited: each
+ * joins the bus as its service with only its own subjects (busPermissions). On a cluster,
+ * every replica lists every node (the bus connects to one at random, so replicas spread over the
+ * nodes, and fails over to the others), and streams and buckets are kept on three nodes.
+ */
+export function serviceSpecs(plan: StackPlan): ServiceSpec[] {
+  const { env, topology, natsUrls, credentials } = plan;
+  const clickhouse = env.CLICKHOUSE_URL !== undefined;
+  const replicas = (
+    app: ServiceApp,
+    spec: (index: number, busEnv: Record<string, string>) => Omit<ServiceSpec, "name" | "app">,
+  ) => {
+    const count = replicaCount(app, topology, clickhouse);
+    return Array.from({ length: count }, (_, index): ServiceSpec => {
+      const busEnv = {
+        NATS_URL: natsUrls.join(","),
+        NATS_USER: app,
+        NATS_PASSWORD: credentials[app],
+        LOG_LEVEL: env.LOG_LEVEL,
+        AGN_REQUESTS_STREAM_MAX_BYTES: String(plan.requestStreamMaxBytes),
+        ...(topology === "cluster" ? { AGN_STREAM_REPLICAS: String(CLUSTER_STREAM_REPLICAS) } : {}),
+      };
+      return { name: replicaName(app, index, count), app, ...spec(index, busEnv) };
+    });
+  };
+  const onBus = (busEnv: Record<string, string>) => `nats ${busEnv.NATS_URL}`;
+  const chdbDir = join(plan.dataDir, "chdb");
+  const telemetryAddress = clickhouse
+    ? `clickhouse ${env.CLICKHOUSE_URL}`
+    : topology === "cluster"
+      ? `chdb ${chdbDir} (one instance: chDB's files belong to one process; several telemetry instances need CLICKHOUSE_URL)`
+      : `chdb ${chdbDir}`;
+  return [
+    ...replicas("control-plane", (_, busEnv) => ({
+      env: { ...busEnv, MONGO_URL: plan.mongoUrl, AGN_SEALING_KEY: plan.sealingKey },
+      address: onBus(busEnv),
+    })),
+    ...replicas("provider-verifier", (_, busEnv) => ({ env: busEnv, address: onBus(busEnv) })),
+    ...replicas("telemetry", (_, busEnv) => ({
+      // A batch's events outlive V8's default 16 MiB young generation; see apps/telemetry/README.md.
+      nodeArgs: ["--max-semi-space-size=64"],
+      env: {
+        ...busEnv,
+        AGN_DATA_DIR: plan.dataDir,
+        ...(env.CLICKHOUSE_URL ? { CLICKHOUSE_URL: env.CLICKHOUSE_URL } : {}),
+      },
+      address: telemetryAddress,
+    })),
+    ...replicas("consumption", (_, busEnv) => ({
+      // Settled batches outlive V8's default 16 MiB young generation; see apps/consumption/README.md.
+      nodeArgs: ["--max-semi-space-size=64"],
+      env: { ...busEnv, MONGO_URL: plan.mongoUrl },
+      address: onBus(busEnv),
+    })),
+    ...replicas("gateway-proxy", (index, busEnv) => ({
+      env: {
+        ...busEnv,
+        AGN_SEALING_KEY: plan.sealingKey,
+        AGN_PROXY_HOST: env.AGN_API_HOST,
+        AGN_PROXY_PORT: String(plan.ports.proxy[index]),
+        // The demo upstream listens on loopback, which the proxy refuses unless allowed: allowed
+        // by address and port, besides what the operator allows.
+        AGN_ALLOWED_PRIVATE_UPSTREAMS: [
+          `127.0.0.1:${env.AGN_DEMO_UPSTREAM_PORT}`,
+          env.AGN_ALLOWED_PRIVATE_UPSTREAMS,
+        ]
+          .filter((entry) => entry !== "")
+          .join(","),
+      },
+      address: `http://${env.AGN_API_HOST}:${plan.ports.proxy[index]}`,
+    })),
+    ...replicas("api-gateway", (index, busEnv) => ({
+      env: {
+        ...busEnv,
+        AGN_API_HOST: env.AGN_API_HOST,
+        AGN_API_PORT: String(plan.ports.api[index]),
+        AGN_DASHBOARD_DIR: plan.dashboardDir ?? "",
+      },
+      address: `http://${env.AGN_API_HOST}:${plan.ports.api[index]}`,
+    })),
+    {
+      name: "demo-upstream",
+      app: "cli",
+      entry: join("src", "demo-upstream.ts"),
+      env: { AGN_DEMO_UPSTREAM_PORT: String(env.AGN_DEMO_UPSTREAM_PORT) },
+      address: `http://127.0.0.1:${env.AGN_DEMO_UPSTREAM_PORT} (OpenAI and Anthropic formats, canned answers, for quickstart)`,
+    },
+  ];
+}
+
+/** What `agentnet status` probes: every replica of the API and the proxy, and the demo upstream. */
+export function serviceEndpoints(specs: ServiceSpec[]): StackEndpoint[] {
+  const order = ["api-gateway", "gateway-proxy", "cli"];
+  const listening = specs
+    .filter((spec) => order.includes(spec.app))
+    .sort((a, b) => order.indexOf(a.app) - order.indexOf(b.app));
+  return listening.flatMap((spec): StackEndpoint[] => {
+    const kind = spec.app === "cli" ? "demo-upstream" : spec.app;
+    if (kind !== "api-gateway" && kind !== "gateway-proxy" && kind !== "demo-upstream") return [];
+    return [{ name: spec.name, kind, url: spec.address.split(" ")[0] ?? spec.address }];
+  });
+}
