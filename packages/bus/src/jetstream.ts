@@ -51,10 +51,44 @@ async function ensureStream(nc: NatsConnection, spec: StreamSpec) {
     ...(spec.maxBytes === undefined ? {} : { max_bytes: spec.maxBytes, discard: DiscardPolicy.Old }),
     duplicate_window: nanos(spec.duplicateWindowMs ?? DEFAULT_REQUEST_STREAM_LIMITS.duplicateWindowMs),
   };
-  const exists = await streamExists(jsm, spec.name);
-  await (exists ? jsm.streams.update(spec.name, config) : jsm.streams.add(config)).catch((error: unknown) => {
-    throw withReplicas(error, spec.name, config.num_replicas);
+  await patiently(async () => {
+    const exists = await streamExists(jsm, spec.name);
+    await (exists ? jsm.streams.update(spec.name, config) : jsm.streams.add(config)).catch(
+      (error: unknown) => {
+        throw withReplicas(error, spec.name, config.num_replicas);
+      },
+    );
   });
+}
+
+/**
+ * How long a service's start waits for JetStream to take a stream or consumer: a cluster electing
+ * its leaders (nodes started beside the services, a node just lost, a busy host) times out or
+ * answers 503 for seconds, and a service that gave up then would die for what passes by itself.
+ */
+const JETSTREAM_START_PATIENCE_MS = 60_000;
+
+/** Runs `work` again while JetStream has not answered yet (`answersLater`), within the patience. */
+async function patiently<T>(work: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + JETSTREAM_START_PATIENCE_MS;
+  for (let delayMs = 250; ; delayMs = Math.min(delayMs * 2, 4_000)) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!answersLater(error) || Date.now() + delayMs > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+    }
+  }
+}
+
+/** A timeout, no responder, or JetStream's 503 (no leader, no quorum yet), however deep the cause. */
+function answersLater(error: unknown): boolean {
+  for (let cause = error, depth = 0; cause instanceof Error && depth < 5; depth++) {
+    if (cause instanceof errors.TimeoutError || cause instanceof errors.NoRespondersError) return true;
+    if (cause instanceof JetStreamApiError && cause.status === 503) return true;
+    cause = cause.cause;
+  }
+  return false;
 }
 
 /**
@@ -159,17 +193,19 @@ export async function ensureDurableConsumer(
 ): Promise<Consumer> {
   const stream = options.stream ?? REQUESTS_STREAM;
   const jsm = await jetstreamManager(nc);
-  await jsm.consumers.add(stream, {
-    durable_name: options.durable,
-    ack_policy: AckPolicy.Explicit,
-    deliver_policy: options.deliver === "new" ? DeliverPolicy.New : DeliverPolicy.All,
-    ack_wait: nanos(options.ackWaitMs ?? 30_000),
-    max_ack_pending: options.maxAckPending ?? 20_000,
-    ...(options.filterSubject === undefined ? {} : { filter_subject: options.filterSubject }),
-    ...(options.inactiveThresholdMs === undefined
-      ? {}
-      : { inactive_threshold: nanos(options.inactiveThresholdMs) }),
-  });
+  await patiently(() =>
+    jsm.consumers.add(stream, {
+      durable_name: options.durable,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: options.deliver === "new" ? DeliverPolicy.New : DeliverPolicy.All,
+      ack_wait: nanos(options.ackWaitMs ?? 30_000),
+      max_ack_pending: options.maxAckPending ?? 20_000,
+      ...(options.filterSubject === undefined ? {} : { filter_subject: options.filterSubject }),
+      ...(options.inactiveThresholdMs === undefined
+        ? {}
+        : { inactive_threshold: nanos(options.inactiveThresholdMs) }),
+    }),
+  );
   return (await jetstream(nc)).consumers.get(stream, options.durable);
 }
 
