@@ -1,0 +1,167 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { request } from "@agentnet/bus";
+import { type BusService, ControlPlane } from "@agentnet/contracts";
+import { type BusCredentials, freePort, type OperatorUser } from "@agentnet/local-backends";
+import { TEST_SEALING_KEY, testBackends, uniqueId } from "@agentnet/testkit";
+import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { type LogLine, ServiceProcess } from "./service-process";
+
+/** The NATS cluster the services join: its nodes' client URLs in node order, and who may log in. */
+export interface ClusterBus {
+  urls: string[];
+  credentials: BusCredentials;
+  operator: OperatorUser;
+}
+
+/** Settings every service of the suite runs with: fast heartbeats, as the single-node fault suite. */
+export interface ClusterSettings {
+  /** The fake vendors' `host:port`, which the proxies refuse on loopback unless allowed. */
+  allowedUpstreams: string[];
+  /** Extra environment for every service (e.g. the replicas of streams). */
+  env?: Record<string, string>;
+}
+
+/**
+ * Which NATS node each replica prefers (its URL list starts there, then the others in order), so
+ * that replicas of one service sit on different nodes: node i for the i-th proxy, and the two
+ * replicas of every other service on two different nodes.
+ */
+const LAYOUT: { service: BusService; app: string; nodes: number[] }[] = [
+  { service: "gateway-proxy", app: "gateway-proxy", nodes: [0, 1, 2] },
+  { service: "api-gateway", app: "api-gateway", nodes: [0, 1] },
+  { service: "control-plane", app: "control-plane", nodes: [1, 2] },
+  { service: "consumption", app: "consumption", nodes: [0, 1] },
+  { service: "provider-verifier", app: "provider-verifier", nodes: [2, 0] },
+  { service: "telemetry", app: "telemetry", nodes: [2] },
+];
+
+/** The URL list of a process that prefers `node`: that one first, then the others in order. */
+export const urlsPreferring = (urls: string[], node: number) =>
+  [...urls.slice(node), ...urls.slice(0, node)].join(",");
+
+/**
+ * Every service of agentnet as real processes on one NATS cluster and one MongoDB-wire database of
+ * the suite's own (a fresh database: consumption's journal is per database), replicas on different
+ * nodes (`LAYOUT`). Services start in dependency order, each set of replicas at once.
+ */
+export async function startClusterStack(bus: ClusterBus, settings: ClusterSettings) {
+  const workDir = mkdtempSync(join(tmpdir(), "agn-cluster-"));
+  const mongo = new URL(testBackends().mongoUrl);
+  mongo.pathname = `/${uniqueId("cluster")}`;
+  const processes = new Map<BusService, ServiceProcess[]>();
+  const envOf = async (service: BusService, node: number, index: number): Promise<Record<string, string>> => {
+    const common = {
+      NATS_URL: urlsPreferring(bus.urls, node),
+      NATS_USER: service,
+      NATS_PASSWORD: bus.credentials[service],
+      LOG_LEVEL: "info",
+      ...settings.env,
+    };
+    switch (service) {
+      case "gateway-proxy":
+        return {
+          ...common,
+          AGN_SEALING_KEY: TEST_SEALING_KEY,
+          AGN_PROXY_PORT: String(await freePort()),
+          AGN_ALLOWED_PRIVATE_UPSTREAMS: settings.allowedUpstreams.join(","),
+          // A proxy is given up on after 1.5 s of silence (three 0.5 s heartbeats).
+          AGN_PROXY_HEARTBEAT_SECONDS: "0.5",
+        };
+      case "api-gateway":
+        return { ...common, AGN_API_PORT: String(await freePort()) };
+      case "control-plane":
+        return { ...common, MONGO_URL: mongo.toString(), AGN_SEALING_KEY: TEST_SEALING_KEY };
+      case "consumption":
+        return { ...common, MONGO_URL: mongo.toString(), AGN_PROXY_LOST_AFTER_SECONDS: "1.5" };
+      case "telemetry":
+        return { ...common, CHDB_DATA_DIR: join(workDir, `chdb-${index}`) };
+      default:
+        return common;
+    }
+  };
+  for (const { service, app, nodes } of LAYOUT) {
+    const replicas = await Promise.all(
+      nodes.map(
+        async (node, index) =>
+          new ServiceProcess(`${service}-${index}`, app, await envOf(service, node, index), workDir),
+      ),
+    );
+    processes.set(service, replicas);
+  }
+  const replicasOf = (service: BusService): ServiceProcess[] => processes.get(service) ?? [];
+  // Watched from their first line: the first leader says so while starting.
+  const leaderWatch = new LeaderWatch(replicasOf("consumption"));
+  for (const { service } of LAYOUT) await Promise.all(replicasOf(service).map((replica) => replica.start()));
+  const operatorBus: NatsConnection = await connect({
+    servers: bus.urls,
+    user: bus.operator.user,
+    pass: bus.operator.password,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 250,
+  });
+
+  return {
+    workDir,
+    replicasOf,
+    proxyUrls: () => replicasOf("gateway-proxy").map((proxy) => String(proxy.ready.url)),
+    apiUrls: () => replicasOf("api-gateway").map((api) => `http://127.0.0.1:${api.ready.port}`),
+    /** A new account and its owner's token (the CLI's `bootstrap`, on the bus). */
+    bootstrap: async () =>
+      (
+        await request(operatorBus, ControlPlane.accountsBootstrap, {
+          email: `${uniqueId("owner")}@example.com`,
+        })
+      ).token,
+    /**
+     * The consumption replica that leads, by its own word: the last "leading consumption" line
+     * without a later "no longer leading" one, within `timeoutMs`.
+     */
+    leader: (timeoutMs = 30_000) => leaderWatch.next(timeoutMs),
+    /** Which NATS node (index into `bus.urls`) a process is connected to right now. */
+    nodeOf: (service: ServiceProcess): number | undefined => {
+      const ports = new Set(service.remotePorts());
+      const index = bus.urls.findIndex((url) => ports.has(Number(new URL(url).port)));
+      return index < 0 ? undefined : index;
+    },
+    async stop() {
+      await operatorBus.close();
+      // Edges first, as `agentnet up` stops them; then the rest.
+      for (const service of [...LAYOUT].reverse()) {
+        await Promise.all(replicasOf(service.service).map((replica) => replica.stop()));
+      }
+      rmSync(workDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export type ClusterStack = Awaited<ReturnType<typeof startClusterStack>>;
+
+/** Who leads consumption, as the replicas log it. */
+export class LeaderWatch {
+  private current: ServiceProcess | undefined;
+  constructor(replicas: ServiceProcess[]) {
+    for (const replica of replicas) {
+      replica.onLine((line: LogLine) => {
+        const msg = String(line.msg ?? "");
+        if (msg.startsWith("leading consumption")) this.current = replica;
+        else if (msg === "no longer leading consumption" && this.current === replica)
+          this.current = undefined;
+      });
+    }
+  }
+
+  get leader(): ServiceProcess | undefined {
+    return this.current?.running ? this.current : undefined;
+  }
+
+  /** The leader, once one leads (within `timeoutMs`). */
+  async next(timeoutMs: number): Promise<ServiceProcess> {
+    for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {
+      if (this.leader) return this.leader;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    throw new Error(`no consumption replica led within ${timeoutMs} ms`);
+  }
+}
