@@ -24,9 +24,9 @@ export interface ClusterSettings {
 }
 
 /**
- * Which NATS node each replica prefers (its URL list starts there, then the others in order), so
- * that replicas of one service sit on different nodes: node i for the i-th proxy, and the two
- * replicas of every other service on two different nodes.
+ * The replicas of each service, and the NATS node each one's URL list starts with (then the others
+ * in order): node i for the i-th proxy, the two replicas of every other service on two different
+ * nodes. Where the bus picks the first node of a list at random, `spreadOverNodes` makes sure.
  */
 const LAYOUT: { service: BusService; app: string; nodes: number[] }[] = [
   { service: "gateway-proxy", app: "gateway-proxy", nodes: [0, 1, 2] },
@@ -93,7 +93,15 @@ export async function startClusterStack(bus: ClusterBus, settings: ClusterSettin
   const replicasOf = (service: BusService): ServiceProcess[] => processes.get(service) ?? [];
   // Watched from their first line: the first leader says so while starting.
   const leaderWatch = new LeaderWatch(replicasOf("consumption"));
-  for (const { service } of LAYOUT) await Promise.all(replicasOf(service).map((replica) => replica.start()));
+  const nodeOf = (service: ServiceProcess): number | undefined => {
+    const ports = new Set(service.remotePorts());
+    const index = bus.urls.findIndex((url) => ports.has(Number(new URL(url).port)));
+    return index < 0 ? undefined : index;
+  };
+  for (const { service } of LAYOUT) {
+    await Promise.all(replicasOf(service).map((replica) => replica.start()));
+    await spreadOverNodes(replicasOf(service), nodeOf);
+  }
   const operatorBus: NatsConnection = await connect({
     servers: bus.urls,
     user: bus.operator.user,
@@ -120,11 +128,7 @@ export async function startClusterStack(bus: ClusterBus, settings: ClusterSettin
      */
     leader: (timeoutMs = 30_000) => leaderWatch.next(timeoutMs),
     /** Which NATS node (index into `bus.urls`) a process is connected to right now. */
-    nodeOf: (service: ServiceProcess): number | undefined => {
-      const ports = new Set(service.remotePorts());
-      const index = bus.urls.findIndex((url) => ports.has(Number(new URL(url).port)));
-      return index < 0 ? undefined : index;
-    },
+    nodeOf,
     async stop() {
       await operatorBus.close();
       // Edges first, as `agentnet up` stops them; then the rest.
@@ -134,6 +138,27 @@ export async function startClusterStack(bus: ClusterBus, settings: ClusterSettin
       rmSync(workDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Starts at most this many times more a replica that landed on a sibling's node. */
+const PLACEMENT_TRIES = 4;
+
+/**
+ * Puts the replicas of one service on different NATS nodes: a service's first connection goes to a
+ * node of its list at random (so that a cluster's load spreads), so a replica that landed where a
+ * sibling is is started again, a bounded number of times.
+ */
+async function spreadOverNodes(
+  replicas: ServiceProcess[],
+  nodeOf: (service: ServiceProcess) => number | undefined,
+) {
+  for (const [index, replica] of replicas.entries()) {
+    const taken = new Set(replicas.slice(0, index).map(nodeOf));
+    for (let tries = 0; tries < PLACEMENT_TRIES && taken.has(nodeOf(replica)); tries++) {
+      await replica.kill();
+      await replica.start();
+    }
+  }
 }
 
 export type ClusterStack = Awaited<ReturnType<typeof startClusterStack>>;
