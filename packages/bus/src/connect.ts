@@ -11,21 +11,35 @@ import {
 export type BusAuth = { user: string; password: string } | { credsFile: string } | undefined;
 
 export interface BusOptions {
+  /** One server, or several comma-separated (the nodes of a cluster): the connection fails over between them. */
   url: string;
   /** Which service connects: its inbox prefix (the one its permissions allow) and its connection name. */
   service: BusService;
   auth?: BusAuth;
   /** A CA certificate (PEM file) to verify the server's TLS certificate with; TLS is required when set. */
   tlsCaFile?: string;
-  /** How long to wait for a first connection (ms). */
+  /** How long one attempt to connect to one server may take (ms); `BUS_DIAL_TIMEOUT_MS` by default. */
   timeoutMs?: number;
+  /** How many servers keep each stream and KV bucket this connection creates (`AGN_STREAM_REPLICAS`). */
+  streamReplicas?: number;
 }
+
+/** The servers `url` lists, comma-separated, blanks dropped. */
+export const busServers = (url: string): string[] =>
+  url
+    .split(",")
+    .map((server) => server.trim())
+    .filter((server) => server !== "");
 
 /** The connection options of `options`: credentials, TLS and the service's private inbox prefix. */
 export function busConnectionOptions(options: BusOptions): ConnectionOptions {
   const auth = options.auth;
   return {
-    servers: options.url,
+    servers: busServers(options.url),
+    // The pool is the operator's list and nothing else. The addresses a cluster's nodes gossip are
+    // the ones each sees on its own interfaces (a container's, every address of 0.0.0.0): a client
+    // may not reach them, and one that drops packets costs a whole dial timeout in each failover.
+    ignoreClusterUpdates: true,
     name: options.service,
     inboxPrefix: inboxPrefix(options.service),
     ...(auth && "user" in auth ? { user: auth.user, pass: auth.password } : {}),
@@ -52,12 +66,24 @@ export const BUS_PING_INTERVAL_MS = 1_000;
 export const BUS_MAX_PINGS_OUT = 3;
 
 /**
- * Connects and keeps reconnecting forever: a service outlives a NATS restart, and a NATS that
- * stops answering counts as lost (`BUS_PING_INTERVAL_MS`).
+ * How long one attempt to reach one server may take, from the TCP connect to the first PONG. A
+ * frozen server (SIGSTOP, a paused VM) accepts the TCP connection and then says nothing: the
+ * client moves to the next server of the list only after this (nats.js waits 20 s by default).
+ * Three seconds is ample for a TLS handshake across a region.
  */
-export function connectBus(options: BusOptions): Promise<NatsConnection> {
-  return connect({
-    ...busConnectionOptions(options),
+export const BUS_DIAL_TIMEOUT_MS = 3_000;
+
+/**
+ * Connects and keeps reconnecting forever: a service outlives a NATS restart, and a NATS that
+ * stops answering counts as lost (`BUS_PING_INTERVAL_MS`). Given several servers, the first
+ * connection goes to one of them at random (services spread over a cluster's nodes instead of all
+ * loading the first), and a lost one is replaced by the next of the list that answers.
+ */
+export async function connectBus(options: BusOptions): Promise<NatsConnection> {
+  const connectionOptions = busConnectionOptions(options);
+  const nc = await connect({
+    ...connectionOptions,
+    timeout: options.timeoutMs ?? BUS_DIAL_TIMEOUT_MS,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
     pingInterval: BUS_PING_INTERVAL_MS,
@@ -66,7 +92,27 @@ export function connectBus(options: BusOptions): Promise<NatsConnection> {
     // our errors carry the subject, which is what a trace would have told.
     noAsyncTraces: true,
   });
+  // nats.js drops from its pool every server that failed the first connection: a node that was
+  // down while this service started would never be tried again. The whole list goes back.
+  const servers = busServers(options.url);
+  if (servers.length > 1) nc.setServers(servers);
+  useStreamReplicas(nc, options.streamReplicas);
+  return nc;
 }
+
+const replicasByConnection = new WeakMap<NatsConnection, number>();
+
+/**
+ * Sets how many servers keep each stream and KV bucket created or updated over `nc` (1 on a
+ * single server, 3 on a three-node cluster); undefined leaves the default of 1.
+ */
+export function useStreamReplicas(nc: NatsConnection, replicas: number | undefined) {
+  if (replicas === undefined) replicasByConnection.delete(nc);
+  else replicasByConnection.set(nc, replicas);
+}
+
+/** The replicas of streams and KV buckets made over `nc` (`useStreamReplicas`). */
+export const streamReplicasOf = (nc: NatsConnection): number => replicasByConnection.get(nc) ?? 1;
 
 /** The NATS settings every service reads (`baseEnv` of service-kit). */
 export interface BusEnv {
@@ -75,6 +121,7 @@ export interface BusEnv {
   NATS_PASSWORD?: string | undefined;
   NATS_CREDS?: string | undefined;
   NATS_CA?: string | undefined;
+  AGN_STREAM_REPLICAS?: number | undefined;
 }
 
 /** Connection options for `service` from its environment; a user without a password is refused. */
@@ -91,5 +138,6 @@ export function busOptionsFromEnv(env: BusEnv, service: BusService): BusOptions 
     service,
     ...(auth ? { auth } : {}),
     ...(env.NATS_CA ? { tlsCaFile: env.NATS_CA } : {}),
+    ...(env.AGN_STREAM_REPLICAS === undefined ? {} : { streamReplicas: env.AGN_STREAM_REPLICAS }),
   };
 }

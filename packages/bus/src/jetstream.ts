@@ -5,8 +5,10 @@ import {
   type Consumer,
   DeliverPolicy,
   DiscardPolicy,
+  JetStreamApiCodes,
   JetStreamApiError,
   type JetStreamClient,
+  type JetStreamManager,
   type JsMsg,
   jetstream,
   jetstreamManager,
@@ -15,6 +17,7 @@ import {
 } from "@nats-io/jetstream";
 import { errors, type NatsConnection } from "@nats-io/transport-node";
 import type { SpanContext } from "@opentelemetry/api";
+import { streamReplicasOf } from "./connect";
 import { encodeText, maxPayloadOf, UnpublishableMessage } from "./payload";
 import { traceHeaders } from "./trace-context";
 
@@ -30,7 +33,12 @@ interface StreamSpec {
   duplicateWindowMs?: number;
 }
 
-/** Creates the stream, or brings an existing one to `spec`. File storage, so a NATS restart loses nothing. */
+/**
+ * Creates the stream, or brings an existing one to `spec`. File storage, so a NATS restart loses
+ * nothing; kept on `streamReplicasOf(nc)` servers, so a cluster keeps it through the loss of a
+ * minority of its nodes. A stream made with other replicas is brought to these (JetStream copies
+ * it to the new peers, or drops the extra ones, while it keeps serving).
+ */
 async function ensureStream(nc: NatsConnection, spec: StreamSpec) {
   const jsm = await jetstreamManager(nc);
   const config = {
@@ -38,15 +46,23 @@ async function ensureStream(nc: NatsConnection, spec: StreamSpec) {
     subjects: spec.subjects,
     retention: RetentionPolicy.Limits,
     storage: StorageType.File,
+    num_replicas: streamReplicasOf(nc),
     max_age: nanos(spec.maxAgeMs),
     ...(spec.maxBytes === undefined ? {} : { max_bytes: spec.maxBytes, discard: DiscardPolicy.Old }),
     duplicate_window: nanos(spec.duplicateWindowMs ?? DEFAULT_REQUEST_STREAM_LIMITS.duplicateWindowMs),
   };
+  if (await streamExists(jsm, spec.name)) await jsm.streams.update(spec.name, config);
+  else await jsm.streams.add(config);
+}
+
+/** Whether `name` exists; any other failure (no JetStream quorum, a timeout) is thrown, never taken for "no". */
+export async function streamExists(jsm: JetStreamManager, name: string): Promise<boolean> {
   try {
-    await jsm.streams.info(spec.name);
-    await jsm.streams.update(spec.name, config);
-  } catch {
-    await jsm.streams.add(config);
+    await jsm.streams.info(name);
+    return true;
+  } catch (error) {
+    if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound) return false;
+    throw error;
   }
 }
 

@@ -1,5 +1,7 @@
+import { jetstreamManager } from "@nats-io/jetstream";
 import { type KV, Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
+import { streamReplicasOf } from "./connect";
 
 export interface LeadershipOptions {
   /** What is contended for: at most one holder at a time per key (a JetStream KV key). */
@@ -29,9 +31,21 @@ export interface Leadership {
 
 export const DEFAULT_LEASE_TTL_MS = 6_000;
 
+/**
+ * The lease bucket, on `streamReplicasOf(nc)` servers: a lease on one node of a cluster would go
+ * with that node, and no standby could be elected until it came back. `Kvm.create` leaves an
+ * existing bucket as it is, so one made with other replicas is brought to these here.
+ */
 async function leaseBucket(nc: NatsConnection, bucket: string, ttlMs: number): Promise<KV> {
+  const replicas = streamReplicasOf(nc);
   // The bucket's max age is the lease: a key nobody renews disappears, and `create` then succeeds.
-  return new Kvm(nc).create(bucket, { ttl: ttlMs, history: 1 });
+  const kv = await new Kvm(nc).create(bucket, { ttl: ttlMs, history: 1, replicas });
+  const jsm = await jetstreamManager(nc);
+  const stream = `KV_${bucket}`;
+  const { config } = await jsm.streams.info(stream);
+  if (config.num_replicas !== replicas)
+    await jsm.streams.update(stream, { ...config, num_replicas: replicas });
+  return kv;
 }
 
 /**

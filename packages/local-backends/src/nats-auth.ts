@@ -36,10 +36,28 @@ export function localBusCredentials(file: string): BusCredentials {
   return completed;
 }
 
+/** How a node joins a cluster: its route listener, the routes to the other nodes, the route login. */
+export interface NatsClusterOptions {
+  /** The cluster's name, the same on every node. */
+  name: string;
+  /** Where this node listens for routes from the others. */
+  host: string;
+  port: number;
+  /** The other nodes' route listeners (`nats://host:6222`); this node's own may be listed too. */
+  routes: string[];
+  /** The login every node asks of a route, and gives on its own routes: the same on every node. */
+  user: string;
+  password: string;
+}
+
 export interface NatsServerConfigOptions {
   host: string;
   port: number;
+  /** JetStream's files: each node of a cluster has its own. */
   storeDir: string;
+  /** The node's name, unique in its cluster (JetStream places replicas by it). */
+  serverName?: string;
+  cluster?: NatsClusterOptions;
   /** Each service's password, or a reference to an environment variable (`{ env: "NAME" }`). */
   passwords: Record<BusService, string | { env: string }>;
   operators?: OperatorUser[];
@@ -87,6 +105,8 @@ export function natsServerConfig(options: NatsServerConfigOptions): string {
     "ping_max: 3",
     ...(options.monitorPort === undefined ? [] : [`http_port: ${options.monitorPort}`]),
     ...(options.profPort === undefined ? [] : [`prof_port: ${options.profPort}`]),
+    ...(options.serverName === undefined ? [] : [`server_name: ${JSON.stringify(options.serverName)}`]),
+    ...(options.cluster === undefined ? [] : [clusterBlock(options.cluster)]),
     `jetstream: { store_dir: ${JSON.stringify(options.storeDir)} }`,
     "authorization: {",
     "  users: [",
@@ -95,6 +115,23 @@ export function natsServerConfig(options: NatsServerConfigOptions): string {
     "}",
     "",
   ].join("\n");
+}
+
+/** The `cluster {}` block: routes carry the route login in their URLs, which is how nats-server sends it. */
+function clusterBlock(cluster: NatsClusterOptions): string {
+  const routes = cluster.routes.map((route) => {
+    const url = new URL(route);
+    url.username = encodeURIComponent(cluster.user);
+    url.password = encodeURIComponent(cluster.password);
+    return url.toString();
+  });
+  const block = {
+    name: cluster.name,
+    listen: `${cluster.host}:${cluster.port}`,
+    routes,
+    authorization: { user: cluster.user, password: cluster.password },
+  };
+  return `cluster: ${JSON.stringify(block)}`;
 }
 
 /** Writes `config` where only this user can read it (it holds passwords). */

@@ -28,6 +28,31 @@ describe("env parsing", () => {
   });
 });
 
+describe("the NATS settings", () => {
+  const schema = z.object(baseEnv);
+
+  it("takes a cluster's servers as a comma-separated list, nats:// or tls://", () => {
+    const servers = "nats://10.0.0.1:4222, tls://nats-b.internal:4222,nats://[::1]:4223";
+    expect(parseEnvWith(schema, { NATS_URL: servers }).NATS_URL).toBe(servers);
+  });
+
+  it("names every entry that is not a NATS server's URL", () => {
+    expect(() => parseEnvWith(schema, { NATS_URL: "nats://a:4222,b:4222,http://c:4222" })).toThrow(
+      /NATS_URL: "b:4222" is not a nats:\/\/ or tls:\/\/ URL\n {2}NATS_URL: "http:\/\/c:4222" is not a nats:\/\/ or tls:\/\/ URL/,
+    );
+    expect(() => parseEnvWith(schema, { NATS_URL: "127.0.0.1" })).toThrow(/"127.0.0.1" is not a URL/);
+    expect(() => parseEnvWith(schema, { NATS_URL: " , " })).toThrow(/NATS_URL: names no server/);
+  });
+
+  it("keeps streams on one server unless AGN_STREAM_REPLICAS says 1 to 5", () => {
+    expect(parseEnvWith(schema, {}).AGN_STREAM_REPLICAS).toBe(1);
+    expect(parseEnvWith(schema, { AGN_STREAM_REPLICAS: "3" }).AGN_STREAM_REPLICAS).toBe(3);
+    for (const bad of ["0", "6", "2.5", "three"]) {
+      expect(() => parseEnvWith(schema, { AGN_STREAM_REPLICAS: bad })).toThrow(/AGN_STREAM_REPLICAS/);
+    }
+  });
+});
+
 describe("ids", () => {
   it("makes 20-character URL-safe ids that do not repeat", () => {
     const ids = new Set(Array.from({ length: 1_000 }, newId));

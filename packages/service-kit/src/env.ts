@@ -89,9 +89,50 @@ export const leaseOutageEnv = {
   AGN_LEASE_OUTAGE_SECONDS: z.coerce.number().min(0).default(75),
 };
 
+/** Why one entry of a server list is not a NATS server's URL, or undefined when it is one. */
+function natsServerProblem(entry: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(entry);
+  } catch {
+    return `"${entry}" is not a URL (nats://host:4222)`;
+  }
+  if (url.protocol !== "nats:" && url.protocol !== "tls:") {
+    return `"${entry}" is not a nats:// or tls:// URL`;
+  }
+  if (url.hostname === "") return `"${entry}" names no host`;
+  return undefined;
+}
+
+/**
+ * One NATS server, or the nodes of a cluster comma-separated
+ * (`nats://a:4222,nats://b:4222,nats://c:4222`): the connection fails over between them. Kept
+ * as the text given (the bus splits it), so what a service logs is what the operator wrote.
+ */
+export const envNatsServers = z
+  .string()
+  .default("nats://127.0.0.1:4222")
+  .superRefine((text, ctx) => {
+    const entries = text.split(",").map((entry) => entry.trim());
+    if (entries.every((entry) => entry === "")) {
+      ctx.addIssue({ code: "custom", message: "names no server (nats://host:4222, comma-separated)" });
+      return;
+    }
+    for (const entry of entries.filter((item) => item !== "")) {
+      const problem = natsServerProblem(entry);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    }
+  });
+
 /** Settings every service reads. */
 export const baseEnv = {
-  NATS_URL: z.string().default("nats://127.0.0.1:4222"),
+  NATS_URL: envNatsServers,
+  /**
+   * How many NATS servers keep each stream and KV bucket (1..5; 3 on a three-node cluster, which
+   * then loses nothing with one node down). A stream or bucket made with another count is brought
+   * to this one at start, so every service of a deployment must be given the same.
+   */
+  AGN_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
   /** The service's NATS user and password (the local stack generates them; see docs/ARCHITECTURE.md, "Who may use the bus"). */
   NATS_USER: z.string().min(1).optional(),
   NATS_PASSWORD: z.string().min(1).optional(),

@@ -1,0 +1,218 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { BusService } from "@agentnet/contracts";
+import {
+  type BusCredentials,
+  freePort,
+  generateBusCredentials,
+  natsAnswers,
+  natsServerConfig,
+  type OperatorUser,
+  startProcess,
+  waitUntil,
+  writeNatsServerConfig,
+} from "@agentnet/local-backends";
+import { inject } from "vitest";
+import "./provided";
+
+export interface NatsClusterNode {
+  /** Its `server_name` (`n1`, `n2`, ...): JetStream's stream and meta leaders are named by it. */
+  name: string;
+  clientUrl: string;
+  port: number;
+  /** Its monitoring port (`/jsz`, `/routez`, `/healthz`). */
+  monitorPort: number;
+  /** The running process's id; undefined while the node is down. */
+  readonly pid: number | undefined;
+  /** Whether the process runs (a stopped one, SIGSTOP, still runs). */
+  running(): boolean;
+  /** Sends `signal` (SIGKILL, SIGSTOP, SIGCONT, ...) to the node's process. */
+  kill(signal?: NodeJS.Signals): void;
+  /** Starts the node again with the same configuration and store_dir, once it answers clients. */
+  restart(): Promise<void>;
+  /** Stops the node (SIGTERM, SIGKILL after 5 s) and waits for it to exit. */
+  stop(): Promise<void>;
+}
+
+export interface TestNatsCluster {
+  /** Every node's client URL, comma-joined: a `NATS_URL` that fails over between them. */
+  url: string;
+  urls: string[];
+  nodes: NatsClusterNode[];
+  /** Each service's password: the same users and permissions on every node. */
+  credentials: BusCredentials;
+  /** A user with every permission, for what the test itself does on the bus. */
+  operator: OperatorUser;
+  /** The replicas a stream needs to survive one node's loss here: the cluster's size. */
+  replicas: number;
+  /** The environment a service's process needs to join the cluster as `service` (with `AGN_STREAM_REPLICAS`). */
+  serviceEnv(service: BusService): Record<string, string>;
+  /** The same as the operator (a CLI or a script run by the test). */
+  operatorEnv(): Record<string, string>;
+  /** Resolves once every running node has routes to every other and JetStream has a meta leader. */
+  formed(timeoutMs?: number): Promise<void>;
+  /** The node JetStream's meta leader runs on, as a running node reports it. */
+  metaLeader(): Promise<string | undefined>;
+  stop(): Promise<void>;
+}
+
+export interface NatsClusterOptions {
+  /** Nodes to start; 3 by default (the smallest cluster that survives one node's loss). */
+  size?: number;
+  /** Where the nodes' configurations, stores and logs go; the test run's directory by default. */
+  dir?: string;
+}
+
+interface NodePorts {
+  name: string;
+  port: number;
+  routePort: number;
+  monitorPort: number;
+}
+
+/**
+ * A NATS cluster of this test file: `size` nats-server processes on loopback, each with its own
+ * JetStream store, routes to the others, and the same per-service users and permissions as
+ * `isolatedNats`. Resolves once the cluster has formed and JetStream has a meta leader. Every node
+ * can be killed (SIGKILL, SIGSTOP/SIGCONT) and restarted on its own store; nodes die with the
+ * test process, and the run's teardown kills any left (each node's directory holds its pid).
+ */
+export async function startNatsCluster(options: NatsClusterOptions = {}): Promise<TestNatsCluster> {
+  const size = options.size ?? 3;
+  const baseDir = options.dir ?? inject("runDir");
+  const credentials = generateBusCredentials();
+  const operator = { user: "test-operator", password: generateBusCredentials().cli };
+  const route = { user: "route", password: generateBusCredentials().cli };
+  const clusterName = `agn-test-${Math.random().toString(36).slice(2, 8)}`;
+  const ports: NodePorts[] = [];
+  for (let index = 1; index <= size; index++) {
+    ports.push({
+      name: `n${index}`,
+      port: await freePort(),
+      routePort: await freePort(),
+      monitorPort: await freePort(),
+    });
+  }
+  const routes = ports.map((node) => `nats://127.0.0.1:${node.routePort}`);
+  const nodes = ports.map((node) => {
+    const dir = mkdtempSync(join(baseDir, `nats-${node.name}-`));
+    const configFile = join(dir, "nats-server.conf");
+    writeNatsServerConfig(
+      configFile,
+      natsServerConfig({
+        host: "127.0.0.1",
+        port: node.port,
+        storeDir: join(dir, "jetstream"),
+        serverName: node.name,
+        cluster: { name: clusterName, host: "127.0.0.1", port: node.routePort, routes, ...route },
+        passwords: credentials,
+        operators: [operator],
+        monitorPort: node.monitorPort,
+      }),
+    );
+    return clusterNode(node, dir, configFile, operator);
+  });
+  await Promise.all(nodes.map((node) => node.restart()));
+  const urls = nodes.map((node) => node.clientUrl);
+  const url = urls.join(",");
+  const natsEnv = (user: string, password: string) => ({
+    NATS_URL: url,
+    NATS_USER: user,
+    NATS_PASSWORD: password,
+    AGN_STREAM_REPLICAS: String(size),
+  });
+  const metaLeader = async () => {
+    for (const node of nodes.filter((each) => each.running())) {
+      const jsz = await monitor<{ meta_cluster?: { leader?: string } }>(node.monitorPort, "jsz");
+      if (jsz?.meta_cluster?.leader) return jsz.meta_cluster.leader;
+    }
+    return undefined;
+  };
+  const formed = (timeoutMs = 30_000) =>
+    waitUntil(
+      async () => {
+        const running = nodes.filter((node) => node.running());
+        for (const node of running) {
+          const routez = await monitor<{ num_routes?: number }>(node.monitorPort, "routez");
+          if ((routez?.num_routes ?? 0) < running.length - 1) return false;
+        }
+        return (await metaLeader()) !== undefined;
+      },
+      timeoutMs,
+      `a NATS cluster of ${running(nodes)} nodes with a JetStream meta leader`,
+    );
+  await formed();
+  return {
+    url,
+    urls,
+    nodes,
+    credentials,
+    operator,
+    replicas: size,
+    serviceEnv: (service) => natsEnv(service, credentials[service]),
+    operatorEnv: () => natsEnv(operator.user, operator.password),
+    formed,
+    metaLeader,
+    stop: async () => {
+      await Promise.all(nodes.map((node) => node.stop()));
+      for (const node of nodes) node.remove();
+    },
+  };
+}
+
+const running = (nodes: NatsClusterNode[]) => nodes.filter((node) => node.running()).length;
+
+/** A page of a node's monitoring listener, or undefined when it does not answer. */
+async function monitor<T>(port: number, page: string): Promise<T | undefined> {
+  try {
+    const response = await fetch(`http://127.0.0.1:${port}/${page}`, { signal: AbortSignal.timeout(1_000) });
+    return response.ok ? ((await response.json()) as T) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function clusterNode(
+  ports: NodePorts,
+  dir: string,
+  configFile: string,
+  operator: OperatorUser,
+): NatsClusterNode & { remove(): void } {
+  const clientUrl = `nats://127.0.0.1:${ports.port}`;
+  let server: ReturnType<typeof startProcess> | undefined;
+  const alive = () =>
+    server !== undefined && server.child.exitCode === null && server.child.signalCode === null;
+  return {
+    name: ports.name,
+    clientUrl,
+    port: ports.port,
+    monitorPort: ports.monitorPort,
+    get pid() {
+      return alive() ? server?.child.pid : undefined;
+    },
+    running: alive,
+    kill(signal = "SIGKILL") {
+      if (alive()) server?.child.kill(signal);
+    },
+    async restart() {
+      await this.stop();
+      server = startProcess(ports.name, "nats-server", ["-c", configFile], join(dir, "logs"));
+      // The run's teardown reads it: a node left by a worker that died is killed there.
+      writeFileSync(join(dir, "pid"), String(server.child.pid ?? ""));
+      await waitUntil(
+        () => natsAnswers(clientUrl, { auth: operator }),
+        15_000,
+        `nats-server ${ports.name} on port ${ports.port}`,
+      );
+    },
+    async stop() {
+      if (!alive()) return;
+      // A stopped (SIGSTOP) process takes no SIGTERM until it runs again.
+      server?.child.kill("SIGCONT");
+      await server?.stop();
+    },
+    remove() {
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
