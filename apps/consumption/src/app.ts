@@ -230,7 +230,8 @@ async function lead(
     }
   };
   const loops = [
-    (await startSettlement(ctx, { ...options, onError }, abort.signal)).loop,
+    (await startSettlement(ctx, { ...options, takingOver: resumed === undefined, onError }, abort.signal))
+      .loop,
     followAccountDeletions(ctx, options, abort.signal),
   ].map((loop) =>
     loop.catch((err: unknown) => {
