@@ -248,23 +248,24 @@ async function lead(
     options.admissionSweepMs,
   );
   const term = newId();
+  const announce = (reclaim?: string[]) => {
+    const announcement: ConsumptionLeaderAnnouncement = {
+      v: 1,
+      lease_subject: leaseSubjectOfTerm(term),
+      at: new Date().toISOString(),
+      ...(reclaim ? { reclaim } : {}),
+    };
+    if (!deps.nc.isClosed()) deps.nc.publish(CONSUMPTION_LEADER_SUBJECT, JSON.stringify(announcement));
+  };
   const subscriptions = [
-    ...registerLeaseHandlers(ctx, term),
+    ...registerLeaseHandlers(ctx, term, announce),
     registerListHandler(ctx),
     registerCapsHandler(ctx),
   ];
   // A flush makes sure the server has every subscription before anyone sends a request.
   await deps.nc.flush();
-  const announce = () => {
-    const announcement: ConsumptionLeaderAnnouncement = {
-      v: 1,
-      lease_subject: leaseSubjectOfTerm(term),
-      at: new Date().toISOString(),
-    };
-    if (!deps.nc.isClosed()) deps.nc.publish(CONSUMPTION_LEADER_SUBJECT, JSON.stringify(announcement));
-  };
   announce();
-  const announcer = setInterval(announce, LEADER_ANNOUNCE_INTERVAL_MS);
+  const announcer = setInterval(() => announce(), LEADER_ANNOUNCE_INTERVAL_MS);
   return {
     state: { keeper, admissions },
     async stop(save) {

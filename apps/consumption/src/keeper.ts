@@ -130,6 +130,11 @@ export class UsageKeeper {
     this.graceUntil = Math.max(this.graceUntil, until);
   }
 
+  /** Counters whose headroom other proxies are to give back (`CounterBook.takeReclaims`). */
+  takeReclaims(): string[] {
+    return this.book.takeReclaims();
+  }
+
   private coverLeases(): Promise<void> {
     this.covering ??= this.recordHorizon(
       this.options.clock() + Math.ceil(1.5 * this.options.quotaLeaseTtlMs),
