@@ -76,7 +76,10 @@ export const defaultOptions: ConsumptionOptions = {
   counterRetentionMs: 7 * DAY_MS,
   durable: "consumption",
   deliverNew: false,
-  ackWaitMs: 30_000,
+  // Short: a new leader waits it out when its predecessor died holding fetched, unacked events
+  // (`awaitRedelivery`), and capped requests are 503 meanwhile. A batch takes milliseconds to
+  // journal; one that outlasts it is redelivered after it is journaled and recognised by its ids.
+  ackWaitMs: 10_000,
   leaseTtlMs: DEFAULT_LEASE_TTL_MS,
   requestStream: DEFAULT_REQUEST_STREAM_LIMITS,
   admissionOrphanMs: 30_000,

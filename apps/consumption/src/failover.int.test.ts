@@ -20,7 +20,7 @@ import {
 
 const DB = "agentnet_test_consumption_failover";
 const LEASE_TTL_MS = 1_000;
-/** Four times the default ack wait (30 s): how long settled event ids are kept. */
+/** The stream's duplicate window (longer than four ack waits): how long settled event ids are kept. */
 const REDELIVERY_HORIZON_MS = 120_000;
 const clock = new TestClock();
 const started: Replica[] = [];
