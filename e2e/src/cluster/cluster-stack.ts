@@ -27,15 +27,25 @@ export interface ClusterSettings {
  * The replicas of each service, and the NATS node each one's URL list starts with (then the others
  * in order): node i for the i-th proxy, the two replicas of every other service on two different
  * nodes. Where the bus picks the first node of a list at random, `spreadOverNodes` makes sure.
+ * Started in the order `agentnet up` starts them.
  */
 const LAYOUT: { service: BusService; app: string; nodes: number[] }[] = [
-  { service: "gateway-proxy", app: "gateway-proxy", nodes: [0, 1, 2] },
-  { service: "api-gateway", app: "api-gateway", nodes: [0, 1] },
   { service: "control-plane", app: "control-plane", nodes: [1, 2] },
-  { service: "consumption", app: "consumption", nodes: [0, 1] },
   { service: "provider-verifier", app: "provider-verifier", nodes: [2, 0] },
   { service: "telemetry", app: "telemetry", nodes: [2] },
+  { service: "consumption", app: "consumption", nodes: [0, 1] },
+  { service: "gateway-proxy", app: "gateway-proxy", nodes: [0, 1, 2] },
+  { service: "api-gateway", app: "api-gateway", nodes: [0, 1] },
 ];
+
+/**
+ * Faster than the defaults (10 s, 30 s), so that a killed proxy's unfinished requests are charged
+ * within the suite's wait; but longer than a proxy takes to fail over to another NATS node (a frozen
+ * node is declared lost after 3 to 4 s, and a dial to it times out after 3 s), or the leader would
+ * take a proxy that is failing over for dead and publish its admissions in place of its events.
+ */
+const HEARTBEAT_SECONDS = 1;
+const LOST_AFTER_SECONDS = 10;
 
 /** The URL list of a process that prefers `node`: that one first, then the others in order. */
 export const urlsPreferring = (urls: string[], node: number) =>
@@ -66,15 +76,18 @@ export async function startClusterStack(bus: ClusterBus, settings: ClusterSettin
           AGN_SEALING_KEY: TEST_SEALING_KEY,
           AGN_PROXY_PORT: String(await freePort()),
           AGN_ALLOWED_PRIVATE_UPSTREAMS: settings.allowedUpstreams.join(","),
-          // A proxy is given up on after 1.5 s of silence (three 0.5 s heartbeats).
-          AGN_PROXY_HEARTBEAT_SECONDS: "0.5",
+          AGN_PROXY_HEARTBEAT_SECONDS: String(HEARTBEAT_SECONDS),
         };
       case "api-gateway":
         return { ...common, AGN_API_PORT: String(await freePort()) };
       case "control-plane":
         return { ...common, MONGO_URL: mongo.toString(), AGN_SEALING_KEY: TEST_SEALING_KEY };
       case "consumption":
-        return { ...common, MONGO_URL: mongo.toString(), AGN_PROXY_LOST_AFTER_SECONDS: "1.5" };
+        return {
+          ...common,
+          MONGO_URL: mongo.toString(),
+          AGN_PROXY_LOST_AFTER_SECONDS: String(LOST_AFTER_SECONDS),
+        };
       case "telemetry":
         return { ...common, CHDB_DATA_DIR: join(workDir, `chdb-${index}`) };
       default:
@@ -98,9 +111,14 @@ export async function startClusterStack(bus: ClusterBus, settings: ClusterSettin
     const index = bus.urls.findIndex((url) => ports.has(Number(new URL(url).port)));
     return index < 0 ? undefined : index;
   };
-  for (const { service } of LAYOUT) {
-    await Promise.all(replicasOf(service).map((replica) => replica.start()));
-    await spreadOverNodes(replicasOf(service), nodeOf);
+  try {
+    for (const { service } of LAYOUT) {
+      await Promise.all(replicasOf(service).map((replica) => replica.start()));
+      await spreadOverNodes(replicasOf(service), nodeOf);
+    }
+  } catch (error) {
+    await Promise.all([...processes.values()].flat().map((replica) => replica.kill()));
+    throw new Error(`the cluster's services did not start (logs in ${workDir})`, { cause: error });
   }
   const operatorBus: NatsConnection = await connect({
     servers: bus.urls,

@@ -8,7 +8,7 @@ const HELD_RETRY_AFTER_SECONDS = 2;
  * The API as a client behind a load balancer reaches it: the api-gateways in turn, the next one
  * when one gives no answer, for up to `deadlineMs` (a killed replica, a NATS node failing over).
  */
-export function apiClient(apiUrls: () => string[], deadlineMs = 20_000) {
+export function apiClient(apiUrls: () => string[], deadlineMs = 60_000) {
   let next = 0;
   return async <T>(token: string, method: string, path: string, body?: unknown): Promise<T> => {
     let last = "";
@@ -193,9 +193,10 @@ export type Books = Awaited<ReturnType<typeof books>>;
  * reports exactly the proxy's estimate, so a hold and its settlement are equal), in the cap's unit.
  * - overshoot: what was charged beyond the cap.
  * - refusals with room: cap refusals (429) at whose answer the cap still had room for the request:
- *   cap − perRequest × (requests charged that had been sent by then) ≥ perRequest. Counting every
- *   charged request sent before the refusal's answer as already admitted takes the proxy's view at
- *   its latest and tightest, so a refusal counted here had room by any reading. Split by what the
+ *   cap − perRequest × (requests that may have been charged and had been sent by then: served, or
+ *   not answered to the client) ≥ perRequest. Counting every such request sent before the
+ *   refusal's answer as already admitted takes the proxy's view at its latest and tightest, so a
+ *   refusal counted here had room by any reading. Split by what the
  *   refusal said: "full" (Retry-After the window's end: settled usage leaves no room), which with
  *   room would be a lie, and "held" (Retry-After 2 s: the room is held by requests in flight or by
  *   other proxies' leases).
@@ -208,7 +209,7 @@ export function capFigures(
   lostCharges: number,
 ) {
   const servedAt = sent
-    .filter((entry) => entry.status === 200)
+    .filter((entry) => entry.status === 200 || entry.status === 0)
     .map((entry) => entry.at)
     .sort((a, b) => a - b);
   const refusals = sent.filter((entry) => entry.status === 429);

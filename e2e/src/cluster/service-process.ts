@@ -11,6 +11,15 @@ const TSX = createRequire(import.meta.url).resolve("tsx");
 /** How long a service may take to log its ready line (twelve start at once on two cores). */
 const READY_TIMEOUT_MS = 90_000;
 
+/** Starts of a process that exits before it is ready, as a supervisor with a small budget would. */
+const START_ATTEMPTS = 3;
+
+/** Every child still running: killed when the test process exits, whatever happened to the test. */
+const running = new Set<ChildProcess>();
+process.once("exit", () => {
+  for (const child of running) child.kill("SIGKILL");
+});
+
 /** A JSON log line of a service, as pino writes it. */
 export type LogLine = Record<string, unknown>;
 
@@ -45,17 +54,30 @@ export class ServiceProcess {
     return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
   }
 
-  /** Starts the process and resolves with its ready line. */
+  /**
+   * Starts the process and resolves with its ready line; one that exits before it is ready is
+   * started again after a second, twice at most, as `agentnet up` or Kubernetes would.
+   */
   async start(): Promise<LogLine> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.startOnce();
+      } catch (error) {
+        if (attempt === START_ATTEMPTS || this.running) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+      }
+    }
+  }
+
+  private async startOnce(): Promise<LogLine> {
     const child = spawn(process.execPath, ["--import", TSX, join(ROOT, "apps", this.app, "src", "main.ts")], {
       cwd: ROOT,
       env: { ...process.env, ...this.env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     this.child = child;
-    const killOnExit = () => child.kill("SIGKILL");
-    process.once("exit", killOnExit);
-    child.once("exit", () => process.removeListener("exit", killOnExit));
+    running.add(child);
+    child.once("exit", () => running.delete(child));
     child.stderr?.pipe(this.log, { end: false });
     createInterface({ input: child.stdout as NonNullable<ChildProcess["stdout"]> }).on("line", (text) => {
       this.log.write(`${text}\n`);

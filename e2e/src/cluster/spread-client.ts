@@ -26,7 +26,8 @@ export class SpreadClient {
     private readonly proxyUrls: () => string[],
     private readonly token: string,
     private readonly body: Record<string, unknown>,
-    private readonly timeoutMs = 5_000,
+    /** A load balancer's request timeout: past it the client is answered 504 by the balancer. */
+    private readonly timeoutMs = 15_000,
   ) {}
 
   async send(): Promise<Sent> {
