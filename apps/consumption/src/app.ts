@@ -83,7 +83,10 @@ export const defaultOptions: ConsumptionOptions = {
   counterRetentionMs: 7 * DAY_MS,
   durable: "consumption",
   deliverNew: false,
-  ackWaitMs: 30_000,
+  // Short: a new leader waits it out when its predecessor died holding fetched, unacked events
+  // (`awaitRedelivery`), and capped requests are 503 meanwhile. A batch takes milliseconds to
+  // journal; one that outlasts it is redelivered after it is journaled and recognised by its ids.
+  ackWaitMs: 10_000,
   leaseTtlMs: DEFAULT_LEASE_TTL_MS,
   requestStream: DEFAULT_REQUEST_STREAM_LIMITS,
   admissionOrphanMs: 30_000,
@@ -237,7 +240,8 @@ async function lead(
     }
   };
   const loops = [
-    (await startSettlement(ctx, { ...options, onError }, abort.signal)).loop,
+    (await startSettlement(ctx, { ...options, takingOver: resumed === undefined, onError }, abort.signal))
+      .loop,
     followAccountDeletions(ctx, options, abort.signal),
   ].map((loop) =>
     loop.catch((err: unknown) => {
@@ -254,23 +258,24 @@ async function lead(
     options.admissionSweepMs,
   );
   const term = newId();
+  const announce = (reclaim?: string[]) => {
+    const announcement: ConsumptionLeaderAnnouncement = {
+      v: 1,
+      lease_subject: leaseSubjectOfTerm(term),
+      at: new Date().toISOString(),
+      ...(reclaim ? { reclaim } : {}),
+    };
+    if (!deps.nc.isClosed()) deps.nc.publish(CONSUMPTION_LEADER_SUBJECT, JSON.stringify(announcement));
+  };
   const subscriptions = [
-    ...registerLeaseHandlers(ctx, term),
+    ...registerLeaseHandlers(ctx, term, announce),
     registerListHandler(ctx),
     registerCapsHandler(ctx),
   ];
   // A flush makes sure the server has every subscription before anyone sends a request.
   await deps.nc.flush();
-  const announce = () => {
-    const announcement: ConsumptionLeaderAnnouncement = {
-      v: 1,
-      lease_subject: leaseSubjectOfTerm(term),
-      at: new Date().toISOString(),
-    };
-    if (!deps.nc.isClosed()) deps.nc.publish(CONSUMPTION_LEADER_SUBJECT, JSON.stringify(announcement));
-  };
   announce();
-  const announcer = setInterval(announce, LEADER_ANNOUNCE_INTERVAL_MS);
+  const announcer = setInterval(() => announce(), LEADER_ANNOUNCE_INTERVAL_MS);
   return {
     state: { keeper, admissions },
     async stop(save) {

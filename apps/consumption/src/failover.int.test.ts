@@ -1,6 +1,7 @@
 import { request } from "@agentnet/bus";
-import { Consumption } from "@agentnet/contracts";
-import { eventually, uniqueId } from "@agentnet/testkit";
+import { Consumption, REQUESTS_STREAM } from "@agentnet/contracts";
+import { connectTestBus, eventually, uniqueId } from "@agentnet/testkit";
+import { jetstream } from "@nats-io/jetstream";
 import { afterEach, describe, expect, it } from "vitest";
 import { UsageStore } from "./store/usage-store";
 import {
@@ -19,7 +20,7 @@ import {
 
 const DB = "agentnet_test_consumption_failover";
 const LEASE_TTL_MS = 1_000;
-/** Four times the default ack wait (30 s): how long settled event ids are kept. */
+/** The stream's duplicate window (longer than four ack waits): how long settled event ids are kept. */
 const REDELIVERY_HORIZON_MS = 120_000;
 const clock = new TestClock();
 const started: Replica[] = [];
@@ -81,6 +82,38 @@ describe("consumption fail-over", () => {
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(await userTokens(standby, body)).toBe(60);
   });
+
+  it("taking over from a leader that died with events fetched and not acked, grants nothing until they are settled", async () => {
+    const durable = uniqueId("consumption");
+    const options = { durable, leaseTtlMs: LEASE_TTL_MS, quotaLeaseTtlMs: 1_000, ackWaitMs: 3_000 };
+    const first = await startReplica(DB, clock, options);
+    started.push(first);
+    const body = makeCapped(100);
+    const hold = await reserved(first, body);
+    await first.crash();
+    // What a leader killed mid-batch leaves: its fetch holds the event, which nobody acks; it
+    // comes again only after the ack wait.
+    const fetcher = await connectTestBus();
+    await publish(fetcher, eventFor(body, hold));
+    const fetched = await (await jetstream(fetcher)).consumers.get(REQUESTS_STREAM, durable);
+    const pulled = [];
+    for await (const message of await fetched.fetch({ max_messages: 1, expires: 2_000 }))
+      pulled.push(message);
+    expect(pulled).toHaveLength(1);
+    await fetcher.close();
+
+    const second = await startReplica(DB, clock, options);
+    started.push(second);
+    await eventually(() => second.service.isLeader(), 10_000);
+    // Past the first leader's lease horizon (1.5 lease TTLs), within the ack wait.
+    clock.advance(2_000);
+    const later = { ...body, request_id: uniqueId("r") };
+    expect((await admit(proxyOn(second.nc, clock), later, clock, 60)).kind).toBe("unavailable");
+    await eventually(async () => (await userTokens(second, body)) === 30, 10_000);
+    clock.advance(3_000);
+    // 50 tokens of the 100 were used: 60 more do not fit.
+    expect((await admit(proxyOn(second.nc, clock), later, clock, 60)).kind).toBe("refused");
+  }, 30_000);
 
   it("starts from snapshots and the journal after a full restart", async () => {
     const durable = uniqueId("consumption");

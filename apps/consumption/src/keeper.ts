@@ -59,7 +59,7 @@ export class UsageKeeper {
     /** The journal's entries, oldest first: the leader alone writes it, so it knows them all. */
     private readonly journal: JournalRef[],
     /** Leases an earlier leader granted may be in use until then: this one grants none before. */
-    private readonly graceUntil: number,
+    private graceUntil: number,
     /** This keeper's leadership term, as recorded in the store when it loaded. */
     private readonly term: string,
   ) {
@@ -119,6 +119,20 @@ export class UsageKeeper {
     if (this.leasesCoveredUntil < this.options.clock() + ttlMs) await this.coverLeases();
     const grants = this.book.grantLeases(request, this.options.clock(), ttlMs);
     return { grants, ttl_ms: ttlMs };
+  }
+
+  /**
+   * Events an earlier leader fetched and did not ack (it died mid-batch: up to a fetch's second of
+   * traffic) come back only once their ack wait ends, `until`; their usage is not in the counters
+   * meanwhile, so this leader grants nothing before: it would lease headroom they already used.
+   */
+  awaitRedelivery(until: number): void {
+    this.graceUntil = Math.max(this.graceUntil, until);
+  }
+
+  /** Counters whose headroom other proxies are to give back (`CounterBook.takeReclaims`). */
+  takeReclaims(): string[] {
+    return this.book.takeReclaims();
   }
 
   private coverLeases(): Promise<void> {

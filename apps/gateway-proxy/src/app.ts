@@ -218,6 +218,7 @@ export async function startGatewayProxy(deps: {
       busAnswers: () => nc.flush(),
     },
   );
+  consumptionLeader.onReclaim((counterIds) => void leases.reclaim(counterIds));
   const privateAllowance = privateAllowanceOf(
     options.refusePrivateUpstreams,
     options.allowedPrivateUpstreams,

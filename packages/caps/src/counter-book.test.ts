@@ -2,7 +2,7 @@ import type { LeaseAsk, LeaseGrant, ReservedCounter } from "@agentnet/contracts"
 import { makeEvent } from "@agentnet/testkit";
 import { describe, expect, it } from "vitest";
 import { CounterBook } from "./counter-book";
-import { counterKeyOf } from "./counters";
+import { chainId, counterKeyOf } from "./counters";
 
 const NOW = Date.UTC(2031, 0, 1, 10, 30, 0);
 const TTL = 6_000;
@@ -73,6 +73,36 @@ describe("CounterBook.grantLeases", () => {
     );
     expect(refused).toMatchObject({ fits: false, granted: { tokens: 550 }, lease_id: first.lease_id });
     expect(committedTokens(counters)).toBe(737);
+  });
+
+  it("refused while another proxy's lease holds headroom: the counter is to be reclaimed, and its grants carry no share for a TTL", () => {
+    const counters = book();
+    const first = only(grant(counters, "p1", [ask({ tokens: 100 })]));
+    expect(first).toMatchObject({ fits: true, granted: { tokens: 550 } });
+    // 450 are free, 450 parked at p1 (its share): 500 do not fit, though only 100 are in use.
+    expect(only(grant(counters, "p2", [ask({ tokens: 500 })])).fits).toBe(false);
+    const id = chainId(counterKeyOf(ACCOUNT, counter()));
+    expect(counters.takeReclaims()).toEqual([id]);
+    expect(counters.takeReclaims()).toEqual([]);
+    // p1 gives back what it has not committed; p2 then gets what it needs and no share.
+    const named = { ...counter(), lease_id: first.lease_id };
+    grant(counters, "p1", [ask({ tokens: 0, committed: 100, shrink: true, counter: named })]);
+    expect(only(grant(counters, "p2", [ask({ tokens: 500 })]))).toMatchObject({
+      fits: true,
+      granted: { tokens: 500 },
+    });
+    // A TTL later, shares are back.
+    counters.forget(NOW + TTL);
+    expect(only(grant(counters, "p3", [ask({ tokens: 100 })], NOW + TTL))).toMatchObject({
+      fits: true,
+      granted: { tokens: 100 + Math.floor(300 / 6) },
+    });
+  });
+
+  it("refused with no other lease on the counter: nothing to reclaim", () => {
+    const counters = book();
+    expect(only(grant(counters, "p1", [ask({ tokens: 1_001 })])).fits).toBe(false);
+    expect(counters.takeReclaims()).toEqual([]);
   });
 
   it("is all or nothing across the counters of one ask", () => {

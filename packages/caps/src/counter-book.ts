@@ -72,6 +72,13 @@ export class CounterBook {
   /** Settled event ids, for the redelivery horizon: a redelivery within it counts nothing. */
   private readonly seen: RecentKeys;
   private readonly dirty = new Set<string>();
+  /**
+   * Counters on which an ask was refused while other leases held part of the headroom, and until
+   * when (a lease TTL): grants there carry no share (`leaseGrant`).
+   */
+  private readonly contended = new Map<string, number>();
+  /** Contended counters the proxies have not been told of yet (`takeReclaims`). */
+  private readonly reclaims = new Set<string>();
 
   constructor(
     private readonly newId: () => string,
@@ -89,6 +96,13 @@ export class CounterBook {
     const planned = request.asks.map((ask) => this.plan(request, ask, now));
     if (planned.every((plan) => plan.fits)) {
       for (const plan of planned) this.apply(request, plan, now + ttlMs);
+    } else {
+      for (const plan of planned) {
+        const others = (this.leaseCounts.get(plan.id) ?? 0) - (plan.lease ? 1 : 0);
+        if (plan.fits || others === 0) continue;
+        this.contended.set(plan.id, now + ttlMs);
+        this.reclaims.add(plan.id);
+      }
     }
     return planned.map((plan) => {
       const lease = plan.fits ? plan.applied : plan.lease;
@@ -200,6 +214,18 @@ export class CounterBook {
   /** Forgets settled event ids past the redelivery horizon. */
   forget(now: number) {
     this.seen.forget(now);
+    for (const [id, until] of this.contended) if (until <= now) this.contended.delete(id);
+  }
+
+  /**
+   * reclaims: the counters on which an ask was refused since the last call while other proxies'
+   * leases held part of the headroom. Their proxies are to give back what they hold there and have
+   * not committed (a shrink), so that the refused proxy, asking again, finds the room the cap has.
+   */
+  takeReclaims(): string[] {
+    const ids = [...this.reclaims];
+    this.reclaims.clear();
+    return ids;
   }
 
   counter(key: CounterKey): Counter | undefined {
@@ -268,7 +294,8 @@ export class CounterBook {
     // A lease the proxy no longer names (it expired here, or another leader granted it) starts over.
     const lease = held && held.id === ask.counter.lease_id ? held : undefined;
     const leases = (this.leaseCounts.get(id) ?? 0) + (lease ? 0 : 1);
-    const { fits, granted } = askGrant(ask, committedAmountOf(counter), lease, leases);
+    const contended = (this.contended.get(id) ?? 0) > now;
+    const { fits, granted } = askGrant(ask, committedAmountOf(counter), lease, leases, contended);
     const shrink = ask.shrink === true;
     return {
       key,

@@ -16,6 +16,8 @@ export interface MeasureAsk {
   need: number;
   /** Live leases on the counter, this one included. */
   leases: number;
+  /** An ask on the counter was refused lately while other leases held part of its headroom. */
+  contended?: boolean;
 }
 
 /**
@@ -24,7 +26,10 @@ export interface MeasureAsk {
  * within the cap: so a lease can grow to `cap - others + settled`. It never shrinks below what the
  * proxy already has (the proxy may be admitting against it while the ask travels). Beyond what is
  * needed now it gets a share of the free headroom, `free / (2 × leases)`: far from the cap a proxy
- * decides many requests on one grant; near it the share tends to 0 and each request asks.
+ * decides many requests on one grant; near it the share tends to 0 and each request asks. On a
+ * contended counter (a proxy was refused lately while others' leases held headroom: shares parked
+ * at other proxies turned a request away while the cap had room) a lease gets what it needs and no
+ * share, so that what is left stays with the leader for whoever asks next.
  */
 export function leaseGrant(ask: MeasureAsk): { fits: boolean; granted: number } {
   if (ask.cap === undefined) return { fits: true, granted: 0 };
@@ -34,7 +39,7 @@ export function leaseGrant(ask: MeasureAsk): { fits: boolean; granted: number } 
   const fits = wanted <= Math.max(ask.granted, ceiling);
   if (!fits) return { fits, granted: ask.granted };
   const free = Math.max(0, ceiling - wanted);
-  const share = Math.floor(free / (2 * Math.max(1, ask.leases)));
+  const share = ask.contended ? 0 : Math.floor(free / (2 * Math.max(1, ask.leases)));
   return { fits, granted: Math.max(ask.granted, Math.min(ceiling, wanted + share)) };
 }
 
@@ -59,6 +64,7 @@ export function askGrant(
   committedInCounter: Amount,
   lease: LeaseShares | undefined,
   leases: number,
+  contended = false,
 ): { fits: boolean; granted: Amount } {
   if (ask.shrink === true) {
     return {
@@ -79,6 +85,7 @@ export function askGrant(
       proxyCommitted: lease ? committed : 0,
       need,
       leases,
+      contended,
     });
   const tokens = measure("tokens", ask.cap_tokens, ask.committed.tokens, ask.need.tokens);
   const cost = measure("costNanos", ask.cap_cost_nanos, ask.committed.cost_nanos, ask.need.cost_nanos);

@@ -2,7 +2,7 @@ import type { LeaseAsk, LeaseGrant, LeaseRequest } from "@agentnet/contracts";
 import { describe, expect, it } from "vitest";
 import type { Amount } from "./amount";
 import { type CounterKey, type CounterPlan, chainId } from "./counters";
-import { type Admission, type AskLeader, LeaseTable } from "./lease-table";
+import { type Admission, type AskLeader, HELD_RETRY_DELAYS_MS, LeaseTable } from "./lease-table";
 import type { Hold } from "./local-lease";
 
 const TTL_MS = 6_000;
@@ -29,6 +29,8 @@ class FakeClock {
 class FakeLeader {
   cap = 1_000;
   used = 0;
+  /** Headroom other proxies' leases hold: not settled usage, but no room either. */
+  heldByOthers = 0;
   spare = 500;
   silent = false;
   answerAfter: Promise<void> | undefined;
@@ -70,7 +72,7 @@ class FakeLeader {
     this.forgotten = false;
     const lease_id = known ?? `lease-${++this.leaseIds}`;
     const committed = known ? ask.committed.tokens : 0;
-    const room = this.cap - this.used;
+    const room = this.cap - this.used - this.heldByOthers;
     const used = { tokens: this.used, cost_nanos: 0 };
     if (ask.shrink) return { lease_id, granted: { tokens: committed, cost_nanos: 0 }, fits: true, used };
     const wanted = committed + ask.need.tokens;
@@ -445,4 +447,41 @@ const reservedOf = ({ dimension_kind, dimension_id, window_seconds, window_start
   dimension_id,
   window_seconds,
   window_start,
+});
+
+describe("LeaseTable: headroom held elsewhere", () => {
+  it("refused while settled usage leaves room, asks again after a pause, and holds once others gave it back", async () => {
+    const { leader, admit } = setup();
+    leader.heldByOthers = 950;
+    const admitting = admit(100);
+    await settle();
+    expect(leader.requests).toHaveLength(1);
+    leader.heldByOthers = 0;
+    expect(await admitting).toMatchObject({ kind: "held" });
+    expect(leader.requests).toHaveLength(2);
+  });
+
+  it("refuses after its last ask when the room stays held", async () => {
+    const { leader, admit } = setup();
+    leader.heldByOthers = 950;
+    expect(await admit(100)).toMatchObject({ kind: "refused", used: tokens(0) });
+    expect(leader.requests).toHaveLength(1 + HELD_RETRY_DELAYS_MS.length);
+  });
+
+  it("does not ask again when settled usage leaves no room (the cap is full)", async () => {
+    const { leader, admit } = setup();
+    leader.used = 950;
+    expect(await admit(100)).toMatchObject({ kind: "refused" });
+    expect(leader.requests).toHaveLength(1);
+  });
+
+  it("gives back what no request committed on the counters the leader reclaims", async () => {
+    const { leader, table, held, holdFromLeases } = setup();
+    await held(100);
+    await table.reclaim(["another-counter"]);
+    expect(leader.requests).toHaveLength(1);
+    await table.reclaim([chainId(KEY)]);
+    expect(leader.lastAsk).toMatchObject({ shrink: true, committed: { tokens: 100 } });
+    expect(holdFromLeases(1)).toBeUndefined();
+  });
 });

@@ -40,6 +40,13 @@ export interface LeaseTableOptions {
 export type AskLeader = (request: LeaseRequest) => Promise<LeaseReply>;
 
 /**
+ * How long a request refused while settled usage leaves its cap room waits before each new ask:
+ * the room is held by requests in flight or by other proxies' leases, which the leader has just
+ * asked to give back what they have not committed (`reclaim`), a round trip away.
+ */
+export const HELD_RETRY_DELAYS_MS = [50, 150, 300] as const;
+
+/**
  * The proxy's leases of cap headroom, one per counter. Requests are admitted, extended and
  * finished against them in memory; the leader is asked only when a lease lacks room (near a cap,
  * every request), and leases are renewed and shrunk off the request path (`maintain`). See
@@ -84,7 +91,7 @@ export class LeaseTable {
     try {
       // Two asks, each followed by a hold: a grant can be taken before this request holds on it, by
       // a concurrent request of this proxy or by a request that ended beyond what it held.
-      for (let asked = 0; ; ) {
+      for (let asked = 0, retries = 0; ; ) {
         // From the current leases: one replaced meanwhile is a new object.
         const hold = this.holdFromLeases(plans, amount);
         if (hold) return { kind: "held", hold };
@@ -92,7 +99,14 @@ export class LeaseTable {
         const lacking = capped.filter((plan) => !this.fits(this.leaseOf(plan), amount));
         const outcome = await this.askLacking(accountId, lacking, amount);
         if (outcome === "asked") asked++;
-        else if (outcome !== "covered" && outcome !== "bus lost") return outcome;
+        else if (outcome === "covered" || outcome === "bus lost") continue;
+        else if (
+          outcome.kind === "refused" &&
+          retries < HELD_RETRY_DELAYS_MS.length &&
+          heldElsewhere(outcome, amount)
+        ) {
+          await sleep(HELD_RETRY_DELAYS_MS[retries++] as number);
+        } else return outcome;
       }
     } finally {
       this.stopWaiting(capped);
@@ -202,6 +216,22 @@ export class LeaseTable {
     // Asking for nothing yet, the next window's lease gets its share of the free headroom.
     for (const next of ahead) work.push(this.renew(this.leaseOf(next)));
     if (ended.length > 0) work.push(this.forgetOnceBusAnswers(ended, now));
+    await Promise.allSettled(work);
+  }
+
+  /**
+   * The leader refused another proxy on these counters while this one's leases there hold headroom:
+   * gives back what no request committed now (a shrink), instead of once the lease is idle.
+   */
+  async reclaim(counterIds: string[]): Promise<void> {
+    if (!this.bus.connected) return;
+    const work: Promise<void>[] = [];
+    for (const id of counterIds) {
+      const lease = this.leases.get(id);
+      if (!lease || lease.id === undefined || lease.asking) continue;
+      const spare = subtractAmounts(lease.granted, lease.committed);
+      if (spare.tokens > 0 || spare.costNanos > 0) work.push(this.shrink(lease));
+    }
     await Promise.allSettled(work);
   }
 
@@ -382,3 +412,9 @@ export class LeaseTable {
     });
   }
 }
+
+/** A refusal whose counter's settled usage leaves room for `amount`: other holds have it for now. */
+const heldElsewhere = (refusal: { plan: CounterPlan; used: Amount }, amount: Amount) =>
+  fitsUnderCap(refusal.used, refusal.plan, amount);
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -107,6 +107,12 @@ export const ConsumptionLeaderAnnouncement = z.object({
   v: z.literal(1),
   lease_subject: z.string().startsWith("agn.consumption.lease."),
   at: Timestamp,
+  /**
+   * Counter ids (`chainId`) on which the leader just refused an ask while other proxies' leases
+   * held part of the headroom: each proxy gives back what it holds there and has not committed.
+   * Optional: the announcement made every second names none (and older leaders never do).
+   */
+  reclaim: z.array(z.string()).max(64).optional(),
 });
 export type ConsumptionLeaderAnnouncement = z.infer<typeof ConsumptionLeaderAnnouncement>;
 export const leaseSubjectOfTerm = (term: string) => `agn.consumption.lease.${term}`;

@@ -8,6 +8,9 @@ export interface SettlementOptions {
   /** Tests start at the stream's end; a service starts at its beginning and resumes where it stopped. */
   deliverNew: boolean;
   ackWaitMs: number;
+  clock: () => number;
+  /** A new term loaded from the store (not one resumed with its book after a NATS outage). */
+  takingOver: boolean;
 }
 
 const decode = (message: JsMsg): GatewayRequestEvent | undefined => {
@@ -18,6 +21,9 @@ const decode = (message: JsMsg): GatewayRequestEvent | undefined => {
     return undefined;
   }
 };
+
+/** How long one fetch gathers events (`consumeBatches`): a redelivered event may wait that long more. */
+const FETCH_EXPIRES_MS = 1_000;
 
 /**
  * Consumes request events and settles their usage, batch by batch: a batch is acked only
@@ -35,6 +41,11 @@ export async function startSettlement(
     deliver: options.deliverNew ? "new" : "all",
     ackWaitMs: options.ackWaitMs,
   });
+  // Before this leader's first fetch, whatever is pending was fetched by an earlier one. (A term
+  // resumed after a NATS outage journaled what it had fetched: its book counts it.)
+  if (options.takingOver && (await consumer.info()).num_ack_pending > 0) {
+    ctx.keeper.awaitRedelivery(options.clock() + options.ackWaitMs + FETCH_EXPIRES_MS);
+  }
   const loop = consumeBatches(
     consumer,
     async (messages) => {

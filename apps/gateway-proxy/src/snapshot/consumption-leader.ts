@@ -14,6 +14,7 @@ export class ConsumptionLeader {
   private announced: string | undefined;
   private heardAt = Number.NEGATIVE_INFINITY;
   private readonly subscription: Subscription;
+  private reclaimed: (counterIds: string[]) => void = () => undefined;
 
   constructor(
     nc: NatsConnection,
@@ -26,8 +27,14 @@ export class ConsumptionLeader {
         if (!parsed.success) return;
         this.announced = parsed.data.lease_subject;
         this.heardAt = this.clock();
+        if (parsed.data.reclaim) this.reclaimed(parsed.data.reclaim);
       },
     });
+  }
+
+  /** Calls `listener` with the counters the leader asks proxies to give headroom back on. */
+  onReclaim(listener: (counterIds: string[]) => void): void {
+    this.reclaimed = listener;
   }
 
   leaseSubject(): string {
