@@ -169,7 +169,7 @@ export async function startGatewayProxy(deps: {
   const metrics = deps.metrics ? new ProxyMetrics(deps.metrics) : undefined;
 
   const snapshots = new SnapshotCache(
-    (accountId) => requestPaged(nc, ControlPlane.gatewaySnapshot, { account_id: accountId }),
+    (accountId, fresh) => requestPaged(nc, ControlPlane.gatewaySnapshot, { account_id: accountId, fresh }),
     options.snapshotMaxAgeMs,
     options.staleServeMs,
     options.snapshotFailureMs,

@@ -146,7 +146,19 @@ export const ControlPlane = {
   /** Paged: a caller reaching providers with thousands of model rows gets them all listed. */
   agentConfig: pagedEndpoint("agn.ctl.agent_config", byCaller({}), AgentConfig),
   /** The proxy's view of one account (sealed credentials), paged: see docs/ARCHITECTURE.md "Account snapshot". */
-  gatewaySnapshot: pagedEndpoint("agn.ctl.gateway.snapshot", z.object({ account_id: Id }), GatewaySnapshot),
+  gatewaySnapshot: pagedEndpoint(
+    "agn.ctl.gateway.snapshot",
+    z.object({
+      account_id: Id,
+      /**
+       * Render anew rather than answer the rendering in hand: asked by a reader that just heard the
+       * account change, since the replica answering may not have heard it yet and would answer
+       * what it rendered before. Optional: readers from before it was added ask without it.
+       */
+      fresh: z.boolean().optional(),
+    }),
+    GatewaySnapshot,
+  ),
   /** Service-to-service: an account's settings whatever the caller's role (telemetry reads log collection). */
   settingsOfAccount: endpoint("agn.ctl.settings.of_account", z.object({ account_id: Id }), Settings),
   /**

@@ -16,7 +16,8 @@ export function registerAgentConfigHandlers(ctx: HandlerContext) {
   );
 
   // Rendered once per change and answered page by page, whoever asks and for whichever page.
-  handle(ctx, ControlPlane.gatewaySnapshot, ({ account_id, page, version }) =>
-    ctx.snapshots.page(account_id, { page, version }, () => renderSnapshot(ctx, account_id)),
-  );
+  handle(ctx, ControlPlane.gatewaySnapshot, ({ account_id, page, version, fresh }) => {
+    if (fresh && version === undefined) ctx.snapshots.invalidate(account_id);
+    return ctx.snapshots.page(account_id, { page, version }, () => renderSnapshot(ctx, account_id));
+  });
 }

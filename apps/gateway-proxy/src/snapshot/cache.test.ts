@@ -17,9 +17,11 @@ const cacheOver = () => {
   let clock = 0;
   let loads = 0;
   let failing = true;
+  const freshAsked: boolean[] = [];
   const cache = new SnapshotCache(
-    async (accountId) => {
+    async (accountId, fresh) => {
       loads++;
+      freshAsked.push(fresh);
       if (failing) throw new Error("the account snapshot is too large to carry");
       return snapshot(accountId);
     },
@@ -31,6 +33,7 @@ const cacheOver = () => {
   return {
     cache,
     loads: () => loads,
+    freshAsked,
     heal: () => {
       failing = false;
     },
@@ -63,5 +66,18 @@ describe("SnapshotCache", () => {
     cache.invalidate("acc");
     await expect(cache.get("acc")).resolves.toMatchObject({ snapshot: { account_id: "acc" } });
     expect(loads()).toBe(3);
+  });
+
+  it("asks for a fresh rendering on the first load after a change, and only then", async () => {
+    const { cache, heal, freshAsked } = cacheOver();
+    heal();
+    await cache.get("acc");
+    cache.invalidate("acc");
+    await cache.get("acc");
+    await cache.get("acc");
+    cache.markStale();
+    await cache.get("acc");
+    // The configuration did not change (a reconnect): the rendering in hand is as good as any.
+    expect(freshAsked).toEqual([false, true, false]);
   });
 });

@@ -9,7 +9,8 @@ export interface AccountView {
   loadedAt: number;
 }
 
-type Load = (accountId: string) => Promise<GatewaySnapshot>;
+/** `fresh`: the account changed since its last load, so a rendering made before is not to be answered. */
+type Load = (accountId: string, fresh: boolean) => Promise<GatewaySnapshot>;
 
 /**
  * Why an account's snapshot cannot be had: the load's failure, `repeated` when it is a failure
@@ -35,7 +36,9 @@ export class SnapshotUnavailable extends Error {
  * in the background without dropping it. Concurrent loads of one account share one request, and a
  * load that started before an invalidation is not cached. A failed load of an account without an
  * entry is answered again for `failureMs` (until an invalidation), so the requests of an account
- * whose configuration cannot be loaded cost neither a load each nor a log line each.
+ * whose configuration cannot be loaded cost neither a load each nor a log line each. The first load
+ * after an invalidation asks for a fresh rendering: the control-plane replica answering may not
+ * have heard of the change yet, and would answer the snapshot it rendered before it.
  */
 export class SnapshotCache {
   private readonly entries = new Map<string, AccountView>();
@@ -44,6 +47,8 @@ export class SnapshotCache {
   /** Accounts to refresh on next use whatever their age (config events may have been missed). */
   private readonly refreshDue = new Set<string>();
   private readonly failures = new Map<string, { reason: string; cause: unknown; at: number }>();
+  /** Accounts invalidated since their last load began: the next load asks for a fresh rendering. */
+  private readonly changed = new Set<string>();
 
   constructor(
     private readonly load: Load,
@@ -80,6 +85,7 @@ export class SnapshotCache {
     this.entries.delete(accountId);
     this.loading.delete(accountId);
     this.failures.delete(accountId);
+    this.changed.add(accountId);
     this.generations.set(accountId, (this.generations.get(accountId) ?? 0) + 1);
   }
 
@@ -87,7 +93,8 @@ export class SnapshotCache {
     const running = this.loading.get(accountId);
     if (running) return running;
     const generation = this.generations.get(accountId) ?? 0;
-    const promise = this.load(accountId)
+    // Asked for once: a failed fresh load is answered from the control-plane's failure in hand next.
+    const promise = this.load(accountId, this.changed.delete(accountId))
       .then((snapshot) => {
         const view: AccountView = {
           snapshot,
