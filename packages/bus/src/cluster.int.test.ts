@@ -196,7 +196,8 @@ describe("replicated streams on a three-node NATS cluster", () => {
   it("stores every event once and delivers each while the stream's leader is killed and after it is back", async () => {
     const proxy = await join({ service: "gateway-proxy" });
     await ensureRequestStream(proxy, [Events.requestsAll]);
-    const jsm = await jetstreamManager(await join());
+    // A cluster just formed on a loaded machine can take more than the 5 s default to answer.
+    const jsm = await jetstreamManager(await join(), { timeout: 15_000 });
     const info = await jsm.streams.info(REQUESTS_STREAM);
     expect(info.config.num_replicas).toBe(3);
     expect(info.cluster?.replicas?.length).toBe(2);
