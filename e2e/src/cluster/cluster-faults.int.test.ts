@@ -1,6 +1,6 @@
 import { estimateTokens } from "@agentnet/gateway-proxy/estimate";
 import { startNatsCluster, type TestNatsCluster } from "@agentnet/testkit";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest";
 import { FakeUpstream } from "../upstream";
 import { type ClusterStack, startClusterStack } from "./cluster-stack";
 import { type ApiCall, apiClient, type Books, books, capFigures, configureAccount } from "./ledger";
@@ -102,6 +102,7 @@ async function account(caps: { tokens?: number; usd?: number }): Promise<string>
 const byTheRules = (entry: Sent) => entry.status === 200 || entry.status === 429;
 
 async function underFault(fault: Fault) {
+  onTestFailed(() => stack.failed());
   // Sized so that the capped callers reach the cap before the middle of the window: on two cores
   // loaded with twenty processes they send about a third of what their think time allows.
   const capacity = Math.round(

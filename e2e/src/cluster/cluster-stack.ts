@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { request } from "@agentnet/bus";
@@ -58,6 +58,8 @@ export const urlsPreferring = (urls: string[], node: number) =>
  */
 export async function startClusterStack(bus: ClusterBus, settings: ClusterSettings) {
   const workDir = mkdtempSync(join(tmpdir(), "agn-cluster-"));
+  const keepLogs = process.env.AGN_KEEP_CLUSTER_LOGS === "1";
+  let failed = false;
   const mongo = new URL(testBackends().mongoUrl);
   mongo.pathname = `/${uniqueId("cluster")}`;
   const processes = new Map<BusService, ServiceProcess[]>();
@@ -147,15 +149,41 @@ export async function startClusterStack(bus: ClusterBus, settings: ClusterSettin
     leader: (timeoutMs = 30_000) => leaderWatch.next(timeoutMs),
     /** Which NATS node (index into `bus.urls`) a process is connected to right now. */
     nodeOf,
+    /** A test failed: `stop` keeps the services' logs and prints what they warned about. */
+    failed() {
+      failed = true;
+    },
     async stop() {
       await operatorBus.close();
       // Edges first, as `agentnet up` stops them; then the rest.
       for (const service of [...LAYOUT].reverse()) {
         await Promise.all(replicasOf(service.service).map((replica) => replica.stop()));
       }
-      rmSync(workDir, { recursive: true, force: true });
+      if (failed) process.stderr.write(noteworthyLines(workDir));
+      if (keepLogs || failed) process.stderr.write(`\nthe cluster's logs are kept in ${workDir}\n`);
+      else rmSync(workDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Lines of each service's log printed when a test failed: the latest. */
+const PRINTED_LINES = 60;
+
+/**
+ * What a failed run's services said beyond the routine: warnings, errors and leadership changes,
+ * the latest of each log, so that a CI run whose work directory is gone still shows them.
+ */
+function noteworthyLines(workDir: string): string {
+  const noteworthy = (line: string) =>
+    /"level":[4-6]0/.test(line) || /leading consumption|shutting down/.test(line);
+  return readdirSync(workDir)
+    .filter((file) => file.endsWith(".log"))
+    .map((file) => {
+      const lines = readFileSync(join(workDir, file), "utf8").split("\n").filter(noteworthy);
+      const shown = lines.slice(-PRINTED_LINES).map((line) => line.slice(0, 400));
+      return `\n== ${file}: ${lines.length} warnings, errors and leadership changes, the last ${shown.length}\n${shown.join("\n")}\n`;
+    })
+    .join("");
 }
 
 /** Starts at most this many times more a replica that landed on a sibling's node. */

@@ -98,10 +98,12 @@ export async function contendForLeadership(
     if (stopped) return;
     try {
       revision = await kv.create(options.key, options.holder);
-    } catch {
+    } catch (error) {
       // Held: by someone else, or still by this process after a lost connection outlived its
       // renewals (nobody else could take a key that never expired): then it is this holder's again.
       const entry = await kv.get(options.key).catch(() => null);
+      // Neither taken nor readable: JetStream is in trouble, which a standby would otherwise hide.
+      if (!entry) options.onError(error);
       if (entry?.string() !== options.holder) return;
       try {
         revision = await kv.update(options.key, options.holder, entry.revision);
