@@ -53,6 +53,12 @@ export async function callApi<T = unknown>(
 }
 
 export interface StackOptions {
+  /**
+   * A database of the stack's own instead of the run's shared one, dropped when it stops: for a
+   * test whose documents are so large that every other file's queries (FerretDB scans its
+   * collections) would slow down behind them.
+   */
+  database?: string;
   /** Options of the gateway proxy (its port is always picked by the system). */
   proxy?: Partial<GatewayProxyOptions>;
   consumption?: Partial<ConsumptionOptions>;
@@ -93,7 +99,7 @@ export async function startStack(stackOptions: StackOptions = {}) {
     api: await serviceBus("api-gateway"),
     proxy: await serviceBus("gateway-proxy"),
   };
-  const connection = await connectTestMongo();
+  const connection = await connectTestMongo(stackOptions.database);
   const metrics = stackOptions.metrics ? await serveStackMetrics(buses) : undefined;
   const sealingKey = parseSealingKeys(TEST_SEALING_KEY);
   const controlPlane = await startControlPlane({
@@ -249,6 +255,7 @@ export async function startStack(stackOptions: StackOptions = {}) {
     await metrics?.stop();
     for (const bus of Object.values(buses)) if (!bus.isClosed()) await bus.drain();
     await nc.drain();
+    if (stackOptions.database) await connection.dropDatabase();
     await connection.close();
     await tracing?.shutdown();
   };

@@ -10,6 +10,7 @@ import {
   type User,
 } from "@agentnet/contracts";
 import { newId } from "@agentnet/service-kit";
+import { uniqueId } from "@agentnet/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Account, configure, openaiClient } from "../setup";
 import { type Stack, startStack } from "../stack";
@@ -21,7 +22,9 @@ import { type Stack, startStack } from "../stack";
 let stack: Stack;
 beforeAll(async () => {
   // Callers cached as in production, so a refused request costs the snapshot's path alone.
-  stack = await startStack({ proxy: { authCacheMs: 60_000 } });
+  // Its megabytes of providers in a database of its own: FerretDB scans a collection for a query,
+  // so in the shared one every other test file's provider reads would wait behind them.
+  stack = await startStack({ database: uniqueId("large_account"), proxy: { authCacheMs: 60_000 } });
 });
 afterAll(async () => {
   await stack?.stop();

@@ -27,8 +27,11 @@ export async function connectTestBus(name = "test"): Promise<NatsConnection> {
   return connect({ servers: nats.url, name, user: nats.operator.user, pass: nats.operator.password });
 }
 
-export const connectTestMongo = (): Promise<Connection> =>
-  mongoose.createConnection(testBackends().mongoUrl, { serverSelectionTimeoutMS: 10_000 }).asPromise();
+export const connectTestMongo = (database?: string): Promise<Connection> => {
+  const url = new URL(testBackends().mongoUrl);
+  if (database) url.pathname = `/${database}`;
+  return mongoose.createConnection(url.toString(), { serverSelectionTimeoutMS: 10_000 }).asPromise();
+};
 
 /** A fresh id per test: tests share backends and never see each other's data. */
 export const uniqueId = (prefix = "t") => `${prefix}_${randomUUID().replaceAll("-", "").slice(0, 16)}`;
