@@ -2,8 +2,9 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
+  assertNatsServerInstalled,
   type BusCredentials,
-  freePort,
+  freePorts,
   natsServerConfig,
   startProcess,
   waitUntil,
@@ -60,15 +61,16 @@ export async function localNatsCluster(options: {
   basePort: number;
   credentials: BusCredentials;
 }): Promise<LocalNatsCluster> {
+  assertNatsServerInstalled();
   const { dataDir, host, basePort } = options;
   const clusterDir = join(dataDir, "nats-cluster");
   mkdirSync(clusterDir, { recursive: true, mode: 0o700 });
   const route = localRouteCredentials(join(clusterDir, "route-credentials.json"));
   const wanted = Array.from({ length: CLUSTER_NATS_NODES }, (_, index) => basePort + index);
   const wantedFree = (await Promise.all(wanted.map((port) => portIsFree(host, port)))).every(Boolean);
-  const clientPorts = wantedFree ? wanted : await distinctFreePorts(CLUSTER_NATS_NODES);
-  const routePorts = await distinctFreePorts(CLUSTER_NATS_NODES, clientPorts);
-  const monitorPorts = await distinctFreePorts(CLUSTER_NATS_NODES, [...clientPorts, ...routePorts]);
+  const clientPorts = wantedFree ? wanted : await freePorts(CLUSTER_NATS_NODES);
+  const routePorts = await freePorts(CLUSTER_NATS_NODES, clientPorts);
+  const monitorPorts = await freePorts(CLUSTER_NATS_NODES, [...clientPorts, ...routePorts]);
   const routes = routePorts.map((port) => `nats://${host}:${port}`);
   const logDir = join(dataDir, "logs");
   const nodes = clientPorts.map((port, index): NatsNode => {
@@ -130,12 +132,3 @@ export const clusterReady = (nodes: NatsNode[], timeoutMs: number) =>
     timeoutMs,
     `the NATS cluster (${nodes.map((node) => node.url).join(", ")})`,
   );
-
-async function distinctFreePorts(count: number, excluded: number[] = []): Promise<number[]> {
-  const ports: number[] = [];
-  for (let attempt = 0; ports.length < count && attempt < 100; attempt++) {
-    const port = await freePort();
-    if (!ports.includes(port) && !excluded.includes(port)) ports.push(port);
-  }
-  return ports;
-}

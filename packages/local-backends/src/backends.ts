@@ -80,13 +80,18 @@ export async function ensureNats(options: NatsOptions): Promise<NatsBackend> {
   return { ...started, note: `port ${port} is held by ${other}; started ours on port ${own}` };
 }
 
+/** Throws, saying how to install it, when no `nats-server` is on PATH. */
+export function assertNatsServerInstalled(): void {
+  if (!onPath("nats-server")) {
+    throw new Error("nats-server is not installed (run: bash infra/local/setup.sh)");
+  }
+}
+
 /** Starts `nats-server` on `host:port` with JetStream and this stack's users, its data under `dataDir`. */
 export async function startNats(
   options: Omit<NatsOptions, "url" | "reuseUnauthenticated"> & { host: string; port: number },
 ): Promise<NatsBackend> {
-  if (!onPath("nats-server")) {
-    throw new Error("nats-server is not installed (run: bash infra/local/setup.sh)");
-  }
+  assertNatsServerInstalled();
   const { host, port, dataDir } = options;
   const storeDir = join(dataDir, "nats");
   mkdirSync(storeDir, { recursive: true, mode: 0o700 });

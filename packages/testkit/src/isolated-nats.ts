@@ -25,6 +25,30 @@ export interface TestNats {
 
 let serving: Promise<TestNats> | undefined;
 
+/** The user a test drives the bus with: every permission, its own password per server. */
+export const testOperator = (): OperatorUser => ({
+  user: "test-operator",
+  password: generateBusCredentials().cli,
+});
+
+/**
+ * Starts a test's nats-server from `configFile`, its logs and pid file in `dir` (the run's teardown
+ * reads the pid: a server left by a worker that died is killed there), and resolves once it
+ * answers the operator at `url`.
+ */
+export async function spawnTestNats(
+  name: string,
+  dir: string,
+  configFile: string,
+  url: string,
+  operator: OperatorUser,
+) {
+  const server = startProcess(name, "nats-server", ["-c", configFile], join(dir, "logs"));
+  writeFileSync(join(dir, "pid"), String(server.child.pid ?? ""));
+  await waitUntil(() => natsAnswers(url, { auth: operator }), 15_000, `test nats-server ${name} at ${url}`);
+  return server;
+}
+
 /**
  * A nats-server (JetStream on, authentication required, each service its own permissions) of this
  * test file alone. Services started in process join queue groups by name; on a NATS shared by test
@@ -39,20 +63,18 @@ export function isolatedNats(): Promise<TestNats> {
     // was killed before its exit handler ran.
     const storeDir = mkdtempSync(join(inject("runDir"), "nats-"));
     const credentials = generateBusCredentials();
-    const operator = { user: "test-operator", password: generateBusCredentials().cli };
+    const operator = testOperator();
     const configFile = join(storeDir, "nats-server.conf");
     writeNatsServerConfig(
       configFile,
       natsServerConfig({ host: "127.0.0.1", port, storeDir, passwords: credentials, operators: [operator] }),
     );
     const url = `nats://127.0.0.1:${port}`;
-    const server = startProcess("nats-server", "nats-server", ["-c", configFile], join(storeDir, "logs"));
-    writeFileSync(join(storeDir, "pid"), String(server.child.pid ?? ""));
+    const server = await spawnTestNats("nats-server", storeDir, configFile, url, operator);
     process.once("exit", () => {
       server.child.kill("SIGKILL");
       rmSync(storeDir, { recursive: true, force: true });
     });
-    await waitUntil(() => natsAnswers(url, { auth: operator }), 15_000, `test nats-server on port ${port}`);
     return { url, credentials, operator };
   })();
   return serving;

@@ -1,18 +1,18 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { BusService } from "@agentnet/contracts";
 import {
   type BusCredentials,
-  freePort,
+  freePorts,
   generateBusCredentials,
-  natsAnswers,
   natsServerConfig,
   type OperatorUser,
-  startProcess,
+  type startProcess,
   waitUntil,
   writeNatsServerConfig,
 } from "@agentnet/local-backends";
 import { inject } from "vitest";
+import { spawnTestNats, testOperator } from "./isolated-nats";
 import "./provided";
 
 export interface NatsClusterNode {
@@ -54,15 +54,11 @@ export interface TestNatsCluster {
   replicas: number;
   /** The environment a service's process needs to join the cluster as `service` (with `AGN_STREAM_REPLICAS`). */
   serviceEnv(service: BusService): Record<string, string>;
-  /** The same as the operator (a CLI or a script run by the test). */
-  operatorEnv(): Record<string, string>;
   /**
    * Resolves once every running node (a frozen one too: SIGCONT it first) has routes to every
    * other, JetStream has a meta leader, and every stream has a leader and its replicas caught up.
    */
   formed(timeoutMs?: number): Promise<void>;
-  /** The node JetStream's meta leader runs on, as a running node reports it. */
-  metaLeader(): Promise<string | undefined>;
   stop(): Promise<void>;
 }
 
@@ -91,18 +87,16 @@ export async function startNatsCluster(options: NatsClusterOptions = {}): Promis
   const size = options.size ?? 3;
   const baseDir = options.dir ?? inject("runDir");
   const credentials = generateBusCredentials();
-  const operator = { user: "test-operator", password: generateBusCredentials().cli };
+  const operator = testOperator();
   const route = { user: "route", password: generateBusCredentials().cli };
   const clusterName = `agn-test-${Math.random().toString(36).slice(2, 8)}`;
-  const ports: NodePorts[] = [];
-  for (let index = 1; index <= size; index++) {
-    ports.push({
-      name: `n${index}`,
-      port: await freePort(),
-      routePort: await freePort(),
-      monitorPort: await freePort(),
-    });
-  }
+  const free = await freePorts(3 * size);
+  const ports: NodePorts[] = Array.from({ length: size }, (_, index) => ({
+    name: `n${index + 1}`,
+    port: free[3 * index] ?? 0,
+    routePort: free[3 * index + 1] ?? 0,
+    monitorPort: free[3 * index + 2] ?? 0,
+  }));
   const routes = ports.map((node) => `nats://127.0.0.1:${node.routePort}`);
   const nodes = ports.map((node) => {
     const dir = mkdtempSync(join(baseDir, `nats-${node.name}-`));
@@ -125,12 +119,6 @@ export async function startNatsCluster(options: NatsClusterOptions = {}): Promis
   await Promise.all(nodes.map((node) => node.restart()));
   const urls = nodes.map((node) => node.clientUrl);
   const url = urls.join(",");
-  const natsEnv = (user: string, password: string) => ({
-    NATS_URL: url,
-    NATS_USER: user,
-    NATS_PASSWORD: password,
-    AGN_STREAM_REPLICAS: String(size),
-  });
   const metaLeader = async () => {
     for (const node of nodes.filter((each) => each.running())) {
       const jsz = await monitor<{ meta_cluster?: { leader?: string } }>(node.monitorPort, "jsz");
@@ -160,10 +148,13 @@ export async function startNatsCluster(options: NatsClusterOptions = {}): Promis
     credentials,
     operator,
     replicas: size,
-    serviceEnv: (service) => natsEnv(service, credentials[service]),
-    operatorEnv: () => natsEnv(operator.user, operator.password),
+    serviceEnv: (service) => ({
+      NATS_URL: url,
+      NATS_USER: service,
+      NATS_PASSWORD: credentials[service],
+      AGN_STREAM_REPLICAS: String(size),
+    }),
     formed,
-    metaLeader,
     stop: async () => {
       await Promise.all(nodes.map((node) => node.stop()));
       for (const node of nodes) node.remove();
@@ -248,14 +239,7 @@ function clusterNode(
     },
     async restart() {
       await this.stop();
-      server = startProcess(ports.name, "nats-server", ["-c", configFile], join(dir, "logs"));
-      // The run's teardown reads it: a node left by a worker that died is killed there.
-      writeFileSync(join(dir, "pid"), String(server.child.pid ?? ""));
-      await waitUntil(
-        () => natsAnswers(clientUrl, { auth: operator }),
-        15_000,
-        `nats-server ${ports.name} on port ${ports.port}`,
-      );
+      server = await spawnTestNats(ports.name, dir, configFile, clientUrl, operator);
     },
     async stop() {
       if (!alive()) return;
