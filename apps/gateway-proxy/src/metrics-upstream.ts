@@ -33,8 +33,9 @@ export interface OriginSeries {
 export class UpstreamMetrics {
   private readonly waitSeconds: BoundHistogram<"origin">;
   private readonly refused: BoundCounter<"origin">;
-  private readonly named = new Map<string, OriginSeries>();
-  private other: OriginSeries | undefined;
+  /** Hosts with a label of their own: the first `MAX_NAMED_ORIGINS` seen, by any of the metrics. */
+  private readonly named = new Set<string>();
+  private readonly series = new Map<string, OriginSeries>();
 
   constructor(private readonly registry: MetricsRegistry) {
     this.waitSeconds = new BoundHistogram(registry, {
@@ -50,23 +51,28 @@ export class UpstreamMetrics {
     });
   }
 
-  /** The series of an upstream host: its own among the first hosts reached, else "other". */
+  /** The series of an upstream host's label. */
   origin(host: string): OriginSeries {
-    const known = this.named.get(host);
-    if (known) return known;
-    if (this.named.size < MAX_NAMED_ORIGINS) {
-      const series = this.bind(host);
-      this.named.set(host, series);
-      return series;
+    const label = this.labelOf(host);
+    let series = this.series.get(label);
+    if (!series) {
+      series = this.bind(label);
+      this.series.set(label, series);
     }
-    this.other ??= this.bind(OTHER_ORIGIN);
-    return this.other;
+    return series;
+  }
+
+  /** A host's own name among the first hosts seen, else "other". */
+  private labelOf(host: string): string {
+    if (this.named.has(host)) return host;
+    if (this.named.size >= MAX_NAMED_ORIGINS) return OTHER_ORIGIN;
+    this.named.add(host);
+    return host;
   }
 
   /** Requests in flight and waiting at each origin, and the bound, read at each scrape. */
-  follow(pools: UpstreamPools): void {
-    const labelOf = (upstream: Upstream) =>
-      this.named.has(upstream.host) || this.named.size < MAX_NAMED_ORIGINS ? upstream.host : OTHER_ORIGIN;
+  follow(pools: Pick<UpstreamPools, "list" | "connectionsPerOrigin">): void {
+    const labelOf = (upstream: Upstream) => this.labelOf(upstream.host);
     const byOrigin = (name: string, help: string, read: (upstream: Upstream) => number) =>
       new Gauge({
         name,
