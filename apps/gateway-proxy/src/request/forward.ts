@@ -1,5 +1,6 @@
 import type { ServerResponse } from "node:http";
 import type { GatewayProvider, RequestAttempt } from "@agentnet/contracts";
+import type { Pool } from "undici";
 import type { ProxyContext } from "../context";
 import { MAX_CAPTURE_CHARS } from "../domain/capture";
 import { fallbackHoldExtra } from "../domain/estimate";
@@ -48,7 +49,7 @@ export async function forward(ctx: ProxyContext, admitted: Admitted): Promise<An
     const candidate = admitted.candidate;
     const following = candidates.length === 1 ? candidate : candidates[next + 1];
     const mayRetry = attempt < maxAttempts && following !== undefined && Date.now() < deadline;
-    const mayMoveOn = attempt < maxAttempts && candidates[next + 1] !== undefined && Date.now() < deadline;
+    const mayMoveOn = mayRetry && candidates.length > 1;
     if (announced !== candidate) {
       routeRecord(ctx, admitted, candidate);
       ctx.admissions.announce(record, admitted.tokens, candidate.pricing);
@@ -156,8 +157,10 @@ async function attemptAt(
   if (slot === "busy") return upstreamBusy(request.wire, ctx.pools.waitMs);
   let result: ForwardResult;
   try {
-    const sent = upstreamRequest(ctx, admitted, candidate, target, auth, body, mayRetry);
-    result = await relay({ ...sent, pool: upstream.pool }, request.res);
+    result = await relay(
+      upstreamRequest(ctx, admitted, candidate, target, auth, body, mayRetry, upstream.pool),
+      request.res,
+    );
   } finally {
     upstream.slots.release();
   }
@@ -347,7 +350,7 @@ function serialisedBody(admitted: Admitted, candidate: Candidate): VendorBody {
 
 /**
  * The request as the candidate's vendor takes it: the caller's headers its wire forwards, then the
- * catalog's, the identity and the credential (the pool it goes through is the caller's).
+ * catalog's, the identity and the credential, through `pool` (the origin's, whose slot it holds).
  */
 function upstreamRequest(
   ctx: ProxyContext,
@@ -357,7 +360,8 @@ function upstreamRequest(
   auth: UpstreamAuth,
   body: VendorBody,
   mayRetry: boolean,
-): Omit<ForwardRequest, "pool"> {
+  pool: Pool,
+): ForwardRequest {
   const { request, record } = admitted.received;
   const { provider, catalog } = candidate;
   const { wire } = request;
@@ -383,6 +387,7 @@ function upstreamRequest(
     else headers["anthropic-beta"] = accepted;
   }
   return {
+    pool,
     method: "POST",
     path: target.pathWithQuery,
     headers,
