@@ -1,5 +1,13 @@
 import type { LeaseAsk, LeaseGrant, LeaseReply, LeaseRequest } from "@agentnet/contracts";
-import { type Amount, addAmounts, amountOfQuantity, NO_AMOUNT, subtractAmounts } from "./amount";
+import {
+  type Amount,
+  addAmounts,
+  amountBeyond,
+  amountOfQuantity,
+  isNoAmount,
+  NO_AMOUNT,
+  subtractAmounts,
+} from "./amount";
 import { BusWatch } from "./bus-watch";
 import { type CounterPlan, chainId, fitsUnderCap, isCapped, reservedCounterOf } from "./counters";
 import {
@@ -197,12 +205,11 @@ export class LeaseTable {
       const idle =
         !this.waiting.has(id) &&
         now - Math.max(lease.lastUsedAt, lease.key.window_start * 1000) >= this.options.idleMs;
-      const spare = subtractAmounts(lease.granted, lease.committed);
       if (idle) {
         // Requests still in flight on it must not outlive it: the leader would free what they hold.
         // Shrunk again, it lives another TTL and gives back anything their ends freed.
         const held = lease.holds > 0 && ttlLeft < this.ttlMs / 2;
-        if (held || spare.tokens > 0 || spare.costNanos > 0) work.push(this.shrink(lease));
+        if (held || hasSpare(lease)) work.push(this.shrink(lease));
       } else if (ttlLeft < this.ttlMs / 2 || runningLow(lease)) work.push(this.renew(lease));
       const windowStart = lease.key.window_start * 1000;
       const endsWithinGrace =
@@ -229,8 +236,7 @@ export class LeaseTable {
     for (const id of counterIds) {
       const lease = this.leases.get(id);
       if (!lease || lease.id === undefined || lease.asking) continue;
-      const spare = subtractAmounts(lease.granted, lease.committed);
-      if (spare.tokens > 0 || spare.costNanos > 0) work.push(this.shrink(lease));
+      if (hasSpare(lease)) work.push(this.shrink(lease));
     }
     await Promise.allSettled(work);
   }
@@ -418,3 +424,7 @@ const heldElsewhere = (refusal: { plan: CounterPlan; used: Amount }, amount: Amo
   fitsUnderCap(refusal.used, refusal.plan, amount);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Whether `lease` holds headroom no request committed: what a shrink gives back. */
+const hasSpare = (lease: { granted: Amount; committed: Amount }) =>
+  !isNoAmount(amountBeyond(lease.granted, lease.committed));
