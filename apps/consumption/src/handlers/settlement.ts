@@ -69,7 +69,7 @@ export async function startSettlement(
       ctx.admissions.accounted(events.map((event) => event.id));
       ctx.alerts.settled(events);
     },
-    { maxMessages: 1_000, signal, onError: options.onError },
+    { maxMessages: 1_000, expiresMs: FETCH_EXPIRES_MS, signal, onError: options.onError },
   );
   return { loop };
 }
