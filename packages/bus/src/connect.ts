@@ -26,7 +26,7 @@ export interface BusOptions {
 }
 
 /** The servers `url` lists, comma-separated, blanks dropped. */
-export const busServers = (url: string): string[] =>
+const busServers = (url: string): string[] =>
   url
     .split(",")
     .map((server) => server.trim())
@@ -108,7 +108,7 @@ export async function connectBus(options: BusOptions): Promise<NatsConnection> {
   // down while this service started would never be tried again. The whole list goes back.
   const servers = busServers(options.url);
   if (servers.length > 1) nc.setServers(servers);
-  useStreamReplicas(nc, options.streamReplicas);
+  if (options.streamReplicas !== undefined) replicasByConnection.set(nc, options.streamReplicas);
   return nc;
 }
 
@@ -118,25 +118,20 @@ export async function connectBus(options: BusOptions): Promise<NatsConnection> {
  * tried. The server dialed last (the one lost, or one that just failed) goes after the others:
  * the list is tried round, the lost server last.
  */
-export const dialAnotherServerFirst: ReconnectToServerHandler = (pool) => {
+const dialAnotherServerFirst: ReconnectToServerHandler = (pool) => {
   const [next, other] = pool;
   if (!next || !other) return null;
   const latest = Math.max(...pool.map((server) => server.lastConnect));
   return latest > 0 && next.lastConnect === latest ? other : null;
 };
 
+/**
+ * How many servers keep each stream and KV bucket created or updated over a connection (1 on a
+ * single server, 3 on a three-node cluster), as `connectBus` was given it.
+ */
 const replicasByConnection = new WeakMap<NatsConnection, number>();
 
-/**
- * Sets how many servers keep each stream and KV bucket created or updated over `nc` (1 on a
- * single server, 3 on a three-node cluster); undefined leaves the default of 1.
- */
-export function useStreamReplicas(nc: NatsConnection, replicas: number | undefined) {
-  if (replicas === undefined) replicasByConnection.delete(nc);
-  else replicasByConnection.set(nc, replicas);
-}
-
-/** The replicas of streams and KV buckets made over `nc` (`useStreamReplicas`). */
+/** The replicas of streams and KV buckets made over `nc`; 1 unless `connectBus` was told otherwise. */
 export const streamReplicasOf = (nc: NatsConnection): number => replicasByConnection.get(nc) ?? 1;
 
 /** The NATS settings every service reads (`baseEnv` of service-kit). */
