@@ -70,7 +70,7 @@ export interface Rendering {
 }
 
 /** Renders `text` in slices of at most `pageBytes`; its version is a hash of the text. */
-export function renderPages(text: string, pageBytes: number, renderedAt: number): Rendering {
+function renderPages(text: string, pageBytes: number, renderedAt: number): Rendering {
   const pages = splitText(text, pageBytes);
   if (pages.length > MAX_PAGES) {
     throw new AppError(
@@ -269,3 +269,17 @@ export function requestPaged<E extends PagedEndpoint>(
     endpoint.value,
   );
 }
+
+/**
+ * A book whose pages fit `nc`'s messages. By default every first page renders anew and a failure
+ * is not kept: what a list endpoint wants; a snapshot keeps its renderings and failures a while.
+ */
+export const pageBookOn = (
+  nc: NatsConnection,
+  keep: Partial<Pick<PageBookOptions, "freshMs" | "failureMs">> = {},
+): PageBook =>
+  new PageBook({
+    pageBytes: () => pageBytesOf(nc),
+    freshMs: keep.freshMs ?? 0,
+    failureMs: keep.failureMs ?? 0,
+  });

@@ -2,8 +2,8 @@ import {
   announceCallerRevocation,
   type Handler,
   type NatsConnection,
-  PageBook,
-  pageBytesOf,
+  type PageBook,
+  pageBookOn,
   serve,
 } from "@agentnet/bus";
 import {
@@ -117,8 +117,7 @@ export const handle = <E extends Endpoint>(ctx: HandlerContext, endpoint: E, han
  * served from its rendering. Lists must be sorted fully (ties broken by `_id`) so that another
  * replica renders equal data into the same pages.
  */
-export const createListingBook = (ctx: Pick<HandlerContext, "nc">) =>
-  new PageBook({ pageBytes: () => pageBytesOf(ctx.nc), freshMs: 0, failureMs: 0 });
+export const createListingBook = (ctx: Pick<HandlerContext, "nc">) => pageBookOn(ctx.nc);
 
 /** Loads one document of the caller's account by id, or 404 (an id of another account is not found, too). */
 export async function loadOwned<T>(

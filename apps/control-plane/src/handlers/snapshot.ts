@@ -1,4 +1,4 @@
-import { jsonOrUndefined, PageBook, pageBytesOf } from "@agentnet/bus";
+import { jsonOrUndefined, pageBookOn } from "@agentnet/bus";
 import { AppError, ConfigChangedEvent, Events, type GatewaySnapshot } from "@agentnet/contracts";
 import { configSizeAfter } from "../domain/config-size";
 import { toBudgetRule, toGatewayProvider, toGuardrail, toPolicy, toSettings } from "../store/agent-views";
@@ -16,11 +16,7 @@ const SNAPSHOT_FAILURE_MS = 5_000;
 
 /** The account snapshots this replica rendered, answered page by page. */
 export const createSnapshotBook = (ctx: Pick<HandlerContext, "nc">) =>
-  new PageBook({
-    pageBytes: () => pageBytesOf(ctx.nc),
-    freshMs: SNAPSHOT_FRESH_MS,
-    failureMs: SNAPSHOT_FAILURE_MS,
-  });
+  pageBookOn(ctx.nc, { freshMs: SNAPSHOT_FRESH_MS, failureMs: SNAPSHOT_FAILURE_MS });
 
 /** The account's settings and configuration as the gateway proxies and consumption read them. */
 export async function loadAccountConfig(ctx: Pick<HandlerContext, "models">, accountId: string) {
@@ -76,7 +72,7 @@ export async function renderSnapshot(ctx: HandlerContext, accountId: string): Pr
 }
 
 /** The account's rendered snapshot (from the book while fresh): its size is what writes are held to. */
-export const currentSnapshot = (ctx: HandlerContext, accountId: string) =>
+const currentSnapshot = (ctx: HandlerContext, accountId: string) =>
   ctx.snapshots.current(accountId, () => renderSnapshot(ctx, accountId));
 
 /**

@@ -1,4 +1,4 @@
-import { PageBook, pageBytesOf, type Subscription, serve } from "@agentnet/bus";
+import { pageBookOn, type Subscription, serve } from "@agentnet/bus";
 import {
   type Caller,
   ControlPlane,
@@ -48,7 +48,7 @@ export async function startProxyHarness(
   const snapshots = new Map<string, GatewaySnapshot>();
   const proxyBus = await connectTestBus("gateway-proxy");
   const controlPlane = await connectTestBus("control-plane");
-  const book = new PageBook({ pageBytes: () => pageBytesOf(controlPlane), freshMs: 0, failureMs: 0 });
+  const book = pageBookOn(controlPlane);
   const served: Subscription[] = [
     serve(
       controlPlane,
