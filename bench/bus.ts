@@ -28,7 +28,7 @@ export interface BenchBus {
   stop(): Promise<void>;
 }
 
-export async function startBenchNats(): Promise<BenchBus & { pid: number }> {
+export async function startBenchNats(): Promise<BenchBus> {
   const dataDir = mkdtempSync(join(tmpdir(), "agn-bench-nats-"));
   const credentials = generateBusCredentials();
   const operator = { user: OPERATOR, password: randomBytes(24).toString("base64url") };
@@ -43,7 +43,6 @@ export async function startBenchNats(): Promise<BenchBus & { pid: number }> {
   });
   return {
     url: nats.url,
-    pid: nats.pid ?? 0,
     pids: [nats.pid ?? 0],
     serviceEnv: (service: BusService) => ({
       NATS_URL: nats.url,

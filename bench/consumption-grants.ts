@@ -13,8 +13,8 @@ import { Consumption, type LeaseRequest } from "@agentnet/contracts";
 import { ensureMongo, findRepoRoot } from "@agentnet/local-backends";
 import { runBench } from "./bench-script";
 import { startBenchNats } from "./bus";
-import { startBenchConsumption, stopBenchConsumption } from "./consumption-process";
 import { processTreeCpuMs } from "./process-cpu";
+import { startConsumptionProcess, stopChildren } from "./proxy-stack";
 
 const GRANTS = Number(process.env.BENCH_GRANTS ?? 20_000);
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 64);
@@ -46,11 +46,12 @@ async function main() {
   const database = new URL(mongo.url);
   database.pathname = `/agentnet_bench_grants_${Date.now()}`;
   const proxy = await nats.connectAs("gateway-proxy");
-  const consumption = await startBenchConsumption(
-    nats.serviceEnv("consumption"),
-    database.toString(),
-    `bench-grants-${Date.now()}`,
-  );
+  const consumption = await startConsumptionProcess({
+    name: "consumption",
+    busEnv: nats.serviceEnv("consumption"),
+    mongoUrl: database.toString(),
+    durable: `bench-grants-${Date.now()}`,
+  });
   try {
     const windowStart = Math.floor(Date.now() / 3_600_000) * 3600;
     const counter = (
@@ -124,7 +125,7 @@ async function main() {
         `${Math.round(perSecond)} per second, consumption ${cpuUs.toFixed(1)} µs of CPU per request\n`,
     );
   } finally {
-    await stopBenchConsumption(consumption);
+    await stopChildren([consumption]);
     await proxy.drain();
     await mongo.stop();
     await nats.stop();

@@ -23,8 +23,8 @@ import { newId } from "@agentnet/service-kit";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { runBench } from "./bench-script";
 import { startBenchNats } from "./bus";
-import { startBenchConsumption, stopBenchConsumption } from "./consumption-process";
 import { processTreeCpuMs } from "./process-cpu";
+import { startConsumptionProcess, stopChildren } from "./proxy-stack";
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 20_000);
 /** `plain` or `capped` alone, e.g. to profile one kind (`BENCH_CONSUMPTION_NODE_ARGS="--cpu-prof --cpu-prof-dir=…"`). */
@@ -92,7 +92,12 @@ async function main() {
   await ensureRequestStream(proxy);
   let consumption: ChildProcess | undefined;
   try {
-    consumption = await startBenchConsumption(nats.serviceEnv("consumption"), database.toString(), durable);
+    consumption = await startConsumptionProcess({
+      name: "consumption",
+      busEnv: nats.serviceEnv("consumption"),
+      mongoUrl: database.toString(),
+      durable,
+    });
     const pid = consumption.pid ?? 0;
 
     // The capped events' counters, with leases the leader really granted (settling moves usage out of them).
@@ -172,7 +177,7 @@ async function main() {
       `\nmedian of ${ROUNDS} rounds: plain ${median(results.plain).toFixed(1)} µs, capped ${median(results.capped).toFixed(1)} µs per request (+${(median(results.capped) - median(results.plain)).toFixed(1)})\n`,
     );
   } finally {
-    await stopBenchConsumption(consumption);
+    await stopChildren(consumption ? [consumption] : []);
     await deleteDurableConsumer(proxy, durable).catch(() => undefined);
     await proxy.drain();
     await mongo.stop();

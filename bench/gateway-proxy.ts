@@ -23,6 +23,7 @@ import { startVerifier } from "@agentnet/provider-verifier/app";
 import { generateSealingKey, parseSealingKeys } from "@agentnet/sealing";
 import { createLogger } from "@agentnet/service-kit";
 import mongoose from "mongoose";
+import { runBench } from "./bench-script";
 import { startBenchNats } from "./bus";
 import { processTreeCpuMs } from "./process-cpu";
 import {
@@ -47,6 +48,7 @@ import {
   startConsumptionProcess,
   startMockUpstream,
   startProxyProcess,
+  stopChildren,
 } from "./proxy-stack";
 
 /** Comma list narrowing a run while iterating (e.g. `BENCH_TARGETS=agentnet BENCH_MODES=non-streaming`). */
@@ -238,7 +240,7 @@ async function main() {
     // What else a request costs on this machine: consumption (settling), NATS and FerretDB.
     const backendCpuMs = (): Record<BackendPart, number> => ({
       consumption: processTreeCpuMs(consumptionChild.pid ?? 0),
-      nats: processTreeCpuMs(nats.pid),
+      nats: processTreeCpuMs(nats.pids[0] ?? 0),
       ferretdb: processTreeCpuMs(mongo.pid ?? 0),
     });
     for (const stream of modes) {
@@ -349,8 +351,7 @@ async function main() {
       }
     }
   } finally {
-    for (const child of children) child.kill("SIGTERM");
-    await Promise.all(children.map((child) => new Promise((resolve) => child.once("exit", resolve))));
+    await stopChildren(children);
     await deleteDurableConsumer(nc, durable).catch(() => undefined);
     await deleteDurableConsumer(nc, `${durable}-accounts`, ACCOUNT_EVENTS_STREAM).catch(() => undefined);
     await nc.drain();
@@ -360,10 +361,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runBench(main);

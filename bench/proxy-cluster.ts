@@ -17,6 +17,7 @@ import { join } from "node:path";
 import { REQUESTS_STREAM } from "@agentnet/contracts";
 import { ensureMongo } from "@agentnet/local-backends";
 import { generateSealingKey } from "@agentnet/sealing";
+import { runBench } from "./bench-script";
 import { type BenchBus, startBenchNats, startBenchNatsCluster } from "./bus";
 import {
   STACK_PARTS,
@@ -45,7 +46,7 @@ import {
   throughput,
   WARMUP_SECONDS,
 } from "./proxy-load";
-import { ROOT, startMockUpstream } from "./proxy-stack";
+import { ROOT, startMockUpstream, stopChildren } from "./proxy-stack";
 
 const ONE_NODE = "one node";
 const CLUSTER = "cluster";
@@ -300,12 +301,7 @@ async function main() {
       `\n| target | requests served (2xx) | events in ${REQUESTS_STREAM} | tokens served in / out | counters in / out, per dimension | exact |\n|---|---|---|---|---|---|\n${exactRows.join("\n")}\n`,
     );
   } finally {
-    for (const child of shared.children) child.kill("SIGTERM");
-    await Promise.all(
-      shared.children.map(
-        (child) => child.exitCode !== null || new Promise((resolve) => child.once("exit", resolve)),
-      ),
-    );
+    await stopChildren(shared.children);
     for (const stack of stacks) {
       await stack.nc.drain().catch(() => undefined);
       await stack.connection.dropDatabase().catch(() => undefined);
@@ -317,10 +313,4 @@ async function main() {
   if (!allExact) throw new Error("what was served and what was counted differ: see the table");
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runBench(main);

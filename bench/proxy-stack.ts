@@ -178,3 +178,11 @@ export function startConsumptionProcess(options: ConsumptionProcessOptions) {
     '"ready":true',
   );
 }
+
+/** Stops `children` as an orchestrator would (SIGTERM) and waits for each to exit (at once if it had). */
+export async function stopChildren(children: readonly ChildProcess[]): Promise<void> {
+  for (const child of children) child.kill("SIGTERM");
+  await Promise.all(
+    children.map((child) => child.exitCode !== null || new Promise((resolve) => child.once("exit", resolve))),
+  );
+}
