@@ -134,3 +134,8 @@ function listeners(port: number): ProcessIdentity[] {
   }
   return found;
 }
+
+const MAX_RESTART_DELAY_MS = 30_000;
+
+/** The wait before restarting a process that failed `failures` times in a row: 1 s, doubling to 30 s. */
+export const restartDelayMs = (failures: number) => Math.min(MAX_RESTART_DELAY_MS, 1_000 * 2 ** failures);

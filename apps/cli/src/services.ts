@@ -15,6 +15,8 @@ export interface ServiceSpec {
   nodeArgs?: string[];
   /** What `up` prints once the service is ready, e.g. its address. */
   address: string;
+  /** Where it listens for clients, for `agentnet status` to probe; none for the bus-only services. */
+  listens?: { kind: "api-gateway" | "gateway-proxy" | "demo-upstream"; url: string };
 }
 
 export interface RunningService {

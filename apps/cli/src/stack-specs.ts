@@ -3,7 +3,14 @@ import type { BusCredentials } from "@agentnet/local-backends";
 import type { CliEnv } from "./env";
 import type { ServiceSpec } from "./services";
 import type { StackEndpoint } from "./stack-file";
-import { replicaCount, replicaName, replicaPorts, type ServiceApp, type Topology } from "./topology";
+import {
+  CLUSTER_NATS_NODES,
+  replicaCount,
+  replicaName,
+  replicaPorts,
+  type ServiceApp,
+  type Topology,
+} from "./topology";
 
 /** The ports every replica of the API and of the proxy listens on: from AGN_API_PORT and AGN_PROXY_PORT up. */
 export interface EdgePorts {
@@ -41,9 +48,6 @@ export interface StackPlan {
   requestStreamMaxBytes: number;
 }
 
-/** Replicas of a stream or bucket on a cluster: one per node, so any one node may be lost. */
-const CLUSTER_STREAM_REPLICAS = 3;
-
 /**
  * Every process `up` starts, replicas included, in the order their readiness is awaited: each
  * joins the bus as its service with only its own subjects (busPermissions). On a cluster,
@@ -65,7 +69,8 @@ export function serviceSpecs(plan: StackPlan): ServiceSpec[] {
         NATS_PASSWORD: credentials[app],
         LOG_LEVEL: env.LOG_LEVEL,
         AGN_REQUESTS_STREAM_MAX_BYTES: String(plan.requestStreamMaxBytes),
-        ...(topology === "cluster" ? { AGN_STREAM_REPLICAS: String(CLUSTER_STREAM_REPLICAS) } : {}),
+        // A copy of every stream and bucket on each node: any one node may be lost.
+        ...(topology === "cluster" ? { AGN_STREAM_REPLICAS: String(CLUSTER_NATS_NODES) } : {}),
       };
       return { name: replicaName(app, index, count), app, ...spec(index, busEnv) };
     });
@@ -114,7 +119,7 @@ export function serviceSpecs(plan: StackPlan): ServiceSpec[] {
           .filter((entry) => entry !== "")
           .join(","),
       },
-      address: `http://${env.AGN_API_HOST}:${plan.ports.proxy[index]}`,
+      ...listeningAt("gateway-proxy", `http://${env.AGN_API_HOST}:${plan.ports.proxy[index]}`),
     })),
     ...replicas("api-gateway", (index, busEnv) => ({
       env: {
@@ -123,27 +128,32 @@ export function serviceSpecs(plan: StackPlan): ServiceSpec[] {
         AGN_API_PORT: String(plan.ports.api[index]),
         AGN_DASHBOARD_DIR: plan.dashboardDir ?? "",
       },
-      address: `http://${env.AGN_API_HOST}:${plan.ports.api[index]}`,
+      ...listeningAt("api-gateway", `http://${env.AGN_API_HOST}:${plan.ports.api[index]}`),
     })),
     {
       name: "demo-upstream",
       app: "cli",
       entry: join("src", "demo-upstream.ts"),
       env: { AGN_DEMO_UPSTREAM_PORT: String(env.AGN_DEMO_UPSTREAM_PORT) },
-      address: `http://127.0.0.1:${env.AGN_DEMO_UPSTREAM_PORT} (OpenAI and Anthropic formats, canned answers, for quickstart)`,
+      ...listeningAt(
+        "demo-upstream",
+        `http://127.0.0.1:${env.AGN_DEMO_UPSTREAM_PORT}`,
+        " (OpenAI and Anthropic formats, canned answers, for quickstart)",
+      ),
     },
   ];
 }
 
+/** A service that listens at `url`: printed once ready (with `note`), and probed by `agentnet status`. */
+const listeningAt = (kind: NonNullable<ServiceSpec["listens"]>["kind"], url: string, note = "") => ({
+  address: `${url}${note}`,
+  listens: { kind, url },
+});
+
 /** What `agentnet status` probes: every replica of the API and the proxy, and the demo upstream. */
 export function serviceEndpoints(specs: ServiceSpec[]): StackEndpoint[] {
-  const order = ["api-gateway", "gateway-proxy", "cli"];
-  const listening = specs
-    .filter((spec) => order.includes(spec.app))
-    .sort((a, b) => order.indexOf(a.app) - order.indexOf(b.app));
-  return listening.flatMap((spec): StackEndpoint[] => {
-    const kind = spec.app === "cli" ? "demo-upstream" : spec.app;
-    if (kind !== "api-gateway" && kind !== "gateway-proxy" && kind !== "demo-upstream") return [];
-    return [{ name: spec.name, kind, url: spec.address.split(" ")[0] ?? spec.address }];
-  });
+  const order = ["api-gateway", "gateway-proxy", "demo-upstream"];
+  return specs
+    .flatMap((spec) => (spec.listens ? [{ name: spec.name, ...spec.listens }] : []))
+    .sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind));
 }

@@ -1,5 +1,6 @@
 import type { ChildProcess } from "node:child_process";
 import { type NatsNode, nodeHealthy } from "./nats-cluster";
+import { restartDelayMs } from "./processes";
 import type { StackClaim } from "./stack-file";
 
 export interface SupervisedNode {
@@ -9,7 +10,6 @@ export interface SupervisedNode {
 
 /** A node that ran this long before dying starts again after the shortest delay. */
 const STABLE_AFTER_MS = 30_000;
-const MAX_RESTART_DELAY_MS = 30_000;
 
 /**
  * Starts a node of the local NATS cluster and starts it again, with backoff, whenever it dies
@@ -34,7 +34,7 @@ export function superviseNode(
       if (pid !== undefined) context.claim.forget(pid);
       if (context.isStopping()) return;
       failures = Date.now() - startedAt >= STABLE_AFTER_MS ? 0 : failures + 1;
-      const delayMs = Math.min(MAX_RESTART_DELAY_MS, 1_000 * 2 ** Math.max(0, failures - 1));
+      const delayMs = restartDelayMs(Math.max(0, failures - 1));
       context.print(node.name, `exited (${signal ?? `code ${code}`}); restarting in ${delayMs / 1000} s`);
       setTimeout(() => {
         if (context.isStopping()) return;

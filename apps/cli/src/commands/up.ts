@@ -11,7 +11,7 @@ import {
 import { busCredentialsFile, localDataDir } from "../bus-credentials";
 import type { CliEnv } from "../env";
 import { clusterReady, localNatsCluster } from "../nats-cluster";
-import { ensurePortsFree } from "../processes";
+import { ensurePortsFree, restartDelayMs } from "../processes";
 import { localSealingKey } from "../sealing-key";
 import { type RunningService, type ServiceSpec, startService, stopService } from "../services";
 import { claimStack, type StackEndpoint } from "../stack-file";
@@ -321,6 +321,3 @@ class StopRequested extends Error {}
 const EDGES = new Set(["gateway-proxy", "api-gateway"]);
 /** Restarts in a row that fail before the stack gives up on a service. */
 const MAX_FAILED_RESTARTS = 5;
-const MAX_RESTART_DELAY_MS = 30_000;
-/** The wait before restarting a service that failed `failures` times in a row: 1 s, doubling to 30 s. */
-const restartDelayMs = (failures: number) => Math.min(MAX_RESTART_DELAY_MS, 1_000 * 2 ** failures);
