@@ -21,6 +21,7 @@ import { AdmissionWatch } from "./domain/admissions";
 import { followAccountDeletions } from "./handlers/accounts";
 import { followAdmissions } from "./handlers/admissions";
 import { registerCapsHandler } from "./handlers/caps";
+import { takeCensus } from "./handlers/census";
 import type { HandlerContext } from "./handlers/context";
 import { registerLeaseHandlers } from "./handlers/lease";
 import { registerListHandler } from "./handlers/list";
@@ -276,6 +277,13 @@ async function lead(
   await deps.nc.flush();
   announce();
   const announcer = setInterval(() => announce(), LEADER_ANNOUNCE_INTERVAL_MS);
+  if (!resumed) {
+    loops.push(
+      takeCensus({ ...deps, keeper, clock: options.clock }, leaseSubjectOfTerm(term), abort.signal).catch(
+        (err: unknown) => deps.logger.error({ err }, "census of lease holders failed"),
+      ),
+    );
+  }
   return {
     state: { keeper, admissions },
     async stop(save) {

@@ -8,7 +8,13 @@ import {
 } from "@agentnet/contracts";
 import { newId } from "@agentnet/service-kit";
 import { capStatuses } from "./domain/cap-status";
-import { JournalFencedError, type JournalRef, type UsageStore } from "./store/usage-store";
+import {
+  JournalFencedError,
+  type JournalRef,
+  type LeaseHolder,
+  type LeaseHorizon,
+  type UsageStore,
+} from "./store/usage-store";
 
 export interface KeeperOptions {
   /** How long a lease of headroom lasts unless its proxy renews it. */
@@ -45,11 +51,22 @@ export class UsageKeeper {
    */
   private fenced = false;
   private queue: Promise<unknown> = Promise.resolve();
-  /** Leases granted so far end by then at the latest, as the store knows (see `lease`). */
+  /** Leases may be in use until then, riding an outage included, as the store knows. */
   private leasesCoveredUntil: number;
+  /** Leases granted so far end on their TTL by then at the latest, as the store knows (see `lease`). */
+  private grantsCoveredUntil: number;
+  /** Proxies granted leases, each with the latest it may have been granted one, as the store knows. */
+  private readonly holders: Map<string, number>;
+  /** Proxies granted leases since the last `coverGrants`, whose holder entries it moves on. */
+  private grantedSinceCover = new Set<string>();
   private covering: Promise<void> | undefined;
+  private readonly recordingHolders = new Map<string, Promise<void>>();
   /** Horizon writes, one at a time: each may only move it later. */
   private horizonWrites: Promise<unknown> = Promise.resolve();
+  /** Leases an earlier leader granted may be in use until then: this one grants none before. */
+  private predecessorLeasesUntil: number;
+  /** Events an earlier leader fetched and did not ack come again by then (`awaitRedelivery`). */
+  private redeliveredBy = 0;
 
   private constructor(
     private readonly book: CounterBook,
@@ -58,13 +75,16 @@ export class UsageKeeper {
     nextSeq: number,
     /** The journal's entries, oldest first: the leader alone writes it, so it knows them all. */
     private readonly journal: JournalRef[],
-    /** Leases an earlier leader granted may be in use until then: this one grants none before. */
-    private graceUntil: number,
+    /** What the store said of earlier leaders' leases when this keeper loaded. */
+    private readonly predecessor: LeaseHorizon,
     /** This keeper's leadership term, as recorded in the store when it loaded. */
     private readonly term: string,
   ) {
     this.lastSeq = nextSeq - 1;
-    this.leasesCoveredUntil = graceUntil;
+    this.leasesCoveredUntil = predecessor.until;
+    this.grantsCoveredUntil = predecessor.grantsUntil;
+    this.holders = new Map(predecessor.holders.map((holder) => [holder.proxy_id, holder.until]));
+    this.predecessorLeasesUntil = predecessor.until;
   }
 
   /** Rebuilds the book from the store's snapshots and journal. */
@@ -80,7 +100,7 @@ export class UsageKeeper {
     // Loaded counters are already persisted as they are; only later changes need a snapshot.
     book.takeDirty();
     book.remember(loaded.recentEventIds, options.clock());
-    return new UsageKeeper(book, store, options, loaded.nextSeq, loaded.journal, horizon.until, term);
+    return new UsageKeeper(book, store, options, loaded.nextSeq, loaded.journal, horizon, term);
   }
 
   /**
@@ -102,21 +122,38 @@ export class UsageKeeper {
   async busLost(): Promise<void> {
     const until = this.options.clock() + this.options.leaseOutageGraceMs;
     this.book.holdLeasesUntil(until);
-    await this.recordHorizon(until);
+    await this.writeHorizon(() =>
+      until > this.leasesCoveredUntil
+        ? {
+            update: { until },
+            written: () => {
+              this.leasesCoveredUntil = until;
+            },
+          }
+        : undefined,
+    );
   }
 
   /**
    * Grants leases of headroom. A new leader cannot know what its predecessor leased, so it grants
    * nothing until every lease the store says may be out has ended (503: proxies keep serving on
-   * their leases meanwhile). Before granting past the recorded horizon it records a later one
-   * (now + 1.5 × TTL), so the next leader knows how long to wait: one store write per TTL.
+   * their leases meanwhile), or its census says when they do (`censusTaken`). Before granting past
+   * the recorded horizon it records a later one (now + 1.5 × TTL), so the next leader knows how
+   * long to wait, with the proxies it granted to (one store write per TTL), and before a first
+   * grant to a proxy it records the proxy.
    */
   async lease(request: LeaseRequest): Promise<LeaseReply> {
     const ttlMs = this.options.quotaLeaseTtlMs;
-    if (this.options.clock() < this.graceUntil) {
+    if (this.options.clock() < this.graceUntil()) {
       throw new AppError(503, "consumption.starting", "consumption just took over; leases resume shortly");
     }
-    if (this.leasesCoveredUntil < this.options.clock() + ttlMs) await this.coverLeases();
+    for (;;) {
+      const now = this.options.clock();
+      if (this.grantsCoveredUntil < now + ttlMs) await this.coverGrants();
+      else if ((this.holders.get(request.proxy_id) ?? 0) < now) await this.recordHolder(request.proxy_id);
+      else break;
+    }
+    this.grantedSinceCover.add(request.proxy_id);
     const grants = this.book.grantLeases(request, this.options.clock(), ttlMs);
     return { grants, ttl_ms: ttlMs };
   }
@@ -127,7 +164,38 @@ export class UsageKeeper {
    * meanwhile, so this leader grants nothing before: it would lease headroom they already used.
    */
   awaitRedelivery(until: number): void {
-    this.graceUntil = Math.max(this.graceUntil, until);
+    this.redeliveredBy = Math.max(this.redeliveredBy, until);
+  }
+
+  /**
+   * The proxies a census must hear from before this leader may grant ahead of the outage horizon
+   * an earlier leader recorded: those it granted leases to within the outage grace (any of them may
+   * be riding an outage on one). Undefined when no census can shorten the wait: the horizon is that
+   * of the grants' TTLs, or over.
+   */
+  censusTargets(): string[] | undefined {
+    const now = this.options.clock();
+    if (this.predecessorLeasesUntil <= Math.max(this.predecessor.grantsUntil, now)) return undefined;
+    return this.predecessor.holders
+      .filter((holder) => holder.until + this.options.leaseOutageGraceMs > now)
+      .map((holder) => holder.proxy_id);
+  }
+
+  /**
+   * Every proxy of `censusTargets` answered the census: none rides an outage on an earlier leader's
+   * leases any more, and theirs end on their TTL by `leasesEndBy`; a grant on its way to a proxy
+   * ends by the predecessor's recorded grants horizon.
+   */
+  censusTaken(leasesEndBy: number): void {
+    this.predecessorLeasesUntil = Math.min(
+      this.predecessorLeasesUntil,
+      Math.max(this.predecessor.grantsUntil, leasesEndBy),
+    );
+  }
+
+  /** Until then this leader grants nothing (503 `consumption.starting`). */
+  graceUntil(): number {
+    return Math.max(this.predecessorLeasesUntil, this.redeliveredBy);
   }
 
   /** Counters whose headroom other proxies are to give back (`CounterBook.takeReclaims`). */
@@ -135,20 +203,81 @@ export class UsageKeeper {
     return this.book.takeReclaims();
   }
 
-  private coverLeases(): Promise<void> {
-    this.covering ??= this.recordHorizon(
-      this.options.clock() + Math.ceil(1.5 * this.options.quotaLeaseTtlMs),
-    ).finally(() => {
+  /**
+   * Records that grants from now on end by now + 1.5 × TTL, and that each proxy granted since the
+   * last such record may have been granted one until then; forgets holders past the outage grace.
+   */
+  private coverGrants(): Promise<void> {
+    this.covering ??= this.writeHorizon(() => {
+      const now = this.options.clock();
+      const until = now + Math.ceil(1.5 * this.options.quotaLeaseTtlMs);
+      if (until <= this.grantsCoveredUntil) return undefined;
+      const refreshed = this.grantedSinceCover;
+      this.grantedSinceCover = new Set();
+      const holders = new Map(this.holders);
+      for (const proxyId of refreshed) holders.set(proxyId, until);
+      for (const [proxyId, grantedUntil] of holders) {
+        if (grantedUntil + this.options.leaseOutageGraceMs <= now) holders.delete(proxyId);
+      }
+      const leasesUntil = Math.max(this.leasesCoveredUntil, until);
+      return {
+        update: { until: leasesUntil, grantsUntil: until, holders: holderList(holders) },
+        written: () => {
+          this.leasesCoveredUntil = leasesUntil;
+          this.grantsCoveredUntil = until;
+          this.replaceHolders(holders);
+        },
+        failed: () => {
+          for (const proxyId of refreshed) this.grantedSinceCover.add(proxyId);
+        },
+      };
+    }).finally(() => {
       this.covering = undefined;
     });
     return this.covering;
   }
 
-  private recordHorizon(until: number): Promise<void> {
+  /** Records that `proxyId` may be granted leases until the grants horizon. */
+  private recordHolder(proxyId: string): Promise<void> {
+    let recording = this.recordingHolders.get(proxyId);
+    if (!recording) {
+      recording = this.writeHorizon(() => {
+        const holders = new Map(this.holders).set(proxyId, this.grantsCoveredUntil);
+        return {
+          update: { holders: holderList(holders) },
+          written: () => this.replaceHolders(holders),
+        };
+      }).finally(() => this.recordingHolders.delete(proxyId));
+      this.recordingHolders.set(proxyId, recording);
+    }
+    return recording;
+  }
+
+  private replaceHolders(holders: Map<string, number>) {
+    this.holders.clear();
+    for (const [proxyId, until] of holders) this.holders.set(proxyId, until);
+  }
+
+  /** Runs horizon writes one at a time, each computed once the writes before it are done. */
+  private writeHorizon(
+    next: () =>
+      | {
+          update: Parameters<UsageStore["extendLeaseHorizon"]>[1];
+          written: () => void;
+          failed?: () => void;
+        }
+      | undefined,
+  ): Promise<void> {
     const write = this.horizonWrites.then(async () => {
-      if (until <= this.leasesCoveredUntil) return;
-      await this.store.extendLeaseHorizon(this.options.durable, until);
-      this.leasesCoveredUntil = until;
+      const planned = next();
+      if (!planned) return;
+      try {
+        await this.store.extendLeaseHorizon(this.options.durable, planned.update);
+      } catch (error) {
+        planned.failed?.();
+        throw error;
+      }
+      planned.written();
     });
     this.horizonWrites = write.catch(() => undefined);
     return write;
@@ -252,3 +381,6 @@ export class UsageKeeper {
 
 const endedBefore = (options: KeeperOptions) =>
   Math.floor((options.clock() - options.counterRetentionMs) / 1000);
+
+const holderList = (holders: Map<string, number>): LeaseHolder[] =>
+  [...holders].map(([proxy_id, until]) => ({ proxy_id, until }));

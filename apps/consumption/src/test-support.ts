@@ -11,7 +11,9 @@ import {
   ACCOUNT_EVENTS_STREAM,
   type BudgetRule,
   type Caller,
+  CONSUMPTION_CENSUS_SUBJECT,
   Consumption,
+  type ConsumptionCensusAnswer,
   Events,
   type GatewayRequestEvent,
   type Limits,
@@ -110,6 +112,29 @@ export const proxyOn = (nc: NatsConnection, clock: TestClock, idleMs = 2_000, on
       busAnswers: () => nc.flush(),
     },
   );
+
+/**
+ * A proxy's leases that also answer a new leader's census, as the gateway proxy's do
+ * (`ConsumptionLeader.onCensus`). `stop` ends its census subscription.
+ */
+export function censusProxyOn(nc: NatsConnection, clock: TestClock) {
+  const proxyId = uniqueId("proxy");
+  const table = new LeaseTable((ask) => request(nc, Consumption.lease, ask, { timeoutMs: 25_000 }), {
+    proxyId,
+    clock: clock.read,
+    idleMs: 60_000,
+    outageGraceMs: 75_000,
+    busAnswers: () => nc.flush(),
+  });
+  const census = nc.subscribe(CONSUMPTION_CENSUS_SUBJECT, {
+    callback: (error, msg) => {
+      if (error) return;
+      const answer: ConsumptionCensusAnswer = { v: 1, proxy_id: proxyId, leases_end_in_ms: table.census() };
+      msg.respond(JSON.stringify(answer));
+    },
+  });
+  return { table, stop: () => census.unsubscribe() };
+}
 
 /** Admits a request of `scope` holding `tokens` (and `usd`) through the proxy's leases. */
 export const admit = (table: LeaseTable, scope: Scope, clock: TestClock, tokens = 100, usd = 0.001) =>

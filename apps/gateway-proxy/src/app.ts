@@ -219,6 +219,7 @@ export async function startGatewayProxy(deps: {
     },
   );
   consumptionLeader.onReclaim((counterIds) => void leases.reclaim(counterIds));
+  consumptionLeader.onCensus(() => ({ v: 1, proxy_id: proxyId, leases_end_in_ms: leases.census() }));
   const privateAllowance = privateAllowanceOf(
     options.refusePrivateUpstreams,
     options.allowedPrivateUpstreams,

@@ -1,5 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { type BusService, Consumption, ControlPlane, Events, Verifier } from "@agentnet/contracts";
+import {
+  type BusService,
+  CONSUMPTION_CENSUS_SUBJECT,
+  Consumption,
+  ControlPlane,
+  Events,
+  Verifier,
+} from "@agentnet/contracts";
 import { connectTestBus, isolatedNats, uniqueId } from "@agentnet/testkit";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -195,6 +202,31 @@ describe("the bus admits each service as itself, with only its subjects", () => 
     }
     await expect(subscribeOutcome(as("telemetry"), Events.callersRevoked)).resolves.toMatch(/permission/i);
     for (const follower of followers) follower.stop();
+  });
+
+  it("lets consumption take a census that every proxy answers, and nobody else", async () => {
+    const consumption = await connectTestBus("consumption");
+    const proxies = [as("gateway-proxy"), await connectTestBus("gateway-proxy")];
+    proxies.forEach((proxy, index) =>
+      proxy.subscribe(CONSUMPTION_CENSUS_SUBJECT, {
+        callback: (_error, msg) => msg.respond(JSON.stringify({ proxy: index })),
+      }),
+    );
+    for (const proxy of proxies) await proxy.flush();
+    const answers: string[] = [];
+    for await (const answer of await consumption.requestMany(CONSUMPTION_CENSUS_SUBJECT, "{}", {
+      strategy: "count",
+      maxMessages: 2,
+      maxWait: 5_000,
+    })) {
+      answers.push(answer.string());
+    }
+    expect(answers.sort()).toEqual(['{"proxy":0}', '{"proxy":1}']);
+    await expect(
+      as("control-plane").request(CONSUMPTION_CENSUS_SUBJECT, "{}", { timeout: 1_000 }),
+    ).rejects.toThrow(/permission/i);
+    await proxies[1]?.close();
+    await consumption.close();
   });
 
   it("lets consumption hold the leadership lease", async () => {

@@ -442,6 +442,52 @@ describe("LeaseTable: bus outages", () => {
   });
 });
 
+describe("LeaseTable: a new leader's census", () => {
+  it("ends the outage it rides: its leases end on their TTL, and it says when the last one does", async () => {
+    const { clock, table, held, holdFromLeases } = setup();
+    await held(100);
+    table.busLost();
+    clock.advance(TTL_MS - 1_000);
+    table.busReconnected();
+    expect(table.census()).toBe(1_000);
+    clock.advance(1_000);
+    expect(holdFromLeases(1)).toBeUndefined();
+  });
+
+  it("rides no later outage on the leases it held at the census", async () => {
+    const { clock, table, held, holdFromLeases } = setup();
+    await held(100);
+    table.census();
+    clock.advance(TTL_MS);
+    table.busLost();
+    expect(holdFromLeases(1)).toBeUndefined();
+  });
+
+  it("rides no outage on a grant asked for before the census, answered after it", async () => {
+    const { clock, table, leader, held, admit, holdFromLeases } = setup();
+    await held(100);
+    const answer = leader.answerLater();
+    const admitting = admit(600);
+    await settle();
+    table.census();
+    answer();
+    expect(await admitting).toMatchObject({ kind: "held" });
+    clock.advance(TTL_MS);
+    table.busLost();
+    expect(holdFromLeases(1)).toBeUndefined();
+  });
+
+  it("says 0 when it holds no usable lease, and rides outages as before on grants asked for after it", async () => {
+    const { clock, table, held, holdFromLeases } = setup();
+    expect(table.census()).toBe(0);
+    clock.advance(1);
+    await held(100);
+    clock.advance(TTL_MS);
+    table.busLost();
+    expect(holdFromLeases(1)).toBeDefined();
+  });
+});
+
 const reservedOf = ({ dimension_kind, dimension_id, window_seconds, window_start }: CounterKey) => ({
   dimension_kind,
   dimension_id,

@@ -66,6 +66,8 @@ export class LeaseTable {
   private readonly waiting = new Map<string, number>();
   /** The leader's lease TTL, learnt from its replies. */
   private ttlMs = 6_000;
+  /** When a leader last took the census: a grant asked for before rides no outage (`census`). */
+  private censusAt = Number.NEGATIVE_INFINITY;
   private readonly bus: BusWatch;
 
   constructor(
@@ -161,6 +163,25 @@ export class LeaseTable {
    */
   busLost() {
     this.bus.lost();
+  }
+
+  /**
+   * A new leader takes the census of lease holders (`CONSUMPTION_CENSUS_SUBJECT`): a leader is
+   * reachable, so this proxy rides no outage on the leases it holds now, not even in a later one:
+   * each ends by its TTL, as does a grant still on its way for an ask sent before (`apply`).
+   * Returns how long until the last of them ends (0 when none is usable), what the new leader
+   * waits for before it grants.
+   */
+  census(): number {
+    const now = this.options.clock();
+    this.bus.leaderAnswered();
+    this.censusAt = now;
+    let lastEnd = now;
+    for (const lease of this.leases.values()) {
+      lease.confirmedAt = Math.min(lease.confirmedAt, lease.expiresAt - this.options.outageGraceMs);
+      lastEnd = Math.max(lastEnd, lease.expiresAt);
+    }
+    return lastEnd - now;
   }
 
   /** The connection is back: asks can reach a leader again (whose answer ends the outage grace). */
@@ -397,8 +418,9 @@ export class LeaseTable {
       this.leases.set(plan.id, current);
     }
     current.granted = amountOfQuantity(grant.granted);
-    current.confirmedAt = sentAt;
     current.expiresAt = sentAt + ttlMs;
+    current.confirmedAt =
+      sentAt > this.censusAt ? sentAt : Math.min(sentAt, current.expiresAt - this.options.outageGraceMs);
   }
 
   private async renew(lease: LocalLease) {

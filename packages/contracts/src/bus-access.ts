@@ -1,5 +1,5 @@
 import { ALERTS_STREAM, AlertSubjects, Notifications } from "./notifications";
-import { CONSUMPTION_LEADER_SUBJECT, Consumption } from "./reservations";
+import { CONSUMPTION_CENSUS_SUBJECT, CONSUMPTION_LEADER_SUBJECT, Consumption } from "./reservations";
 import { ACCOUNT_EVENTS_STREAM, ControlPlane, Events, REQUESTS_STREAM } from "./subjects";
 import { Telemetry, TelemetryIngest } from "./telemetry";
 import { Verifier } from "./verifier";
@@ -45,7 +45,8 @@ const ANSWERS: Record<BusService, BusService[]> = {
   "provider-verifier": ["control-plane"],
   telemetry: ["api-gateway", "gateway-proxy"],
   consumption: ["gateway-proxy", "api-gateway"],
-  "gateway-proxy": [],
+  // A new consumption leader's census of lease holders.
+  "gateway-proxy": ["consumption"],
   "api-gateway": [],
   cli: [],
 };
@@ -132,6 +133,7 @@ const PERMISSIONS: Record<BusService, BusPermissions> = {
       AlertSubjects.budgetAll,
       ...leadership,
       CONSUMPTION_LEADER_SUBJECT,
+      CONSUMPTION_CENSUS_SUBJECT,
       // The admission event of a request whose proxy died, published in its place.
       Events.requestsAll,
     ],
@@ -162,6 +164,7 @@ const PERMISSIONS: Record<BusService, BusPermissions> = {
       Events.accountDeleted,
       Events.callersRevoked,
       CONSUMPTION_LEADER_SUBJECT,
+      CONSUMPTION_CENSUS_SUBJECT,
     ],
   },
   cli: {

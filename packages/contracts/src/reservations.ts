@@ -116,3 +116,25 @@ export const ConsumptionLeaderAnnouncement = z.object({
 });
 export type ConsumptionLeaderAnnouncement = z.infer<typeof ConsumptionLeaderAnnouncement>;
 export const leaseSubjectOfTerm = (term: string) => `agn.consumption.lease.${term}`;
+
+/**
+ * `agn.consumption.census`: a new consumption leader whose predecessor may have left proxies
+ * riding a NATS outage on its leases asks every proxy (each answers; not a queue group). A proxy
+ * that answers rides no outage on the leases it holds now (a leader is reachable), follows the new
+ * term's `lease_subject`, and says when the last of those leases ends on its TTL. Once every proxy
+ * the store lists as a recent lease holder has answered, the leader grants from then on instead of
+ * waiting out the whole outage grace (see docs/ARCHITECTURE.md, "Caps and consumption").
+ */
+export const CONSUMPTION_CENSUS_SUBJECT = "agn.consumption.census";
+export const ConsumptionCensus = z.object({
+  v: z.literal(1),
+  lease_subject: z.string().startsWith("agn.consumption.lease."),
+});
+export type ConsumptionCensus = z.infer<typeof ConsumptionCensus>;
+export const ConsumptionCensusAnswer = z.object({
+  v: z.literal(1),
+  proxy_id: Id,
+  /** How long until the last lease this proxy holds ends on its TTL (its own clock); 0 when none. */
+  leases_end_in_ms: z.number().int().min(0),
+});
+export type ConsumptionCensusAnswer = z.infer<typeof ConsumptionCensusAnswer>;

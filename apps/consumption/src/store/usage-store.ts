@@ -78,11 +78,33 @@ export interface CounterDoc extends KeyFields {
   journal_seq: number;
 }
 
+/** A proxy a leader granted leases to, and the latest it may have been granted one (epoch ms). */
+export interface LeaseHolder {
+  proxy_id: string;
+  until: number;
+}
+
+/** What the store says of the leases granted by this durable's leaders (see `extendLeaseHorizon`). */
+export interface LeaseHorizon {
+  until: number;
+  grantsUntil: number;
+  holders: LeaseHolder[];
+  /** The leadership term that loaded the counters last (see `claimTerm`). */
+  term: string | undefined;
+}
+
 interface MetaDoc {
   _id: string;
   journal_seq?: number;
-  /** `leases:<durable>`: epoch ms until which leases granted so far may still be in use. */
+  /**
+   * `leases:<durable>`: epoch ms until which leases granted so far may still be in use, by proxies
+   * riding a NATS outage on them included.
+   */
   leases_valid_until?: number;
+  /** `leases:<durable>`: epoch ms by which every lease granted so far ends on its TTL. */
+  grants_until?: number;
+  /** `leases:<durable>`: proxies granted leases lately, each with when it was last granted one (at the latest). */
+  holders?: LeaseHolder[];
   /** `leases:<durable>`: the leadership term that loaded the counters last (see `claimTerm`). */
   term?: string;
 }
@@ -135,7 +157,14 @@ counterSchema.index({ account_id: 1 });
 counterSchema.index({ window_end: 1 });
 
 const metaSchema = new Schema<MetaDoc>(
-  { _id: String, journal_seq: Number, leases_valid_until: Number, term: String },
+  {
+    _id: String,
+    journal_seq: Number,
+    leases_valid_until: Number,
+    grants_until: Number,
+    holders: [new Schema<LeaseHolder>({ proxy_id: String, until: Number }, { _id: false })],
+    term: String,
+  },
   { versionKey: false },
 );
 
@@ -298,9 +327,16 @@ export class UsageStore {
    * Until when (epoch ms) leases granted by any leader of this durable may still be in use: a new
    * leader grants nothing before then, since it cannot know what the old one leased.
    */
-  async leaseHorizon(durable: string): Promise<{ until: number; term: string | undefined }> {
+  async leaseHorizon(durable: string): Promise<LeaseHorizon> {
     const doc = await this.meta.findById(`leases:${durable}`).lean<MetaDoc>();
-    return { until: doc?.leases_valid_until ?? 0, term: doc?.term };
+    const until = doc?.leases_valid_until ?? 0;
+    return {
+      until,
+      // Written by leaders older than the field: only the whole horizon is known.
+      grantsUntil: doc?.grants_until ?? until,
+      holders: (doc?.holders ?? []).map(({ proxy_id, until }) => ({ proxy_id, until })),
+      term: doc?.term,
+    };
   }
 
   /**
@@ -311,11 +347,23 @@ export class UsageStore {
     await this.meta.updateOne({ _id: `leases:${durable}` }, { $set: { term } }, { upsert: true });
   }
 
-  /** Records that leases may be in use until `until`; written before any grant that lasts past the last value. */
-  async extendLeaseHorizon(durable: string, until: number) {
+  /**
+   * Records how long leases may be in use (`until`), how long granted ones last (`grantsUntil`) and
+   * who holds them: written before any grant past the last values, and by a leader that lost NATS.
+   */
+  async extendLeaseHorizon(
+    durable: string,
+    horizon: Partial<Pick<LeaseHorizon, "until" | "grantsUntil" | "holders">>,
+  ) {
     await this.meta.updateOne(
       { _id: `leases:${durable}` },
-      { $set: { leases_valid_until: until } },
+      {
+        $set: {
+          ...(horizon.until === undefined ? {} : { leases_valid_until: horizon.until }),
+          ...(horizon.grantsUntil === undefined ? {} : { grants_until: horizon.grantsUntil }),
+          ...(horizon.holders === undefined ? {} : { holders: horizon.holders }),
+        },
+      },
       { upsert: true },
     );
   }
