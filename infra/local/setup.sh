@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs everything the stack and its tests need on a fresh machine, and does nothing
-# (quietly) when all of it is already there: pnpm, workspace dependencies, nats-server, tmux and
-# Chromium (tests), a MongoDB-wire server (mongod when on PATH, else FerretDB v1 built from the
-# Go module proxy) and helm (the Helm chart's test, built from the Go module proxy).
+# (quietly) when all of it is already there: pnpm, workspace dependencies, nats-server (a pinned
+# version built from the Go module proxy), tmux and Chromium (tests), a MongoDB-wire server (mongod
+# when on PATH, else FerretDB v1 built from the Go module proxy) and helm (the Helm chart's test,
+# built from the Go module proxy).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
@@ -32,10 +33,24 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$(manifests_digest)" ]; then
   manifests_digest > "$stamp"
 fi
 
-# nats-server with JetStream, from Debian when absent.
-if ! command -v nats-server >/dev/null 2>&1; then
-  say "installing nats-server"
-  apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nats-server >/dev/null
+# nats-server with JetStream at a pinned version, built from the Go module proxy: Debian's v2.9.10
+# loses KV TTLs after restarts in a three-node cluster (nats-io/nats-server#3653), which the cluster
+# fault suite runs into. Everything that starts NATS runs this binary (`natsServerBinary` in
+# @agentnet/local-backends). It is built beside the old one and renamed over it, so a server still
+# running from the old one keeps running.
+nats_version="v2.10.29"
+if ! [ -x "$tools/nats-server" ] || [ "$("$tools/nats-server" --version 2>/dev/null)" != "nats-server: $nats_version" ]; then
+  say "building nats-server $nats_version (once)"
+  command -v go >/dev/null 2>&1 || { say "Go is required to build nats-server; install golang"; exit 1; }
+  log="$(mktemp)"
+  bin="$(mktemp -d "$tools/.nats-server.XXXXXX")"
+  if ! GOBIN="$bin" go install -trimpath -ldflags "-s -w" "github.com/nats-io/nats-server/v2@$nats_version" >"$log" 2>&1; then
+    cat "$log" >&2
+    rm -rf "$bin"
+    exit 1
+  fi
+  mv "$bin/nats-server" "$tools/nats-server"
+  rm -rf "$bin" "$log"
 fi
 
 # tmux: the CLI's Ctrl-C tests press Ctrl-C in a real terminal (e2e/src/cli/ctrl-c.int.test.ts).

@@ -2,9 +2,9 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
-  assertNatsServerInstalled,
   type BusCredentials,
   freePorts,
+  natsServerBinary,
   natsServerConfig,
   startProcess,
   waitUntil,
@@ -61,7 +61,7 @@ export async function localNatsCluster(options: {
   basePort: number;
   credentials: BusCredentials;
 }): Promise<LocalNatsCluster> {
-  assertNatsServerInstalled();
+  const binary = natsServerBinary();
   const { dataDir, host, basePort } = options;
   const clusterDir = join(dataDir, "nats-cluster");
   mkdirSync(clusterDir, { recursive: true, mode: 0o700 });
@@ -101,7 +101,7 @@ export async function localNatsCluster(options: {
       name,
       url: `nats://${host}:${port}`,
       monitorUrl: `http://${host}:${monitorPorts[index]}`,
-      start: () => startProcess(name, "nats-server", ["-c", configFile], logDir),
+      start: () => startProcess(name, binary, ["-c", configFile], logDir),
     };
   });
   return {

@@ -14,7 +14,7 @@ import { type BusCredentials, natsServerConfig, type OperatorUser, writeNatsServ
 import { freePort } from "./ports";
 import { isMongoLoginRefused, natsAnswers, probeMongo, probeNats, waitUntil } from "./probe";
 import { type Backend, externalBackend, startProcess } from "./process";
-import { findRepoRoot } from "./root";
+import { defaultToolsDir } from "./root";
 
 export interface BackendOptions {
   url: string;
@@ -80,18 +80,24 @@ export async function ensureNats(options: NatsOptions): Promise<NatsBackend> {
   return { ...started, note: `port ${port} is held by ${other}; started ours on port ${own}` };
 }
 
-/** Throws, saying how to install it, when no `nats-server` is on PATH. */
-export function assertNatsServerInstalled(): void {
-  if (!onPath("nats-server")) {
-    throw new Error("nats-server is not installed (run: bash infra/local/setup.sh)");
-  }
+/**
+ * The nats-server every NATS started here runs (a stack's, a cluster node's, a test's): the one
+ * infra/local/setup.sh builds into `toolsDir` at a pinned version, since Debian's v2.9.10 loses KV
+ * TTLs after restarts in a cluster; else `nats-server` on PATH, on a machine where setup has not
+ * run. Throws, saying how to get one, when there is neither.
+ */
+export function natsServerBinary(toolsDir = defaultToolsDir()): string {
+  const built = join(toolsDir, "nats-server");
+  if (existsSync(built)) return built;
+  if (onPath("nats-server")) return "nats-server";
+  throw new Error("nats-server is not installed (run: bash infra/local/setup.sh)");
 }
 
-/** Starts `nats-server` on `host:port` with JetStream and this stack's users, its data under `dataDir`. */
+/** Starts `natsServerBinary` on `host:port` with JetStream and this stack's users, its data under `dataDir`. */
 export async function startNats(
   options: Omit<NatsOptions, "url" | "reuseUnauthenticated"> & { host: string; port: number },
 ): Promise<NatsBackend> {
-  assertNatsServerInstalled();
+  const binary = natsServerBinary(options.toolsDir);
   const { host, port, dataDir } = options;
   const storeDir = join(dataDir, "nats");
   mkdirSync(storeDir, { recursive: true, mode: 0o700 });
@@ -107,7 +113,7 @@ export async function startNats(
       ...(options.profPort === undefined ? {} : { profPort: options.profPort }),
     }),
   );
-  const started = startProcess("nats-server", "nats-server", ["-c", configFile], join(dataDir, "logs"));
+  const started = startProcess("nats-server", binary, ["-c", configFile], join(dataDir, "logs"));
   const url = `nats://${host}:${port}`;
   const auth = { user: "cli", password: options.credentials.cli };
   await waitUntil(() => natsAnswers(url, { auth }), 15_000, `nats-server on ${host}:${port}`);
@@ -185,7 +191,7 @@ export async function startMongo({ url, dataDir, toolsDir }: BackendOptions): Pr
   if (onPath("mongod")) {
     server = mongodServer(join(dataDir, "mongod"), host, port);
   } else {
-    const binary = join(toolsDir ?? join(findRepoRoot(), ".data", "tools"), "ferretdb");
+    const binary = join(toolsDir ?? defaultToolsDir(), "ferretdb");
     if (!existsSync(binary)) {
       throw new Error(
         `MongoDB does not answer at ${url} and FerretDB is not built (run: bash infra/local/setup.sh)`,

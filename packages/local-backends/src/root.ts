@@ -14,3 +14,6 @@ export function findRepoRoot(start = dirname(fileURLToPath(import.meta.url))): s
 }
 
 export const defaultDataDir = () => join(findRepoRoot(), ".data");
+
+/** Where infra/local/setup.sh puts the binaries it builds (nats-server, FerretDB, helm). */
+export const defaultToolsDir = () => join(defaultDataDir(), "tools");

@@ -6,6 +6,7 @@ import {
   freePort,
   generateBusCredentials,
   natsAnswers,
+  natsServerBinary,
   natsServerConfig,
   type OperatorUser,
   startProcess,
@@ -43,7 +44,7 @@ export async function spawnTestNats(
   url: string,
   operator: OperatorUser,
 ) {
-  const server = startProcess(name, "nats-server", ["-c", configFile], join(dir, "logs"));
+  const server = startProcess(name, natsServerBinary(), ["-c", configFile], join(dir, "logs"));
   writeFileSync(join(dir, "pid"), String(server.child.pid ?? ""));
   await waitUntil(() => natsAnswers(url, { auth: operator }), 15_000, `test nats-server ${name} at ${url}`);
   return server;
