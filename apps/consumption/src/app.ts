@@ -240,11 +240,12 @@ async function lead(
       deps.logger.error({ err }, "settling a batch failed; it will be redelivered");
     }
   };
-  const loops = [
-    (await startSettlement(ctx, { ...options, takingOver: resumed === undefined, onError }, abort.signal))
-      .loop,
-    followAccountDeletions(ctx, options, abort.signal),
-  ].map((loop) =>
+  const settlement = await startSettlement(
+    ctx,
+    { ...options, takingOver: resumed === undefined, onError },
+    abort.signal,
+  );
+  const loops = [settlement.loop, followAccountDeletions(ctx, options, abort.signal)].map((loop) =>
     loop.catch((err: unknown) => {
       if (!abort.signal.aborted) deps.logger.error({ err }, "a JetStream consumer stopped");
     }),
@@ -279,9 +280,11 @@ async function lead(
   const announcer = setInterval(() => announce(), LEADER_ANNOUNCE_INTERVAL_MS);
   if (!resumed) {
     loops.push(
-      takeCensus({ ...deps, keeper, clock: options.clock }, leaseSubjectOfTerm(term), abort.signal).catch(
-        (err: unknown) => deps.logger.error({ err }, "census of lease holders failed"),
-      ),
+      takeCensus(
+        { ...deps, keeper, clock: options.clock, settledThroughNow: settlement.settledThroughNow },
+        leaseSubjectOfTerm(term),
+        abort.signal,
+      ).catch((err: unknown) => deps.logger.error({ err }, "census of lease holders failed")),
     );
   }
   return {

@@ -51,7 +51,7 @@ async function takeOverAfterOutage(holdLease: (leader: Replica) => Promise<unkno
 }
 
 describe("a new leader's census of lease holders", () => {
-  it("grants once every holder answered and its leases ended on their TTL, not at the outage horizon", async () => {
+  it("grants once every holder answered with no event pending, not at the outage horizon", async () => {
     const scope = makeCapped(10_000);
     const proxyBus = await connectTestBus();
     const holder = censusProxyOn(proxyBus, clock);
@@ -62,6 +62,23 @@ describe("a new leader's census of lease holders", () => {
     await expect
       .poll(async () => (await admit(proxyOn(leader.nc, clock), scope, clock)).kind, { timeout: 10_000 })
       .toBe("held");
+  }, 30_000);
+
+  it("waits while a holder has request events the stream has not taken", async () => {
+    const scope = makeCapped(10_000);
+    const proxyBus = await connectTestBus();
+    let eventsPending = 2;
+    const holder = censusProxyOn(proxyBus, clock, () => eventsPending);
+    stops.push(holder.stop, () => void proxyBus.close());
+    const leader = await takeOverAfterOutage(() => held(holder.table, scope, clock));
+    clock.advance(3_000);
+    const asking = proxyOn(leader.nc, clock);
+    for (let round = 0; round < 2; round++) {
+      expect((await admit(asking, scope, clock)).kind).toBe("unavailable");
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+    eventsPending = 0;
+    await expect.poll(async () => (await admit(asking, scope, clock)).kind, { timeout: 10_000 }).toBe("held");
   }, 30_000);
 
   it("waits out the outage horizon while a holder does not answer", async () => {

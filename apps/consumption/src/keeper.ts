@@ -182,14 +182,15 @@ export class UsageKeeper {
   }
 
   /**
-   * Every proxy of `censusTargets` answered the census: none rides an outage on an earlier leader's
-   * leases any more, and theirs end on their TTL by `leasesEndBy`; a grant on its way to a proxy
-   * ends by the predecessor's recorded grants horizon.
+   * Every proxy of `censusTargets` answered the census with no event pending, and the stream's
+   * events are settled through then (`at`): none admits on an earlier leader's leases any more,
+   * and their usage is counted but for requests still in flight (the bound of any fail-over); a
+   * grant on its way to a proxy ends by the predecessor's recorded grants horizon.
    */
-  censusTaken(leasesEndBy: number): void {
+  censusTaken(at: number): void {
     this.predecessorLeasesUntil = Math.min(
       this.predecessorLeasesUntil,
-      Math.max(this.predecessor.grantsUntil, leasesEndBy),
+      Math.max(this.predecessor.grantsUntil, at),
     );
   }
 

@@ -117,7 +117,7 @@ export const proxyOn = (nc: NatsConnection, clock: TestClock, idleMs = 2_000, on
  * A proxy's leases that also answer a new leader's census, as the gateway proxy's do
  * (`ConsumptionLeader.onCensus`). `stop` ends its census subscription.
  */
-export function censusProxyOn(nc: NatsConnection, clock: TestClock) {
+export function censusProxyOn(nc: NatsConnection, clock: TestClock, eventsPending = () => 0) {
   const proxyId = uniqueId("proxy");
   const table = new LeaseTable((ask) => request(nc, Consumption.lease, ask, { timeoutMs: 25_000 }), {
     proxyId,
@@ -129,7 +129,8 @@ export function censusProxyOn(nc: NatsConnection, clock: TestClock) {
   const census = nc.subscribe(CONSUMPTION_CENSUS_SUBJECT, {
     callback: (error, msg) => {
       if (error) return;
-      const answer: ConsumptionCensusAnswer = { v: 1, proxy_id: proxyId, leases_end_in_ms: table.census() };
+      table.census();
+      const answer: ConsumptionCensusAnswer = { v: 1, proxy_id: proxyId, events_pending: eventsPending() };
       msg.respond(JSON.stringify(answer));
     },
   });

@@ -219,7 +219,10 @@ export async function startGatewayProxy(deps: {
     },
   );
   consumptionLeader.onReclaim((counterIds) => void leases.reclaim(counterIds));
-  consumptionLeader.onCensus(() => ({ v: 1, proxy_id: proxyId, leases_end_in_ms: leases.census() }));
+  consumptionLeader.onCensus(() => {
+    leases.census();
+    return { v: 1, proxy_id: proxyId, events_pending: publisher.pending };
+  });
   const privateAllowance = privateAllowanceOf(
     options.refusePrivateUpstreams,
     options.allowedPrivateUpstreams,

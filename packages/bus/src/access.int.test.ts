@@ -207,12 +207,14 @@ describe("the bus admits each service as itself, with only its subjects", () => 
   it("lets consumption take a census that every proxy answers, and nobody else", async () => {
     const consumption = await connectTestBus("consumption");
     const proxies = [as("gateway-proxy"), await connectTestBus("gateway-proxy")];
-    proxies.forEach((proxy, index) =>
+    for (const [index, proxy] of proxies.entries()) {
       proxy.subscribe(CONSUMPTION_CENSUS_SUBJECT, {
-        callback: (_error, msg) => msg.respond(JSON.stringify({ proxy: index })),
-      }),
-    );
-    for (const proxy of proxies) await proxy.flush();
+        callback: (_error, msg) => {
+          msg.respond(JSON.stringify({ proxy: index }));
+        },
+      });
+      await proxy.flush();
+    }
     const answers: string[] = [];
     for await (const answer of await consumption.requestMany(CONSUMPTION_CENSUS_SUBJECT, "{}", {
       strategy: "count",

@@ -443,43 +443,47 @@ describe("LeaseTable: bus outages", () => {
 });
 
 describe("LeaseTable: a new leader's census", () => {
-  it("ends the outage it rides: its leases end on their TTL, and it says when the last one does", async () => {
-    const { clock, table, held, holdFromLeases } = setup();
+  it("ends the leases it holds, the outage it rides on them included: what they lack is asked of the new leader", async () => {
+    const { clock, table, leader, held, holdFromLeases } = setup();
     await held(100);
     table.busLost();
-    clock.advance(TTL_MS - 1_000);
+    clock.advance(TTL_MS + 1_000);
     table.busReconnected();
-    expect(table.census()).toBe(1_000);
-    clock.advance(1_000);
+    expect(holdFromLeases(1)).toBeDefined();
+    table.census();
     expect(holdFromLeases(1)).toBeUndefined();
+    clock.advance(1);
+    await held(100);
+    expect(leader.requests).toHaveLength(2);
   });
 
-  it("rides no later outage on the leases it held at the census", async () => {
-    const { clock, table, held, holdFromLeases } = setup();
+  it("rides no later outage on a lease it held at the census", async () => {
+    const { table, held, holdFromLeases } = setup();
     await held(100);
     table.census();
-    clock.advance(TTL_MS);
     table.busLost();
     expect(holdFromLeases(1)).toBeUndefined();
   });
 
-  it("rides no outage on a grant asked for before the census, answered after it", async () => {
+  it("does not admit on a grant asked for before the census, answered after it", async () => {
     const { clock, table, leader, held, admit, holdFromLeases } = setup();
     await held(100);
     const answer = leader.answerLater();
     const admitting = admit(600);
     await settle();
     table.census();
+    clock.advance(1);
+    leader.answerAfter = undefined;
     answer();
     expect(await admitting).toMatchObject({ kind: "held" });
-    clock.advance(TTL_MS);
-    table.busLost();
-    expect(holdFromLeases(1)).toBeUndefined();
+    // The hold came from a second ask, sent after the census.
+    expect(leader.requests).toHaveLength(3);
+    expect(holdFromLeases(1)).toBeDefined();
   });
 
-  it("says 0 when it holds no usable lease, and rides outages as before on grants asked for after it", async () => {
+  it("rides outages as before on grants asked for after it", async () => {
     const { clock, table, held, holdFromLeases } = setup();
-    expect(table.census()).toBe(0);
+    table.census();
     clock.advance(1);
     await held(100);
     clock.advance(TTL_MS);

@@ -66,7 +66,7 @@ export class LeaseTable {
   private readonly waiting = new Map<string, number>();
   /** The leader's lease TTL, learnt from its replies. */
   private ttlMs = 6_000;
-  /** When a leader last took the census: a grant asked for before rides no outage (`census`). */
+  /** When a leader last took the census: a grant asked for before is ended (`census`). */
   private censusAt = Number.NEGATIVE_INFINITY;
   private readonly bus: BusWatch;
 
@@ -167,21 +167,15 @@ export class LeaseTable {
 
   /**
    * A new leader takes the census of lease holders (`CONSUMPTION_CENSUS_SUBJECT`): a leader is
-   * reachable, so this proxy rides no outage on the leases it holds now, not even in a later one:
-   * each ends by its TTL, as does a grant still on its way for an ask sent before (`apply`).
-   * Returns how long until the last of them ends (0 when none is usable), what the new leader
-   * waits for before it grants.
+   * reachable, so this proxy stops admitting on the leases its predecessor granted (now, in an
+   * outage ridden or in a later one) and on any grant still on its way for an ask sent before
+   * (`apply`); it asks the new leader instead. Requests in flight keep their holds.
    */
-  census(): number {
+  census(): void {
     const now = this.options.clock();
     this.bus.leaderAnswered();
     this.censusAt = now;
-    let lastEnd = now;
-    for (const lease of this.leases.values()) {
-      lease.confirmedAt = Math.min(lease.confirmedAt, lease.expiresAt - this.options.outageGraceMs);
-      lastEnd = Math.max(lastEnd, lease.expiresAt);
-    }
-    return lastEnd - now;
+    for (const lease of this.leases.values()) endLeaseAt(lease, now, this.options.outageGraceMs);
   }
 
   /** The connection is back: asks can reach a leader again (whose answer ends the outage grace). */
@@ -419,8 +413,8 @@ export class LeaseTable {
     }
     current.granted = amountOfQuantity(grant.granted);
     current.expiresAt = sentAt + ttlMs;
-    current.confirmedAt =
-      sentAt > this.censusAt ? sentAt : Math.min(sentAt, current.expiresAt - this.options.outageGraceMs);
+    current.confirmedAt = sentAt;
+    if (sentAt <= this.censusAt) endLeaseAt(current, this.censusAt, this.options.outageGraceMs);
   }
 
   private async renew(lease: LocalLease) {
@@ -450,3 +444,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Whether `lease` holds headroom no request committed: what a shrink gives back. */
 const hasSpare = (lease: { granted: Amount; committed: Amount }) =>
   !isNoAmount(amountBeyond(lease.granted, lease.committed));
+
+/** Ends `lease` by `at`: usable no longer, not even riding an outage. */
+function endLeaseAt(lease: LocalLease, at: number, outageGraceMs: number) {
+  lease.expiresAt = Math.min(lease.expiresAt, at);
+  lease.confirmedAt = Math.min(lease.confirmedAt, lease.expiresAt - outageGraceMs);
+}

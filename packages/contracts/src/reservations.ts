@@ -120,10 +120,11 @@ export const leaseSubjectOfTerm = (term: string) => `agn.consumption.lease.${ter
 /**
  * `agn.consumption.census`: a new consumption leader whose predecessor may have left proxies
  * riding a NATS outage on its leases asks every proxy (each answers; not a queue group). A proxy
- * that answers rides no outage on the leases it holds now (a leader is reachable), follows the new
- * term's `lease_subject`, and says when the last of those leases ends on its TTL. Once every proxy
- * the store lists as a recent lease holder has answered, the leader grants from then on instead of
- * waiting out the whole outage grace (see docs/ARCHITECTURE.md, "Caps and consumption").
+ * that answers stops admitting on the leases it holds (a leader is reachable: it asks the new one,
+ * whose `lease_subject` it follows from now), and says how many of its request events the stream
+ * has not taken yet. Once every proxy the store lists as a recent lease holder has answered with
+ * none, and the events the stream holds by then are settled, the leader grants instead of waiting
+ * out the whole outage grace (see docs/ARCHITECTURE.md, "Caps and consumption").
  */
 export const CONSUMPTION_CENSUS_SUBJECT = "agn.consumption.census";
 export const ConsumptionCensus = z.object({
@@ -134,7 +135,7 @@ export type ConsumptionCensus = z.infer<typeof ConsumptionCensus>;
 export const ConsumptionCensusAnswer = z.object({
   v: z.literal(1),
   proxy_id: Id,
-  /** How long until the last lease this proxy holds ends on its TTL (its own clock); 0 when none. */
-  leases_end_in_ms: z.number().int().min(0),
+  /** Request events this proxy has buffered or sent without the stream's ack yet. */
+  events_pending: z.number().int().min(0),
 });
 export type ConsumptionCensusAnswer = z.infer<typeof ConsumptionCensusAnswer>;

@@ -9,16 +9,26 @@ import type { UsageKeeper } from "../keeper";
 
 /** How long one census waits for answers; a proxy still reconnecting is asked again in the next. */
 const CENSUS_WAIT_MS = 1_000;
+/** How often the settlement of the stream's events is looked at once the census is complete. */
+const SETTLED_POLL_MS = 200;
 
 /**
- * A new leader's census of the lease holders its predecessor recorded (`CONSUMPTION_CENSUS_SUBJECT`):
- * asked again until every one of them has answered, then the keeper grants once their leases end
- * on their TTL instead of at the outage horizon the predecessor recorded when it lost NATS (a NATS
- * node's loss in a cluster drops the leader's connection for a moment, and the proxies' too).
- * Ends when the term does, or when no census can shorten the wait any more.
+ * A new leader's census of the lease holders its predecessor recorded (`CONSUMPTION_CENSUS_SUBJECT`),
+ * asked again every second until every one of them has answered with no request event pending
+ * (events buffered through a JetStream outage are the usage of leases this leader cannot see);
+ * then, once the events the stream holds are settled, the keeper grants from then on instead of
+ * at the outage horizon the predecessor recorded when it lost NATS (a NATS node's loss in a
+ * cluster drops the leader's connection for a moment, and the proxies' too). Ends when the term
+ * does, or when no census can shorten the wait any more.
  */
 export async function takeCensus(
-  deps: { nc: NatsConnection; keeper: UsageKeeper; logger: Logger; clock: () => number },
+  deps: {
+    nc: NatsConnection;
+    keeper: UsageKeeper;
+    logger: Logger;
+    clock: () => number;
+    settledThroughNow: (pollMs: number) => Promise<boolean>;
+  },
   leaseSubject: string,
   signal: AbortSignal,
 ): Promise<void> {
@@ -26,40 +36,45 @@ export async function takeCensus(
   for (let round = 1; !signal.aborted; round++) {
     const targets = deps.keeper.censusTargets();
     if (targets === undefined) return;
-    const waiting = new Set(targets);
-    let leasesEndBy = deps.clock();
-    if (waiting.size > 0) {
-      try {
-        const answers = await deps.nc.requestMany(CONSUMPTION_CENSUS_SUBJECT, JSON.stringify(census), {
-          strategy: "timer",
-          maxWait: CENSUS_WAIT_MS,
-        });
-        for await (const message of answers) {
-          const answer = ConsumptionCensusAnswer.safeParse(jsonOrUndefined(message.string()));
-          if (!answer.success) continue;
-          waiting.delete(answer.data.proxy_id);
-          // Measured from now, after the proxy measured it: never earlier than its leases end.
-          leasesEndBy = Math.max(leasesEndBy, deps.clock() + answer.data.leases_end_in_ms);
-          if (waiting.size === 0) break;
-        }
-      } catch (err) {
-        // No proxy listening (no responders), or the connection dropped: the next round asks again.
-        deps.logger.debug({ err }, "census round without every answer");
-      }
-    }
-    if (signal.aborted) return;
-    if (waiting.size === 0) {
-      deps.keeper.censusTaken(leasesEndBy);
+    if (await everyHolderClear(deps, census, new Set(targets), deps.logger)) {
+      if (!(await deps.settledThroughNow(SETTLED_POLL_MS))) return;
+      deps.keeper.censusTaken(deps.clock());
       deps.logger.info(
         {
           proxies: targets.length,
           rounds: round,
           grants_from: new Date(deps.keeper.graceUntil()).toISOString(),
         },
-        "census of lease holders taken: no proxy rides an outage on the last leader's leases",
+        "census of lease holders taken: none admits on the last leader's leases, their events are settled",
       );
       return;
     }
     await new Promise((wake) => setTimeout(wake, CENSUS_WAIT_MS));
   }
+}
+
+/** One round: whether every proxy of `waiting` answered with no request event pending. */
+async function everyHolderClear(
+  deps: { nc: NatsConnection },
+  census: ConsumptionCensus,
+  waiting: Set<string>,
+  logger: Logger,
+): Promise<boolean> {
+  if (waiting.size === 0) return true;
+  try {
+    const answers = await deps.nc.requestMany(CONSUMPTION_CENSUS_SUBJECT, JSON.stringify(census), {
+      strategy: "timer",
+      maxWait: CENSUS_WAIT_MS,
+    });
+    for await (const message of answers) {
+      const answer = ConsumptionCensusAnswer.safeParse(jsonOrUndefined(message.string()));
+      if (!answer.success || answer.data.events_pending > 0) continue;
+      waiting.delete(answer.data.proxy_id);
+      if (waiting.size === 0) return true;
+    }
+  } catch (err) {
+    // No proxy listening (no responders), or the connection dropped: the next round asks again.
+    logger.debug({ err }, "census round without every answer");
+  }
+  return false;
 }

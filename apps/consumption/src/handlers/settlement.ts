@@ -1,6 +1,6 @@
 import { consumeBatches, ensureDurableConsumer, forEachInSlices, startEventSpans } from "@agentnet/bus";
-import { GatewayRequestEvent } from "@agentnet/contracts";
-import type { JsMsg } from "@nats-io/jetstream";
+import { GatewayRequestEvent, REQUESTS_STREAM } from "@agentnet/contracts";
+import { type JsMsg, jetstreamManager } from "@nats-io/jetstream";
 import type { HandlerContext } from "./context";
 
 export interface SettlementOptions {
@@ -71,5 +71,21 @@ export async function startSettlement(
     },
     { maxMessages: 1_000, expiresMs: FETCH_EXPIRES_MS, signal, onError: options.onError },
   );
-  return { loop };
+  return {
+    loop,
+    /**
+     * Resolves once every event the stream holds now is settled (the durable's ack floor reached
+     * the stream's last sequence; it takes every subject), asking every `pollMs`; false if
+     * `signal` ended the wait first.
+     */
+    async settledThroughNow(pollMs: number): Promise<boolean> {
+      const jsm = await jetstreamManager(ctx.nc);
+      const last = (await jsm.streams.info(REQUESTS_STREAM)).state.last_seq;
+      while (!signal.aborted) {
+        if ((await consumer.info()).ack_floor.stream_seq >= last) return true;
+        await new Promise((wake) => setTimeout(wake, pollMs));
+      }
+      return false;
+    },
+  };
 }
