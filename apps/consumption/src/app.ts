@@ -278,15 +278,14 @@ async function lead(
   await deps.nc.flush();
   announce();
   const announcer = setInterval(() => announce(), LEADER_ANNOUNCE_INTERVAL_MS);
-  if (!resumed) {
-    loops.push(
-      takeCensus(
-        { ...deps, keeper, clock: options.clock, settledThroughNow: settlement.settledThroughNow },
-        leaseSubjectOfTerm(term),
-        abort.signal,
-      ).catch((err: unknown) => deps.logger.error({ err }, "census of lease holders failed")),
-    );
-  }
+  // A resumed term takes it too: it may have lost NATS mid-census, or recorded an outage since.
+  loops.push(
+    takeCensus(
+      { ...deps, keeper, clock: options.clock, settledThroughNow: settlement.settledThroughNow },
+      leaseSubjectOfTerm(term),
+      abort.signal,
+    ).catch((err: unknown) => deps.logger.error({ err }, "census of lease holders failed")),
+  );
   return {
     state: { keeper, admissions },
     async stop(save) {

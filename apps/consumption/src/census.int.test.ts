@@ -1,5 +1,6 @@
 import { connectTestBus, uniqueId } from "@agentnet/testkit";
 import { afterEach, describe, expect, it } from "vitest";
+import { UsageStore } from "./store/usage-store";
 import {
   admit,
   censusProxyOn,
@@ -39,12 +40,12 @@ async function takeOverAfterOutage(holdLease: (leader: Replica) => Promise<unkno
   const standby = await startReplica(DB, clock, options);
   started.push(leader, standby);
   await holdLease(leader);
-  await leader.connection
-    .collection("consumption_meta")
-    .updateOne(
-      { _id: `leases:${durable}` as never },
-      { $set: { leases_valid_until: clock.now + OUTAGE_GRACE_MS } },
-    );
+  await leader.connection.collection("consumption_meta").updateOne(
+    { _id: `leases:${durable}` as never },
+    {
+      $set: { leases_valid_until: clock.now + OUTAGE_GRACE_MS, census_until: clock.now + OUTAGE_GRACE_MS },
+    },
+  );
   await leader.crash();
   await expect.poll(() => standby.service.isLeader(), { timeout: 10_000 }).toBe(true);
   return standby;
@@ -93,5 +94,16 @@ describe("a new leader's census of lease holders", () => {
     }
     clock.advance(OUTAGE_GRACE_MS);
     expect((await admit(asking, scope, clock)).kind).toBe("held");
+  }, 30_000);
+
+  it("a leader whose term another replica claimed grants no new proxy: it cannot record it as a holder", async () => {
+    const durable = uniqueId("consumption");
+    const leader = await startReplica(DB, clock, { durable, leaseTtlMs: 1_000, quotaLeaseTtlMs: 2_000 });
+    started.push(leader);
+    const scope = makeCapped(10_000);
+    await held(proxyOn(leader.nc, clock), scope, clock);
+    // What a successor's load does before its census reads the holders.
+    await (await UsageStore.open(leader.connection)).claimTerm(durable, "successor");
+    expect((await admit(proxyOn(leader.nc, clock), scope, clock)).kind).toBe("unavailable");
   }, 30_000);
 });

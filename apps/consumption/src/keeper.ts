@@ -13,6 +13,7 @@ import {
   type JournalRef,
   type LeaseHolder,
   type LeaseHorizon,
+  TermFencedError,
   type UsageStore,
 } from "./store/usage-store";
 
@@ -184,8 +185,10 @@ export class UsageKeeper {
   /**
    * Every proxy of `censusTargets` answered the census with no event pending, and the stream's
    * events are settled through then (`at`): none admits on an earlier leader's leases any more,
-   * and their usage is counted but for requests still in flight (the bound of any fail-over); a
-   * grant on its way to a proxy ends by the predecessor's recorded grants horizon.
+   * and their usage is counted but for requests still in flight (the bound of any fail-over). A
+   * grant answering an ask the proxy sent after the census can still come from a deposed leader
+   * that has not noticed yet: it ends by the grants horizon the store had when this one loaded
+   * (fenced by term, no later one can be written).
    */
   censusTaken(at: number): void {
     this.predecessorLeasesUntil = Math.min(
@@ -263,7 +266,7 @@ export class UsageKeeper {
   private writeHorizon(
     next: () =>
       | {
-          update: Parameters<UsageStore["extendLeaseHorizon"]>[1];
+          update: Parameters<UsageStore["extendLeaseHorizon"]>[2];
           written: () => void;
           failed?: () => void;
         }
@@ -273,9 +276,13 @@ export class UsageKeeper {
       const planned = next();
       if (!planned) return;
       try {
-        await this.store.extendLeaseHorizon(this.options.durable, planned.update);
+        await this.store.extendLeaseHorizon(this.options.durable, this.term, planned.update);
       } catch (error) {
         planned.failed?.();
+        if (error instanceof TermFencedError) {
+          this.fenced = true;
+          throw new AppError(503, "consumption.starting", "another consumption replica leads now");
+        }
         throw error;
       }
       planned.written();

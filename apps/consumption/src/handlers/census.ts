@@ -1,3 +1,4 @@
+import { setTimeout as delay } from "node:timers/promises";
 import { jsonOrUndefined, type NatsConnection } from "@agentnet/bus";
 import {
   CONSUMPTION_CENSUS_SUBJECT,
@@ -7,16 +8,17 @@ import {
 import type { Logger } from "@agentnet/service-kit";
 import type { UsageKeeper } from "../keeper";
 
-/** How long one census waits for answers; a proxy still reconnecting is asked again in the next. */
+/** How long one census round waits for answers; a proxy that did not answer is asked again in the next. */
 const CENSUS_WAIT_MS = 1_000;
-/** How often the settlement of the stream's events is looked at once the census is complete. */
-const SETTLED_POLL_MS = 200;
+/** The pause between rounds, and between looks at the settlement of the stream's events. */
+const RETRY_MS = 500;
 
 /**
  * A new leader's census of the lease holders its predecessor recorded (`CONSUMPTION_CENSUS_SUBJECT`),
- * asked again every second until every one of them has answered with no request event pending
- * (events buffered through a JetStream outage are the usage of leases this leader cannot see);
- * then, once the events the stream holds are settled, the keeper grants from then on instead of
+ * asked again round after round until every one of them has answered with no request event
+ * pending (events buffered through a JetStream outage are the usage of leases this leader cannot
+ * see). A holder that answered so once is done: it admits on no earlier leader's lease from then.
+ * Then, once the events the stream holds are settled, the keeper grants from then on instead of
  * at the outage horizon the predecessor recorded when it lost NATS (a NATS node's loss in a
  * cluster drops the leader's connection for a moment, and the proxies' too). Ends when the term
  * does, or when no census can shorten the wait any more.
@@ -27,17 +29,19 @@ export async function takeCensus(
     keeper: UsageKeeper;
     logger: Logger;
     clock: () => number;
-    settledThroughNow: (pollMs: number) => Promise<boolean>;
+    settledThroughNow: (pollMs: number, signal: AbortSignal) => Promise<boolean>;
   },
   leaseSubject: string,
   signal: AbortSignal,
 ): Promise<void> {
   const census: ConsumptionCensus = { v: 1, lease_subject: leaseSubject };
+  const targets = deps.keeper.censusTargets();
+  if (targets === undefined) return;
+  const waiting = new Set(targets);
   for (let round = 1; !signal.aborted; round++) {
-    const targets = deps.keeper.censusTargets();
-    if (targets === undefined) return;
-    if (await everyHolderClear(deps, census, new Set(targets), deps.logger)) {
-      if (!(await deps.settledThroughNow(SETTLED_POLL_MS))) return;
+    if (deps.keeper.censusTargets() === undefined) return;
+    if (await everyHolderClear(deps, census, waiting)) {
+      if (!(await deps.settledThroughNow(RETRY_MS, signal))) return;
       deps.keeper.censusTaken(deps.clock());
       deps.logger.info(
         {
@@ -49,16 +53,15 @@ export async function takeCensus(
       );
       return;
     }
-    await new Promise((wake) => setTimeout(wake, CENSUS_WAIT_MS));
+    await pause(RETRY_MS, signal);
   }
 }
 
-/** One round: whether every proxy of `waiting` answered with no request event pending. */
+/** One round: whether every proxy still `waiting` has now answered with no request event pending. */
 async function everyHolderClear(
-  deps: { nc: NatsConnection },
+  deps: { nc: NatsConnection; logger: Logger },
   census: ConsumptionCensus,
   waiting: Set<string>,
-  logger: Logger,
 ): Promise<boolean> {
   if (waiting.size === 0) return true;
   try {
@@ -74,7 +77,11 @@ async function everyHolderClear(
     }
   } catch (err) {
     // No proxy listening (no responders), or the connection dropped: the next round asks again.
-    logger.debug({ err }, "census round without every answer");
+    deps.logger.debug({ err }, "census round without every answer");
   }
   return false;
 }
+
+/** Resolves after `ms`, or at once when `signal` ends. */
+export const pause = (ms: number, signal: AbortSignal): Promise<unknown> =>
+  delay(ms, undefined, { signal }).catch(() => undefined);

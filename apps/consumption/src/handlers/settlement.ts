@@ -1,6 +1,7 @@
 import { consumeBatches, ensureDurableConsumer, forEachInSlices, startEventSpans } from "@agentnet/bus";
 import { GatewayRequestEvent, REQUESTS_STREAM } from "@agentnet/contracts";
 import { type JsMsg, jetstreamManager } from "@nats-io/jetstream";
+import { pause } from "./census";
 import type { HandlerContext } from "./context";
 
 export interface SettlementOptions {
@@ -74,16 +75,21 @@ export async function startSettlement(
   return {
     loop,
     /**
-     * Resolves once every event the stream holds now is settled (the durable's ack floor reached
-     * the stream's last sequence; it takes every subject), asking every `pollMs`; false if
-     * `signal` ended the wait first.
+     * Resolves true once every event the stream holds now is settled (the durable's ack floor
+     * reached the stream's last sequence; it takes every subject), looking every `pollMs`, and
+     * again after a JetStream request failed (streams re-elect their leaders after a node's loss);
+     * false if `until` ended the wait first.
      */
-    async settledThroughNow(pollMs: number): Promise<boolean> {
-      const jsm = await jetstreamManager(ctx.nc);
-      const last = (await jsm.streams.info(REQUESTS_STREAM)).state.last_seq;
-      while (!signal.aborted) {
-        if ((await consumer.info()).ack_floor.stream_seq >= last) return true;
-        await new Promise((wake) => setTimeout(wake, pollMs));
+    async settledThroughNow(pollMs: number, until: AbortSignal): Promise<boolean> {
+      let last: number | undefined;
+      while (!until.aborted) {
+        try {
+          last ??= (await (await jetstreamManager(ctx.nc)).streams.info(REQUESTS_STREAM)).state.last_seq;
+          if ((await consumer.info()).ack_floor.stream_seq >= last) return true;
+        } catch (err) {
+          ctx.logger.debug({ err }, "cannot see the settlement of the stream yet");
+        }
+        await pause(pollMs, until);
       }
       return false;
     },

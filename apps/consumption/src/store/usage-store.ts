@@ -103,6 +103,12 @@ interface MetaDoc {
   leases_valid_until?: number;
   /** `leases:<durable>`: epoch ms by which every lease granted so far ends on its TTL. */
   grants_until?: number;
+  /**
+   * `leases:<durable>`: the `leases_valid_until` the last leader that also keeps `grants_until`
+   * and `holders` wrote: when it differs, a leader older than those fields wrote the horizon since,
+   * and they do not describe its leases.
+   */
+  census_until?: number;
   /** `leases:<durable>`: proxies granted leases lately, each with when it was last granted one (at the latest). */
   holders?: LeaseHolder[];
   /** `leases:<durable>`: the leadership term that loaded the counters last (see `claimTerm`). */
@@ -162,6 +168,7 @@ const metaSchema = new Schema<MetaDoc>(
     journal_seq: Number,
     leases_valid_until: Number,
     grants_until: Number,
+    census_until: Number,
     holders: [new Schema<LeaseHolder>({ proxy_id: String, until: Number }, { _id: false })],
     term: String,
   },
@@ -169,6 +176,13 @@ const metaSchema = new Schema<MetaDoc>(
 );
 
 const WATERMARK = "watermark";
+
+/** Another replica loaded the counters since this term did: its leases are the successor's to know. */
+export class TermFencedError extends Error {
+  constructor(term: string) {
+    super(`leadership term ${term} was followed by another replica's`);
+  }
+}
 
 /** Another replica wrote this journal sequence: the lease moved on and this replica must stop. */
 export class JournalFencedError extends Error {
@@ -330,11 +344,12 @@ export class UsageStore {
   async leaseHorizon(durable: string): Promise<LeaseHorizon> {
     const doc = await this.meta.findById(`leases:${durable}`).lean<MetaDoc>();
     const until = doc?.leases_valid_until ?? 0;
+    // Last written by a leader older than the fields: only the whole horizon is known.
+    const current = doc?.census_until === until;
     return {
       until,
-      // Written by leaders older than the field: only the whole horizon is known.
-      grantsUntil: doc?.grants_until ?? until,
-      holders: (doc?.holders ?? []).map(({ proxy_id, until }) => ({ proxy_id, until })),
+      grantsUntil: current ? (doc?.grants_until ?? until) : until,
+      holders: current ? (doc?.holders ?? []).map(({ proxy_id, until }) => ({ proxy_id, until })) : [],
       term: doc?.term,
     };
   }
@@ -350,22 +365,27 @@ export class UsageStore {
   /**
    * Records how long leases may be in use (`until`), how long granted ones last (`grantsUntil`) and
    * who holds them: written before any grant past the last values, and by a leader that lost NATS.
+   * Only while the record names `term`: a leader deposed since (another loaded the counters) can
+   * no longer widen what its successor read, so it cannot grant past it either.
    */
   async extendLeaseHorizon(
     durable: string,
+    term: string,
     horizon: Partial<Pick<LeaseHorizon, "until" | "grantsUntil" | "holders">>,
   ) {
-    await this.meta.updateOne(
-      { _id: `leases:${durable}` },
+    const written = await this.meta.updateOne(
+      { _id: `leases:${durable}`, term },
       {
         $set: {
-          ...(horizon.until === undefined ? {} : { leases_valid_until: horizon.until }),
+          ...(horizon.until === undefined
+            ? {}
+            : { leases_valid_until: horizon.until, census_until: horizon.until }),
           ...(horizon.grantsUntil === undefined ? {} : { grants_until: horizon.grantsUntil }),
           ...(horizon.holders === undefined ? {} : { holders: horizon.holders }),
         },
       },
-      { upsert: true },
     );
+    if (written.matchedCount === 0) throw new TermFencedError(term);
   }
 
   /** Deletes snapshots of windows that ended before `endedBefore` (epoch seconds). */

@@ -23,7 +23,7 @@ export class ConsumptionLeader {
   private heardAt = Number.NEGATIVE_INFINITY;
   private readonly subscriptions: Subscription[];
   private reclaimed: (counterIds: string[]) => void = () => undefined;
-  private counted: (() => ConsumptionCensusAnswer) | undefined;
+  private answerCensus: (() => ConsumptionCensusAnswer) | undefined;
 
   constructor(
     nc: NatsConnection,
@@ -40,11 +40,11 @@ export class ConsumptionLeader {
     });
     const censuses = nc.subscribe(CONSUMPTION_CENSUS_SUBJECT, {
       callback: (error, msg) => {
-        if (error || !this.counted || !msg.reply) return;
+        if (error || !this.answerCensus || !msg.reply) return;
         const parsed = ConsumptionCensus.safeParse(jsonOrUndefined(msg.string()));
         if (!parsed.success) return;
         this.follow(parsed.data.lease_subject);
-        msg.respond(JSON.stringify(this.counted()));
+        msg.respond(JSON.stringify(this.answerCensus()));
       },
     });
     this.subscriptions = [announcements, censuses];
@@ -52,7 +52,7 @@ export class ConsumptionLeader {
 
   /** Answers a new leader's census with what `answer` says (`LeaseTable.census`). */
   onCensus(answer: () => ConsumptionCensusAnswer): void {
-    this.counted = answer;
+    this.answerCensus = answer;
   }
 
   /** Calls `listener` with the counters the leader asks proxies to give headroom back on. */
