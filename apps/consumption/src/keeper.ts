@@ -8,14 +8,8 @@ import {
 } from "@agentnet/contracts";
 import { newId } from "@agentnet/service-kit";
 import { capStatuses } from "./domain/cap-status";
-import {
-  JournalFencedError,
-  type JournalRef,
-  type LeaseHolder,
-  type LeaseHorizon,
-  TermFencedError,
-  type UsageStore,
-} from "./store/usage-store";
+import { LeaseHorizonRecord } from "./lease-horizon";
+import { JournalFencedError, type JournalRef, type LeaseHorizon, type UsageStore } from "./store/usage-store";
 
 export interface KeeperOptions {
   /** How long a lease of headroom lasts unless its proxy renews it. */
@@ -52,20 +46,8 @@ export class UsageKeeper {
    */
   private fenced = false;
   private queue: Promise<unknown> = Promise.resolve();
-  /** Leases may be in use until then, riding an outage included, as the store knows. */
-  private leasesCoveredUntil: number;
-  /** Leases granted so far end on their TTL by then at the latest, as the store knows (see `lease`). */
-  private grantsCoveredUntil: number;
-  /** Proxies granted leases, each with the latest it may have been granted one, as the store knows. */
-  private readonly holders: Map<string, number>;
-  /** Proxies granted leases since the last `coverGrants`, whose holder entries it moves on. */
-  private grantedSinceCover = new Set<string>();
-  private covering: Promise<void> | undefined;
-  private readonly recordingHolders = new Map<string, Promise<void>>();
-  /** Horizon writes, one at a time: each may only move it later. */
-  private horizonWrites: Promise<unknown> = Promise.resolve();
-  /** Leases an earlier leader granted may be in use until then: this one grants none before. */
-  private predecessorLeasesUntil: number;
+  /** What the store knows of this term's leases and its predecessor's, for the next leader. */
+  private readonly horizon: LeaseHorizonRecord;
   /** Events an earlier leader fetched and did not ack come again by then (`awaitRedelivery`). */
   private redeliveredBy = 0;
 
@@ -77,15 +59,21 @@ export class UsageKeeper {
     /** The journal's entries, oldest first: the leader alone writes it, so it knows them all. */
     private readonly journal: JournalRef[],
     /** What the store said of earlier leaders' leases when this keeper loaded. */
-    private readonly predecessor: LeaseHorizon,
+    predecessor: LeaseHorizon,
     /** This keeper's leadership term, as recorded in the store when it loaded. */
     private readonly term: string,
   ) {
     this.lastSeq = nextSeq - 1;
-    this.leasesCoveredUntil = predecessor.until;
-    this.grantsCoveredUntil = predecessor.grantsUntil;
-    this.holders = new Map(predecessor.holders.map((holder) => [holder.proxy_id, holder.until]));
-    this.predecessorLeasesUntil = predecessor.until;
+    this.horizon = new LeaseHorizonRecord(store, predecessor, {
+      durable: options.durable,
+      term,
+      quotaLeaseTtlMs: options.quotaLeaseTtlMs,
+      leaseOutageGraceMs: options.leaseOutageGraceMs,
+      clock: options.clock,
+      onFenced: () => {
+        this.fenced = true;
+      },
+    });
   }
 
   /** Rebuilds the book from the store's snapshots and journal. */
@@ -123,16 +111,7 @@ export class UsageKeeper {
   async busLost(): Promise<void> {
     const until = this.options.clock() + this.options.leaseOutageGraceMs;
     this.book.holdLeasesUntil(until);
-    await this.writeHorizon(() =>
-      until > this.leasesCoveredUntil
-        ? {
-            update: { until },
-            written: () => {
-              this.leasesCoveredUntil = until;
-            },
-          }
-        : undefined,
-    );
+    await this.horizon.outageUntil(until);
   }
 
   /**
@@ -148,13 +127,7 @@ export class UsageKeeper {
     if (this.options.clock() < this.graceUntil()) {
       throw new AppError(503, "consumption.starting", "consumption just took over; leases resume shortly");
     }
-    for (;;) {
-      const now = this.options.clock();
-      if (this.grantsCoveredUntil < now + ttlMs) await this.coverGrants();
-      else if ((this.holders.get(request.proxy_id) ?? 0) < now) await this.recordHolder(request.proxy_id);
-      else break;
-    }
-    this.grantedSinceCover.add(request.proxy_id);
+    await this.horizon.coverGrantTo(request.proxy_id);
     const grants = this.book.grantLeases(request, this.options.clock(), ttlMs);
     return { grants, ttl_ms: ttlMs };
   }
@@ -168,127 +141,24 @@ export class UsageKeeper {
     this.redeliveredBy = Math.max(this.redeliveredBy, until);
   }
 
-  /**
-   * The proxies a census must hear from before this leader may grant ahead of the outage horizon
-   * an earlier leader recorded: those it granted leases to within the outage grace (any of them may
-   * be riding an outage on one). Undefined when no census can shorten the wait: the horizon is that
-   * of the grants' TTLs, or over.
-   */
+  /** See `LeaseHorizonRecord.censusTargets`. */
   censusTargets(): string[] | undefined {
-    const now = this.options.clock();
-    if (this.predecessorLeasesUntil <= Math.max(this.predecessor.grantsUntil, now)) return undefined;
-    return this.predecessor.holders
-      .filter((holder) => holder.until + this.options.leaseOutageGraceMs > now)
-      .map((holder) => holder.proxy_id);
+    return this.horizon.censusTargets();
   }
 
-  /**
-   * Every proxy of `censusTargets` answered the census with no event pending, and the stream's
-   * events are settled through then (`at`): none admits on an earlier leader's leases any more,
-   * and their usage is counted but for requests still in flight (the bound of any fail-over). A
-   * grant answering an ask the proxy sent after the census can still come from a deposed leader
-   * that has not noticed yet: it ends by the grants horizon the store had when this one loaded
-   * (fenced by term, no later one can be written).
-   */
+  /** See `LeaseHorizonRecord.censusTaken`. */
   censusTaken(at: number): void {
-    this.predecessorLeasesUntil = Math.min(
-      this.predecessorLeasesUntil,
-      Math.max(this.predecessor.grantsUntil, at),
-    );
+    this.horizon.censusTaken(at);
   }
 
   /** Until then this leader grants nothing (503 `consumption.starting`). */
   graceUntil(): number {
-    return Math.max(this.predecessorLeasesUntil, this.redeliveredBy);
+    return Math.max(this.horizon.predecessorUntil(), this.redeliveredBy);
   }
 
   /** Counters whose headroom other proxies are to give back (`CounterBook.takeReclaims`). */
   takeReclaims(): string[] {
     return this.book.takeReclaims();
-  }
-
-  /**
-   * Records that grants from now on end by now + 1.5 × TTL, and that each proxy granted since the
-   * last such record may have been granted one until then; forgets holders past the outage grace.
-   */
-  private coverGrants(): Promise<void> {
-    this.covering ??= this.writeHorizon(() => {
-      const now = this.options.clock();
-      const until = now + Math.ceil(1.5 * this.options.quotaLeaseTtlMs);
-      if (until <= this.grantsCoveredUntil) return undefined;
-      const refreshed = this.grantedSinceCover;
-      this.grantedSinceCover = new Set();
-      const holders = new Map(this.holders);
-      for (const proxyId of refreshed) holders.set(proxyId, until);
-      for (const [proxyId, grantedUntil] of holders) {
-        if (grantedUntil + this.options.leaseOutageGraceMs <= now) holders.delete(proxyId);
-      }
-      const leasesUntil = Math.max(this.leasesCoveredUntil, until);
-      return {
-        update: { until: leasesUntil, grantsUntil: until, holders: holderList(holders) },
-        written: () => {
-          this.leasesCoveredUntil = leasesUntil;
-          this.grantsCoveredUntil = until;
-          this.replaceHolders(holders);
-        },
-        failed: () => {
-          for (const proxyId of refreshed) this.grantedSinceCover.add(proxyId);
-        },
-      };
-    }).finally(() => {
-      this.covering = undefined;
-    });
-    return this.covering;
-  }
-
-  /** Records that `proxyId` may be granted leases until the grants horizon. */
-  private recordHolder(proxyId: string): Promise<void> {
-    let recording = this.recordingHolders.get(proxyId);
-    if (!recording) {
-      recording = this.writeHorizon(() => {
-        const holders = new Map(this.holders).set(proxyId, this.grantsCoveredUntil);
-        return {
-          update: { holders: holderList(holders) },
-          written: () => this.replaceHolders(holders),
-        };
-      }).finally(() => this.recordingHolders.delete(proxyId));
-      this.recordingHolders.set(proxyId, recording);
-    }
-    return recording;
-  }
-
-  private replaceHolders(holders: Map<string, number>) {
-    this.holders.clear();
-    for (const [proxyId, until] of holders) this.holders.set(proxyId, until);
-  }
-
-  /** Runs horizon writes one at a time, each computed once the writes before it are done. */
-  private writeHorizon(
-    next: () =>
-      | {
-          update: Parameters<UsageStore["extendLeaseHorizon"]>[2];
-          written: () => void;
-          failed?: () => void;
-        }
-      | undefined,
-  ): Promise<void> {
-    const write = this.horizonWrites.then(async () => {
-      const planned = next();
-      if (!planned) return;
-      try {
-        await this.store.extendLeaseHorizon(this.options.durable, this.term, planned.update);
-      } catch (error) {
-        planned.failed?.();
-        if (error instanceof TermFencedError) {
-          this.fenced = true;
-          throw new AppError(503, "consumption.starting", "another consumption replica leads now");
-        }
-        throw error;
-      }
-      planned.written();
-    });
-    this.horizonWrites = write.catch(() => undefined);
-    return write;
   }
 
   /** The caps that apply to the caller under `config`, with their counters' state now. */
@@ -389,6 +259,3 @@ export class UsageKeeper {
 
 const endedBefore = (options: KeeperOptions) =>
   Math.floor((options.clock() - options.counterRetentionMs) / 1000);
-
-const holderList = (holders: Map<string, number>): LeaseHolder[] =>
-  [...holders].map(([proxy_id, until]) => ({ proxy_id, until }));
