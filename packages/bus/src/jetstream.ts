@@ -69,7 +69,7 @@ async function ensureStream(nc: NatsConnection, spec: StreamSpec) {
 const JETSTREAM_START_PATIENCE_MS = 60_000;
 
 /** Runs `work` again while JetStream has not answered yet (`answersLater`), within the patience. */
-async function patiently<T>(work: () => Promise<T>): Promise<T> {
+export async function patiently<T>(work: () => Promise<T>): Promise<T> {
   const deadline = Date.now() + JETSTREAM_START_PATIENCE_MS;
   for (let delayMs = 250; ; delayMs = Math.min(delayMs * 2, 4_000)) {
     try {

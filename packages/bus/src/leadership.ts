@@ -2,7 +2,7 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import { type KV, Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { streamReplicasOf } from "./connect";
-import { withReplicas } from "./jetstream";
+import { patiently, withReplicas } from "./jetstream";
 
 export interface LeadershipOptions {
   /** What is contended for: at most one holder at a time per key (a JetStream KV key). */
@@ -42,12 +42,15 @@ async function leaseBucket(nc: NatsConnection, bucket: string, ttlMs: number): P
   // The bucket's max age is the lease: a key nobody renews disappears, and `create` then succeeds.
   const stream = `KV_${bucket}`;
   try {
-    const kv = await new Kvm(nc).create(bucket, { ttl: ttlMs, history: 1, replicas });
-    const jsm = await jetstreamManager(nc);
-    const { config } = await jsm.streams.info(stream);
-    if (config.num_replicas !== replicas)
-      await jsm.streams.update(stream, { ...config, num_replicas: replicas });
-    return kv;
+    // Patient, as the streams are: a replica started beside a cluster still electing its leaders.
+    return await patiently(async () => {
+      const kv = await new Kvm(nc).create(bucket, { ttl: ttlMs, history: 1, replicas });
+      const jsm = await jetstreamManager(nc);
+      const { config } = await jsm.streams.info(stream);
+      if (config.num_replicas !== replicas)
+        await jsm.streams.update(stream, { ...config, num_replicas: replicas });
+      return kv;
+    });
   } catch (error) {
     throw withReplicas(error, stream, replicas);
   }
