@@ -264,6 +264,9 @@ describe("agentnet up --cluster", () => {
   }, 180_000);
 
   it("kill -9 of telemetry: requests answered while it is down get their rows once up has restarted it", async () => {
+    // From a stack that serves: the NATS node's loss before may still cost capped requests a
+    // consumption fail-over's seconds (docs/ARCHITECTURE.md, "Caps and consumption").
+    for (const proxyUrl of proxyUrls) await answeredWithin(proxyUrl, 60_000);
     const telemetry = stackFile().processes.find(
       (recorded) => recorded.name === "telemetry",
     ) as ProcessIdentity;
