@@ -1,3 +1,5 @@
+import type { Hold, LeaseTable } from "@agentnet/caps";
+import { usdToNanos } from "@agentnet/pricing";
 import { connectTestBus, uniqueId } from "@agentnet/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { UsageStore } from "./store/usage-store";
@@ -8,6 +10,7 @@ import {
   makeCapped,
   proxyOn,
   type Replica,
+  type Scope,
   startReplica,
   TestClock,
 } from "./test-support";
@@ -15,6 +18,7 @@ import {
 const DB = "agentnet_test_consumption_census";
 const QUOTA_LEASE_TTL_MS = 2_000;
 const OUTAGE_GRACE_MS = 75_000;
+const USED = { tokens: 50, costNanos: usdToNanos(0.0005) };
 const clock = new TestClock();
 const started: Replica[] = [];
 const stops: (() => void)[] = [];
@@ -51,13 +55,18 @@ async function takeOverAfterOutage(holdLease: (leader: Replica) => Promise<unkno
   return standby;
 }
 
+/** A request admitted on the proxy's leases, served, and finished. */
+async function serve(table: LeaseTable, scope: Scope) {
+  table.finish(await held(table, scope, clock), USED);
+}
+
 describe("a new leader's census of lease holders", () => {
   it("grants once every holder answered with no event pending, not at the outage horizon", async () => {
     const scope = makeCapped(10_000);
     const proxyBus = await connectTestBus();
     const holder = censusProxyOn(proxyBus, clock);
     stops.push(holder.stop, () => void proxyBus.close());
-    const leader = await takeOverAfterOutage(() => held(holder.table, scope, clock));
+    const leader = await takeOverAfterOutage(() => serve(holder.table, scope));
     // Past the grants' horizon (1.5 lease TTLs), 72 s within the outage horizon.
     clock.advance(3_000);
     await expect
@@ -71,7 +80,7 @@ describe("a new leader's census of lease holders", () => {
     let eventsPending = 2;
     const holder = censusProxyOn(proxyBus, clock, () => eventsPending);
     stops.push(holder.stop, () => void proxyBus.close());
-    const leader = await takeOverAfterOutage(() => held(holder.table, scope, clock));
+    const leader = await takeOverAfterOutage(() => serve(holder.table, scope));
     clock.advance(3_000);
     const asking = proxyOn(leader.nc, clock);
     for (let round = 0; round < 2; round++) {
@@ -79,6 +88,25 @@ describe("a new leader's census of lease holders", () => {
       await new Promise((resolve) => setTimeout(resolve, 1_000));
     }
     eventsPending = 0;
+    await expect.poll(async () => (await admit(asking, scope, clock)).kind, { timeout: 10_000 }).toBe("held");
+  }, 30_000);
+
+  it("waits while a request still holds on the last leader's lease, until it finishes", async () => {
+    const scope = makeCapped(10_000);
+    const proxyBus = await connectTestBus();
+    const holder = censusProxyOn(proxyBus, clock);
+    stops.push(holder.stop, () => void proxyBus.close());
+    let inFlight: Hold | undefined;
+    const leader = await takeOverAfterOutage(async () => {
+      inFlight = await held(holder.table, scope, clock);
+    });
+    clock.advance(3_000);
+    const asking = proxyOn(leader.nc, clock);
+    for (let round = 0; round < 2; round++) {
+      expect((await admit(asking, scope, clock)).kind).toBe("unavailable");
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+    holder.table.finish(inFlight as Hold, USED);
     await expect.poll(async () => (await admit(asking, scope, clock)).kind, { timeout: 10_000 }).toBe("held");
   }, 30_000);
 

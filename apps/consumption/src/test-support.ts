@@ -1,6 +1,7 @@
 import { deleteDurableConsumer, type NatsConnection, publishEvent, request } from "@agentnet/bus";
 import {
   type Admission,
+  answerCensus,
   applicableLimits,
   type CapsInput,
   type Hold,
@@ -13,7 +14,6 @@ import {
   type Caller,
   CONSUMPTION_CENSUS_SUBJECT,
   Consumption,
-  type ConsumptionCensusAnswer,
   Events,
   type GatewayRequestEvent,
   type Limits,
@@ -129,9 +129,7 @@ export function censusProxyOn(nc: NatsConnection, clock: TestClock, eventsPendin
   const census = nc.subscribe(CONSUMPTION_CENSUS_SUBJECT, {
     callback: (error, msg) => {
       if (error) return;
-      table.census();
-      const answer: ConsumptionCensusAnswer = { v: 1, proxy_id: proxyId, events_pending: eventsPending() };
-      msg.respond(JSON.stringify(answer));
+      msg.respond(JSON.stringify(answerCensus(table, proxyId, eventsPending)));
     },
   });
   return { table, stop: () => census.unsubscribe() };

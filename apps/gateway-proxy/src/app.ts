@@ -13,7 +13,7 @@ import {
   request,
   requestPaged,
 } from "@agentnet/bus";
-import { LeaseTable } from "@agentnet/caps";
+import { answerCensus, LeaseTable } from "@agentnet/caps";
 import {
   AppError,
   ConfigChangedEvent,
@@ -219,10 +219,7 @@ export async function startGatewayProxy(deps: {
     },
   );
   consumptionLeader.onReclaim((counterIds) => void leases.reclaim(counterIds));
-  consumptionLeader.onCensus(() => {
-    leases.census();
-    return { v: 1, proxy_id: proxyId, events_pending: publisher.pending };
-  });
+  consumptionLeader.onCensus(() => answerCensus(leases, proxyId, () => publisher.pending));
   const privateAllowance = privateAllowanceOf(
     options.refusePrivateUpstreams,
     options.allowedPrivateUpstreams,

@@ -2,7 +2,13 @@ import type { LeaseAsk, LeaseGrant, LeaseRequest } from "@agentnet/contracts";
 import { describe, expect, it } from "vitest";
 import type { Amount } from "./amount";
 import { type CounterKey, type CounterPlan, chainId } from "./counters";
-import { type Admission, type AskLeader, HELD_RETRY_DELAYS_MS, LeaseTable } from "./lease-table";
+import {
+  type Admission,
+  type AskLeader,
+  answerCensus,
+  HELD_RETRY_DELAYS_MS,
+  LeaseTable,
+} from "./lease-table";
 import type { Hold } from "./local-lease";
 
 const TTL_MS = 6_000;
@@ -455,6 +461,36 @@ describe("LeaseTable: a new leader's census", () => {
     clock.advance(1);
     await held(100);
     expect(leader.requests).toHaveLength(2);
+  });
+
+  it("counts the holds still open on the leases it ended, until their requests finish", async () => {
+    const { table, held } = setup();
+    const first = await held(100);
+    const second = await held(100);
+    expect(table.census()).toBe(2);
+    table.finish(first, tokens(40));
+    expect(table.census()).toBe(1);
+    table.finish(second, tokens(40));
+    expect(table.census()).toBe(0);
+  });
+
+  it("counts a hold on a lease an earlier census ended, once a new leader's lease replaced it too", async () => {
+    const { clock, table, leader, held } = setup();
+    const before = await held(100);
+    expect(table.census()).toBe(1);
+    clock.advance(1);
+    leader.forgetLeases();
+    const after = await held(100);
+    expect(after.counters[0]?.lease_id).not.toBe(before.counters[0]?.lease_id);
+    table.finish(after, tokens(40));
+    expect(answerCensus(table, "proxy-1", () => 3)).toEqual({
+      v: 1,
+      proxy_id: "proxy-1",
+      events_pending: 3,
+      holds_open: 1,
+    });
+    table.finish(before, tokens(40));
+    expect(table.census()).toBe(0);
   });
 
   it("rides no later outage on a lease it held at the census", async () => {

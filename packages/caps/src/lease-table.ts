@@ -1,4 +1,10 @@
-import type { LeaseAsk, LeaseGrant, LeaseReply, LeaseRequest } from "@agentnet/contracts";
+import type {
+  ConsumptionCensusAnswer,
+  LeaseAsk,
+  LeaseGrant,
+  LeaseReply,
+  LeaseRequest,
+} from "@agentnet/contracts";
 import {
   type Amount,
   addAmounts,
@@ -68,6 +74,8 @@ export class LeaseTable {
   private ttlMs = 6_000;
   /** When a leader last took the census: a grant asked for before is ended (`census`). */
   private censusAt = Number.NEGATIVE_INFINITY;
+  /** Leases a census ended while requests held on them: until those end, their usage is unsent. */
+  private readonly endedWhileHeld = new Set<LocalLease>();
   private readonly bus: BusWatch;
 
   constructor(
@@ -169,13 +177,24 @@ export class LeaseTable {
    * A new leader takes the census of lease holders (`CONSUMPTION_CENSUS_SUBJECT`): a leader is
    * reachable, so this proxy stops admitting on the leases its predecessor granted (now, in an
    * outage ridden or in a later one) and on any grant still on its way for an ask sent before
-   * (`apply`); it asks the new leader instead. Requests in flight keep their holds.
+   * (`apply`); it asks the new leader instead. Requests in flight keep their holds: returns how
+   * many holds are still open on leases a census ended (a request holds on each of its capped
+   * counters), whose usage no event carries yet. None is added: an ended lease admits nothing.
    */
-  census(): void {
+  census(): number {
     const now = this.options.clock();
     this.bus.leaderAnswered();
     this.censusAt = now;
-    for (const lease of this.leases.values()) endLeaseAt(lease, now, this.options.outageGraceMs);
+    for (const lease of this.leases.values()) {
+      endLeaseAt(lease, now, this.options.outageGraceMs);
+      if (lease.holds > 0) this.endedWhileHeld.add(lease);
+    }
+    let holdsOpen = 0;
+    for (const lease of this.endedWhileHeld) {
+      if (lease.holds === 0) this.endedWhileHeld.delete(lease);
+      holdsOpen += lease.holds;
+    }
+    return holdsOpen;
   }
 
   /** The connection is back: asks can reach a leader again (whose answer ends the outage grace). */
@@ -433,6 +452,21 @@ export class LeaseTable {
       return [{ ...leaseAsk(plan, current, NO_AMOUNT), shrink: true }];
     });
   }
+}
+
+/**
+ * A proxy's answer to a new leader's census (`CONSUMPTION_CENSUS_SUBJECT`): its leases end
+ * (`LeaseTable.census`), and it says what usage it still owes the stream. The leader waits for
+ * both numbers to be 0. A request's hold is released and its event queued in one synchronous step,
+ * so no request is ever counted in neither.
+ */
+export function answerCensus(
+  table: LeaseTable,
+  proxyId: string,
+  eventsPending: () => number,
+): ConsumptionCensusAnswer {
+  const holdsOpen = table.census();
+  return { v: 1, proxy_id: proxyId, events_pending: eventsPending(), holds_open: holdsOpen };
 }
 
 /** A refusal whose counter's settled usage leaves room for `amount`: other holds have it for now. */

@@ -137,5 +137,10 @@ export const ConsumptionCensusAnswer = z.object({
   proxy_id: Id,
   /** Request events this proxy has buffered or sent without the stream's ack yet. */
   events_pending: z.number().int().min(0),
+  /**
+   * Holds of requests still in flight on leases the census ended: their usage is in no event yet.
+   * A proxy of an earlier version does not say (0).
+   */
+  holds_open: z.number().int().min(0).default(0),
 });
 export type ConsumptionCensusAnswer = z.infer<typeof ConsumptionCensusAnswer>;

@@ -16,8 +16,8 @@ const RETRY_MS = 500;
 /**
  * A new leader's census of the lease holders its predecessor recorded (`CONSUMPTION_CENSUS_SUBJECT`),
  * asked again round after round until every one of them has answered with no request event
- * pending (events buffered through a JetStream outage are the usage of leases this leader cannot
- * see). A holder that answered so once is done: it admits on no earlier leader's lease from then.
+ * pending and no request still holding on an earlier leader's lease (events buffered through a
+ * JetStream outage, and requests in flight, are usage of leases this leader cannot see). A holder that answered so once is done: it admits on no earlier leader's lease from then.
  * Then, once the events the stream holds are settled, the keeper grants from then on instead of
  * at the outage horizon the predecessor recorded when it lost NATS (a NATS node's loss in a
  * cluster drops the leader's connection for a moment, and the proxies' too). Ends when the term
@@ -57,7 +57,10 @@ export async function takeCensus(
   }
 }
 
-/** One round: whether every proxy still `waiting` has now answered with no request event pending. */
+/**
+ * One round: whether every proxy still `waiting` has now answered with no request event pending
+ * and no request in flight on an earlier leader's lease.
+ */
 async function everyHolderClear(
   deps: { nc: NatsConnection; logger: Logger },
   census: ConsumptionCensus,
@@ -71,7 +74,7 @@ async function everyHolderClear(
     });
     for await (const message of answers) {
       const answer = ConsumptionCensusAnswer.safeParse(jsonOrUndefined(message.string()));
-      if (!answer.success || answer.data.events_pending > 0) continue;
+      if (!answer.success || answer.data.events_pending > 0 || answer.data.holds_open > 0) continue;
       waiting.delete(answer.data.proxy_id);
       if (waiting.size === 0) return true;
     }
