@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { createWriteStream, mkdirSync } from "node:fs";
+import { closeSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 
 export interface Backend {
@@ -35,16 +35,18 @@ export function startProcess(
   env: Record<string, string> = {},
 ): { child: ChildProcess; stop: () => Promise<void> } {
   mkdirSync(logDir, { recursive: true });
-  const log = createWriteStream(join(logDir, `${name}.log`), { flags: "a" });
+  // The log file itself, not a pipe through this process: a Go server writing to a pipe whose
+  // reader died (a SIGKILLed `agentnet up`) dies of SIGPIPE at its next log line, and a backend
+  // left running must keep its data and ports until the next `up` stops it.
+  const log = openSync(join(logDir, `${name}.log`), "a");
   // Its own process group: a Ctrl-C in the terminal must not stop a backend before the services
   // using it have drained.
   const child = spawn(command, args, {
     env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["ignore", log, log],
     detached: true,
   });
-  child.stdout?.pipe(log);
-  child.stderr?.pipe(log);
+  closeSync(log);
   const killOnExit = () => child.kill("SIGKILL");
   process.once("exit", killOnExit);
   const stop = async (graceMs = 5_000) => {
