@@ -81,11 +81,26 @@ export async function patiently<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-/** A timeout, no responder, or JetStream's 503 (no leader, no quorum yet), however deep the cause. */
+/**
+ * JetStream's "no suitable peers for placement": on a cluster just started (or that just lost a
+ * node), the meta leader places a stream only on peers it has heard from since, and on a busy host
+ * a service can ask first. A single server refuses replicas with another code, at once.
+ */
+const NO_PEERS_FOR_PLACEMENT = 10_005;
+
+/**
+ * A timeout, no responder, JetStream's 503 (no leader, no quorum yet) or peers not known yet,
+ * however deep the cause.
+ */
 function answersLater(error: unknown): boolean {
   for (let cause = error, depth = 0; cause instanceof Error && depth < 5; depth++) {
     if (cause instanceof errors.TimeoutError || cause instanceof errors.NoRespondersError) return true;
-    if (cause instanceof JetStreamApiError && cause.status === 503) return true;
+    if (
+      cause instanceof JetStreamApiError &&
+      (cause.status === 503 || cause.code === NO_PEERS_FOR_PLACEMENT)
+    ) {
+      return true;
+    }
     cause = cause.cause;
   }
   return false;
