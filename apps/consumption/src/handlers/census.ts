@@ -1,4 +1,3 @@
-import { setTimeout as delay } from "node:timers/promises";
 import { jsonOrUndefined, type NatsConnection } from "@agentnet/bus";
 import {
   CONSUMPTION_CENSUS_SUBJECT,
@@ -7,6 +6,7 @@ import {
 } from "@agentnet/contracts";
 import type { Logger } from "@agentnet/service-kit";
 import type { UsageKeeper } from "../keeper";
+import { pause } from "./pause";
 
 /** How long one census round waits for answers; a proxy that did not answer is asked again in the next. */
 const CENSUS_WAIT_MS = 1_000;
@@ -84,7 +84,3 @@ async function everyHolderClear(
   }
   return false;
 }
-
-/** Resolves after `ms`, or at once when `signal` ends. */
-export const pause = (ms: number, signal: AbortSignal): Promise<unknown> =>
-  delay(ms, undefined, { signal }).catch(() => undefined);
