@@ -170,7 +170,7 @@ export async function startConsumption(deps: {
   };
   return {
     isLeader: () => term !== undefined,
-    sweepExpired: () => leading().state.keeper.sweepExpired(),
+    sweepExpired: () => leading().sweepExpired(),
     snapshot: () => leading().state.keeper.snapshot(),
     prune: () => leading().state.keeper.prune(),
     settleEvents: (events: GatewayRequestEvent[]) => leading().state.keeper.settle(events),
@@ -189,6 +189,8 @@ interface TermState {
 
 interface Term {
   state: TermState;
+  /** Ends the leases that ran out, as the term's sweep does every `sweepIntervalMs`. */
+  sweepExpired(): Promise<number>;
   /** Stops serving; `save` writes a last snapshot (a graceful hand-over, not a lost lease). */
   stop(save: boolean): Promise<void>;
 }
@@ -220,6 +222,7 @@ async function lead(
       clock: options.clock,
       busAnswers: () => deps.nc.flush(),
     }));
+  if (resumed) keeper.resumed();
   const admissions =
     resumed?.admissions ??
     new AdmissionWatch({ orphanAfterMs: options.admissionOrphanMs, maxPending: MAX_PENDING_ADMISSIONS });
@@ -245,13 +248,14 @@ async function lead(
     { ...options, takingOver: resumed === undefined, onError },
     abort.signal,
   );
+  const sweepExpired = () => keeper.sweepExpired(settlement.settledThrough);
   const loops = [settlement.loop, followAccountDeletions(ctx, options, abort.signal)].map((loop) =>
     loop.catch((err: unknown) => {
       if (!abort.signal.aborted) deps.logger.error({ err }, "a JetStream consumer stopped");
     }),
   );
   const timers = [
-    every(options.sweepIntervalMs, () => keeper.sweepExpired(), deps.logger, "expiry sweep"),
+    every(options.sweepIntervalMs, sweepExpired, deps.logger, "expiry sweep"),
     every(options.snapshotIntervalMs, () => keeper.snapshot(), deps.logger, "snapshot"),
     every(options.pruneIntervalMs, () => keeper.prune(), deps.logger, "prune"),
   ];
@@ -288,6 +292,7 @@ async function lead(
   );
   return {
     state: { keeper, admissions },
+    sweepExpired,
     async stop(save) {
       clearInterval(announcer);
       stopFollowingAdmissions();

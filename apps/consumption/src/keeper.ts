@@ -115,6 +115,15 @@ export class UsageKeeper {
   }
 
   /**
+   * This book leads again after a term no replica led (its leadership lapsed in a JetStream
+   * outage): proxies could not renew their leases meanwhile, so each gets a TTL from now to ask
+   * again before it ends, with the usage of its requests still unsettled.
+   */
+  resumed(): void {
+    this.book.holdLeasesUntil(this.options.clock() + this.options.quotaLeaseTtlMs);
+  }
+
+  /**
    * Grants leases of headroom. A new leader cannot know what its predecessor leased, so it grants
    * nothing until every lease the store says may be out has ended (503: proxies keep serving on
    * their leases meanwhile), or its census says when they do (`censusTaken`). Before granting past
@@ -193,10 +202,13 @@ export class UsageKeeper {
   /**
    * Forgets what no redelivery can need any more, and ends leases past their expiry once NATS has
    * answered since: a lease that ran out while NATS was silent is one its proxy rides out the
-   * outage on, should the silence turn out to be one (`busLost` then holds it). Returns how many
-   * leases ended.
+   * outage on, should the silence turn out to be one (`busLost` then holds it). Only leases that
+   * ran out by when `settledThrough` says every stored event was settled end: the events of a
+   * lease's last requests reach the stream before its proxy lets it lapse, but through a JetStream
+   * outage they wait there unsettled, and freeing the lease would grant their usage again.
+   * Returns how many leases ended.
    */
-  async sweepExpired(): Promise<number> {
+  async sweepExpired(settledThrough: (now: number) => Promise<number>): Promise<number> {
     const now = this.options.clock();
     this.book.forget(now);
     try {
@@ -204,7 +216,7 @@ export class UsageKeeper {
     } catch {
       return 0;
     }
-    return this.book.expire(now);
+    return this.book.expire(Math.min(now, await settledThrough(now)));
   }
 
   /** Writes the changed counters' snapshots and trims the journal. */

@@ -353,6 +353,40 @@ describe("LeaseTable: renewals and lapses (maintain)", () => {
     expect(holdFromLeases(1)).toBeUndefined();
   });
 
+  it("keeps a lease alive while a finished request's event is not in the stream, and lets it go once it is", async () => {
+    const { clock, table, leader, held } = setup();
+    const hold = await held(100);
+    table.finish(hold, tokens(40));
+    const stored = table.untilStored(hold);
+    for (let tick = 0; tick < 40; tick++) {
+      clock.advance(500);
+      await table.maintain();
+    }
+    expect(leader.lastAsk).toMatchObject({
+      counter: { lease_id: "lease-1" },
+      committed: { tokens: 40 },
+      shrink: true,
+    });
+    const asked = leader.requests.length;
+    stored();
+    stored();
+    clock.advance(TTL_MS);
+    await table.maintain();
+    expect(leader.requests).toHaveLength(asked);
+  });
+
+  it("asks again for a lease that ran out with an event still unsent, instead of forgetting it", async () => {
+    const { clock, table, leader, held } = setup();
+    const hold = await held(100);
+    table.finish(hold, tokens(40));
+    table.untilStored(hold);
+    // Its renewals went unanswered (a leader between terms): it ran out.
+    clock.advance(TTL_MS);
+    await table.maintain();
+    expect(leader.lastAsk).toMatchObject({ counter: { lease_id: "lease-1" }, committed: { tokens: 40 } });
+    expect(leader.lastAsk?.shrink).toBeUndefined();
+  });
+
   it("keeps a lapsed lease while an ask on it is in flight: its grant renews the lease the request holds on", async () => {
     const { clock, table, leader, held, admit } = setup();
     await held(100);
@@ -370,7 +404,7 @@ describe("LeaseTable: renewals and lapses (maintain)", () => {
 
   it("lets a lease lapse with its TTL, and forgets it once the bus answers: the next ask starts a new one", async () => {
     const { clock, table, leader, held, holdFromLeases } = setup();
-    await held(100);
+    table.finish(await held(100), tokens(100));
     clock.advance(TTL_MS);
     expect(holdFromLeases(1)).toBeUndefined();
     await table.maintain();
@@ -380,7 +414,7 @@ describe("LeaseTable: renewals and lapses (maintain)", () => {
 
   it("keeps a lapsed lease while the bus is silent: it is what the proxy rides an outage on", async () => {
     const { clock, table, bus, leader, held, holdFromLeases } = setup();
-    await held(100);
+    table.finish(await held(100), tokens(100));
     clock.advance(TTL_MS);
     bus.silent = true;
     const maintaining = table.maintain();

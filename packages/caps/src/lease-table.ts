@@ -214,6 +214,22 @@ export class LeaseTable {
   }
 
   /**
+   * The finished request's event is on its way to the stream: its leases are kept alive (renewed,
+   * or shrunk and renewed when idle) until the returned function is called, once the stream has
+   * it or it was dropped. Through a JetStream outage events wait in the proxy; a lease let lapse
+   * meanwhile would have the leader free usage no counter has yet, and grant it again.
+   */
+  untilStored(hold: Hold): () => void {
+    for (const lease of hold.leases) lease.unsent++;
+    let stored = false;
+    return () => {
+      if (stored) return;
+      stored = true;
+      for (const lease of hold.leases) lease.unsent--;
+    };
+  }
+
+  /**
    * Off the request path: renews leases in use that run out soon or run low, shrinks idle ones to
    * what they committed (so other proxies can have the rest), forgets expired ones once the bus
    * answers (one that ran out while the bus was silent is what this proxy rides out the outage on,
@@ -229,7 +245,13 @@ export class LeaseTable {
     for (const [id, lease] of this.leases) {
       if (this.usableUntil(lease) <= now) {
         // Its answer may renew it: forgotten now, the grant would reach a lease no longer here.
-        if (!lease.asking) ended.push([id, lease]);
+        if (lease.asking) continue;
+        // Ran out with requests or events still on it (the leader did not answer its renewals):
+        // asked again, a leader that still has it takes it back (a new term's lease is new) and
+        // keeps their usage out of the headroom it grants.
+        if (lease.holds + lease.unsent > 0) {
+          if (this.bus.connected && lease.id !== undefined) work.push(this.renew(lease));
+        } else ended.push([id, lease]);
         continue;
       }
       if (!this.bus.connected || lease.id === undefined || lease.asking) continue;
@@ -240,9 +262,10 @@ export class LeaseTable {
         !this.waiting.has(id) &&
         now - Math.max(lease.lastUsedAt, lease.key.window_start * 1000) >= this.options.idleMs;
       if (idle) {
-        // Requests still in flight on it must not outlive it: the leader would free what they hold.
-        // Shrunk again, it lives another TTL and gives back anything their ends freed.
-        const held = lease.holds > 0 && ttlLeft < this.ttlMs / 2;
+        // Requests still in flight on it, or events not in the stream yet, must not outlive it: the
+        // leader would free what they hold. Shrunk again, it lives another TTL and gives back
+        // anything their ends freed.
+        const held = lease.holds + lease.unsent > 0 && ttlLeft < this.ttlMs / 2;
         if (held || hasSpare(lease)) work.push(this.shrink(lease));
       } else if (ttlLeft < this.ttlMs / 2 || runningLow(lease)) work.push(this.renew(lease));
       const windowStart = lease.key.window_start * 1000;

@@ -24,6 +24,11 @@ export interface LocalLease {
   lastUsedAt: number;
   /** Requests in flight holding on it (admitted, not finished): while any does, it must not lapse. */
   holds: number;
+  /**
+   * Finished requests whose events have not reached the stream yet (`LeaseTable.untilStored`): their
+   * usage is in no counter, so the lease must not lapse either, or the leader would free it.
+   */
+  unsent: number;
   /** The ask in flight for this lease: asks of one lease go one at a time, in order. */
   asking: Promise<unknown> | undefined;
 }
@@ -48,6 +53,7 @@ export const ungrantedLease = (plan: CounterPlan, now: number): LocalLease => ({
   confirmedAt: 0,
   lastUsedAt: now,
   holds: 0,
+  unsent: 0,
   asking: undefined,
 });
 
@@ -61,6 +67,7 @@ export const leaseUnderNewId = (lease: LocalLease, leaseId: string): LocalLease 
   counter: { ...reservedCounterOf(lease.key), lease_id: leaseId },
   committed: NO_AMOUNT,
   holds: 0,
+  unsent: 0,
   asking: undefined,
 });
 

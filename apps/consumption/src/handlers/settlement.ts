@@ -1,8 +1,8 @@
 import { consumeBatches, ensureDurableConsumer, forEachInSlices, startEventSpans } from "@agentnet/bus";
 import { GatewayRequestEvent, REQUESTS_STREAM } from "@agentnet/contracts";
 import { type JsMsg, jetstreamManager } from "@nats-io/jetstream";
-import { pause } from "./census";
 import type { HandlerContext } from "./context";
+import { pause } from "./pause";
 
 export interface SettlementOptions {
   durable: string;
@@ -22,6 +22,9 @@ const decode = (message: JsMsg): GatewayRequestEvent | undefined => {
     return undefined;
   }
 };
+
+/** Stream positions kept waiting for the ack floor (`settledThrough`): a few minutes of sweeps. */
+const MAX_LOOKS = 600;
 
 /** How long one fetch gathers events (`consumeBatches`): a redelivered event may wait that long more. */
 const FETCH_EXPIRES_MS = 1_000;
@@ -72,8 +75,32 @@ export async function startSettlement(
     },
     { maxMessages: 1_000, expiresMs: FETCH_EXPIRES_MS, signal, onError: options.onError },
   );
+  /** Stream positions looked at (oldest first), each with when: settled through once acked up to it. */
+  const looks: { at: number; lastSeq: number }[] = [];
+  let settledThrough = Number.NEGATIVE_INFINITY;
   return {
     loop,
+    /**
+     * The latest moment (at most `now`, the caller's clock) such that every event the stream held
+     * then is settled: looks at the stream's last sequence now, and takes the latest earlier look
+     * the durable's ack floor has reached. While JetStream does not answer (quorum lost), it stays
+     * where it was: what the stream holds and this leader has not settled is usage no counter has.
+     */
+    async settledThrough(now: number): Promise<number> {
+      try {
+        const jsm = await jetstreamManager(ctx.nc);
+        looks.push({ at: now, lastSeq: (await jsm.streams.info(REQUESTS_STREAM)).state.last_seq });
+        const ackFloor = (await consumer.info()).ack_floor.stream_seq;
+        while (looks.length > 0 && (looks[0]?.lastSeq ?? Number.POSITIVE_INFINITY) <= ackFloor) {
+          settledThrough = Math.max(settledThrough, looks.shift()?.at ?? settledThrough);
+        }
+        // A look the floor never reaches (a stuck event) must not grow the list without end.
+        if (looks.length > MAX_LOOKS) looks.splice(0, looks.length - MAX_LOOKS);
+      } catch (err) {
+        ctx.logger.debug({ err }, "cannot see the settlement of the stream now");
+      }
+      return settledThrough;
+    },
     /**
      * Resolves true once every event the stream holds now is settled (the durable's ack floor
      * reached the stream's last sequence; it takes every subject), looking every `pollMs`, and

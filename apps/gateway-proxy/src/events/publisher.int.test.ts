@@ -50,18 +50,24 @@ describe("BufferedPublisher", () => {
       maxBuffered: 100,
       retryMs: 60_000,
     });
-    publisher.enqueue(subject, { id: "e1" }, "e1");
+    // What waits for each event (the leases its request held on) hears when the stream has it.
+    const gone: string[] = [];
+    publisher.enqueue(subject, { id: "e1" }, "e1", undefined, () => gone.push("e1"));
     await eventually(() => seen.length === 1);
+    expect(gone).toEqual(["e1"]);
 
     await connection.close();
-    for (const id of ["e2", "e3", "e4"]) publisher.enqueue(subject, { id }, id);
+    for (const id of ["e2", "e3", "e4"])
+      publisher.enqueue(subject, { id }, id, undefined, () => gone.push(id));
     await eventually(() => publisher.pending === 3);
     expect(seen).toEqual(["e1"]);
+    expect(gone).toEqual(["e1"]);
 
     connection = await connectTestBus("proxy-2");
     expect(await publisher.flush(5_000)).toBe(true);
     await eventually(() => seen.length === 4);
     expect([...seen].sort()).toEqual(["e1", "e2", "e3", "e4"]);
+    expect([...gone].sort()).toEqual(["e1", "e2", "e3", "e4"]);
     publisher.stop();
     await connection.close();
   });
@@ -79,9 +85,13 @@ describe("BufferedPublisher", () => {
       maxBuffered: 3,
       retryMs: 60_000,
     });
-    for (let i = 1; i <= 5; i++) publisher.enqueue(subject, { id: `e${i}` }, `e${i}`);
+    const gone: string[] = [];
+    for (let i = 1; i <= 5; i++)
+      publisher.enqueue(subject, { id: `e${i}` }, `e${i}`, undefined, () => gone.push(`e${i}`));
     await eventually(() => publisher.pending === 3);
     expect(publisher.dropped).toBe(2);
+    // A dropped event releases what waited for it: it never reaches the stream.
+    expect(gone).toEqual(["e1", "e2"]);
     // Said, not silent: what /status reports while publishing fails.
     await eventually(() => !publisher.status().publishing);
     expect(publisher.status()).toMatchObject({

@@ -26,6 +26,8 @@ interface Pending<Event> {
   since: number;
   /** Already cut to fit once: not cut again. */
   shrunk?: boolean;
+  /** Called once the stream has it, or it was dropped: what waited for it can go. */
+  gone: (() => void) | undefined;
 }
 
 /**
@@ -120,8 +122,9 @@ export class BufferedPublisher<Event = unknown> {
     return this.unconfirmed.length + this.retries.length + this.queue.length - this.head;
   }
 
-  enqueue(subject: string, event: Event, msgId: string, trace?: SpanContext): void {
-    this.queue.push({ subject, event, msgId, trace, since: this.clock() });
+  /** Queues `event`; `gone` is called once the stream has it, or once it was dropped. */
+  enqueue(subject: string, event: Event, msgId: string, trace?: SpanContext, gone?: () => void): void {
+    this.queue.push({ subject, event, msgId, trace, since: this.clock(), gone });
     this.trim();
     // Publishing after the current I/O phase lets every request that ended in it share one socket
     // write to NATS (nats.js coalesces what is published within one tick); one write per event was
@@ -138,9 +141,13 @@ export class BufferedPublisher<Event = unknown> {
   /** Keeps the buffer within its bound by dropping the oldest events, counted and logged. */
   private trim(): void {
     while (this.buffered > this.options.maxBuffered) {
-      if (this.unconfirmed.length > 0) this.unconfirmed.shift();
-      else if (this.retries.length > 0) this.retries.shift();
-      else this.head++;
+      const dropped =
+        this.unconfirmed.length > 0
+          ? this.unconfirmed.shift()
+          : this.retries.length > 0
+            ? this.retries.shift()
+            : this.queue[this.head++];
+      dropped?.gone?.();
       this.dropped++;
       // One line per thousand drops: an outage must be visible without flooding the log.
       if (this.dropped % 1_000 === 1) {
@@ -206,7 +213,7 @@ export class BufferedPublisher<Event = unknown> {
       }
       this.inFlight++;
       this.options.publish(next.subject, next.event, next.msgId, next.trace).then(
-        () => this.settled(),
+        () => this.settled(next),
         (err: unknown) => this.failed(next, err),
       );
     }
@@ -252,6 +259,7 @@ export class BufferedPublisher<Event = unknown> {
         const waiting = this.unconfirmed.filter((item) => decided.has(item));
         this.unconfirmed = this.unconfirmed.filter((item) => !decided.has(item));
         const again = waiting.filter((item) => !stored.has(item.msgId));
+        for (const item of waiting) if (stored.has(item.msgId)) item.gone?.();
         this.foundStored += waiting.length - again.length;
         const now = this.clock();
         for (const item of again) item.since = now;
@@ -276,9 +284,10 @@ export class BufferedPublisher<Event = unknown> {
     };
   }
 
-  private settled(): void {
+  private settled(item: Pending<Event>): void {
     this.inFlight--;
     this.published++;
+    item.gone?.();
     this.failing = undefined;
     this.pump();
   }
@@ -320,6 +329,7 @@ export class BufferedPublisher<Event = unknown> {
       return;
     }
     this.unpublishable++;
+    item.gone?.();
     this.options.logger.warn(context, "dropping a request event the bus can never carry");
   }
 }

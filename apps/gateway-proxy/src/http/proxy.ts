@@ -47,7 +47,7 @@ export async function handleInference(
     throw error;
   } finally {
     if (hold) ctx.leases.finish(hold, chargeOf(record));
-    publish(ctx, record);
+    publish(ctx, record, hold && ctx.leases.untilStored(hold));
   }
 }
 
@@ -58,12 +58,18 @@ function answerRefusal(request: InferenceRequest, record: RequestRecord, refusal
   record.denyReason = refusal.outcome === "refused" ? refusal.reason : refusal.denyReason;
 }
 
-/** Publishes the request's event; it never delays or fails the answer already sent. */
-function publish(ctx: ProxyContext, record: RequestRecord): void {
+/**
+ * Publishes the request's event; it never delays or fails the answer already sent. `stored` is
+ * called once the stream has the event (or it was dropped, or there is none).
+ */
+function publish(ctx: ProxyContext, record: RequestRecord, stored?: () => void): void {
   record.series?.ended(record);
-  if (!record.metered) return;
+  if (!record.metered) {
+    stored?.();
+    return;
+  }
   record.endedAt = Date.now();
   const event = buildEvent(record);
   const trace = describeRequest(event, record);
-  ctx.publisher.enqueue(Events.requests(event.account_id), event, event.id, trace);
+  ctx.publisher.enqueue(Events.requests(event.account_id), event, event.id, trace, stored);
 }
