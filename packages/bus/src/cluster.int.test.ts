@@ -352,6 +352,41 @@ describe("leadership on a three-node NATS cluster", () => {
   });
 });
 
+describe("a leadership holder whose node freezes", () => {
+  it("stops leading before its key can expire, though its renewal hangs instead of failing", async () => {
+    const key = uniqueId("lease");
+    const contender = async () => {
+      const nc = await join({ service: "consumption" });
+      const leadership = await contendForLeadership(nc, {
+        key,
+        holder: uniqueId("holder"),
+        ttlMs: 4_000,
+        onElected: async () => undefined,
+        onDeposed: async () => undefined,
+        onError: () => undefined,
+      });
+      return { nc, leadership };
+    };
+    const contenders = [await contender(), await contender()];
+    const leaders = () => contenders.filter(({ leadership }) => leadership.isLeader());
+    const [holder] = leaders();
+    if (!holder) throw new Error("nobody leads");
+    const node = nodeOf(holder.nc);
+    await node.freeze();
+    const frozen = performance.now();
+    let most = 0;
+    while (performance.now() - frozen < 12_000) {
+      most = Math.max(most, leaders().length);
+      await sleep(50);
+    }
+    await node.thaw();
+    expect(most).toBe(1);
+    await eventually(() => leaders().length === 1, 15_000);
+    await restoreCluster();
+    for (const { leadership } of contenders) await leadership.release();
+  });
+});
+
 describe("quorum lost on a three-node NATS cluster", () => {
   it("refuses publishes with an error worth retrying while two nodes are down, and stores them once they are back", async () => {
     const proxy = await join({ service: "gateway-proxy" });

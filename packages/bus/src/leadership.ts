@@ -85,16 +85,23 @@ export async function contendForLeadership(
     return transition;
   };
 
+  /** Whether the last renewal is so old that another process may soon take the expired key. */
+  const renewalOverdue = () => revision !== undefined && Date.now() - renewedAt > (ttlMs * 2) / 3;
+
   const attempt = async () => {
     if (revision !== undefined) {
+      const renewing = revision;
       try {
-        revision = await kv.update(options.key, options.holder, revision);
+        const renewed = await kv.update(options.key, options.holder, renewing);
+        // Deposed while the renewal hung (`watchdog`): the key is taken back as a new election.
+        if (revision !== renewing) return;
+        revision = renewed;
         renewedAt = Date.now();
       } catch (error) {
         options.onError(error);
         // Either someone else holds the key now, or this holder cannot reach it: in both cases
         // another process may take over once the key expires, so stop well before that.
-        if (Date.now() - renewedAt > (ttlMs * 2) / 3) await depose("lost");
+        if (revision === renewing && renewalOverdue()) await depose("lost");
       }
       return;
     }
@@ -128,6 +135,12 @@ export async function contendForLeadership(
     });
   };
 
+  // A renewal can hang rather than fail (its NATS node frozen: the request waits for its timeout,
+  // longer than the key lives): the holder stops leading on time all the same.
+  const watchdog = setInterval(() => {
+    if (renewalOverdue()) void depose("lost");
+  }, ttlMs / 12);
+  watchdog.unref();
   let timer: NodeJS.Timeout | undefined;
   let attempting: Promise<void> = Promise.resolve();
   const loop = async () => {
@@ -143,6 +156,7 @@ export async function contendForLeadership(
     async release() {
       stopped = true;
       clearTimeout(timer);
+      clearInterval(watchdog);
       // A renewal in flight moves the key past the revision read now, and the delete would miss:
       // the standby would then wait for the key to expire instead of taking over at once.
       await attempting;
