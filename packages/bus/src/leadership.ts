@@ -73,6 +73,10 @@ export async function contendForLeadership(
   // Elections and depositions run one after the other, never interleaved.
   let transition: Promise<void> = Promise.resolve();
   let leading = false;
+  /** Whether this process held the key before: after JetStream trouble it takes it back first. */
+  let heldBefore = false;
+  /** When JetStream last failed one of this process's attempts to take the key. */
+  let troubleSeenAt = Number.NEGATIVE_INFINITY;
 
   const depose = (reason: "released" | "lost") => {
     if (revision === undefined) return transition;
@@ -106,6 +110,11 @@ export async function contendForLeadership(
       return;
     }
     if (stopped) return;
+    // Just after JetStream trouble (a NATS node lost, the bucket electing its own leader for longer
+    // than the key lives), a standby leaves a round to the holder the trouble cut off: that one
+    // takes the key back with its state, while a new holder starts over (for the consumption
+    // leader: waiting out its predecessor's leases). A holder that died costs a round more.
+    if (!heldBefore && Date.now() - troubleSeenAt < ttlMs / 2) return;
     try {
       revision = await kv.create(options.key, options.holder);
     } catch (error) {
@@ -113,8 +122,15 @@ export async function contendForLeadership(
       // renewals (nobody else could take a key that never expired): then it is this holder's again.
       const entry = await kv.get(options.key).catch(() => null);
       // Neither taken nor readable: JetStream is in trouble, which a standby would otherwise hide.
-      if (!entry) options.onError(error);
-      if (entry?.string() !== options.holder) return;
+      if (!entry) {
+        options.onError(error);
+        troubleSeenAt = Date.now();
+      }
+      if (entry?.string() !== options.holder) {
+        // Another holder has it since: this one is no longer the one to take it back.
+        if (entry) heldBefore = false;
+        return;
+      }
       try {
         revision = await kv.update(options.key, options.holder, entry.revision);
       } catch {
@@ -122,6 +138,7 @@ export async function contendForLeadership(
       }
     }
     renewedAt = Date.now();
+    heldBefore = true;
     transition = transition.then(async () => {
       try {
         await options.onElected();
