@@ -311,22 +311,24 @@ describe("replicas set by AGN_STREAM_REPLICAS", () => {
   });
 });
 
+/** A consumption replica's contention for leadership over a connection of its own (4 s TTL). */
+async function leadershipContender(key: string) {
+  const nc = await join({ service: "consumption" });
+  const leadership = await contendForLeadership(nc, {
+    key,
+    holder: uniqueId("holder"),
+    ttlMs: 4_000,
+    onElected: async () => undefined,
+    onDeposed: async () => undefined,
+    onError: () => undefined,
+  });
+  return { nc, leadership };
+}
+
 describe("leadership on a three-node NATS cluster", () => {
   it("keeps at most one holder, and then exactly one, when the holder's node is killed", async () => {
     const key = uniqueId("lease");
-    const contender = async () => {
-      const nc = await join({ service: "consumption" });
-      const leadership = await contendForLeadership(nc, {
-        key,
-        holder: uniqueId("holder"),
-        ttlMs: 4_000,
-        onElected: async () => undefined,
-        onDeposed: async () => undefined,
-        onError: () => undefined,
-      });
-      return { nc, leadership };
-    };
-    const contenders = [await contender(), await contender()];
+    const contenders = [await leadershipContender(key), await leadershipContender(key)];
     const leaders = () => contenders.filter(({ leadership }) => leadership.isLeader());
     expect(leaders()).toHaveLength(1);
     const [holder] = leaders();
@@ -355,19 +357,7 @@ describe("leadership on a three-node NATS cluster", () => {
 describe("a leadership holder whose node freezes", () => {
   it("stops leading before its key can expire, though its renewal hangs instead of failing", async () => {
     const key = uniqueId("lease");
-    const contender = async () => {
-      const nc = await join({ service: "consumption" });
-      const leadership = await contendForLeadership(nc, {
-        key,
-        holder: uniqueId("holder"),
-        ttlMs: 4_000,
-        onElected: async () => undefined,
-        onDeposed: async () => undefined,
-        onError: () => undefined,
-      });
-      return { nc, leadership };
-    };
-    const contenders = [await contender(), await contender()];
+    const contenders = [await leadershipContender(key), await leadershipContender(key)];
     const leaders = () => contenders.filter(({ leadership }) => leadership.isLeader());
     const [holder] = leaders();
     if (!holder) throw new Error("nobody leads");
