@@ -342,8 +342,38 @@ describe("verifyProvider: a Vertex service-account key", () => {
     await expectRefusal(
       verifyVertex(elsewhere),
       VERIFY_REFUSALS.rejectedCredential,
-      /does not send grants to the token endpoint 127\.0\.0\.1:9/,
+      /does not send grants to the token endpoint the key names/,
     );
+  });
+
+  it("refuses such a key with skip_tls_verification too, and Google's host on another port", async () => {
+    const account = google.serviceAccount();
+    for (const token_uri of ["http://127.0.0.1:8080/token", "https://oauth2.googleapis.com:8443/token"]) {
+      const key = JSON.stringify({ ...account.key, token_uri });
+      await expectRefusal(
+        request(vertex.nc, vertex.endpoints.verifyProvider, {
+          catalog_provider_id: "vertex_api",
+          upstream_url: vertex.upstream("vertex.vendor.test", "/v1/projects/p/locations/us-central1"),
+          api_key: key,
+          skip_tls_verification: true,
+        }),
+        VERIFY_REFUSALS.rejectedCredential,
+        /does not send grants to the token endpoint the key names/,
+      );
+    }
+  });
+
+  it("mints nothing for an upstream it will not dial", async () => {
+    const account = google.serviceAccount();
+    await expect(
+      request(vertex.nc, vertex.endpoints.verifyProvider, {
+        catalog_provider_id: "vertex_api",
+        upstream_url: "https://10.0.0.8/v1/projects/p/locations/us-central1",
+        api_key: account.json,
+        skip_tls_verification: false,
+      }),
+    ).resolves.toEqual({ outcome: "unverified", reason: "private_address" });
+    expect(google.mints).not.toContain(account.email);
   });
 
   it("a bare access token is sent as it is", async () => {

@@ -121,3 +121,17 @@ export function privateUpstreamRefusal(
     return undefined;
   return cls;
 }
+
+/**
+ * Whether the allowance names this endpoint itself (its range, its address and port, or its host
+ * name and port), public or not: where a rule admits only what the operator listed, such as the
+ * token endpoints a credential may name. A host name is matched as written, never resolved.
+ */
+export function allowanceNames(connection: UpstreamConnection, allowance: PrivateUpstreamAllowance): boolean {
+  const address = addressValue(connection.address);
+  return allowance.some((entry) =>
+    entry.kind === "name"
+      ? allows(entry, connection, 0n)
+      : address !== undefined && allows(entry, connection, address),
+  );
+}

@@ -6,7 +6,12 @@ import {
   startGoogleTokenServer,
 } from "@agentnet/testkit/oauth-servers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CredentialUnavailableError, type UpstreamAuth, VendorCredentials } from "./credentials";
+import {
+  CredentialUnavailableError,
+  tokenEndpointAllowed,
+  type UpstreamAuth,
+  VendorCredentials,
+} from "./credentials";
 
 const VERTEX = {
   id: "vertex_api",
@@ -177,12 +182,34 @@ describe("VendorCredentials: a Google service-account key", () => {
 describe("VendorCredentials: token endpoints", () => {
   it("grants go only to the vendors' own token endpoints unless the proxy allows another", () => {
     const credentials = new VendorCredentials();
+    // The message names no endpoint: members' requests can end with it, and the key is the admin's.
     expect(() => credentials.header("local-1", VERTEX, google.serviceAccount().json)).toThrow(
-      /does not send grants to the token endpoint 127\.0\.0\.1:\d+/,
+      /: this gateway does not send grants to the token endpoint the key names$/,
     );
     expect(() => credentials.header("local-2", AZURE, entra.client().json)).toThrow(
       CredentialUnavailableError,
     );
+  });
+
+  it("a vendor's own token host only on https's standard port", () => {
+    expect(tokenEndpointAllowed(new URL("https://oauth2.googleapis.com/token"))).toBe(true);
+    expect(tokenEndpointAllowed(new URL("https://oauth2.googleapis.com:443/token"))).toBe(true);
+    expect(tokenEndpointAllowed(new URL("https://oauth2.googleapis.com:8443/token"))).toBe(false);
+    expect(tokenEndpointAllowed(new URL("http://oauth2.googleapis.com/token"))).toBe(false);
+    expect(tokenEndpointAllowed(new URL("https://login.microsoftonline.com"))).toBe(true);
+    expect(tokenEndpointAllowed(new URL("https://8.8.8.8/token"))).toBe(false);
+  });
+
+  it("checks a key without minting: its token endpoint must be allowed", () => {
+    const before = google.mints.length;
+    expect(() => new VendorCredentials().check("vertex_api", google.serviceAccount().json)).toThrow(
+      CredentialUnavailableError,
+    );
+    expect(() =>
+      new VendorCredentials(LOCAL).check("vertex_api", google.serviceAccount().json),
+    ).not.toThrow();
+    expect(() => new VendorCredentials().check("openai_api", "sk-plain")).not.toThrow();
+    expect(google.mints.length).toBe(before);
   });
 });
 

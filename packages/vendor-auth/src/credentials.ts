@@ -66,6 +66,16 @@ const AUTHORIZATION = "authorization";
 /** Providers whose tokens are kept at once: far above any deployment's exchanged keys. */
 const MAX_EXCHANGES = 10_000;
 
+/**
+ * Where a key may have grants sent (a service-account key's `token_uri`, an Entra ID
+ * `authority_host`), for the verifier and the proxy alike: a vendor's own token host over https on
+ * its standard port, or an endpoint the operator allows (`operatorAllows`: local test endpoints).
+ */
+export function tokenEndpointAllowed(url: URL, operatorAllows?: (url: URL) => boolean): boolean {
+  if (url.protocol === "https:" && url.port === "" && VENDOR_TOKEN_HOSTS.has(url.hostname)) return true;
+  return operatorAllows?.(url) === true;
+}
+
 /** The vendors' own token endpoints: Google's, and Entra ID's public and sovereign clouds. */
 export const VENDOR_TOKEN_HOSTS: ReadonlySet<string> = new Set([
   "oauth2.googleapis.com",
@@ -127,6 +137,15 @@ export class VendorCredentials {
     return this.minted(exchange).then((token) => bearer(token.token));
   }
 
+  /**
+   * Checks, without minting anything, that `key` is usable with catalog entry `catalogId`: a plain
+   * key always is; a JSON credential must parse and name a token endpoint grants may go to
+   * (`tokenEndpointAllowed`). Throws `CredentialUnavailableError` as `header` would.
+   */
+  check(catalogId: string, key: string): void {
+    if (isJsonKey(key)) this.newExchange(catalogId, key, "");
+  }
+
   /** Drop what is kept for a provider (deleted, or its key replaced by a plain one). */
   forget(providerId: string): void {
     this.exchanges.delete(providerId);
@@ -169,10 +188,9 @@ export class VendorCredentials {
   }
 
   private checkTokenEndpoint(kind: CredentialKind, endpoint: string): void {
-    const url = new URL(endpoint);
-    if (url.protocol === "https:" && VENDOR_TOKEN_HOSTS.has(url.hostname)) return;
-    if (this.options.isTokenEndpointAllowed?.(url)) return;
-    throw unusableKey(kind, `this gateway does not send grants to the token endpoint ${url.host}`);
+    if (tokenEndpointAllowed(new URL(endpoint), this.options.isTokenEndpointAllowed)) return;
+    // Not naming it: a member's request can end with this message, and the endpoint is the admin's.
+    throw unusableKey(kind, "this gateway does not send grants to the token endpoint the key names");
   }
 
   /** The mint under way, or a new one: concurrent callers share it. */

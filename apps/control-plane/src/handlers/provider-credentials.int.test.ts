@@ -43,13 +43,15 @@ describe("provider keys of each kind", () => {
     await entra?.close();
   });
 
-  // A loopback upstream is stored unverified (private address); the key is still checked first.
-  const create = (provider_id: string, api_key: string) =>
+  // A loopback upstream is stored unverified (private address), with no grant sent for it; the
+  // key's form and its token endpoint are still checked first.
+  const create = (provider_id: string, api_key: string, skip_tls_verification = false) =>
     request(api, ControlPlane.providersCreate, {
       caller,
       body: makeProviderBody({
         provider_id,
         api_key,
+        skip_tls_verification,
         ...(provider_id === "vertex_api" ? {} : { upstream_url: "http://127.0.0.1:9/openai/v1" }),
       }),
     });
@@ -66,8 +68,8 @@ describe("provider keys of each kind", () => {
     const created = await create("vertex_api", account.json);
     expect(created.credential_kind).toBe("service_account");
     expect(JSON.stringify(created)).not.toContain("PRIVATE KEY");
-    // The verifier minted a token from it before the private upstream stored it unverified.
-    expect(google.mints).toContain(account.email);
+    // Stored unverified for its private upstream: the verifier sent no grant for it.
+    expect(google.mints).not.toContain(account.email);
     const models = await createAgentModels(harness.connection);
     const doc = await models.Provider.findById(created.id).lean();
     expect(
@@ -98,21 +100,26 @@ describe("provider keys of each kind", () => {
     expect((broken as AppError).message).toBe("api_key: api_key looks like JSON but is not: not valid JSON");
   });
 
-  it("a key the token endpoint refuses is the verifier's 422, and nothing is stored", async () => {
+  it("a key naming a token endpoint the gateway sends no grants to is 422 even with skip_tls_verification, and nothing is stored", async () => {
     const account = google.serviceAccount();
-    google.revoke(account.email);
-    const error = await refusal(create("vertex_api", account.json));
-    expect({ status: (error as AppError).status, code: (error as AppError).code }).toEqual({
-      status: 422,
-      code: "provider.credential_rejected",
-    });
+    const key = JSON.stringify({ ...account.key, token_uri: "http://127.0.0.1:8080/token" });
+    const models = await createAgentModels(harness.connection);
+    const before = await models.Provider.countDocuments();
+    for (const skipTls of [false, true]) {
+      const error = await refusal(create("vertex_api", key, skipTls));
+      expect({ status: (error as AppError).status, code: (error as AppError).code }).toEqual({
+        status: 422,
+        code: "provider.credential_rejected",
+      });
+    }
+    expect(await models.Provider.countDocuments()).toBe(before);
   });
 
   it("takes Entra ID client credentials for Azure and refuses JSON where the entry takes only API keys", async () => {
     const app = entra.client();
     const created = await create("azure_api", app.json);
     expect(created.credential_kind).toBe("entra_client_secret");
-    expect(entra.mints).toContain(app.credentials.client_id);
+    expect(entra.mints).not.toContain(app.credentials.client_id);
     const plain = await create("azure_api", "azure-api-key");
     expect(plain.credential_kind).toBe("api_key");
     const error = await refusal(create("openai_api", app.json));

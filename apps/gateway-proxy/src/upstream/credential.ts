@@ -1,6 +1,5 @@
-import { isIP } from "node:net";
 import type { GatewayProvider } from "@agentnet/contracts";
-import { type PrivateUpstreamAllowance, privateUpstreamRefusal } from "@agentnet/gateway-rules";
+import { allowanceNames, type PrivateUpstreamAllowance } from "@agentnet/gateway-rules";
 import { type CatalogAuth, CredentialUnavailableError, type UpstreamAuth } from "@agentnet/vendor-auth";
 import { apiKeyOf, type ProxyContext } from "../context";
 import type { AccountView } from "../snapshot/cache";
@@ -37,10 +36,9 @@ export function upstreamAuth(
 
 /**
  * Which token endpoints other than the vendors' own a key may name (a service-account key's
- * token_uri, an Entra ID authority_host): the proxy posts a signed grant there, so the rule is the
- * upstreams' one. With private upstreams not refused, any; else an address that is public or that
- * AGN_ALLOWED_PRIVATE_UPSTREAMS covers (a local test endpoint). A name is not resolved here, so
- * names other than the vendors' are refused.
+ * token_uri, an Entra ID authority_host): the proxy posts a signed grant there. With private
+ * upstreams not refused, any; else only one AGN_ALLOWED_PRIVATE_UPSTREAMS names (a local test
+ * endpoint), as docs/API.md says: a public address is not enough, and no name is resolved.
  */
 export function tokenEndpointAllowance(
   allowance: PrivateUpstreamAllowance | undefined,
@@ -48,8 +46,7 @@ export function tokenEndpointAllowance(
   return (url) => {
     if (!allowance) return true;
     const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
-    if (isIP(host) === 0) return false;
     const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
-    return privateUpstreamRefusal({ host, port, address: host }, allowance) === undefined;
+    return allowanceNames({ host, port, address: host }, allowance);
   };
 }

@@ -37,10 +37,28 @@ export async function listingAuth(
   try {
     return await new VendorCredentials(ctx.vendorCredentials).header("verify", entry, apiKey);
   } catch (error) {
-    if (!(error instanceof CredentialUnavailableError)) throw error;
-    throw new AppError(422, VERIFY_REFUSALS.rejectedCredential, error.message);
+    throw asRefusal(error);
   }
 }
+
+/**
+ * Refuses (422), without minting or dialing anything, a key the gateway could never use: a JSON
+ * credential that does not parse for the entry, or that names a token endpoint grants may not go
+ * to. Checked whatever else a check skips (`skip_tls_verification`, no listing endpoint), so no
+ * such key is stored.
+ */
+export function checkCredential(ctx: CheckContext, entry: CatalogEntry, apiKey: string): void {
+  try {
+    new VendorCredentials(ctx.vendorCredentials).check(entry.id, apiKey);
+  } catch (error) {
+    throw asRefusal(error);
+  }
+}
+
+const asRefusal = (error: unknown): unknown =>
+  error instanceof CredentialUnavailableError
+    ? new AppError(422, VERIFY_REFUSALS.rejectedCredential, error.message)
+    : error;
 
 /**
  * The request headers of a listing call: the credential header and the catalog's extra headers,
@@ -87,13 +105,14 @@ export async function listModels(
   pages: number,
   extraValues: Readonly<Record<string, string>> = {},
 ): Promise<ListingResult> {
-  const headers = listingHeaders(entry, await listingAuth(ctx, entry, apiKey), extraValues);
   const signal = AbortSignal.timeout(ctx.dial.timeoutMs);
   const resolved = await resolveOnce(ctx.resolve, target.host, signal, ctx.dial.timeoutMs);
   if (!resolved.ok) throw refusalForFailure(resolved.failure);
   const blocked = firstNonPublic(resolved.addresses.map((a) => a.address));
   if (blocked && !ctx.allowPrivateHosts.has(target.host))
     return { kind: "private", host: target.host, ...blocked };
+  // Only for an upstream it will dial: a key's grant is sent nowhere for one it will not.
+  const headers = listingHeaders(entry, await listingAuth(ctx, entry, apiKey), extraValues);
 
   const [first] = resolved.addresses;
   if (first === undefined)

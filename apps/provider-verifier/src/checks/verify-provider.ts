@@ -3,7 +3,7 @@ import { resolveOnce } from "../dial/resolve";
 import { deriveListingTarget } from "../domain/listing";
 import { refusalForFailure } from "../domain/outcomes";
 import { type CheckContext, requireCatalogEntry } from "./context";
-import { listModels } from "./listing";
+import { checkCredential, listModels } from "./listing";
 
 /**
  * Checks a credential against the vendor's model listing before the provider is stored (spec
@@ -16,6 +16,7 @@ export async function verifyProvider(
   req: VerifyProviderRequest,
 ): Promise<VerifyProviderReply> {
   const entry = requireCatalogEntry(req.catalog_provider_id);
+  checkCredential(ctx, entry, req.api_key);
   const target = deriveListingTarget(entry.listing, req.upstream_url);
   if (target.kind === "no_listing") return { outcome: "unverified", reason: "no_listing_endpoint" };
   if (target.kind === "no_host") return { outcome: "unverified", reason: "no_host" };
