@@ -38,14 +38,18 @@ export async function startAzureStack() {
     azure.reply = "Hello from Azure";
   };
 
-  /** A fresh account, its azure_api provider, under a daily token cap per user (generous unless said). */
-  const azureAccount = async (options: { userCap?: number } = {}) => {
+  /**
+   * A fresh account, its azure_api provider, under a daily token cap per user (generous unless
+   * said); its upstream_url is the resource's v1 API, or with `resourceRoot` the resource itself
+   * (the portal's "Endpoint").
+   */
+  const azureAccount = async (options: { userCap?: number; resourceRoot?: boolean } = {}) => {
     const granted = await accountWithProvider(
       stack,
       {
         provider_id: "azure_api",
         name: "Azure",
-        upstream_url: `${azureUrl}${AZURE_V1}`,
+        upstream_url: options.resourceRoot ? azureUrl : `${azureUrl}${AZURE_V1}`,
         api_key: AZURE_KEY,
         models: [{ id: DEPLOYMENT, ...RATES }],
       },

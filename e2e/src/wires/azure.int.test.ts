@@ -58,6 +58,22 @@ describe("AzureOpenAI on the deployment paths, an azure_api provider", () => {
     expectAzureRow(row, provider, false);
   });
 
+  it("a provider written as the resource root (the portal's Endpoint) answers as the /openai/v1 one", async () => {
+    const { account, provider, seenBefore } = await azure.azureAccount({ resourceRoot: true });
+    expect(provider.upstream_url).toBe(azure.azureUrl);
+
+    const answer = await azureClient(account.token).chat.completions.create({
+      model: DEPLOYMENT,
+      messages: [{ role: "user", content: "say hi" }],
+    });
+
+    expect(answer.choices[0]?.message.content).toBe(azure.azure.reply);
+    const seen = azure.azure.seen.slice(seenBefore);
+    expect(seen.map((request) => request.path)).toEqual(["/openai/v1/chat/completions"]);
+    const [row] = await storedRows(azure.stack, account, 1);
+    expectAzureRow(row, provider, false);
+  });
+
   it("a stream: the vendor's text, and its usage, which the proxy asked for", async () => {
     const { account, provider, seenBefore } = await azure.azureAccount();
     azure.azure.reply = distinctWords(40);

@@ -24,6 +24,32 @@ describe("vendorTarget: where each wire goes at each kind of provider", () => {
     expect(target?.pathWithQuery).toBe("/openai/v1/chat/completions");
   });
 
+  it("sends an Azure provider written as its resource root to its v1 API under /openai", () => {
+    const chat = route("/openai/v1/chat/completions");
+    for (const root of ["https://res.openai.azure.com", "https://res.openai.azure.com/"]) {
+      expect(vendorTarget(root, "azure_openai", chat, "gpt5", false, "")?.pathWithQuery).toBe(
+        "/openai/v1/chat/completions",
+      );
+    }
+    expect(
+      vendorTarget("https://res.openai.azure.com/openai", "azure_openai", chat, "gpt5", false, "")?.path,
+    ).toBe("/openai/v1/chat/completions");
+    // Another OpenAI-style vendor at its root keeps its /v1.
+    expect(vendorTarget("https://api.openai.com", "openai", chat, "gpt5", false, "")?.path).toBe(
+      "/v1/chat/completions",
+    );
+  });
+
+  it("sends the OpenAI wire to Vertex's OpenAI-format endpoint", () => {
+    const chat = route("/v1/chat/completions");
+    expect(vendorTarget(VERTEX, "vertex", chat, "google/gemini-2.5-flash", true, "")?.pathWithQuery).toBe(
+      "/v1/projects/acme/locations/us-east5/endpoints/openapi/chat/completions",
+    );
+    expect(
+      vendorTarget(`${VERTEX}/endpoints/openapi`, "vertex", route("/v1/embeddings"), "m", false, "")?.path,
+    ).toBe("/v1/projects/acme/locations/us-east5/endpoints/openapi/embeddings");
+  });
+
   it("sends Claude on Vertex to Vertex, and to Anthropic as the Messages API", () => {
     const claude = route(
       "/v1/projects/p/locations/l/publishers/anthropic/models/claude-sonnet-4-5@20250929:streamRawPredict",

@@ -17,7 +17,8 @@ const OPENAI_PATHS = {
  * API serves the route's operation at. The route's wire decides the operation, the provider's
  * flavor its address:
  * - OpenAI wire: /v1/chat/completions, /v1/responses, /v1/embeddings after upstream_url's prefix
- *   (an Azure provider's `…/openai/v1`), whichever path the client came by.
+ *   (an Azure provider's `…/openai/v1`, or `/openai/v1` at its resource root), whichever path the
+ *   client came by; on Vertex, …/endpoints/openapi/chat/completions (and `embeddings`).
  * - Anthropic wire: /v1/messages(/count_tokens) on Anthropic; on Vertex,
  *   …/publishers/anthropic/models/{model}:rawPredict (`streamRawPredict` for a stream, and the
  *   `count-tokens` model for token counting).
@@ -40,7 +41,8 @@ export function vendorTarget(
   if (wire === "openai") {
     const path =
       operation === "responses" || operation === "embeddings" ? OPENAI_PATHS[operation] : OPENAI_PATHS.chat;
-    return upstreamTarget(upstreamUrl, path, query);
+    if (flavor === "vertex") return vertexOpenAiTarget(upstreamUrl, path, query);
+    return upstreamTarget(flavor === "azure_openai" ? azureV1Base(upstreamUrl) : upstreamUrl, path, query);
   }
   const counting = operation === "count_tokens";
   if (wire === "anthropic") {
@@ -59,6 +61,35 @@ export function vendorTarget(
     query,
   );
   return target;
+}
+
+/** An upstream_url that is an origin alone, with or without a query. */
+const ORIGIN_ONLY = /^([a-z][a-z0-9+.-]*:\/\/[^/?#]+)\/?(\?[^#]*)?$/i;
+
+/**
+ * An Azure resource's root (`https://{resource}.openai.azure.com`: the catalog's default host, the
+ * portal's "Endpoint") serves the v1 API under `/openai`: a root upstream_url gets it, so that the
+ * data plane reaches `…/openai/v1/…` as with `…/openai/v1` written out.
+ */
+const azureV1Base = (upstreamUrl: string): string =>
+  upstreamUrl.replace(
+    ORIGIN_ONLY,
+    (_, origin: string, query: string | undefined) => `${origin}/openai${query ?? ""}`,
+  );
+
+/**
+ * Vertex serves OpenAI-format requests at `…/locations/{location}/endpoints/openapi/…`
+ * (`chat/completions`, `embeddings`), not under `/v1`.
+ */
+function vertexOpenAiTarget(
+  upstreamUrl: string,
+  openAiPath: string,
+  query: string,
+): VendorTarget | undefined {
+  const base = vertexBase(upstreamUrl);
+  if (!base) return undefined;
+  const path = `${base.path}/endpoints/openapi${openAiPath.replace(/^\/v1/, "")}`;
+  return { origin: base.origin, host: base.host, path, pathWithQuery: query ? `${path}?${query}` : path };
 }
 
 function vertexTarget(
