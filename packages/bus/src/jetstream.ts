@@ -40,7 +40,6 @@ interface StreamSpec {
  * it to the new peers, or drops the extra ones, while it keeps serving).
  */
 async function ensureStream(nc: NatsConnection, spec: StreamSpec) {
-  const jsm = await jetstreamManager(nc);
   const config = {
     name: spec.name,
     subjects: spec.subjects,
@@ -52,6 +51,8 @@ async function ensureStream(nc: NatsConnection, spec: StreamSpec) {
     duplicate_window: nanos(spec.duplicateWindowMs ?? DEFAULT_REQUEST_STREAM_LIMITS.duplicateWindowMs),
   };
   await patiently(async () => {
+    // In here: making the manager asks JetStream too (its API check), as slow as the rest to answer.
+    const jsm = await jetstreamManager(nc);
     const exists = await streamExists(jsm, spec.name);
     await (exists ? jsm.streams.update(spec.name, config) : jsm.streams.add(config)).catch(
       (error: unknown) => {
@@ -207,9 +208,9 @@ export async function ensureDurableConsumer(
   options: DurableConsumerOptions,
 ): Promise<Consumer> {
   const stream = options.stream ?? REQUESTS_STREAM;
-  const jsm = await jetstreamManager(nc);
-  await patiently(() =>
-    jsm.consumers.add(stream, {
+  return await patiently(async () => {
+    const jsm = await jetstreamManager(nc);
+    await jsm.consumers.add(stream, {
       durable_name: options.durable,
       ack_policy: AckPolicy.Explicit,
       deliver_policy: options.deliver === "new" ? DeliverPolicy.New : DeliverPolicy.All,
@@ -219,9 +220,9 @@ export async function ensureDurableConsumer(
       ...(options.inactiveThresholdMs === undefined
         ? {}
         : { inactive_threshold: nanos(options.inactiveThresholdMs) }),
-    }),
-  );
-  return (await jetstream(nc)).consumers.get(stream, options.durable);
+    });
+    return (await jetstream(nc)).consumers.get(stream, options.durable);
+  });
 }
 
 /** Deletes a durable consumer (tests and benchmarks clean up theirs). */
