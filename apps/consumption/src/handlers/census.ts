@@ -17,7 +17,8 @@ const RETRY_MS = 500;
  * A new leader's census of the lease holders its predecessor recorded (`CONSUMPTION_CENSUS_SUBJECT`),
  * asked again round after round until every one of them has answered with no request event
  * pending and no request still holding on an earlier leader's lease (events buffered through a
- * JetStream outage, and requests in flight, are usage of leases this leader cannot see). A holder that answered so once is done: it admits on no earlier leader's lease from then.
+ * JetStream outage, and requests in flight, are usage of leases this leader cannot see). A holder
+ * that answered so once is done: it admits on no earlier leader's lease from then.
  * Then, once the events the stream holds are settled, the keeper grants from then on instead of
  * at the outage horizon the predecessor recorded when it lost NATS (a NATS node's loss in a
  * cluster drops the leader's connection for a moment, and the proxies' too). Ends when the term

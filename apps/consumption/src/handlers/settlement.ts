@@ -77,45 +77,41 @@ export async function startSettlement(
   );
   /** Stream positions looked at (oldest first), each with when: settled through once acked up to it. */
   const looks: { at: number; lastSeq: number }[] = [];
-  let settledThrough = Number.NEGATIVE_INFINITY;
+  let settledUntil = Number.NEGATIVE_INFINITY;
+  /**
+   * The latest moment (at most `now`, the caller's clock) such that every event the stream held
+   * then is settled: looks at the stream's last sequence now, and takes the latest earlier look the
+   * durable's ack floor has reached (it takes every subject). While JetStream does not answer
+   * (quorum lost, or streams re-electing their leaders after a node's loss), it stays where it was:
+   * what the stream holds and this leader has not settled is usage no counter has.
+   */
+  const settledThrough = async (now: number): Promise<number> => {
+    try {
+      // No API check: it would be one more request per look, and the looks below fail alike.
+      const jsm = await jetstreamManager(ctx.nc, { checkAPI: false });
+      looks.push({ at: now, lastSeq: (await jsm.streams.info(REQUESTS_STREAM)).state.last_seq });
+      const ackFloor = (await consumer.info()).ack_floor.stream_seq;
+      while (looks.length > 0 && (looks[0]?.lastSeq ?? Number.POSITIVE_INFINITY) <= ackFloor) {
+        settledUntil = Math.max(settledUntil, looks.shift()?.at ?? settledUntil);
+      }
+      // A look the floor never reaches (a stuck event) must not grow the list without end.
+      if (looks.length > MAX_LOOKS) looks.splice(0, looks.length - MAX_LOOKS);
+    } catch (err) {
+      ctx.logger.debug({ err }, "cannot see the settlement of the stream now");
+    }
+    return settledUntil;
+  };
   return {
     loop,
+    settledThrough,
     /**
-     * The latest moment (at most `now`, the caller's clock) such that every event the stream held
-     * then is settled: looks at the stream's last sequence now, and takes the latest earlier look
-     * the durable's ack floor has reached. While JetStream does not answer (quorum lost), it stays
-     * where it was: what the stream holds and this leader has not settled is usage no counter has.
-     */
-    async settledThrough(now: number): Promise<number> {
-      try {
-        const jsm = await jetstreamManager(ctx.nc);
-        looks.push({ at: now, lastSeq: (await jsm.streams.info(REQUESTS_STREAM)).state.last_seq });
-        const ackFloor = (await consumer.info()).ack_floor.stream_seq;
-        while (looks.length > 0 && (looks[0]?.lastSeq ?? Number.POSITIVE_INFINITY) <= ackFloor) {
-          settledThrough = Math.max(settledThrough, looks.shift()?.at ?? settledThrough);
-        }
-        // A look the floor never reaches (a stuck event) must not grow the list without end.
-        if (looks.length > MAX_LOOKS) looks.splice(0, looks.length - MAX_LOOKS);
-      } catch (err) {
-        ctx.logger.debug({ err }, "cannot see the settlement of the stream now");
-      }
-      return settledThrough;
-    },
-    /**
-     * Resolves true once every event the stream holds now is settled (the durable's ack floor
-     * reached the stream's last sequence; it takes every subject), looking every `pollMs`, and
-     * again after a JetStream request failed (streams re-elect their leaders after a node's loss);
-     * false if `until` ended the wait first.
+     * Resolves true once every event the stream holds now is settled (`settledThrough` reaches
+     * now), looking every `pollMs`; false if `until` ended the wait first.
      */
     async settledThroughNow(pollMs: number, until: AbortSignal): Promise<boolean> {
-      let last: number | undefined;
+      const from = options.clock();
       while (!until.aborted) {
-        try {
-          last ??= (await (await jetstreamManager(ctx.nc)).streams.info(REQUESTS_STREAM)).state.last_seq;
-          if ((await consumer.info()).ack_floor.stream_seq >= last) return true;
-        } catch (err) {
-          ctx.logger.debug({ err }, "cannot see the settlement of the stream yet");
-        }
+        if ((await settledThrough(options.clock())) >= from) return true;
         await pause(pollMs, until);
       }
       return false;
