@@ -41,7 +41,7 @@ export function vendorTarget(
   if (wire === "openai") {
     const path =
       operation === "responses" || operation === "embeddings" ? OPENAI_PATHS[operation] : OPENAI_PATHS.chat;
-    if (flavor === "vertex") return vertexOpenAiTarget(upstreamUrl, path, query);
+    if (flavor === "vertex") return vertexTarget(upstreamUrl, vertexOpenAiPath(path), query);
     return upstreamTarget(flavor === "azure_openai" ? azureV1Base(upstreamUrl) : upstreamUrl, path, query);
   }
   const counting = operation === "count_tokens";
@@ -50,10 +50,14 @@ export function vendorTarget(
       return upstreamTarget(upstreamUrl, counting ? "/v1/messages/count_tokens" : "/v1/messages", query);
     }
     const method = counting ? "rawPredict" : streams ? "streamRawPredict" : "rawPredict";
-    return vertexTarget(upstreamUrl, "anthropic", counting ? "count-tokens" : model, method, "");
+    return vertexTarget(
+      upstreamUrl,
+      vertexModelPath("anthropic", counting ? "count-tokens" : model, method),
+      "",
+    );
   }
   const method = counting ? "countTokens" : streams ? "streamGenerateContent" : "generateContent";
-  if (flavor === "vertex") return vertexTarget(upstreamUrl, "google", model, method, query);
+  if (flavor === "vertex") return vertexTarget(upstreamUrl, vertexModelPath("google", model, method), query);
   const version = route.ingress === "gemini" && route.label.startsWith("/v1/") ? "v1" : "v1beta";
   const target = upstreamTarget(
     upstreamUrl.replace(/\/(v1|v1beta)\/*$/, ""),
@@ -78,36 +82,20 @@ const azureV1Base = (upstreamUrl: string): string =>
   );
 
 /**
- * Vertex serves OpenAI-format requests at `…/locations/{location}/endpoints/openapi/…`
- * (`chat/completions`, `embeddings`), not under `/v1`.
+ * A Vertex model's method (`…/publishers/{publisher}/models/{model}:{method}`); Vertex serves
+ * OpenAI-format requests elsewhere, at `…/endpoints/openapi/…` (`chat/completions`, `embeddings`),
+ * not under `/v1` (`vertexOpenAiPath`).
  */
-function vertexOpenAiTarget(
-  upstreamUrl: string,
-  openAiPath: string,
-  query: string,
-): VendorTarget | undefined {
-  const base = vertexBase(upstreamUrl);
-  if (!base) return undefined;
-  const path = `${base.path}/endpoints/openapi${openAiPath.replace(/^\/v1/, "")}`;
-  return { origin: base.origin, host: base.host, path, pathWithQuery: query ? `${path}?${query}` : path };
-}
+const vertexModelPath = (publisher: "anthropic" | "google", model: string, method: string) =>
+  `/publishers/${publisher}/models/${pathSegment(model)}:${method}`;
+const vertexOpenAiPath = (openAiPath: string) => `/endpoints/openapi${openAiPath.replace(/^\/v1/, "")}`;
 
-function vertexTarget(
-  upstreamUrl: string,
-  publisher: "anthropic" | "google",
-  model: string,
-  method: string,
-  query: string,
-): VendorTarget | undefined {
+/** `rest` after the project and location the Vertex upstream_url names; undefined when it names none. */
+function vertexTarget(upstreamUrl: string, rest: string, query: string): VendorTarget | undefined {
   const base = vertexBase(upstreamUrl);
   if (!base) return undefined;
-  const path = `${base.path}/publishers/${publisher}/models/${pathSegment(model)}:${method}`;
-  return {
-    origin: base.origin,
-    host: base.host,
-    path,
-    pathWithQuery: query ? `${path}?${query}` : path,
-  };
+  const path = `${base.path}${rest}`;
+  return { origin: base.origin, host: base.host, path, pathWithQuery: query ? `${path}?${query}` : path };
 }
 
 const VERTEX_LOCATION = /^(.*?\/(?:v1|v1beta1))?\/projects\/([^/]+)\/locations\/([^/]+)/;
