@@ -126,18 +126,18 @@ export class UsageKeeper {
   /**
    * Grants leases of headroom. A new leader cannot know what its predecessor leased, so it grants
    * nothing until every lease the store says may be out has ended (503: proxies keep serving on
-   * their leases meanwhile), or its census says when they do (`censusTaken`). Before granting past
-   * the recorded horizon it records a later one (now + 1.5 × TTL), so the next leader knows how
-   * long to wait, with the proxies it granted to (one store write per TTL), and before a first
-   * grant to a proxy it records the proxy.
+   * their leases meanwhile), or its census says when they do (`censusTaken`). Its own grants end
+   * by the horizon it records in the store (`LeaseHorizonRecord.grantsEndBy`), so the next leader
+   * knows how long to wait: within a TTL of it, shorter than a TTL.
    */
   async lease(request: LeaseRequest): Promise<LeaseReply> {
-    const ttlMs = this.options.quotaLeaseTtlMs;
     if (this.options.clock() < this.graceUntil()) {
       throw new AppError(503, "consumption.starting", "consumption just took over; leases resume shortly");
     }
-    await this.horizon.coverGrantTo(request.proxy_id);
-    const grants = this.book.grantLeases(request, this.options.clock(), ttlMs);
+    const endBy = await this.horizon.grantsEndBy(request.proxy_id);
+    const now = this.options.clock();
+    const ttlMs = Math.min(this.options.quotaLeaseTtlMs, Math.floor(endBy - now));
+    const grants = this.book.grantLeases(request, now, ttlMs);
     return { grants, ttl_ms: ttlMs };
   }
 

@@ -69,18 +69,34 @@ export class LeaseHorizonRecord {
   }
 
   /**
-   * Before a grant to `proxyId`: the store says grants may last until now + TTL (it records now +
-   * 1.5 × TTL, one write per TTL, with every proxy granted since the last such write), and lists
-   * the proxy as a holder (a proxy's first grant of the term waits for its own entry).
+   * Before a grant to `proxyId`: the time by which it must end. Grants end by the horizon the store records
+   * for them; once that is less than RECORD_AHEAD_TTLS × TTL away, a write moves it to now + 1.5 ×
+   * TTL, with every proxy granted since the last such write (one write per quarter TTL under
+   * traffic). Grants do not wait for that write while the recorded horizon leaves them MIN_GRANT_MS:
+   * they end by it instead (a shorter TTL), so a store that restarts costs proxies nothing for the
+   * first 1.25 × TTL. A proxy's first grant of the term waits for its own holder entry.
    */
-  async coverGrantTo(proxyId: string): Promise<void> {
+  async grantsEndBy(proxyId: string): Promise<number> {
+    const ttlMs = this.options.quotaLeaseTtlMs;
     for (;;) {
       const now = this.options.clock();
-      if (this.grantsCoveredUntil < now + this.options.quotaLeaseTtlMs) await this.coverGrants();
-      else if ((this.holders.get(proxyId) ?? 0) < now) await this.recordHolder(proxyId);
-      else break;
+      const left = this.grantsCoveredUntil - now;
+      if (left < RECORD_AHEAD_TTLS * ttlMs) {
+        const covering = this.coverGrants();
+        if (left < Math.min(MIN_GRANT_MS, ttlMs)) {
+          await covering;
+          continue;
+        }
+        // The grant below does not wait for it: the next grant that must wait reports its failure.
+        covering.catch(() => undefined);
+      }
+      if ((this.holders.get(proxyId) ?? 0) < now) {
+        await this.recordHolder(proxyId);
+        continue;
+      }
+      this.grantedSinceCover.add(proxyId);
+      return this.grantsCoveredUntil;
     }
-    this.grantedSinceCover.add(proxyId);
   }
 
   /**
@@ -194,6 +210,11 @@ export class LeaseHorizonRecord {
     return write;
   }
 }
+
+/** A grants horizon closer than this many TTLs is moved on (the store outage grants ride out). */
+const RECORD_AHEAD_TTLS = 1.25;
+/** A grant shorter than this waits for the horizon's write: proxies renew at half a lease's TTL. */
+const MIN_GRANT_MS = 1_000;
 
 const holderList = (holders: Map<string, number>): LeaseHolder[] =>
   [...holders].map(([proxy_id, until]) => ({ proxy_id, until }));
