@@ -12,13 +12,12 @@ import {
   type MetricsRegistry,
 } from "@agentnet/service-kit";
 import type { Cooldowns } from "./domain/cooldown";
-import type { Wire } from "./domain/wire";
 import type { AdmissionAnnouncer } from "./events/admission";
 import type { RequestRecord } from "./events/build";
 import type { BufferedPublisher } from "./events/publisher";
 import { UpstreamMetrics } from "./metrics-upstream";
 import type { ForwardResult } from "./upstream/forward";
-import type { UsageCounts } from "./upstream/usage";
+import type { UsageCounts, Wire } from "./wires";
 
 /*
  * The proxy's metrics (docs/OPERATIONS.md, "Metrics"). Labels stay bounded whatever tenants
@@ -69,9 +68,7 @@ class ModelSeries {
    * access log's total_tokens): OpenAI counts cached input inside its input, Anthropic beside it.
    */
   used(usage: UsageCounts, wire: Wire): void {
-    const uncached =
-      wire === "anthropic" ? usage.input_tokens : Math.max(0, usage.input_tokens - usage.cached_input_tokens);
-    this.tokens.input.value += uncached;
+    this.tokens.input.value += wire.uncachedInput(usage);
     this.tokens.cached_input.value += usage.cached_input_tokens;
     this.tokens.cache_creation.value += usage.cache_creation_tokens;
     this.tokens.output.value += usage.output_tokens;

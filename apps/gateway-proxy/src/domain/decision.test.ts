@@ -1,6 +1,9 @@
 import type { GatewayProvider, Guardrail, Policy } from "@agentnet/contracts";
 import { describe, expect, it } from "vitest";
 import { makeGuardrail, makePolicy, makeProvider } from "../test-support/factories";
+import type { Wire } from "../wires";
+import { anthropic as anthropicWire } from "../wires/anthropic";
+import { openai as openAiWire } from "../wires/openai";
 import { type DecisionInput, decide, splitExplicitProvider } from "./decision";
 
 const openai = makeProvider();
@@ -22,7 +25,7 @@ const input = (overrides: {
   policies?: Policy[];
   guardrails?: Guardrail[];
   model?: string;
-  wire?: "openai" | "anthropic";
+  wire?: Wire;
 }): DecisionInput => ({
   providers: overrides.providers ?? [openai, anthropic, local],
   policies: overrides.policies ?? [
@@ -31,7 +34,7 @@ const input = (overrides: {
   guardrails: new Map((overrides.guardrails ?? []).map((g) => [g.id, g])),
   groupIds: ["grp_all", "grp_eng"],
   requestedModel: overrides.model ?? "gpt-4o",
-  wire: overrides.wire ?? "openai",
+  wire: overrides.wire ?? openAiWire,
 });
 
 const allowlist = (id: string, models: string[]) =>
@@ -53,7 +56,7 @@ describe("decide", () => {
   });
 
   it("routes /v1/messages only to anthropic-flavored providers", () => {
-    const decision = decide(input({ model: "claude-sonnet-4-5", wire: "anthropic" }));
+    const decision = decide(input({ model: "claude-sonnet-4-5", wire: anthropicWire }));
     expect(decision.decision === "allow" && decision.provider.id).toBe("prov_anthropic");
   });
 

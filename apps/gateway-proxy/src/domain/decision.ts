@@ -14,7 +14,7 @@ import {
   type ProviderGrant,
   reachableProviders,
 } from "@agentnet/gateway-rules";
-import { flavorFits, type Wire } from "./wire";
+import { flavorFits, type Wire } from "../wires";
 
 export type DenyReason =
   | "llm_policy.no_matching_policy"

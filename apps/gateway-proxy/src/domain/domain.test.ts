@@ -3,6 +3,8 @@ import { MAX_RATE_PER_1K } from "@agentnet/contracts";
 import { computeCost } from "@agentnet/pricing";
 import { describe, expect, it } from "vitest";
 import { makeCaller, makeGuardrail, makePolicy, makeProvider, makeSettings } from "../test-support/factories";
+import { anthropic as anthropicWire } from "../wires/anthropic";
+import { openai as openAiWire } from "../wires/openai";
 import { captured, capturePlan } from "./capture";
 import {
   admissionTokens,
@@ -118,7 +120,7 @@ describe("estimates", () => {
     const provider = makeProvider({ models: [{ id: "gpt-4o", input_per_1k: 1, output_per_1k: 2 }] });
     const catalog = findCatalogProvider("openai_api");
     if (!catalog) throw new Error("catalog");
-    const pricing = ratesFor(provider, catalog, "gpt-4o", "openai");
+    const pricing = ratesFor(provider, catalog, "gpt-4o", openAiWire);
     expect(pricing.shape).toBe("openai");
     const tokens = admissionTokens(
       estimateTokens({ input: "a".repeat(4000), max_tokens: 1000 }, "chat"),
@@ -127,7 +129,7 @@ describe("estimates", () => {
     expect(tokens).toEqual({ input_tokens: 1000, output_tokens: 1000 });
     // $1/1k in, $2/1k out: $3 in nano-USD.
     expect(holdAmount(tokens, pricing)).toEqual({ tokens: 2000, costNanos: 3_000_000_000 });
-    expect(ratesFor(provider, catalog, "no-such-model", "openai").rates.pricing_known).toBe(false);
+    expect(ratesFor(provider, catalog, "no-such-model", openAiWire).rates.pricing_known).toBe(false);
   });
 
   it("admits a stream with one output step and a non-streaming request with its worst case", () => {
@@ -152,7 +154,7 @@ describe("fallbackHoldExtra: a fallback to other prices re-prices the hold", () 
       makeProvider({ models: [{ id: "m", input_per_1k: input, output_per_1k: output }] }),
       catalog,
       "m",
-      "openai",
+      openAiWire,
     );
   const tokens = { input_tokens: 1_000, output_tokens: 500 };
 
@@ -186,8 +188,12 @@ describe("the cost of an estimate stays in pricing's exact range", () => {
 
   it("names a rate above MAX_RATE_PER_1K, which a provider stored before the bound may hold", () => {
     const rates = (input_per_1k: number) =>
-      ratesFor(makeProvider({ models: [{ id: "m", input_per_1k, output_per_1k: 1 }] }), openai, "m", "openai")
-        .rates;
+      ratesFor(
+        makeProvider({ models: [{ id: "m", input_per_1k, output_per_1k: 1 }] }),
+        openai,
+        "m",
+        openAiWire,
+      ).rates;
     expect(rateAboveMaximum(rates(MAX_RATE_PER_1K))).toBeUndefined();
     expect(rateAboveMaximum(rates(1e12))).toBe("input_per_1k 1000000000000");
   });
@@ -210,7 +216,7 @@ describe("the cost of an estimate stays in pricing's exact range", () => {
           provider,
           entry,
           model,
-          entry.api_flavor === "anthropic" ? "anthropic" : "openai",
+          entry.api_flavor === "anthropic" ? anthropicWire : openAiWire,
         );
         for (const maxTokens of [1, DEFAULT_OUTPUT_TOKENS, 128_000, MAX_OUTPUT_TOKENS_FIELD]) {
           for (const bodyChars of [0, 10 * 1024 * 1024, 64 * 1024 * 1024]) {

@@ -2,10 +2,10 @@ import { type Amount, amountOfUsage } from "@agentnet/caps";
 import type { CatalogEntry } from "@agentnet/catalog";
 import { findCatalogModel } from "@agentnet/catalog";
 import { type GatewayProvider, MAX_RATE_PER_1K } from "@agentnet/contracts";
-import { type CostShape, type EffectiveRates, ratesForPrompt, resolveRates } from "@agentnet/pricing";
+import { type EffectiveRates, ratesForPrompt, resolveRates } from "@agentnet/pricing";
+import type { Operation, Wire } from "../wires";
 import type { JsonObject } from "./json";
 import { geminiOutputCap } from "./request-shape";
-import type { Operation, Wire } from "./wire";
 
 /** Output budget assumed when the request sets none: bounds what a streaming answer may overshoot. */
 export const DEFAULT_OUTPUT_TOKENS = 4_096;
@@ -127,8 +127,7 @@ export function ratesFor(provider: GatewayProvider, catalog: CatalogEntry, model
   const row = provider.models.find((candidate) => candidate.id === model);
   const listed = findCatalogModel(catalog.id, model);
   const rates: EffectiveRates = resolveRates(row, listed);
-  const shape: CostShape = wire === "anthropic" ? "anthropic" : "openai";
-  return { rates, shape };
+  return { rates, shape: wire.costShape };
 }
 
 export type Pricing = ReturnType<typeof ratesFor>;

@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { acceptedBetas, catalogHeaders, forwardedQuery, upstreamHeaders } from "./forwarding";
+import { forwardedQuery } from "../wires";
+import { anthropic as anthropicWire } from "../wires/anthropic";
+import { openai as openAiWire } from "../wires/openai";
+import { acceptedBetas, catalogHeaders, upstreamHeaders } from "./forwarding";
 
 /** What the official SDKs and agents send, plus what a member could add by hand. */
 const SENT = {
@@ -35,7 +38,7 @@ const OWN = { "content-type": "application/json", authorization: "Bearer sk-prov
 
 describe("what of a caller's request reaches the vendor", () => {
   it("OpenAI wire: accept, user-agent and openai-beta from the caller; the rest is the proxy's", () => {
-    expect(upstreamHeaders("openai", SENT, OWN)).toEqual({
+    expect(upstreamHeaders(openAiWire, SENT, OWN)).toEqual({
       accept: "application/json",
       "user-agent": "OpenAI/JS 6.49.0",
       "openai-beta": "assistants=v2",
@@ -47,7 +50,7 @@ describe("what of a caller's request reaches the vendor", () => {
   });
 
   it("Anthropic wire: accept, user-agent, anthropic-version and anthropic-beta from the caller", () => {
-    expect(upstreamHeaders("anthropic", SENT, { "x-api-key": "sk-ant-provider" })).toEqual({
+    expect(upstreamHeaders(anthropicWire, SENT, { "x-api-key": "sk-ant-provider" })).toEqual({
       accept: "application/json",
       "user-agent": "OpenAI/JS 6.49.0",
       "anthropic-version": "2023-06-01",
@@ -59,7 +62,7 @@ describe("what of a caller's request reaches the vendor", () => {
 
   it("the proxy's own headers win over the caller's", () => {
     expect(
-      upstreamHeaders("anthropic", SENT, { "Anthropic-Version": "2024-01-01" })["anthropic-version"],
+      upstreamHeaders(anthropicWire, SENT, { "Anthropic-Version": "2024-01-01" })["anthropic-version"],
     ).toBe("2024-01-01");
   });
 });
@@ -72,22 +75,22 @@ describe("catalog extra headers: the provider's value, else the caller's where t
   ];
 
   it("a member cannot pick which OpenAI organization or project the provider's key bills", () => {
-    expect(catalogHeaders("openai", OPENAI_EXTRA, {}, SENT)).toEqual({});
-    expect(catalogHeaders("openai", OPENAI_EXTRA, { "OpenAI-Organization": "org-admin" }, SENT)).toEqual({
+    expect(catalogHeaders(openAiWire, OPENAI_EXTRA, {}, SENT)).toEqual({});
+    expect(catalogHeaders(openAiWire, OPENAI_EXTRA, { "OpenAI-Organization": "org-admin" }, SENT)).toEqual({
       "openai-organization": "org-admin",
     });
   });
 
   it("Anthropic's version and betas: configured, else the caller's, else the default", () => {
-    expect(catalogHeaders("anthropic", ANTHROPIC_EXTRA, {}, SENT)).toEqual({
+    expect(catalogHeaders(anthropicWire, ANTHROPIC_EXTRA, {}, SENT)).toEqual({
       "anthropic-version": "2023-06-01",
       "anthropic-beta": "claude-code-20250219",
     });
-    expect(catalogHeaders("anthropic", ANTHROPIC_EXTRA, {}, {})).toEqual({
+    expect(catalogHeaders(anthropicWire, ANTHROPIC_EXTRA, {}, {})).toEqual({
       "anthropic-version": "2023-06-01",
     });
     expect(
-      catalogHeaders("anthropic", ANTHROPIC_EXTRA, { "anthropic-beta": "context-1m" }, SENT),
+      catalogHeaders(anthropicWire, ANTHROPIC_EXTRA, { "anthropic-beta": "context-1m" }, SENT),
     ).toMatchObject({
       "anthropic-beta": "context-1m",
     });
@@ -99,16 +102,16 @@ describe("catalog extra headers: the provider's value, else the caller's where t
       { name: "cf-aig-authorization" },
       { name: "cf-aig-cache-ttl" },
     ];
-    expect(catalogHeaders("openai", extra, {}, { ...SENT, "cf-aig-cache-ttl": "0" })).toEqual({});
+    expect(catalogHeaders(openAiWire, extra, {}, { ...SENT, "cf-aig-cache-ttl": "0" })).toEqual({});
   });
 });
 
 describe("query strings", () => {
   it("keep only Claude Code's beta flag on the Anthropic wire, and nothing on the OpenAI wire", () => {
-    expect(forwardedQuery("anthropic", "beta=true")).toBe("beta=true");
-    expect(forwardedQuery("anthropic", "beta=true&api-version=2024&x=1")).toBe("beta=true");
-    expect(forwardedQuery("openai", "api-version=2024-10-21&organization=org-x")).toBe("");
-    expect(forwardedQuery("openai", "")).toBe("");
+    expect(forwardedQuery(anthropicWire, "beta=true")).toBe("beta=true");
+    expect(forwardedQuery(anthropicWire, "beta=true&api-version=2024&x=1")).toBe("beta=true");
+    expect(forwardedQuery(openAiWire, "api-version=2024-10-21&organization=org-x")).toBe("");
+    expect(forwardedQuery(openAiWire, "")).toBe("");
   });
 });
 

@@ -1,35 +1,19 @@
-import type { Wire } from "./wire";
+import type { Wire } from "../wires";
 
 /**
  * What of a caller's request reaches the vendor besides its body: only what the vendor needs to
- * serve it, per wire. The vendor bills the provider's key, so a caller must not choose anything
+ * serve it, the headers and query parameters its wire names (`Wire.forwardedHeaders`,
+ * `forwardedQuery`). The vendor bills the provider's key, so a caller must not choose anything
  * that key's owner decides: which organization or project pays (`OpenAI-Organization`,
  * `OpenAI-Project`, `x-goog-user-project`), the caller's cookies or forwarding chain (`Cookie`,
  * `X-Forwarded-For`, `Forwarded`), or its own credentials. Everything not listed stays at the
  * proxy; the identity and auth headers the provider configures are added by the proxy.
  *
- * - `accept`: JSON or an event stream; `user-agent`: the client's name and version, which vendors
- *   read in support cases and carry no authority.
- * - OpenAI: `openai-beta` (opt-in API previews, as the SDK sends them).
- * - Anthropic: `anthropic-version` (required) and `anthropic-beta` (features such as Claude Code's
- *   `claude-code-20250219`), and the `beta` query parameter Claude Code puts on /v1/messages.
- * - Gemini: the `alt` query parameter (`alt=sse`: a stream as server-sent events rather than one
- *   JSON array). Never `key`: that is the caller's agentnet token.
- * - Not forwarded though SDKs send them: `x-stainless-*` (the SDK's runtime, OS and retry count:
- *   nothing a vendor serves by) and agents' session headers (the proxy reads them for sessions).
+ * Every wire forwards `accept` (JSON or an event stream) and `user-agent` (the client's name and
+ * version, which vendors read in support cases and carry no authority). Not forwarded though SDKs
+ * send them: `x-stainless-*` (the SDK's runtime, OS and retry count: nothing a vendor serves by)
+ * and agents' session headers (the proxy reads them for sessions).
  */
-const CALLER_HEADERS: Record<Wire, ReadonlySet<string>> = {
-  openai: new Set(["accept", "user-agent", "openai-beta"]),
-  anthropic: new Set(["accept", "user-agent", "anthropic-version", "anthropic-beta"]),
-  gemini: new Set(["accept", "user-agent"]),
-};
-
-const CALLER_QUERY: Record<Wire, ReadonlySet<string>> = {
-  openai: new Set(),
-  anthropic: new Set(["beta"]),
-  gemini: new Set(["alt"]),
-};
-
 type IncomingHeaders = Readonly<Record<string, string | string[] | undefined>>;
 
 const firstValue = (value: string | string[] | undefined): string | undefined =>
@@ -38,7 +22,7 @@ const firstValue = (value: string | string[] | undefined): string | undefined =>
 /** The caller's headers the vendor of `wire` gets. */
 function callerHeaders(wire: Wire, incoming: IncomingHeaders): Record<string, string> {
   const headers: Record<string, string> = {};
-  for (const name of CALLER_HEADERS[wire]) {
+  for (const name of wire.forwardedHeaders) {
     const value = firstValue(incoming[name]);
     if (value !== undefined) headers[name] = value;
   }
@@ -59,7 +43,7 @@ export function catalogHeaders(
   for (const header of extra) {
     const name = header.name.toLowerCase();
     const configured = Object.entries(values).find(([key]) => key.toLowerCase() === name)?.[1];
-    const sent = CALLER_HEADERS[wire].has(name) ? firstValue(incoming[name]) : undefined;
+    const sent = wire.forwardedHeaders.has(name) ? firstValue(incoming[name]) : undefined;
     const value = configured ?? sent ?? header.default_value;
     if (value !== undefined && value !== "") headers[name] = value;
   }
@@ -80,16 +64,6 @@ export function upstreamHeaders(
   headers["accept-encoding"] = "identity";
   for (const [name, value] of Object.entries(own)) headers[name.toLowerCase()] = value;
   return headers;
-}
-
-/** The caller's query parameters the vendor of `wire` gets (raw, in the caller's order). */
-export function forwardedQuery(wire: Wire, query: string): string {
-  if (query === "") return "";
-  const allowed = CALLER_QUERY[wire];
-  return query
-    .split("&")
-    .filter((pair) => allowed.has(pair.split("=", 1)[0] ?? ""))
-    .join("&");
 }
 
 /**

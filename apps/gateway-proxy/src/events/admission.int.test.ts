@@ -6,6 +6,7 @@ import { connectTestBus, eventually, uniqueId } from "@agentnet/testkit";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ratesFor } from "../domain/estimate";
 import { makeCaller, makeProvider } from "../test-support/factories";
+import { openai as openAiWire } from "../wires/openai";
 import { AdmissionAnnouncer } from "./admission";
 import type { RequestRecord } from "./build";
 import { TRUNCATED_MARK } from "./fit";
@@ -23,7 +24,7 @@ afterAll(async () => {
 
 const catalog = findCatalogProvider("openai_api");
 if (!catalog) throw new Error("openai_api is in the catalog");
-const pricing = ratesFor(makeProvider(), catalog, "gpt-4o", "openai");
+const pricing = ratesFor(makeProvider(), catalog, "gpt-4o", openAiWire);
 const admitted = { input_tokens: 100, output_tokens: 50 };
 
 const makeRecord = (overrides: Partial<RequestRecord> = {}): RequestRecord => ({
@@ -32,7 +33,7 @@ const makeRecord = (overrides: Partial<RequestRecord> = {}): RequestRecord => ({
   endedAt: Date.now(),
   caller: makeCaller(),
   logged: true,
-  wire: "openai",
+  wire: openAiWire,
   sourceIp: "127.0.0.1",
   method: "POST",
   host: "api.openai.com",

@@ -3,7 +3,7 @@ import { Events, PROXY_LOST_REASON, PROXY_LOST_STATUS } from "@agentnet/contract
 import { computeCost } from "@agentnet/pricing";
 import type { Logger } from "@agentnet/service-kit";
 import type { AdmittedTokens, Pricing } from "../domain/estimate";
-import { zeroUsage } from "../upstream/usage";
+import { zeroUsage } from "../wires";
 import { buildEvent, type RequestRecord } from "./build";
 import { fitEvent } from "./fit";
 

@@ -1,8 +1,7 @@
 import type { Caller, GatewayRequestEvent, RequestAttempt, ReservedCounter } from "@agentnet/contracts";
 import { type CostBreakdown, zeroCost } from "@agentnet/pricing";
-import type { Wire } from "../domain/wire";
 import type { RequestSeries } from "../metrics";
-import { totalTokens, type UsageCounts, zeroUsage } from "../upstream/usage";
+import { type UsageCounts, type Wire, zeroUsage } from "../wires";
 
 /** Everything known about one request when it ends, allowed or denied. */
 export interface RequestRecord {
@@ -73,7 +72,7 @@ export function buildEvent(record: RequestRecord): GatewayRequestEvent {
     deny_reason: record.denyReason,
     input_tokens: usage.input_tokens,
     output_tokens: usage.output_tokens,
-    total_tokens: totalTokens(usage, record.wire),
+    total_tokens: record.wire.totalTokens(usage),
     cached_input_tokens: usage.cached_input_tokens,
     cache_creation_tokens: usage.cache_creation_tokens,
     cost_usd: cost.cost_usd,

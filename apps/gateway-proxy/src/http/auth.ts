@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Caller } from "@agentnet/contracts";
 import type { ProxyContext } from "../context";
-import type { Wire } from "../domain/wire";
 import { type AccountView, SnapshotUnavailable } from "../snapshot/cache";
+import type { Wire } from "../wires";
 import { callerToken } from "./body";
 import { sendError } from "./errors";
 
@@ -14,7 +14,7 @@ export async function authenticate(
   wire: Wire,
   query: string,
 ): Promise<Caller | undefined> {
-  const token = callerToken(req, wire === "gemini" ? query : "");
+  const token = callerToken(req, wire.keyInQuery ? query : "");
   if (!token) {
     sendError(
       res,

@@ -2,13 +2,13 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Hold } from "@agentnet/caps";
 import { Events } from "@agentnet/contracts";
 import type { ProxyContext } from "../context";
-import type { Route } from "../domain/routes";
 import { buildEvent, type RequestRecord } from "../events/build";
 import { account, chargeOf } from "../request/account";
 import { admit } from "../request/admit";
 import { forward } from "../request/forward";
 import { receive } from "../request/receive";
 import type { Failed, InferenceRequest, Refused } from "../request/stages";
+import type { Route } from "../wires";
 import { sendError } from "./errors";
 import { describeRequest } from "./tracing";
 

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { tracerOf } from "@agentnet/bus";
 import { type Health, healthResponse } from "@agentnet/service-kit";
 import type { ProxyContext } from "../context";
-import { matchRoute, wireOfUnknownPath } from "../domain/routes";
+import { matchRoute, wireOfListing, wireOfUnknownPath } from "../wires";
 import { sendError } from "./errors";
 import { handleModels } from "./models";
 import { handleInference } from "./proxy";
@@ -31,19 +31,6 @@ export class InFlight {
   }
 }
 
-/**
- * Whether a model listing is a Gemini client's: at Gemini's /v1beta/models, or at /v1/models (where
- * Google's SDK lists by default) with the key as only Google's clients send it.
- */
-function listsForGemini(req: IncomingMessage, path: string, query: string): boolean {
-  if (path === "/v1beta/models") return true;
-  return (
-    req.headers["x-goog-api-key"] !== undefined ||
-    req.headers["x-goog-api-client"] !== undefined ||
-    new URLSearchParams(query).has("key")
-  );
-}
-
 /** The proxy's routes; a small table rather than a framework: this is the hot path. */
 export function createRequestHandler(ctx: ProxyContext, health: Health, inFlight: InFlight) {
   const tracer = tracerOf(ctx.nc);
@@ -53,7 +40,7 @@ export function createRequestHandler(ctx: ProxyContext, health: Health, inFlight
     const path = mark === -1 ? url : url.slice(0, mark);
     const query = mark === -1 ? "" : url.slice(mark + 1);
     const route = matchRoute(path);
-    const wire = route?.wire ?? wireOfUnknownPath(path, req.headers["anthropic-version"] !== undefined);
+    const wire = route?.wire ?? wireOfUnknownPath(path, req.headers);
     const done = (error: unknown) => {
       // A client that hangs up while its body is read is not a proxy failure.
       if (req.destroyed && (error as { code?: string } | undefined)?.code === "ECONNRESET") return;
@@ -87,7 +74,7 @@ export function createRequestHandler(ctx: ProxyContext, health: Health, inFlight
     }
     if ((path === "/v1/models" || path === "/v1beta/models") && req.method === "GET") {
       ctx.metrics?.countAnswer(path, res);
-      handleModels(ctx, req, res, listsForGemini(req, path, query) ? "gemini" : undefined, query).catch(done);
+      handleModels(ctx, req, res, wireOfListing(path, req.headers, query), query).catch(done);
       return;
     }
     if (path === "/status" && req.method === "GET") {

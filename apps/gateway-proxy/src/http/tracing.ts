@@ -14,9 +14,8 @@ import {
   trace,
 } from "@opentelemetry/api";
 import { bounded } from "../domain/request-shape";
-import type { Route } from "../domain/routes";
-import type { Operation, Wire } from "../domain/wire";
 import type { RequestRecord } from "../events/build";
+import type { Operation, Route, Wire } from "../wires";
 
 /*
  * The proxy's span per inference request, named and described by the GenAI semantic conventions
@@ -111,8 +110,8 @@ export function describeRequest(event: GatewayRequestEvent, record: RequestRecor
 function eventAttributes(event: GatewayRequestEvent, wire: Wire): Attributes {
   return {
     // The wire names the vendor's API; `gen_ai.system` is the older name some backends still read.
-    "gen_ai.provider.name": wire,
-    "gen_ai.system": wire,
+    "gen_ai.provider.name": wire.name,
+    "gen_ai.system": wire.name,
     "gen_ai.request.model": event.model,
     // Every input token, cached ones included, whichever way the vendor splits them.
     "gen_ai.usage.input_tokens": event.total_tokens - event.output_tokens,

@@ -7,7 +7,6 @@ import { fallbackHoldExtra } from "../domain/estimate";
 import { acceptedBetas, catalogHeaders, upstreamHeaders } from "../domain/forwarding";
 import { identityHeaders, injectMetadata } from "../domain/identity";
 import { isRetryableStatus, networkError, retryAfterMs, SAME_PROVIDER_BACKOFF_MS } from "../domain/retry";
-import { editForVendor } from "../domain/vendor-body";
 import { capDenyReason } from "../http/caps";
 import { CredentialUnavailableError, type UpstreamAuth, upstreamAuth } from "../upstream/credential";
 import {
@@ -17,7 +16,7 @@ import {
   forward as relay,
 } from "../upstream/forward";
 import { privateUpstreamOf } from "../upstream/pools";
-import { type VendorTarget, vendorTarget } from "../upstream/vendor-path";
+import { editForVendor, type VendorTarget, vendorTarget } from "../wires";
 import { CappedStreamGrowth } from "./capped-stream";
 import type { Admitted, Answered, Candidate, Failed, Relayed } from "./stages";
 import { takeUpstreamSlot, upstreamBusy } from "./upstream-slot";
@@ -336,16 +335,14 @@ function serialisedBody(admitted: Admitted, candidate: Candidate): VendorBody {
     // Token counting takes no metadata (the vendor refuses fields it does not know there).
     injectMetadata(body, candidate.catalog.identity_injection.json_metadata, record.caller);
   }
-  const { wire, operation } = request;
-  const edit = editForVendor(
+  const headers = editForVendor(
     body,
-    wire,
-    operation,
     candidate.catalog.api_flavor,
+    request.route,
     candidate.model,
     record.stream,
   );
-  return { text: JSON.stringify(body), headers: edit.headers };
+  return { text: JSON.stringify(body), headers };
 }
 
 /**

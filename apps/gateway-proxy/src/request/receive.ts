@@ -3,12 +3,12 @@ import type { ProxyContext } from "../context";
 import { isJsonObject, type JsonObject } from "../domain/json";
 import { bounded, requestShapeProblem } from "../domain/request-shape";
 import { sessionIdFrom } from "../domain/session";
-import { isMetered } from "../domain/wire";
 import type { RequestRecord } from "../events/build";
 import { accountView, authenticate } from "../http/auth";
 import { BodyNotUtf8, BodyTooLarge, readBody, sourceIp } from "../http/body";
 import { sendError } from "../http/errors";
 import { requestId } from "../http/request-id";
+import { isMetered } from "../wires";
 import type { InferenceRequest, Received } from "./stages";
 
 /**
@@ -20,8 +20,9 @@ export async function receive(ctx: ProxyContext, request: InferenceRequest): Pro
   const { req, res, wire, path, route } = request;
   const caller = await authenticate(ctx, req, res, wire, request.query);
   if (!caller) return undefined;
-  const body = await readJsonBody(ctx, request);
-  if (!body) return undefined;
+  const read = await readJsonBody(ctx, request);
+  if (!read) return undefined;
+  const { body } = read;
   const model = route.pathModel ?? body.model;
   if (typeof model !== "string" || model === "")
     return refuseUnrecorded(request, 400, "request.model_missing", "the request body must name a model");
@@ -63,15 +64,16 @@ export async function receive(ctx: ProxyContext, request: InferenceRequest): Pro
     metered: isMetered(request.operation),
     series: ctx.metrics?.unrouted(route.label),
   };
-  const sse = streamed && (wire !== "gemini" || hasQueryParameter(request.query, "alt", "sse"));
-  return { request, record, body, model, sse, sessionId, view, settings };
+  const sse = streamed && wire.streamsAsEvents(request.query);
+  const sent = { text: read.text, members: { ...body } };
+  return { request, record, body, sent, model, sse, sessionId, view, settings };
 }
 
-const hasQueryParameter = (query: string, name: string, value: string): boolean =>
-  query !== "" && new URLSearchParams(query).get(name) === value;
-
-/** The body as a JSON object, or undefined after answering why it is not one. */
-async function readJsonBody(ctx: ProxyContext, request: InferenceRequest): Promise<JsonObject | undefined> {
+/** The body as a JSON object, with its text, or undefined after answering why it is not one. */
+async function readJsonBody(
+  ctx: ProxyContext,
+  request: InferenceRequest,
+): Promise<{ body: JsonObject; text: string } | undefined> {
   let raw: string;
   try {
     raw = await readBody(request.req, ctx.options.bodyLimitBytes);
@@ -88,7 +90,7 @@ async function readJsonBody(ctx: ProxyContext, request: InferenceRequest): Promi
   } catch {
     body = undefined;
   }
-  if (isJsonObject(body)) return body;
+  if (isJsonObject(body)) return { body, text: raw };
   return refuseUnrecorded(request, 400, "request.invalid_json", "the request body must be a JSON object");
 }
 

@@ -5,11 +5,10 @@ import type { GatewayProvider, Policy, PolicyRouting, Settings } from "@agentnet
 import type { CapturePlan } from "../domain/capture";
 import type { AdmittedTokens, Pricing } from "../domain/estimate";
 import type { JsonObject } from "../domain/json";
-import type { Route } from "../domain/routes";
-import type { Operation, Wire } from "../domain/wire";
 import type { RequestRecord } from "../events/build";
 import type { AccountView } from "../snapshot/cache";
 import type { ForwardResult } from "../upstream/forward";
+import type { Operation, Route, Wire } from "../wires";
 
 /*
  * The request path as stages, each a function from one of these values to the next:
@@ -43,7 +42,13 @@ export interface Received {
   request: InferenceRequest;
   /** The request's event as far as it is known: each stage adds what it learns. */
   record: RequestRecord;
+  /** The body, parsed; the forward stage edits it for each candidate's vendor. */
   body: JsonObject;
+  /**
+   * The body as the caller sent it: its text, and its top-level members before any edit, so that
+   * what is sent upstream keeps the caller's bytes but for the members edited (`editedJsonText`).
+   */
+  sent: { text: string; members: JsonObject };
   /** The model as the client named it: in the path (Gemini, Vertex, Azure deployments) or the body. */
   model: string;
   /**

@@ -1,8 +1,7 @@
 import type { ServerResponse } from "node:http";
 import type { ProxyContext } from "../context";
-import type { Wire } from "../domain/wire";
-import { overloadedStatus } from "../http/errors";
 import type { Upstream } from "../upstream/pools";
+import type { Wire } from "../wires";
 import type { Failed } from "./stages";
 
 /** At most one line per origin this often while requests find its bound reached. */
@@ -55,7 +54,7 @@ export async function takeUpstreamSlot(
 export function upstreamBusy(wire: Wire, retryAfterMs: number): Failed {
   return {
     outcome: "failed",
-    status: overloadedStatus(wire),
+    status: wire.overloadedStatus,
     reason: UPSTREAM_BUSY,
     message: "this gateway has as many requests in flight to the provider's upstream as it allows; try again",
     denyReason: UPSTREAM_BUSY,

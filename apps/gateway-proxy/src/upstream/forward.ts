@@ -2,9 +2,9 @@ import type { ServerResponse } from "node:http";
 import type { Pool } from "undici";
 import { isJsonObject } from "../domain/json";
 import { isRetryableStatus } from "../domain/retry";
-import type { Wire } from "../domain/wire";
-import { SseWatcher } from "./sse";
-import { answeringModel, completionText, readUsage, type UsageCounts, zeroUsage } from "./usage";
+import { SseWatcher } from "../wires/sse";
+import { answeringModel, completionText, type UsageCounts, zeroUsage } from "../wires/usage";
+import type { Wire } from "../wires/wire";
 
 /** Largest non-streaming response body kept to read its usage; bigger ones pass through unread. */
 const MAX_PARSED_BODY_BYTES = 16 * 1024 * 1024;
@@ -141,7 +141,8 @@ export async function forward(request: ForwardRequest, res: ServerResponse): Pro
       }
       body = startingWith(first, parts);
     }
-    if (stream) watcher = new SseWatcher(request.wire, request.captureLimit, request.growth !== undefined);
+    if (stream)
+      watcher = new SseWatcher(request.wire.stream, request.captureLimit, request.growth !== undefined);
     res.writeHead(status, headers);
     if (stream) res.flushHeaders();
     if (watcher && request.growth && status < 400) {
@@ -194,22 +195,6 @@ export function streamUsage(watcher: SseWatcher) {
 
 const noOutput = () => 0;
 
-/**
- * The usage a whole (non-streamed) JSON answer reports: its `usage`, or Gemini's `usageMetadata`,
- * in a Gemini stream sent as one JSON array (no `alt=sse`) on its last chunk that has one.
- */
-export function bodyUsage(body: unknown, wire: Wire) {
-  if (wire !== "gemini") return isJsonObject(body) ? readUsage(body.usage, wire) : zeroUsage();
-  const chunks = Array.isArray(body) ? body : [body];
-  for (let index = chunks.length - 1; index >= 0; index--) {
-    const usage = child(chunks[index], "usageMetadata");
-    if (isJsonObject(usage)) return readUsage(usage, wire);
-  }
-  return zeroUsage();
-}
-
-const child = (value: unknown, key: string): unknown => (isJsonObject(value) ? value[key] : undefined);
-
 function read(watcher: SseWatcher | undefined, chunks: Buffer[], bytes: number, request: ForwardRequest) {
   if (watcher) return streamUsage(watcher);
   const nothing = {
@@ -225,7 +210,7 @@ function read(watcher: SseWatcher | undefined, chunks: Buffer[], bytes: number, 
   } catch {
     return nothing;
   }
-  const usage = bodyUsage(body, request.wire);
+  const usage = request.wire.answerUsage(body);
   const answers = Array.isArray(body) ? body : [body];
   const completion =
     request.captureLimit > 0 ? answers.map(completionText).join("").slice(0, request.captureLimit) : "";

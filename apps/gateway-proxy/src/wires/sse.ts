@@ -1,6 +1,6 @@
 import { isJsonObject, type JsonObject } from "../domain/json";
-import type { Wire } from "../domain/wire";
-import { answeringModel, streamedText, streamedUsage, type UsageCounts, zeroUsage } from "./usage";
+import { answeringModel, streamedText, type UsageCounts, zeroUsage } from "./usage";
+import type { StreamFormat } from "./wire";
 
 /** Longest line kept while waiting for its end: an SSE line beyond it is not one we read. */
 const MAX_PENDING_CHARS = 1024 * 1024;
@@ -33,16 +33,13 @@ function deltaChars(data: string): number {
  */
 const MAX_UNSCANNED_CHARS = 64 * 1024;
 
-/** Responses events whose object an ending needs (chat needs its first chunk, Anthropic its open block). */
-const RESPONSE_STARTED = /"response\.(?:created|in_progress)"/;
-
 const child = (value: unknown, key: string): unknown => (isJsonObject(value) ? value[key] : undefined);
 
 /**
  * Watches an SSE response go by and keeps its usage and, when capturing, its text. Only `data:`
  * lines that can matter are JSON-parsed: the ones that mention usage, or all of them while
  * capturing or tracking output (a capped stream, which grows its hold as output arrives and may
- * be ended here in the vendor's own format: `ending()`).
+ * be ended here in the vendor's own format: `ending()`). What differs by wire is its `StreamFormat`.
  */
 export class SseWatcher {
   usage: UsageCounts = zeroUsage();
@@ -60,16 +57,16 @@ export class SseWatcher {
   private unscannedChars = 0;
   private deltaEventChars = 0;
   /**
-   * What an ending needs: the first chat chunk (its id, model and created; kept as it came, parsed
-   * only by an ending), Anthropic's open block, the Responses object.
+   * What an ending needs: the first event the format names (its id, model and created; kept as it
+   * came, parsed only by an ending), Anthropic's open block, the Responses object.
    */
-  private chatChunk: string | undefined;
+  private firstEvent: string | undefined;
   private openBlock: number | undefined;
   private response: JsonObject | undefined;
   private readonly decoder = new TextDecoder();
 
   constructor(
-    private readonly wire: Wire,
+    private readonly format: StreamFormat,
     private readonly captureLimit: number,
     private readonly trackOutput = false,
   ) {}
@@ -136,56 +133,15 @@ export class SseWatcher {
     this.unscannedChars = 0;
   }
 
-  /**
-   * The events that end this stream as if the model had reached its output limit, in the vendor's
-   * format: chat `finish_reason: "length"` then `[DONE]`; Responses `response.incomplete` with
-   * reason `max_output_tokens`; Gemini a chunk with `finishReason: "MAX_TOKENS"`; Anthropic `content_block_stop` (if a block is open), `message_delta`
-   * with `stop_reason: "max_tokens"`, `message_stop`.
-   */
+  /** The events that end this stream as if the model had reached its output limit, in the vendor's format. */
   ending(): string {
-    const data = (event: unknown, name?: string) =>
-      `${name ? `event: ${name}\n` : ""}data: ${JSON.stringify(event)}\n\n`;
-    const output = this.outputTokens();
-    if (this.wire === "anthropic") {
-      const stopBlock =
-        this.openBlock === undefined
-          ? ""
-          : data({ type: "content_block_stop", index: this.openBlock }, "content_block_stop");
-      return (
-        stopBlock +
-        data(
-          {
-            type: "message_delta",
-            delta: { stop_reason: "max_tokens", stop_sequence: null },
-            usage: { output_tokens: output },
-          },
-          "message_delta",
-        ) +
-        data({ type: "message_stop" }, "message_stop")
-      );
-    }
-    if (this.response) {
-      const response = {
-        ...this.response,
-        status: "incomplete",
-        incomplete_details: { reason: "max_output_tokens" },
-        usage: {
-          input_tokens: this.usage.input_tokens,
-          output_tokens: output,
-          total_tokens: this.usage.input_tokens + output,
-        },
-      };
-      return data({ type: "response.incomplete", response }, "response.incomplete");
-    }
-    if (this.wire === "gemini") return data(this.geminiEnding(output));
-    const chunk = this.parsedChatChunk();
-    const meta = {
-      id: chunk.id ?? "",
-      object: "chat.completion.chunk",
-      created: chunk.created ?? 0,
-      model: chunk.model ?? "",
-    };
-    return `${data({ ...meta, choices: [{ index: 0, delta: {}, finish_reason: "length" }] })}data: [DONE]\n\n`;
+    return this.format.ending({
+      usage: this.usage,
+      outputTokens: this.outputTokens(),
+      firstEvent: this.parsedFirstEvent(),
+      openBlock: this.openBlock,
+      response: this.response,
+    });
   }
 
   private line(raw: string): void {
@@ -196,8 +152,7 @@ export class SseWatcher {
     if (this.trackOutput) this.keep(data);
     const capturing = this.text.length < this.captureLimit;
     const structural = this.trackOutput && this.isStructural(data);
-    if (!capturing && !structural && !data.includes(this.wire === "gemini" ? '"usageMetadata"' : '"usage"'))
-      return;
+    if (!capturing && !structural && !data.includes(this.format.usageMarker)) return;
     let event: unknown;
     try {
       event = JSON.parse(data);
@@ -205,7 +160,7 @@ export class SseWatcher {
       return;
     }
     if (!isJsonObject(event)) return;
-    const usage = streamedUsage(event, this.wire, this.usage);
+    const usage = this.format.usage(event, this.usage);
     if (usage) {
       this.usage = usage;
       this.sawUsage = true;
@@ -215,59 +170,28 @@ export class SseWatcher {
     if (this.trackOutput) this.track(event);
   }
 
-  /** What a capped stream keeps of an event without parsing it: delta text to count, the first chat chunk. */
+  /** What a capped stream keeps of an event without parsing it: delta text to count, the first event. */
   private keep(data: string): void {
-    // Only delta events generate output; a finished answer (response.completed) repeats it whole.
-    // Each Gemini chunk is a delta (its candidates' parts are the new text).
-    if (this.wire === "gemini" ? data.includes('"candidates"') : data.includes("delta")) {
+    if (this.format.generates(data)) {
       this.unscanned.push(data);
       this.unscannedChars += data.length;
       this.deltaEventChars += data.length;
       if (this.unscannedChars > MAX_UNSCANNED_CHARS) this.scan();
     }
-    if (this.chatChunk === undefined && this.wire !== "anthropic") {
-      if (data.includes(this.wire === "gemini" ? '"candidates"' : '"choices"')) this.chatChunk = data;
-    }
+    const marker = this.format.firstEventMarker;
+    if (this.firstEvent === undefined && marker !== undefined && data.includes(marker))
+      this.firstEvent = data;
   }
 
   /** Whether an ending needs this event: cheap string tests first, a stream has many deltas. */
   private isStructural(data: string): boolean {
-    if (this.wire === "anthropic") return data.includes("content_block_st");
-    // Gemini's first chunk is all its ending needs (kept by `keep`).
-    if (this.wire === "gemini") return false;
-    // A chat stream's first chunk is all its ending needs (kept by `keep`): nothing is structural.
-    if (this.chatChunk !== undefined) return false;
-    return data.includes('"response.') && RESPONSE_STARTED.test(data);
+    return this.format.structural(data, this.firstEvent !== undefined);
   }
 
-  /**
-   * Gemini's last chunk of an answer stopped at its output limit: an empty text part with
-   * `finishReason: "MAX_TOKENS"`, and the usage so far.
-   */
-  private geminiEnding(output: number): JsonObject {
-    const first = this.parsedChatChunk();
-    const prompt = this.usage.input_tokens;
-    return {
-      candidates: [
-        { content: { role: "model", parts: [{ text: "" }] }, finishReason: "MAX_TOKENS", index: 0 },
-      ],
-      usageMetadata: {
-        promptTokenCount: prompt,
-        candidatesTokenCount: output,
-        totalTokenCount: prompt + output,
-        ...(this.usage.cached_input_tokens > 0
-          ? { cachedContentTokenCount: this.usage.cached_input_tokens }
-          : {}),
-      },
-      ...(first.modelVersion === undefined ? {} : { modelVersion: first.modelVersion }),
-      ...(first.responseId === undefined ? {} : { responseId: first.responseId }),
-    };
-  }
-
-  private parsedChatChunk(): JsonObject {
+  private parsedFirstEvent(): JsonObject {
     try {
-      const chunk: unknown = JSON.parse(this.chatChunk ?? "{}");
-      return isJsonObject(chunk) ? chunk : {};
+      const event: unknown = JSON.parse(this.firstEvent ?? "{}");
+      return isJsonObject(event) ? event : {};
     } catch {
       return {};
     }

@@ -1,16 +1,20 @@
 import { describe, expect, it } from "vitest";
+import { readAnthropicUsage } from "./anthropic";
+import { WIRES } from "./index";
+import { readOpenAiUsage } from "./openai";
 import { SseWatcher } from "./sse";
-import { answeringModel, completionText, readUsage, totalTokens } from "./usage";
+import { answeringModel, completionText } from "./usage";
 
 const encode = (text: string) => new TextEncoder().encode(text);
 
-describe("readUsage", () => {
+describe("reading usage", () => {
   it("reads chat, responses and anthropic usage with cache fields", () => {
     expect(
-      readUsage(
-        { prompt_tokens: 10, completion_tokens: 5, prompt_tokens_details: { cached_tokens: 4 } },
-        "openai",
-      ),
+      readOpenAiUsage({
+        prompt_tokens: 10,
+        completion_tokens: 5,
+        prompt_tokens_details: { cached_tokens: 4 },
+      }),
     ).toEqual({
       input_tokens: 10,
       output_tokens: 5,
@@ -19,7 +23,7 @@ describe("readUsage", () => {
       cache_creation_1h_tokens: 0,
     });
     expect(
-      readUsage({ input_tokens: 8, output_tokens: 2, input_tokens_details: { cached_tokens: 3 } }, "openai"),
+      readOpenAiUsage({ input_tokens: 8, output_tokens: 2, input_tokens_details: { cached_tokens: 3 } }),
     ).toEqual({
       input_tokens: 8,
       output_tokens: 2,
@@ -27,10 +31,12 @@ describe("readUsage", () => {
       cache_creation_tokens: 0,
       cache_creation_1h_tokens: 0,
     });
-    const anthropic = readUsage(
-      { input_tokens: 7, output_tokens: 9, cache_read_input_tokens: 100, cache_creation_input_tokens: 20 },
-      "anthropic",
-    );
+    const anthropic = readAnthropicUsage({
+      input_tokens: 7,
+      output_tokens: 9,
+      cache_read_input_tokens: 100,
+      cache_creation_input_tokens: 20,
+    });
     expect(anthropic).toEqual({
       input_tokens: 7,
       output_tokens: 9,
@@ -38,7 +44,7 @@ describe("readUsage", () => {
       cache_creation_tokens: 20,
       cache_creation_1h_tokens: 0,
     });
-    expect(totalTokens(anthropic, "anthropic")).toBe(136);
+    expect(WIRES.anthropic.totalTokens(anthropic)).toBe(136);
   });
 
   it("extracts completion text", () => {
@@ -50,7 +56,7 @@ describe("readUsage", () => {
 
 describe("SseWatcher", () => {
   it("reads OpenAI's final usage chunk across split chunks", () => {
-    const watcher = new SseWatcher("openai", 1000);
+    const watcher = new SseWatcher(WIRES.openai.stream, 1000);
     const stream =
       'data: {"choices":[{"delta":{"content":"Hel"}}],"usage":null}\n\n' +
       'data: {"choices":[{"delta":{"content":"lo"}}],"usage":null}\n\n' +
@@ -69,7 +75,7 @@ describe("SseWatcher", () => {
   });
 
   it("merges Anthropic's message_start and message_delta", () => {
-    const watcher = new SseWatcher("anthropic", 0);
+    const watcher = new SseWatcher(WIRES.anthropic.stream, 0);
     watcher.push(
       encode(
         'event: message_start\ndata: {"type":"message_start","message":{"usage":{"input_tokens":5,"cache_read_input_tokens":50,"cache_creation_input_tokens":10,"output_tokens":1}}}\n\n' +
@@ -89,7 +95,7 @@ describe("SseWatcher", () => {
   });
 
   it("reads the Responses API's response.completed usage", () => {
-    const watcher = new SseWatcher("openai", 100);
+    const watcher = new SseWatcher(WIRES.openai.stream, 100);
     watcher.push(
       encode(
         'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"ok"}\n\n' +
@@ -101,20 +107,20 @@ describe("SseWatcher", () => {
   });
 
   it("names the model the vendor says answered, from the events that carry usage and from a whole answer", () => {
-    const chat = new SseWatcher("openai", 0);
+    const chat = new SseWatcher(WIRES.openai.stream, 0);
     chat.push(
       encode(
         'data: {"model":"gpt-4o-2024-08-06","choices":[{"delta":{"content":"x"}}],"usage":null}\n\n' +
           'data: {"model":"gpt-4o-2024-08-06","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":1}}\n\n',
       ),
     );
-    const messages = new SseWatcher("anthropic", 0);
+    const messages = new SseWatcher(WIRES.anthropic.stream, 0);
     messages.push(
       encode(
         'data: {"type":"message_start","message":{"model":"claude-sonnet-4-5-20250929","usage":{"input_tokens":5}}}\n\n',
       ),
     );
-    const responses = new SseWatcher("openai", 0);
+    const responses = new SseWatcher(WIRES.openai.stream, 0);
     responses.push(
       encode(
         'data: {"type":"response.completed","response":{"model":"gpt-5","usage":{"input_tokens":3,"output_tokens":1}}}\n\n',
@@ -132,12 +138,12 @@ describe("SseWatcher", () => {
   });
 
   it("tracks a capped stream's generated output in each format, counting delta text only", () => {
-    const chat = new SseWatcher("openai", 0, true);
+    const chat = new SseWatcher(WIRES.openai.stream, 0, true);
     const chunk = (content: string) =>
       `data: {"id":"c1","object":"chat.completion.chunk","created":7,"model":"m","choices":[{"index":0,"delta":{"content":"${content}"}}]}\n\n`;
     chat.push(encode(chunk("") + chunk("abcdef") + chunk("ghi")));
     expect(chat.outputTokens()).toBe(3);
-    const anthropic = new SseWatcher("anthropic", 0, true);
+    const anthropic = new SseWatcher(WIRES.anthropic.stream, 0, true);
     anthropic.push(
       encode(
         'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"abcdefghi"}}\n\n' +
@@ -146,7 +152,7 @@ describe("SseWatcher", () => {
     );
     // 9 characters of text, 9 of raw partial JSON (an escape counts as two).
     expect(anthropic.outputTokens()).toBe(6);
-    const responses = new SseWatcher("openai", 0, true);
+    const responses = new SseWatcher(WIRES.openai.stream, 0, true);
     responses.push(
       encode(
         'data: {"type":"response.output_text.delta","delta":"abcdef"}\n\n' +
@@ -159,7 +165,7 @@ describe("SseWatcher", () => {
   it("answers whether the output reached a size exactly as outputTokens does, scanning only near it", () => {
     const chunk = (content: string) =>
       `data: {"id":"c1","object":"chat.completion.chunk","created":7,"model":"m","choices":[{"index":0,"delta":{"content":"${content}"}}]}\n\n`;
-    const watcher = new SseWatcher("openai", 0, true);
+    const watcher = new SseWatcher(WIRES.openai.stream, 0, true);
     for (let i = 0; i < 200; i++) {
       watcher.push(encode(chunk("x".repeat(i % 7))));
       const tokens = watcher.outputTokens();
@@ -168,7 +174,7 @@ describe("SseWatcher", () => {
   });
 
   it("ends a stream in the vendor's own format", () => {
-    const chat = new SseWatcher("openai", 0, true);
+    const chat = new SseWatcher(WIRES.openai.stream, 0, true);
     chat.push(
       encode(
         'data: {"id":"c1","object":"chat.completion.chunk","created":7,"model":"m","choices":[{"index":0,"delta":{"content":"hi"}}]}\n\n',
@@ -177,7 +183,7 @@ describe("SseWatcher", () => {
     expect(chat.ending()).toBe(
       'data: {"id":"c1","object":"chat.completion.chunk","created":7,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"length"}]}\n\ndata: [DONE]\n\n',
     );
-    const anthropic = new SseWatcher("anthropic", 0, true);
+    const anthropic = new SseWatcher(WIRES.anthropic.stream, 0, true);
     anthropic.push(
       encode(
         'event: content_block_start\ndata: {"type":"content_block_start","index":2,"content_block":{"type":"text","text":""}}\n\n',
@@ -195,7 +201,7 @@ describe("SseWatcher", () => {
     ]);
     expect(events[0].index).toBe(2);
     expect(events[1].delta.stop_reason).toBe("max_tokens");
-    const responses = new SseWatcher("openai", 0, true);
+    const responses = new SseWatcher(WIRES.openai.stream, 0, true);
     responses.push(
       encode(
         'data: {"type":"response.created","response":{"id":"resp_1","object":"response","status":"in_progress"}}\n\n',

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { bodyUsage, streamUsage } from "./forward";
+import { streamUsage } from "../upstream/forward";
+import { readGeminiUsage } from "./gemini";
+import { WIRES } from "./index";
 import { SseWatcher } from "./sse";
-import { answeringModel, completionText, readUsage, totalTokens } from "./usage";
+import { answeringModel, completionText } from "./usage";
 
 const usageMetadata = {
   promptTokenCount: 1_200,
@@ -21,7 +23,7 @@ const answer = (text: string, usage: object | undefined, extra: object = {}) => 
 
 describe("Gemini usageMetadata", () => {
   it("counts the tool-use prompt as input, thinking as output, and the cache inside the prompt", () => {
-    const usage = readUsage(usageMetadata, "gemini");
+    const usage = readGeminiUsage(usageMetadata);
     expect(usage).toEqual({
       input_tokens: 1_230,
       output_tokens: 340,
@@ -29,22 +31,22 @@ describe("Gemini usageMetadata", () => {
       cache_creation_tokens: 0,
       cache_creation_1h_tokens: 0,
     });
-    expect(totalTokens(usage, "gemini")).toBe(1_570);
+    expect(WIRES.gemini.totalTokens(usage)).toBe(1_570);
   });
 
   it("reads a whole answer, and a stream sent as one JSON array from its last usage", () => {
-    expect(bodyUsage(answer("hi", usageMetadata), "gemini").output_tokens).toBe(340);
+    expect(WIRES.gemini.answerUsage(answer("hi", usageMetadata)).output_tokens).toBe(340);
     const array = [
       answer("Hel", { promptTokenCount: 10 }),
       answer("lo", { promptTokenCount: 10, candidatesTokenCount: 2 }),
     ];
-    expect(bodyUsage(array, "gemini")).toMatchObject({ input_tokens: 10, output_tokens: 2 });
+    expect(WIRES.gemini.answerUsage(array)).toMatchObject({ input_tokens: 10, output_tokens: 2 });
     expect(completionText(answer("Hello", undefined))).toBe("Hello");
     expect(answeringModel(answer("x", undefined))).toBe("gemini-2.5-flash");
   });
 
   it("keeps the latest counts of an SSE stream, whose chunks repeat the counts so far", () => {
-    const watcher = new SseWatcher("gemini", 100);
+    const watcher = new SseWatcher(WIRES.gemini.stream, 100);
     const events = [
       answer("Hel", { promptTokenCount: 10, totalTokenCount: 10 }),
       answer(
@@ -61,7 +63,7 @@ describe("Gemini usageMetadata", () => {
   });
 
   it("ends a capped stream with Gemini's own last chunk: finishReason MAX_TOKENS", () => {
-    const watcher = new SseWatcher("gemini", 0, true);
+    const watcher = new SseWatcher(WIRES.gemini.stream, 0, true);
     watcher.pushText(`data: ${JSON.stringify(answer("a".repeat(30), { promptTokenCount: 12 }))}\n\n`);
     const ending = watcher.ending();
     expect(ending.startsWith("data: ")).toBe(true);

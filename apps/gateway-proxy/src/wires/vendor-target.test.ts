@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { matchRoute, type Route } from "../domain/routes";
-import { vendorTarget } from "./vendor-path";
+import { matchRoute, type Route, vendorTarget } from "./index";
 
 const route = (path: string): Route => {
   const matched = matchRoute(path);

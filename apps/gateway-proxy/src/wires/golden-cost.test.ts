@@ -5,10 +5,11 @@ import type { ProviderModel } from "@agentnet/contracts";
 import { computeCost } from "@agentnet/pricing";
 import { describe, expect, it } from "vitest";
 import { estimateTokens, interruptedUsage, ratesFor } from "../domain/estimate";
-import type { Operation, Wire } from "../domain/wire";
 import { makeProvider } from "../test-support/factories";
-import { bodyUsage, streamUsage } from "./forward";
+import { streamUsage } from "../upstream/forward";
+import { WIRES } from "./index";
 import { SseWatcher } from "./sse";
+import type { Operation, WireName } from "./wire";
 
 /**
  * The golden corpus (apps/gateway-proxy/golden): vendor answers as they arrive, each with its cost
@@ -21,7 +22,7 @@ const GOLDEN = join(import.meta.dirname, "..", "..", "golden");
 interface GoldenCase {
   file: string;
   about: string;
-  wire: Wire;
+  wire: WireName;
   operation: Operation;
   catalog: string;
   model: string;
@@ -36,9 +37,9 @@ const { cases } = JSON.parse(readFileSync(join(GOLDEN, "cases.json"), "utf8")) a
 
 function priced(golden: GoldenCase) {
   const payload = readFileSync(join(GOLDEN, golden.file), "utf8");
-  let usage: ReturnType<typeof bodyUsage>;
+  let usage: ReturnType<(typeof WIRES)["openai"]["answerUsage"]>;
   if (golden.file.endsWith(".sse")) {
-    const watcher = new SseWatcher(golden.wire, 0);
+    const watcher = new SseWatcher(WIRES[golden.wire].stream, 0);
     watcher.pushText(payload);
     const streamed = streamUsage(watcher);
     usage = golden.aborted
@@ -49,7 +50,7 @@ function priced(golden: GoldenCase) {
         )
       : streamed.usage;
   } else {
-    usage = bodyUsage(JSON.parse(payload), golden.wire);
+    usage = WIRES[golden.wire].answerUsage(JSON.parse(payload));
   }
   const catalog = findCatalogProvider(golden.catalog);
   if (!catalog) throw new Error(`no catalog provider ${golden.catalog}`);
@@ -57,7 +58,7 @@ function priced(golden: GoldenCase) {
     provider_id: golden.catalog,
     models: golden.provider_model ? [golden.provider_model] : [],
   });
-  const pricing = ratesFor(provider, catalog, golden.model, golden.wire);
+  const pricing = ratesFor(provider, catalog, golden.model, WIRES[golden.wire]);
   return { usage, cost: computeCost(usage, pricing.rates, pricing.shape) };
 }
 

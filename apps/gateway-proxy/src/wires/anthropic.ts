@@ -1,0 +1,180 @@
+import type { ApiFlavor } from "@agentnet/contracts";
+import { isJsonObject } from "../domain/json";
+import { upstreamTarget } from "../upstream/pools";
+import { child, count, type UsageCounts, zeroUsage } from "./usage";
+import { VERTEX_ANTHROPIC_VERSION, vertexModelPath, vertexTarget } from "./vertex";
+import {
+  type Dialect,
+  plainRoute,
+  type Routes,
+  type StreamFormat,
+  type StreamSoFar,
+  sseEvent,
+  vendorErrorType,
+  type Wire,
+} from "./wire";
+
+/**
+ * Anthropic's Messages API (/v1/messages, /v1/messages/count_tokens), served by Anthropic and by
+ * Vertex (Claude on Vertex: rawPredict); Vertex's own paths for it are in wires/vertex.ts.
+ */
+
+/** The Messages API version sent to Anthropic for a request that came as Vertex's (which names its own). */
+const ANTHROPIC_VERSION = "2023-06-01";
+
+const DIALECTS: Partial<Record<ApiFlavor, Dialect>> = {
+  /**
+   * `model` is the candidate's; a Vertex-style body's `anthropic_version` goes into the
+   * `anthropic-version` header instead.
+   */
+  anthropic: {
+    target: (upstreamUrl, { route, query }) =>
+      upstreamTarget(
+        upstreamUrl,
+        route.operation === "count_tokens" ? "/v1/messages/count_tokens" : "/v1/messages",
+        query,
+      ),
+    editBody(body, { model }) {
+      const headers: Record<string, string> = {};
+      if (body.model !== model) body.model = model;
+      if ("anthropic_version" in body) {
+        const version = body.anthropic_version;
+        delete body.anthropic_version;
+        headers["anthropic-version"] =
+          typeof version === "string" && !version.startsWith("vertex-") ? version : ANTHROPIC_VERSION;
+      }
+      return headers;
+    },
+  },
+  /**
+   * …/publishers/anthropic/models/{model}:rawPredict (`streamRawPredict` for a stream, and the
+   * `count-tokens` model for token counting). No `model` in the body (the path names it; token
+   * counting keeps it), and `anthropic_version` is Vertex's unless the caller named one.
+   */
+  vertex: {
+    target(upstreamUrl, { route, model, streams }) {
+      const counting = route.operation === "count_tokens";
+      const method = !counting && streams ? "streamRawPredict" : "rawPredict";
+      return vertexTarget(
+        upstreamUrl,
+        vertexModelPath("anthropic", counting ? "count-tokens" : model, method),
+        "",
+      );
+    },
+    editBody(body, { route, model }) {
+      if (route.operation === "count_tokens") body.model = model;
+      else delete body.model;
+      if (typeof body.anthropic_version !== "string") body.anthropic_version = VERTEX_ANTHROPIC_VERSION;
+      return {};
+    },
+  },
+};
+
+/**
+ * Anthropic's `usage`: input_tokens are the uncached ones; cache reads
+ * (`cache_read_input_tokens`) and writes (`cache_creation_input_tokens`) are beside them. Fields it
+ * lacks keep `base`'s values (a stream splits usage over message_start and message_delta).
+ */
+export function readAnthropicUsage(usage: unknown, base: UsageCounts = zeroUsage()): UsageCounts {
+  if (!isJsonObject(usage)) return base;
+  // `cache_creation` splits the writes by cache lifetime; `cache_creation_input_tokens` is their sum.
+  const fiveMinutes = count(child(usage.cache_creation, "ephemeral_5m_input_tokens"));
+  const oneHour = count(child(usage.cache_creation, "ephemeral_1h_input_tokens"));
+  const split =
+    fiveMinutes === undefined && oneHour === undefined ? undefined : (fiveMinutes ?? 0) + (oneHour ?? 0);
+  return {
+    input_tokens: count(usage.input_tokens) ?? base.input_tokens,
+    output_tokens: count(usage.output_tokens) ?? base.output_tokens,
+    cached_input_tokens: count(usage.cache_read_input_tokens) ?? base.cached_input_tokens,
+    cache_creation_tokens: count(usage.cache_creation_input_tokens) ?? split ?? base.cache_creation_tokens,
+    cache_creation_1h_tokens: oneHour ?? base.cache_creation_1h_tokens,
+  };
+}
+
+/** Ends a stream as at its output limit: `content_block_stop` (if a block is open), `message_delta` with `stop_reason: "max_tokens"`, `message_stop`. */
+function anthropicEnding({ openBlock, outputTokens }: StreamSoFar): string {
+  const stopBlock =
+    openBlock === undefined
+      ? ""
+      : sseEvent({ type: "content_block_stop", index: openBlock }, "content_block_stop");
+  return (
+    stopBlock +
+    sseEvent(
+      {
+        type: "message_delta",
+        delta: { stop_reason: "max_tokens", stop_sequence: null },
+        usage: { output_tokens: outputTokens },
+      },
+      "message_delta",
+    ) +
+    sseEvent({ type: "message_stop" }, "message_stop")
+  );
+}
+
+const stream: StreamFormat = {
+  usageMarker: '"usage"',
+  usage(event, base) {
+    if (event.type === "message_start") return readAnthropicUsage(child(event.message, "usage"), base);
+    if (event.type === "message_delta") return readAnthropicUsage(event.usage, base);
+    return undefined;
+  },
+  generates: (data) => data.includes("delta"),
+  firstEventMarker: undefined,
+  structural: (data) => data.includes("content_block_st"),
+  ending: anthropicEnding,
+};
+
+/**
+ * The status Anthropic answers when overloaded, which its SDKs retry after `retry-after`: 529
+ * (`overloaded_error`).
+ */
+const OVERLOADED = 529;
+
+export const anthropic: Wire = {
+  name: "anthropic",
+  keyInQuery: false,
+  // `anthropic-version` (required) and `anthropic-beta` (features such as Claude Code's
+  // `claude-code-20250219`), and the `beta` query parameter Claude Code puts on /v1/messages.
+  forwardedHeaders: new Set(["accept", "user-agent", "anthropic-version", "anthropic-beta"]),
+  forwardedQuery: new Set(["beta"]),
+  dialect: (flavor) => DIALECTS[flavor],
+  streamsAsEvents: () => true,
+  answerUsage: (body) => (isJsonObject(body) ? readAnthropicUsage(body.usage) : zeroUsage()),
+  stream,
+  costShape: "anthropic",
+  totalTokens: (usage) =>
+    usage.input_tokens + usage.cached_input_tokens + usage.cache_creation_tokens + usage.output_tokens,
+  uncachedInput: (usage) => usage.input_tokens,
+  overloadedStatus: OVERLOADED,
+  errorBody: (status, _reason, text) => ({
+    type: "error",
+    error: { type: vendorErrorType(status), message: text },
+  }),
+  modelList(models, created) {
+    const createdAt = new Date(created * 1000).toISOString();
+    return {
+      data: models.map((m) => ({ type: "model", id: m.id, display_name: m.label, created_at: createdAt })),
+      has_more: false,
+      first_id: models[0]?.id ?? null,
+      last_id: models[models.length - 1]?.id ?? null,
+    };
+  },
+};
+
+/** /v1/messages, /v1/messages/count_tokens. */
+export const anthropicRoutes: Routes = {
+  exact: {
+    "/v1/messages": plainRoute("anthropic", anthropic, "messages", "/v1/messages"),
+    "/v1/messages/count_tokens": plainRoute(
+      "anthropic",
+      anthropic,
+      "count_tokens",
+      "/v1/messages/count_tokens",
+    ),
+  },
+  match: () => undefined,
+};
+
+/** A path the proxy does not serve that an Anthropic client sent: its 404 is in Anthropic's shape. */
+export const anthropicClientSent = (path: string, anthropicVersion: boolean) =>
+  path.startsWith("/v1/messages") || anthropicVersion || path.includes("/publishers/anthropic/");
