@@ -23,6 +23,8 @@ export interface SeenRequest {
   query: string;
   headers: IncomingMessage["headers"];
   body: Record<string, unknown>;
+  /** The body as it arrived, byte for byte. */
+  text: string;
 }
 
 /**
@@ -67,7 +69,7 @@ export class FakeUpstream {
     const text = Buffer.concat(chunks).toString("utf8");
     const body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
     const [path = "", query = ""] = (req.url ?? "").split("?");
-    this.seen.push({ method: req.method ?? "", path, query, headers: req.headers, body });
+    this.seen.push({ method: req.method ?? "", path, query, headers: req.headers, body, text });
     res.on("close", () => {
       if (!res.writableFinished) this.aborted++;
     });

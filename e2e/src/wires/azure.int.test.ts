@@ -122,20 +122,24 @@ describe("AzureOpenAI on the deployment paths, an azure_api provider", () => {
     expect(row?.cost_usd).toBeCloseTo(0.025, 9);
   });
 
-  it("a body without a model: the deployment in the path names it", async () => {
+  it("a body without a model: the deployment in the path names it, the rest reaches the vendor as sent", async () => {
     const { account, provider, seenBefore } = await azure.azureAccount();
+    const sent = '{"messages": [{"role": "user", "content": "say h\\u00ed"}], "seed": 123456789012345678901}';
     const response = await fetch(
       `${azure.stack.proxy.url}/openai/deployments/${DEPLOYMENT}/chat/completions?api-version=${API_VERSION}`,
       {
         method: "POST",
         headers: { "api-key": account.token, "content-type": "application/json" },
-        body: JSON.stringify({ messages: [{ role: "user", content: "say hi" }] }),
+        body: sent,
       },
     );
 
     expect(response.status).toBe(200);
     const seen = azure.azure.seen.slice(seenBefore);
     expect(seen.map((request) => request.body.model)).toEqual([DEPLOYMENT]);
+    expect(seen[0]?.text).toBe(
+      `${sent.slice(0, -1)},"user":${JSON.stringify(account.owner.user_id)},"model":${JSON.stringify(DEPLOYMENT)}}`,
+    );
     const [row] = await storedRows(azure.stack, account, 1);
     expectAzureRow(row, provider, false);
   });

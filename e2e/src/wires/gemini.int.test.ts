@@ -164,14 +164,13 @@ describe("the Gemini API's other calls, a gemini_api provider", () => {
   it("streams a JSON array without alt=sse, the token in ?key=, which the vendor never sees", async () => {
     const { account, provider, seenBefore } = await gemini.googleAccount("gemini_api");
     gemini.google.reply = distinctWords(30);
+    // What re-serialising would change (spacing, integer-like keys, escapes) reaches the vendor as sent.
+    const sent =
+      '{ "contents": [{"role": "user", "parts": [{"text": "say h\\u00ed"}]}],\n  "tools": [{"functionDeclarations": [{"name": "pick", "parameters": {"type": "OBJECT", "properties": {"b": {"type": "STRING"}, "2": {"type": "INTEGER"}}}}]}] }';
 
     const response = await fetch(
       `${gemini.stack.proxy.url}/v1beta/models/${MODEL}:streamGenerateContent?key=${account.token}`,
-      {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "say hi" }] }] }),
-      },
+      { method: "POST", headers: { "content-type": "application/json" }, body: sent },
     );
 
     expect(response.status).toBe(200);
@@ -183,6 +182,7 @@ describe("the Gemini API's other calls, a gemini_api provider", () => {
     expect(seen.map((request) => [request.path, request.query])).toEqual([
       [`/v1beta/models/${MODEL}:streamGenerateContent`, ""],
     ]);
+    expect(seen[0]?.text).toBe(sent);
     expectProviderCredential(seen, "gemini_api", account.token);
     const [row, ...more] = await gemini.rows(account, 1);
     expect(more).toEqual([]);

@@ -126,6 +126,26 @@ describe("the Anthropic SDK on /v1/messages, the same vertex_api provider", () =
 
     await expectOneRawPredict(granted, message, VERTEX_ANTHROPIC_VERSION);
   });
+
+  it("sends the rest of the caller's body as sent: only model leaves and anthropic_version comes", async () => {
+    const granted = await vertex.claudeAccount();
+    const sent = `{"model": "${MODEL}", "max_tokens": 64, "system": [{"type": "text", "text": "terse", "cache_control": {"type": "ephemeral"}}], "messages": [{"role": "user", "content": "say h\\u00ed"}]}`;
+    const response = await fetch(`${vertex.stack.proxy.url}/v1/messages`, {
+      method: "POST",
+      headers: {
+        "x-api-key": granted.account.token,
+        "anthropic-version": "2023-06-01",
+        "content-type": "application/json",
+      },
+      body: sent,
+    });
+
+    expect(response.status).toBe(200);
+    const [seen] = vertex.vertex.seen.slice(granted.seenBefore);
+    expect(seen?.text).toBe(
+      `${sent.replace(`"model": "${MODEL}", `, "").slice(0, -1)},"anthropic_version":"${VERTEX_ANTHROPIC_VERSION}"}`,
+    );
+  });
 });
 
 describe("Claude Code (the real CLI) in Vertex mode with the gateway as its Vertex base URL", () => {

@@ -23,18 +23,18 @@ export function identityHeaders(provider: GatewayProvider, caller: Caller): Reco
   return headers;
 }
 
-/** Sets `a.b.c` in an object, creating (or replacing non-object) intermediate objects. */
+/**
+ * Sets `a.b.c` in an object, creating (or replacing non-object) intermediate objects. Objects on
+ * the path are copied, not changed: the caller's members stay as sent (`editedJsonText`).
+ */
 function setPath(target: JsonObject, path: string, value: unknown): void {
   const keys = path.split(".");
   let node = target;
   for (const key of keys.slice(0, -1)) {
     const next = node[key];
-    if (isJsonObject(next)) node = next;
-    else {
-      const created: JsonObject = {};
-      node[key] = created;
-      node = created;
-    }
+    const copy: JsonObject = isJsonObject(next) ? { ...next } : {};
+    node[key] = copy;
+    node = copy;
   }
   const last = keys[keys.length - 1];
   if (last) node[last] = value;

@@ -6,6 +6,7 @@ import { MAX_CAPTURE_CHARS } from "../domain/capture";
 import { fallbackHoldExtra } from "../domain/estimate";
 import { acceptedBetas, catalogHeaders, upstreamHeaders } from "../domain/forwarding";
 import { identityHeaders, injectMetadata } from "../domain/identity";
+import { editedJsonText } from "../domain/json-edit";
 import { isRetryableStatus, networkError, retryAfterMs, SAME_PROVIDER_BACKOFF_MS } from "../domain/retry";
 import { capDenyReason } from "../http/caps";
 import { CredentialUnavailableError, type UpstreamAuth, upstreamAuth } from "../upstream/credential";
@@ -328,9 +329,9 @@ class BodyCache {
   }
 }
 
-/** The body with the vendor's metadata and model, the rest as the caller sent it. */
+/** The body with the vendor's metadata and model, the rest as the caller sent it, byte for byte. */
 function serialisedBody(admitted: Admitted, candidate: Candidate): VendorBody {
-  const { request, record, body } = admitted.received;
+  const { request, record, body, sent } = admitted.received;
   if (!candidate.provider.metadata_disabled && record.metered) {
     // Token counting takes no metadata (the vendor refuses fields it does not know there).
     injectMetadata(body, candidate.catalog.identity_injection.json_metadata, record.caller);
@@ -342,7 +343,7 @@ function serialisedBody(admitted: Admitted, candidate: Candidate): VendorBody {
     candidate.model,
     record.stream,
   );
-  return { text: JSON.stringify(body), headers };
+  return { text: editedJsonText(sent.text, sent.members, body), headers };
 }
 
 /**

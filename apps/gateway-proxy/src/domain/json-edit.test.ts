@@ -1,0 +1,84 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { JsonObject } from "./json";
+import { editedJsonText } from "./json-edit";
+
+/** Edits as the proxy makes them: top-level members replaced, removed or added on a shallow copy. */
+function edit(text: string, change: (body: JsonObject) => void) {
+  const body = JSON.parse(text) as JsonObject;
+  const original = { ...body };
+  change(body);
+  return { body, result: editedJsonText(text, original, body) };
+}
+
+describe("editedJsonText: the caller's bytes but for the members edited", () => {
+  it("returns the text itself when nothing was edited", () => {
+    const text = '{ "model" : "m",\n  "messages": [{"role":"user","content":"h\\u00e9"}] }';
+    expect(edit(text, () => undefined).result).toBe(text);
+    expect(edit(text, (body) => Object.assign(body, { model: "m" })).result).toBe(text);
+  });
+
+  it("keeps what JSON.stringify would change: key order, big integers, escapes", () => {
+    const text =
+      '{"tools":[{"input_schema":{"properties":{"b":{},"2":{}}}}],"seed":12345678901234567890,"s":"\\u00e9\\/","model":"a"}';
+    const { result } = edit(text, (body) => {
+      body.model = "b";
+    });
+    expect(result).toBe(
+      '{"tools":[{"input_schema":{"properties":{"b":{},"2":{}}}}],"seed":12345678901234567890,"s":"\\u00e9\\/","model":"b"}',
+    );
+  });
+
+  it("removes a member, writes a changed one where it was, appends a new one", () => {
+    const text = '{"anthropic_version":"vertex-2023-10-16","model":"x","messages":[],"stream":true}';
+    const { result } = edit(text, (body) => {
+      delete body.anthropic_version;
+      body.model = "claude";
+      body.metadata = { user_id: "u1" };
+    });
+    expect(result).toBe('{"model":"claude","messages":[],"stream":true,"metadata":{"user_id":"u1"}}');
+    expect(edit('{"a":1}', (body) => delete body.a).result).toBe("{}");
+    expect(edit('{\n  "a": 1,\n  "b": 2\n}', (body) => delete body.a).result).toBe('{\n  "b": 2\n}');
+    expect(edit('{\n  "a": 1,\n  "b": 2\n}', (body) => delete body.b).result).toBe('{\n  "a": 1\n}');
+    expect(edit("{}", (body) => Object.assign(body, { a: 1 })).result).toBe('{"a":1}');
+  });
+
+  it("writes a key the caller sent twice once, as JSON.parse reads it", () => {
+    const { result } = edit('{"model":"a","x":1,"model":"b"}', (body) => {
+      body.model = "c";
+    });
+    expect(result).toBe('{"model":"c","x":1}');
+  });
+
+  it("gives what the edited body is, and keeps every member it did not edit byte for byte", () => {
+    const member = fc.tuple(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 3 }));
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(member, { selector: ([key]) => key, maxLength: 8 }),
+        fc.nat(),
+        fc.boolean(),
+        fc.jsonValue({ maxDepth: 2 }),
+        (members, pick, spaced, value) => {
+          const source = Object.fromEntries(members);
+          const text = spaced ? JSON.stringify(source, null, 2) : JSON.stringify(source);
+          const keys = Object.keys(JSON.parse(text) as JsonObject).filter((key) => key !== "__proto__");
+          const touched = keys.length === 0 ? undefined : keys[pick % keys.length];
+          const { body, result } = edit(text, (edited) => {
+            if (touched === undefined) return;
+            if (pick % 3 === 0) delete edited[touched];
+            else edited[touched] = value;
+            if (pick % 2 === 0) edited["added key"] = value;
+          });
+          expect(JSON.parse(result)).toEqual(JSON.parse(JSON.stringify(body)));
+          for (const key of keys) {
+            if (key === touched) continue;
+            const value = spaced
+              ? JSON.stringify(source[key], null, 2).replaceAll("\n", "\n  ")
+              : JSON.stringify(source[key]);
+            expect(result).toContain(`${JSON.stringify(key)}:${spaced ? " " : ""}${value}`);
+          }
+        },
+      ),
+    );
+  });
+});
