@@ -1,6 +1,7 @@
 import type { ServerResponse } from "node:http";
 import { createServer } from "node:net";
 import { anthropicMessageStart, sseEvent } from "@agentnet/testkit/anthropic-messages";
+import { chatCompletionChunks, dataEvent } from "@agentnet/testkit/openai-answers";
 import { FakeUpstream } from "./upstream";
 
 /**
@@ -10,7 +11,8 @@ import { FakeUpstream } from "./upstream";
  * - `slow_first_byte`: the answer, but only after `delayMs` of silence.
  * - `reset`: the connection is dropped without an answer.
  * - `cut_before_first_byte`: a 200 event stream whose connection drops before its first event.
- * - `cut_after_first_byte`: a 200 event stream whose connection drops after its first event.
+ * - `cut_after_first_byte`: a 200 event stream whose connection drops once it has begun (its first
+ *   event; a chat completion's role and first text).
  */
 export type VendorFault =
   | { kind: "status"; status: number; retryAfterSeconds?: number; retryAfterMs?: number }
@@ -92,20 +94,20 @@ function answerError(res: ServerResponse, path: string, fault: Extract<VendorFau
   res.end(JSON.stringify(body));
 }
 
-/** The first event of a stream of the route: Anthropic's `message_start`, a chat completion's role chunk. */
+/**
+ * The start of a stream of the route, sent in one write: Anthropic's `message_start`, a chat
+ * completion's role chunk and its first text.
+ */
 function firstEvent(path: string, body: Record<string, unknown>): string {
   if (path.endsWith("/v1/messages")) {
     const usage = { input_tokens: 100, output_tokens: 1 };
     return sseEvent(anthropicMessageStart({ model: body.model, id: "msg_cut", usage, texts: [] }));
   }
-  const chunk = {
-    id: "chatcmpl-cut",
-    object: "chat.completion.chunk",
-    created: 1_700_000_000,
-    model: body.model,
-    choices: [{ index: 0, delta: { role: "assistant", content: "Partial" }, finish_reason: null }],
-  };
-  return `data: ${JSON.stringify(chunk)}\n\n`;
+  const [role, partial] = chatCompletionChunks(
+    { model: body.model, id: "chatcmpl-cut", usage: { input: 100, output: 1 }, texts: ["Partial"] },
+    false,
+  );
+  return dataEvent(role) + dataEvent(partial);
 }
 
 /** A 200 event stream that sends `first` (if any), then loses its connection. */

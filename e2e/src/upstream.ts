@@ -6,6 +6,14 @@ import {
   anthropicStreamEvents,
   wordPieces,
 } from "@agentnet/testkit/anthropic-messages";
+import {
+  asksForUsage,
+  chatCompletion,
+  chatCompletionChunks,
+  type OpenAiAnswer,
+  responseEvents,
+  responseObject,
+} from "@agentnet/testkit/openai-answers";
 
 /** What a fake vendor reports as usage: OpenAI-shape and Anthropic-shape fields in one place. */
 export interface FakeUsage {
@@ -110,117 +118,28 @@ export class FakeUpstream {
     res.end();
   }
 
-  private openaiUsage() {
-    const u = this.usage;
-    return {
-      prompt_tokens: u.input,
-      completion_tokens: u.output,
-      total_tokens: u.input + u.output,
-      prompt_tokens_details: { cached_tokens: u.cached },
-    };
+  /** The reply as an OpenAI-format answer of the fixed usage. */
+  private openaiAnswer(body: Record<string, unknown>, texts: string[]): OpenAiAnswer {
+    const { input, output, cached } = this.usage;
+    return { model: body.model, usage: { input, output, cached }, texts };
   }
 
   private chat(res: ServerResponse, body: Record<string, unknown>) {
-    this.json(res, {
-      id: "chatcmpl-1",
-      object: "chat.completion",
-      created: 1_700_000_000,
-      model: body.model,
-      choices: [{ index: 0, message: { role: "assistant", content: this.reply }, finish_reason: "stop" }],
-      usage: this.openaiUsage(),
-    });
+    this.json(res, chatCompletion(this.openaiAnswer(body, [this.reply])));
   }
 
   private chatStream(res: ServerResponse, body: Record<string, unknown>) {
-    const wantsUsage =
-      (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
-    const chunk = (delta: Record<string, unknown>, finish: string | null) => ({
-      id: "chatcmpl-1",
-      object: "chat.completion.chunk",
-      created: 1_700_000_000,
-      model: body.model,
-      choices: [{ index: 0, delta, finish_reason: finish }],
-      ...(wantsUsage ? { usage: null } : {}),
-    });
-    const words = this.reply.split(" ");
-    return this.sse(res, [
-      { data: chunk({ role: "assistant", content: "" }, null) },
-      ...words.map((word, i) => ({ data: chunk({ content: i === 0 ? word : ` ${word}` }, null) })),
-      { data: chunk({}, "stop") },
-      ...(wantsUsage
-        ? [
-            {
-              data: {
-                id: "chatcmpl-1",
-                object: "chat.completion.chunk",
-                created: 1_700_000_000,
-                model: body.model,
-                choices: [],
-                usage: this.openaiUsage(),
-              },
-            },
-          ]
-        : []),
-      { data: "[DONE]" },
-    ]);
-  }
-
-  private responseBody(body: Record<string, unknown>) {
-    const u = this.usage;
-    return {
-      id: "resp_1",
-      object: "response",
-      created_at: 1_700_000_000,
-      status: "completed",
-      model: body.model,
-      output: [
-        {
-          type: "message",
-          id: "msg_1",
-          status: "completed",
-          role: "assistant",
-          content: [{ type: "output_text", text: this.reply, annotations: [] }],
-        },
-      ],
-      usage: {
-        input_tokens: u.input,
-        input_tokens_details: { cached_tokens: u.cached },
-        output_tokens: u.output,
-        output_tokens_details: { reasoning_tokens: 0 },
-        total_tokens: u.input + u.output,
-      },
-    };
+    const chunks = chatCompletionChunks(this.openaiAnswer(body, wordPieces(this.reply)), asksForUsage(body));
+    return this.sse(res, [...chunks.map((data) => ({ data })), { data: "[DONE]" }]);
   }
 
   private responses(res: ServerResponse, body: Record<string, unknown>) {
-    this.json(res, this.responseBody(body));
+    this.json(res, responseObject(this.openaiAnswer(body, [this.reply])));
   }
 
   /** The Responses API's streaming events, as Codex reads them; usage comes in `response.completed`. */
   private responsesStream(res: ServerResponse, body: Record<string, unknown>) {
-    const done = this.responseBody(body);
-    const [item] = done.output;
-    const events = [
-      { type: "response.created", response: { ...done, status: "in_progress", output: [], usage: null } },
-      {
-        type: "response.output_item.added",
-        output_index: 0,
-        item: { ...item, status: "in_progress", content: [] },
-      },
-      {
-        type: "response.output_text.delta",
-        item_id: "msg_1",
-        output_index: 0,
-        content_index: 0,
-        delta: this.reply,
-      },
-      { type: "response.output_item.done", output_index: 0, item },
-      { type: "response.completed", response: done },
-    ];
-    return this.sse(
-      res,
-      events.map((data, sequence) => ({ event: data.type, data: { ...data, sequence_number: sequence } })),
-    );
+    return this.sse(res, responseEvents(this.openaiAnswer(body, [this.reply])));
   }
 
   private embeddings(res: ServerResponse, body: Record<string, unknown>) {

@@ -8,6 +8,13 @@ import {
   anthropicStreamEvents,
   sseEvent,
 } from "@agentnet/testkit/anthropic-messages";
+import {
+  chatCompletion,
+  chatCompletionChunks,
+  DONE_EVENT,
+  dataEvent,
+  type OpenAiAnswer,
+} from "@agentnet/testkit/openai-answers";
 
 /** What the vendor does with one request. */
 export type VendorMove =
@@ -123,39 +130,21 @@ export class ScriptedVendor {
     }
   }
 
-  private completion(body: Record<string, unknown>) {
+  /** The reply as an OpenAI-format answer of the fixed usage. */
+  private openaiAnswer(body: Record<string, unknown>): OpenAiAnswer {
     return {
-      id: "chatcmpl-1",
-      object: "chat.completion",
-      created: 1_700_000_000,
       model: body.model,
-      choices: [{ index: 0, message: { role: "assistant", content: this.reply }, finish_reason: "stop" }],
-      usage: {
-        prompt_tokens: ANSWER_USAGE.input,
-        completion_tokens: ANSWER_USAGE.output,
-        total_tokens: ANSWER_USAGE.input + ANSWER_USAGE.output,
-      },
+      usage: { input: ANSWER_USAGE.input, output: ANSWER_USAGE.output },
+      texts: [this.reply],
     };
   }
 
+  private completion(body: Record<string, unknown>) {
+    return chatCompletion(this.openaiAnswer(body));
+  }
+
   private completionEvents(body: Record<string, unknown>): string[] {
-    const chunk = (extra: Record<string, unknown>) =>
-      `data: ${JSON.stringify({ id: "chatcmpl-1", object: "chat.completion.chunk", model: body.model, ...extra })}\n\n`;
-    return [
-      chunk({
-        choices: [{ index: 0, delta: { role: "assistant", content: this.reply }, finish_reason: null }],
-      }),
-      chunk({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }),
-      chunk({
-        choices: [],
-        usage: {
-          prompt_tokens: ANSWER_USAGE.input,
-          completion_tokens: ANSWER_USAGE.output,
-          total_tokens: ANSWER_USAGE.input + ANSWER_USAGE.output,
-        },
-      }),
-      "data: [DONE]\n\n",
-    ];
+    return [...chatCompletionChunks(this.openaiAnswer(body), true).map(dataEvent), DONE_EVENT];
   }
 
   /** The reply as an Anthropic answer of the fixed usage. */
