@@ -36,10 +36,11 @@ export async function handleInference(
     const admitted = await admit(ctx, received);
     if (admitted.outcome === "refused") return answerRefusal(request, record, admitted);
     hold = admitted.capped?.hold;
-    const forwarded = await forward(ctx, admitted);
-    if (forwarded.outcome === "failed") return answerRefusal(request, record, forwarded);
-    if (forwarded.outcome === "relayed") record.status = forwarded.status;
-    else account(admitted, forwarded);
+    const { outcome, candidate, attempts } = await forward(ctx, admitted);
+    record.attempts = attempts;
+    if (outcome.outcome === "failed") return answerRefusal(request, record, outcome);
+    if (outcome.outcome === "relayed") record.status = outcome.status;
+    else account(admitted, outcome, candidate);
   } catch (error) {
     // The router answers 500 (gateway.internal) unless an answer had begun; the row says why.
     record.status = res.headersSent ? res.statusCode : 500;

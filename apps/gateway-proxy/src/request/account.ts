@@ -3,16 +3,15 @@ import { computeCost } from "@agentnet/pricing";
 import { captured } from "../domain/capture";
 import { interruptedUsage } from "../domain/estimate";
 import type { RequestRecord } from "../events/build";
-import type { Admitted, Answered } from "./stages";
+import type { Admitted, Answered, Candidate } from "./stages";
 
 /**
  * What an answered request used and costs, and what of its texts is kept, written on its row. An
  * answer that did not complete (the client left, or a cap cut it) is charged no less than its
  * prompt estimate and what it streamed.
  */
-export function account(admitted: Admitted, answered: Answered): RequestRecord {
+export function account(admitted: Admitted, answered: Answered, { pricing }: Candidate): RequestRecord {
   const { record } = admitted.received;
-  const { pricing } = admitted.candidate;
   const usage =
     answered.outcome === "answered"
       ? answered.usage

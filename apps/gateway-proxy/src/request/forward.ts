@@ -19,7 +19,7 @@ import {
 import { privateUpstreamOf } from "../upstream/pools";
 import { editForVendor, type VendorTarget, vendorTarget } from "../wires";
 import { CappedStreamGrowth } from "./capped-stream";
-import type { Admitted, Answered, Candidate, Failed, Relayed } from "./stages";
+import type { Admitted, Answered, Candidate, Failed, Forwarded, Relayed } from "./stages";
 import { takeUpstreamSlot, upstreamBusy } from "./upstream-slot";
 
 type AttemptResult = ForwardResult | Failed;
@@ -36,9 +36,14 @@ type AttemptResult = ForwardResult | Failed;
  * may follow, else waits its turn for a while, and is answered 503/529 (`upstreamBusy`) without
  * cooling the provider down.
  */
-export async function forward(ctx: ProxyContext, admitted: Admitted): Promise<Answered | Relayed | Failed> {
+export async function forward(ctx: ProxyContext, admitted: Admitted): Promise<Forwarded> {
   const { record, request } = admitted.received;
   const { candidates, routing } = admitted;
+  const attempts: RequestAttempt[] = [];
+  let candidate = admitted.candidate;
+  const ended = (outcome: Answered | Relayed | Failed): Forwarded => ({ outcome, candidate, attempts });
+  const listAttempt = (status: number, error: string, durationMs: number) =>
+    attempts.push(attemptOf(candidate, status, error, durationMs));
   const maxAttempts = routing.retries_enabled ? routing.max_attempts : 1;
   const deadline = record.startedAt + routing.budget_ms;
   const bodies = new BodyCache(admitted);
@@ -46,7 +51,6 @@ export async function forward(ctx: ProxyContext, admitted: Admitted): Promise<An
   let announced: Candidate | undefined;
   let knownRetryAfterMs = 0;
   for (let attempt = 1; ; attempt++) {
-    const candidate = admitted.candidate;
     const following = candidates.length === 1 ? candidate : candidates[next + 1];
     const mayRetry = attempt < maxAttempts && following !== undefined && Date.now() < deadline;
     const mayMoveOn = mayRetry && candidates.length > 1;
@@ -68,43 +72,43 @@ export async function forward(ctx: ProxyContext, admitted: Admitted): Promise<An
     if (result.outcome === "failed") {
       const other = candidates[next + 1];
       const moveOn = result.elsewhere && other && attempt < maxAttempts && Date.now() < deadline;
-      if (attempt > 1 || moveOn) listAttempt(admitted, candidate, result.status, result.reason, durationMs);
-      if (moveOn && request.res.destroyed) return clientLeft();
-      if (!moveOn) return withRetryAfter(result, knownRetryAfterMs);
+      if (attempt > 1 || moveOn) listAttempt(result.status, result.reason, durationMs);
+      if (moveOn && request.res.destroyed) return ended(clientLeft());
+      if (!moveOn) return ended(withRetryAfter(result, knownRetryAfterMs));
       next++;
       const repriced = await reprice(ctx, admitted, other);
-      if (repriced) return repriced;
-      admitted.candidate = other;
+      if (repriced) return ended(repriced);
+      candidate = other;
       continue;
     }
     if (result.outcome !== "retryable" && result.outcome !== "unreachable") {
-      if (attempt > 1) listAttempt(admitted, candidate, result.status, "", durationMs);
+      if (attempt > 1) listAttempt(result.status, "", durationMs);
       record.series?.forwarded(result, startedAt);
       if (result.status < 400) ctx.routing.cooldowns.succeeded(candidate.provider.id);
       else if (isRetryableStatus(result.status))
         coolingFailure(ctx, admitted, candidate, `status ${result.status}`, 0);
-      return result;
+      return ended(result);
     }
     const failure = retryableFailure(result);
     const waitMs = failure.retryAfterMs;
     knownRetryAfterMs = Math.max(knownRetryAfterMs, waitMs);
     coolingFailure(ctx, admitted, candidate, failure.error || `status ${failure.status}`, waitMs);
     // The row lists attempts only when there is more than one: the first waits for a second.
-    const listFailure = () => listAttempt(admitted, candidate, failure.status, failure.error, durationMs);
+    const listFailure = () => listAttempt(failure.status, failure.error, durationMs);
     if (attempt > 1) listFailure();
     const sameProvider = following === candidate;
     const pause = sameProvider ? waitMs || SAME_PROVIDER_BACKOFF_MS : 0;
-    if (request.res.destroyed) return clientLeft();
+    if (request.res.destroyed) return ended(clientLeft());
     if (!mayRetry || !following || Date.now() + pause >= deadline) {
-      return lastFailure(request.res, failure, knownRetryAfterMs);
+      return ended(lastFailure(request.res, failure, knownRetryAfterMs));
     }
     if (pause > 0) await sleep(pause);
-    if (request.res.destroyed) return clientLeft();
+    if (request.res.destroyed) return ended(clientLeft());
     if (!sameProvider) next++;
     const repriced = await reprice(ctx, admitted, following);
-    if (repriced) return repriced;
+    if (repriced) return ended(repriced);
     if (attempt === 1) listFailure();
-    admitted.candidate = following;
+    candidate = following;
   }
 }
 
@@ -229,26 +233,20 @@ function withRetryAfter(failure: Failed, retryAfter: number): Failed {
   return { ...failure, headers: { ...failure.headers, "retry-after": String(Math.ceil(retryAfter / 1000)) } };
 }
 
-/** The row lists every attempt once there is more than one: the first is listed with the second. */
-function listAttempt(
-  admitted: Admitted,
+/** An attempt as the row lists it (once there is more than one: the first is listed with the second). */
+const attemptOf = (
   candidate: Candidate,
   status: number,
   error: string,
   durationMs: number,
-) {
-  const { record } = admitted.received;
-  const attempt: RequestAttempt = {
-    provider_id: candidate.provider.id,
-    provider: candidate.provider.name,
-    model: candidate.model,
-    status,
-    error,
-    duration_ms: durationMs,
-  };
-  if (record.attempts) record.attempts.push(attempt);
-  else record.attempts = [attempt];
-}
+): RequestAttempt => ({
+  provider_id: candidate.provider.id,
+  provider: candidate.provider.name,
+  model: candidate.model,
+  status,
+  error,
+  duration_ms: durationMs,
+});
 
 /** A retryable failure counts toward the provider's cooldown, which its account's reads show. */
 function coolingFailure(

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { CounterPlan, Hold } from "@agentnet/caps";
 import type { CatalogEntry } from "@agentnet/catalog";
-import type { GatewayProvider, Policy, PolicyRouting, Settings } from "@agentnet/contracts";
+import type { GatewayProvider, Policy, PolicyRouting, RequestAttempt, Settings } from "@agentnet/contracts";
 import type { CapturePlan } from "../domain/capture";
 import type { AdmittedTokens, Pricing } from "../domain/estimate";
 import type { JsonObject } from "../domain/json";
@@ -14,11 +14,15 @@ import type { Operation, Route, Wire } from "../wires";
  * The request path as stages, each a function from one of these values to the next:
  *   receive(request)            → Received | none     the caller, the body, the configured account
  *   admit(received)             → Admitted | Refused  identifiers, host, decision, prices, cap hold
- *   forward(admitted)           → Answered | Relayed  credential, upstream request, the call; a
- *                                 | Failed            failure before the answer's first byte is
+ *   forward(admitted)           → Forwarded           credential, upstream request, the call; a
+ *                                                     failure before the answer's first byte is
  *                                                     tried again on the next candidate, the last
- *                                                     one's relayed as the vendor sent it
- *   account(admitted, answered) → RequestRecord       usage, cost, captured texts
+ *                                                     one's relayed as the vendor sent it: the
+ *                                                     outcome (Answered | Relayed | Failed), the
+ *                                                     candidate that answered, every attempt
+ *   account(admitted, answered, candidate)
+ *                               → RequestRecord       usage, cost (at the answering candidate's
+ *                                                     prices), captured texts
  * `handleInference` (http/proxy.ts) runs them, answers refusals and failures in the vendor's error
  * shape, and ends every received request in one place: its hold settled, its one event published.
  * A request `receive` refuses (bad token, bad body, account unknown or not configured) has no row.
@@ -89,10 +93,7 @@ export interface CappedRequest {
 export interface Admitted {
   outcome: "admitted";
   received: Received;
-  /**
-   * Where the current attempt goes, the hold priced for it: `candidates[0]` at first, and once
-   * forwarded the candidate that answered.
-   */
+  /** Where the first attempt goes, the hold priced for it (`Forwarded.candidate`: where it went). */
   candidate: Candidate;
   /** Where attempts go, in the order of the policy's strategy; usually just `candidate`. */
   candidates: readonly Candidate[];
@@ -104,6 +105,16 @@ export interface Admitted {
   capture: CapturePlan;
   /** The prompt as the client sent it (before forwarding edits the body); empty unless captured. */
   prompt: string;
+}
+
+/**
+ * What forwarding came to: its outcome, the candidate that answered (the last one tried when none
+ * did; its prices are the request's), and every attempt (the row lists them once there are two).
+ */
+export interface Forwarded {
+  outcome: Answered | Relayed | Failed;
+  candidate: Candidate;
+  attempts: RequestAttempt[];
 }
 
 /** An answer in the vendor's error shape (`sendError`) instead of the upstream's. */
