@@ -7,6 +7,7 @@ import { account, chargeOf } from "../request/account";
 import { admit } from "../request/admit";
 import { forward } from "../request/forward";
 import { receive } from "../request/receive";
+import { type RequestEnd, requestRecord } from "../request/record";
 import type { Failed, InferenceRequest, Refused } from "../request/stages";
 import type { Route } from "../wires";
 import { sendError } from "./errors";
@@ -15,8 +16,8 @@ import { describeRequest } from "./tracing";
 /**
  * One inference request through its stages (src/request/stages.ts): receive → admit → forward →
  * account. A request received (its account known and configured) ends here, whatever happened:
- * its cap hold settled once with what it is charged (nothing unless answered), then its one event
- * published.
+ * its row built from what the stages returned (`requestRecord`), its cap hold settled once with
+ * what it is charged (nothing unless answered), then its one event published.
  */
 export async function handleInference(
   ctx: ProxyContext,
@@ -30,33 +31,36 @@ export async function handleInference(
   const request: InferenceRequest = { req, res, route, operation, wire, path, query };
   const received = await receive(ctx, request);
   if (!received) return;
-  const { record } = received;
+  const end: RequestEnd = {};
   let hold: Hold | undefined;
   try {
     const admitted = await admit(ctx, received);
-    if (admitted.outcome === "refused") return answerRefusal(request, record, admitted);
+    if (admitted.outcome === "refused") {
+      end.refusal = answerRefusal(request, admitted);
+      return;
+    }
+    end.admitted = admitted;
     hold = admitted.capped?.hold;
-    const { outcome, candidate, attempts } = await forward(ctx, admitted);
-    record.attempts = attempts;
-    if (outcome.outcome === "failed") return answerRefusal(request, record, outcome);
-    if (outcome.outcome === "relayed") record.status = outcome.status;
-    else account(admitted, outcome, candidate);
+    const forwarded = await forward(ctx, admitted);
+    end.forwarded = forwarded;
+    const { outcome } = forwarded;
+    if (outcome.outcome === "failed") end.refusal = answerRefusal(request, outcome);
+    else if (outcome.outcome !== "relayed") end.accounted = account(admitted, outcome, forwarded.candidate);
   } catch (error) {
     // The router answers 500 (gateway.internal) unless an answer had begun; the row says why.
-    record.status = res.headersSent ? res.statusCode : 500;
-    record.denyReason = "gateway.internal";
+    end.internalStatus = res.headersSent ? res.statusCode : 500;
     throw error;
   } finally {
+    const record = requestRecord(ctx, received, end);
     if (hold) ctx.leases.finish(hold, chargeOf(record));
     publish(ctx, record, hold && ctx.leases.untilStored(hold));
   }
 }
 
-/** Answers in the vendor's error shape what the gateway refused or could not forward, and rows it. */
-function answerRefusal(request: InferenceRequest, record: RequestRecord, refusal: Refused | Failed): void {
+/** Answers in the vendor's error shape what the gateway refused or could not forward. */
+function answerRefusal<T extends Refused | Failed>(request: InferenceRequest, refusal: T): T {
   sendError(request.res, request.wire, refusal.status, refusal.reason, refusal.message, refusal.headers);
-  record.status = refusal.status;
-  record.denyReason = refusal.outcome === "refused" ? refusal.reason : refusal.denyReason;
+  return refusal;
 }
 
 /**

@@ -3,30 +3,29 @@ import { computeCost } from "@agentnet/pricing";
 import { captured } from "../domain/capture";
 import { interruptedUsage } from "../domain/estimate";
 import type { RequestRecord } from "../events/build";
-import type { Admitted, Answered, Candidate } from "./stages";
+import type { Accounted, Admitted, Answered, Candidate } from "./stages";
 
 /**
- * What an answered request used and costs, and what of its texts is kept, written on its row. An
- * answer that did not complete (the client left, or a cap cut it) is charged no less than its
- * prompt estimate and what it streamed.
+ * What an answered request used and costs, and what of its texts is kept. An answer that did not
+ * complete (the client left, or a cap cut it) is charged no less than its prompt estimate and what
+ * it streamed.
  */
-export function account(admitted: Admitted, answered: Answered, { pricing }: Candidate): RequestRecord {
-  const { record } = admitted.received;
+export function account(admitted: Admitted, answered: Answered, { pricing }: Candidate): Accounted {
   const usage =
     answered.outcome === "answered"
       ? answered.usage
       : interruptedUsage(answered.usage, admitted.tokens.input_tokens, answered.streamedOutputTokens());
-  record.status = answered.status;
-  record.stream = answered.stream || record.stream;
-  record.denyReason = answered.outcome === "cut" ? (admitted.capped?.cutReason ?? "") : "";
-  record.usage = usage;
-  record.cost = computeCost(usage, pricing.rates, pricing.shape);
-  if (admitted.capture.capture) {
-    record.prompt = captured(admitted.prompt, admitted.capture);
-    record.completion = captured(answered.completion, admitted.capture);
-  }
-  record.responseModel = answered.responseModel;
-  return record;
+  const { capture } = admitted;
+  return {
+    status: answered.status,
+    stream: answered.stream || admitted.received.stream,
+    denyReason: answered.outcome === "cut" ? (admitted.capped?.cutReason ?? "") : "",
+    usage,
+    cost: computeCost(usage, pricing.rates, pricing.shape),
+    prompt: capture.capture ? captured(admitted.prompt, capture) : undefined,
+    completion: capture.capture ? captured(answered.completion, capture) : undefined,
+    responseModel: answered.responseModel,
+  };
 }
 
 /** What a request is charged on its counters: its usage once answered, else nothing. */

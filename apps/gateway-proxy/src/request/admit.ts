@@ -15,7 +15,7 @@ import {
 import { checkHost } from "../domain/host";
 import { identifierProblem } from "../domain/request-shape";
 import { capsInForce, type Headroom, holdHeadroom } from "../http/caps";
-import type { Admitted, Candidate, CappedRequest, Received, Refused } from "./stages";
+import type { Admitted, Candidate, CappedRequest, Received, Refused, Routed } from "./stages";
 
 /**
  * Whether the request may go, where, and within which caps: its identifiers, the endpoint it came
@@ -23,19 +23,25 @@ import type { Admitted, Candidate, CappedRequest, Received, Refused } from "./st
  * leases when a limit applies. Every refusal here is a deny row.
  */
 export async function admit(ctx: ProxyContext, received: Received): Promise<Admitted | Refused> {
-  const { request, record, body, view } = received;
+  const { request, body, view } = received;
   // Refused with a row, like every request of a configured account: the row holds them cut.
   const identifier = identifierProblem(received.model, received.sessionId);
   if (identifier) return refused(400, "request.invalid", identifier);
   const host = checkHost(received.settings.endpoint, request.req.headers.host);
   if (!host.ok) return refused(403, host.reason, "this token's account is served at another endpoint");
 
-  const decision = route(ctx, received);
+  const decision = route(received);
+  const routed: Routed = {
+    provider: decision.provider,
+    policyId: decision.policy?.id ?? "",
+    model: decision.model,
+  };
+  const refusedRouted = (refusal: Refused): Refused => ({ ...refusal, routed });
   if (decision.decision === "deny") {
     const status = decision.reason === "gateway.flavor_mismatch" ? 400 : 403;
-    return refused(status, decision.reason, denyMessage(decision.reason, decision.model));
+    return refusedRouted(refused(status, decision.reason, denyMessage(decision.reason, decision.model)));
   }
-  const caps = record.metered ? capsInForce(record.caller, view, decision.policy, Date.now()) : undefined;
+  const caps = received.metered ? capsInForce(received.caller, view, decision.policy, Date.now()) : undefined;
   const candidates: Candidate[] = [];
   let pricingRefusal: Refused | undefined;
   for (const route of ctx.routing.order(decision)) {
@@ -46,7 +52,9 @@ export async function admit(ctx: ProxyContext, received: Received): Promise<Admi
     else candidates.push(candidate);
   }
   const [candidate] = candidates;
-  if (!candidate) return pricingRefusal ?? refused(500, "gateway.internal", "no candidate for the request");
+  if (!candidate) {
+    return refusedRouted(pricingRefusal ?? refused(500, "gateway.internal", "no candidate for the request"));
+  }
   const { catalog, policy, model } = candidate;
 
   const capture = capturePlan(received.settings, policy, view.guardrails);
@@ -58,8 +66,8 @@ export async function admit(ctx: ProxyContext, received: Received): Promise<Admi
   let capped: CappedRequest | undefined;
   if (caps && caps.checks.length > 0) {
     const amount = holdAmount(tokens, candidate.pricing);
-    const headroom = await holdHeadroom(ctx, record.caller.account_id, caps, amount);
-    if (headroom.kind !== "held") return capRefusal(headroom);
+    const headroom = await holdHeadroom(ctx, received.caller.account_id, caps, amount);
+    if (headroom.kind !== "held") return refusedRouted(capRefusal(headroom));
     const { hold, plans } = headroom;
     capped = {
       hold,
@@ -68,9 +76,7 @@ export async function admit(ctx: ProxyContext, received: Received): Promise<Admi
       worstOutput: received.sse ? streamOutputLimit(body, ceiling) : worst.output_tokens,
       cutReason: "",
     };
-    record.counters = hold.counters;
   }
-  record.decision = "allow";
   return {
     outcome: "admitted",
     received,
@@ -84,23 +90,17 @@ export async function admit(ctx: ProxyContext, received: Received): Promise<Admi
   };
 }
 
-/** The policy decision for the request (provider, model), written on its row and its metrics series. */
-function route(ctx: ProxyContext, received: Received): Decision {
-  const { request, record, view } = received;
-  const decision = decide({
+/** The policy decision for the request: the provider, policy and model, or why none. */
+function route(received: Received): Decision {
+  const { request, view } = received;
+  return decide({
     providers: view.snapshot.providers,
     policies: view.snapshot.policies,
     guardrails: view.guardrails,
-    groupIds: record.caller.group_ids,
+    groupIds: received.caller.group_ids,
     requestedModel: received.model,
     wire: request.wire,
   });
-  record.model = decision.model;
-  record.providerName = decision.provider?.name ?? "";
-  record.providerId = decision.provider?.id ?? "";
-  record.policyId = decision.policy?.id ?? "";
-  record.series = ctx.metrics?.routed(request.route.label, decision.provider, decision.model);
-  return decision;
 }
 
 function refused(status: number, reason: string, message: string, headers?: Record<string, string>): Refused {

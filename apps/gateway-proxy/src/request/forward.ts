@@ -19,6 +19,7 @@ import {
 import { privateUpstreamOf } from "../upstream/pools";
 import { editForVendor, type VendorTarget, vendorTarget } from "../wires";
 import { CappedStreamGrowth } from "./capped-stream";
+import { requestRecord } from "./record";
 import type { Admitted, Answered, Candidate, Failed, Forwarded, Relayed } from "./stages";
 import { takeUpstreamSlot, upstreamBusy } from "./upstream-slot";
 
@@ -37,15 +38,21 @@ type AttemptResult = ForwardResult | Failed;
  * cooling the provider down.
  */
 export async function forward(ctx: ProxyContext, admitted: Admitted): Promise<Forwarded> {
-  const { record, request } = admitted.received;
-  const { candidates, routing } = admitted;
+  const { received, candidates, routing } = admitted;
+  const { request } = received;
   const attempts: RequestAttempt[] = [];
   let candidate = admitted.candidate;
-  const ended = (outcome: Answered | Relayed | Failed): Forwarded => ({ outcome, candidate, attempts });
+  let target: VendorTarget | undefined;
+  const ended = (outcome: Answered | Relayed | Failed): Forwarded => ({
+    outcome,
+    candidate,
+    attempts,
+    target: target && { host: target.host, path: target.path },
+  });
   const listAttempt = (status: number, error: string, durationMs: number) =>
     attempts.push(attemptOf(candidate, status, error, durationMs));
   const maxAttempts = routing.retries_enabled ? routing.max_attempts : 1;
-  const deadline = record.startedAt + routing.budget_ms;
+  const deadline = received.startedAt + routing.budget_ms;
   const bodies = new BodyCache(admitted);
   let next = 0;
   let announced: Candidate | undefined;
@@ -55,16 +62,28 @@ export async function forward(ctx: ProxyContext, admitted: Admitted): Promise<Fo
     const mayRetry = attempt < maxAttempts && following !== undefined && Date.now() < deadline;
     const mayMoveOn = mayRetry && candidates.length > 1;
     if (announced !== candidate) {
-      routeRecord(ctx, admitted, candidate);
-      ctx.admissions.announce(record, admitted.tokens, candidate.pricing);
+      // Charged as admitted at this candidate should this proxy die before the request ends.
+      ctx.admissions.announce(
+        requestRecord(ctx, received, { admitted, candidate }),
+        admitted.tokens,
+        candidate.pricing,
+      );
       announced = candidate;
     }
+    target = vendorTarget(
+      candidate.provider.upstream_url,
+      candidate.catalog.api_flavor,
+      request.route,
+      candidate.model,
+      received.stream,
+      request.query,
+    );
     const startedAt = performance.now();
     ctx.routing.started(candidate.provider.id);
     let result: AttemptResult;
     try {
       const slotWaitMs = mayMoveOn ? 0 : ctx.pools.waitMs;
-      result = await attemptAt(ctx, admitted, candidate, bodies.of(candidate), mayRetry, slotWaitMs);
+      result = await attemptAt(ctx, admitted, candidate, target, bodies.of(candidate), mayRetry, slotWaitMs);
     } finally {
       ctx.routing.ended(candidate.provider.id);
     }
@@ -83,7 +102,9 @@ export async function forward(ctx: ProxyContext, admitted: Admitted): Promise<Fo
     }
     if (result.outcome !== "retryable" && result.outcome !== "unreachable") {
       if (attempt > 1) listAttempt(result.status, "", durationMs);
-      record.series?.forwarded(result, startedAt);
+      ctx.metrics
+        ?.routed(request.route.label, candidate.provider, candidate.model)
+        .forwarded(result, startedAt);
       if (result.status < 400) ctx.routing.cooldowns.succeeded(candidate.provider.id);
       else if (isRetryableStatus(result.status))
         coolingFailure(ctx, admitted, candidate, `status ${result.status}`, 0);
@@ -120,20 +141,13 @@ async function attemptAt(
   ctx: ProxyContext,
   admitted: Admitted,
   candidate: Candidate,
+  target: VendorTarget | undefined,
   body: VendorBody,
   mayRetry: boolean,
   slotWaitMs: number,
 ): Promise<AttemptResult> {
-  const { request, view, record } = admitted.received;
+  const { request, view } = admitted.received;
   const { provider } = candidate;
-  const target = vendorTarget(
-    provider.upstream_url,
-    candidate.catalog.api_flavor,
-    request.route,
-    candidate.model,
-    record.stream,
-    request.query,
-  );
   if (!target) {
     return unusable(
       failed(
@@ -144,8 +158,6 @@ async function attemptAt(
       ),
     );
   }
-  admitted.received.record.host = target.host;
-  admitted.received.record.path = target.path;
   let auth: UpstreamAuth;
   try {
     const pending = upstreamAuth(ctx, view, provider, candidate.catalog);
@@ -176,7 +188,7 @@ async function attemptAt(
   }
   // A vendor refusing the provider's key becomes an alert; any other answer costs this comparison.
   if (result.outcome !== "retryable" && result.status === 401) {
-    ctx.credentialRejections.rejected(admitted.received.record.caller.account_id, provider.id, 401);
+    ctx.credentialRejections.rejected(admitted.received.caller.account_id, provider.id, 401);
   }
   return result;
 }
@@ -257,19 +269,7 @@ function coolingFailure(
   retryAfter: number,
 ) {
   const { id, name } = candidate.provider;
-  ctx.routing.cooldowns.failed(admitted.received.record.caller.account_id, id, name, error, retryAfter);
-}
-
-/** The row and metrics series name the provider an attempt goes to: the answering one in the end. */
-function routeRecord(ctx: ProxyContext, admitted: Admitted, candidate: Candidate) {
-  const { record, request } = admitted.received;
-  if (record.providerId === candidate.provider.id && record.model === candidate.model) return;
-  record.providerId = candidate.provider.id;
-  record.providerName = candidate.provider.name;
-  record.policyId = candidate.policy.id;
-  record.model = candidate.model;
-  record.series =
-    ctx.metrics?.routed(request.route.label, candidate.provider, candidate.model) ?? record.series;
+  ctx.routing.cooldowns.failed(admitted.received.caller.account_id, id, name, error, retryAfter);
 }
 
 /**
@@ -283,7 +283,7 @@ async function reprice(ctx: ProxyContext, admitted: Admitted, next: Candidate): 
   const held = { input_tokens: admitted.tokens.input_tokens, output_tokens: capped.heldOutput };
   const extra = fallbackHoldExtra(capped.hold.amount, held, next.pricing);
   if (!extra) return undefined;
-  const accountId = admitted.received.record.caller.account_id;
+  const accountId = admitted.received.caller.account_id;
   const grown = await ctx.leases.extend(accountId, capped.hold, capped.plans, extra);
   if (grown.kind === "held") return undefined;
   if (grown.kind === "unavailable") {
@@ -329,18 +329,12 @@ class BodyCache {
 
 /** The body with the vendor's metadata and model, the rest as the caller sent it, byte for byte. */
 function serialisedBody(admitted: Admitted, candidate: Candidate): VendorBody {
-  const { request, record, body, sent } = admitted.received;
-  if (!candidate.provider.metadata_disabled && record.metered) {
+  const { request, body, sent, metered, caller, stream } = admitted.received;
+  if (!candidate.provider.metadata_disabled && metered) {
     // Token counting takes no metadata (the vendor refuses fields it does not know there).
-    injectMetadata(body, candidate.catalog.identity_injection.json_metadata, record.caller);
+    injectMetadata(body, candidate.catalog.identity_injection.json_metadata, caller);
   }
-  const headers = editForVendor(
-    body,
-    candidate.catalog.api_flavor,
-    request.route,
-    candidate.model,
-    record.stream,
-  );
+  const headers = editForVendor(body, candidate.catalog.api_flavor, request.route, candidate.model, stream);
   return { text: editedJsonText(sent.text, sent.members, body), headers };
 }
 
@@ -358,17 +352,17 @@ function upstreamRequest(
   mayRetry: boolean,
   pool: Pool,
 ): ForwardRequest {
-  const { request, record } = admitted.received;
+  const { request, caller, metered } = admitted.received;
   const { provider, catalog } = candidate;
   const { wire } = request;
   const own: Record<string, string> = {
     ...catalogHeaders(wire, catalog.extra_headers, provider.extra_values, request.req.headers),
     ...body.headers,
-    ...identityHeaders(provider, record.caller),
+    ...identityHeaders(provider, caller),
     // Metadata a vendor takes in a header (the body's is in `body`); none for token counting.
-    ...(provider.metadata_disabled || !record.metered || !catalog.identity_injection.json_metadata?.header
+    ...(provider.metadata_disabled || !metered || !catalog.identity_injection.json_metadata?.header
       ? {}
-      : injectMetadata(admitted.received.body, catalog.identity_injection.json_metadata, record.caller)),
+      : injectMetadata(admitted.received.body, catalog.identity_injection.json_metadata, caller)),
     "content-type": "application/json",
     [auth.name.toLowerCase()]: auth.value,
   };
@@ -394,7 +388,7 @@ function upstreamRequest(
       capped && admitted.received.sse
         ? new CappedStreamGrowth(
             ctx,
-            record.caller.account_id,
+            caller.account_id,
             capped,
             candidate.pricing,
             admitted.tokens.input_tokens,

@@ -1,9 +1,7 @@
-import { MAX_MODEL_LENGTH, MAX_SESSION_ID_LENGTH } from "@agentnet/contracts";
 import type { ProxyContext } from "../context";
 import { isJsonObject, type JsonObject } from "../domain/json";
-import { bounded, requestShapeProblem } from "../domain/request-shape";
+import { requestShapeProblem } from "../domain/request-shape";
 import { sessionIdFrom } from "../domain/session";
-import type { RequestRecord } from "../events/build";
 import { accountView, authenticate } from "../http/auth";
 import { BodyNotUtf8, BodyTooLarge, readBody, sourceIp } from "../http/body";
 import { sendError } from "../http/errors";
@@ -17,7 +15,7 @@ import type { InferenceRequest, Received } from "./stages";
  * configured, a request has no row, so it ends in no event.
  */
 export async function receive(ctx: ProxyContext, request: InferenceRequest): Promise<Received | undefined> {
-  const { req, res, wire, path, route } = request;
+  const { req, res, wire, route } = request;
   const caller = await authenticate(ctx, req, res, wire, request.query);
   if (!caller) return undefined;
   const read = await readJsonBody(ctx, request);
@@ -40,33 +38,23 @@ export async function receive(ctx: ProxyContext, request: InferenceRequest): Pro
       "this account has no agent network configured",
     );
   ctx.served.record(settings.endpoint, Date.now());
-  const sessionId = sessionIdFrom(req.headers, body);
-  const record: RequestRecord = {
+  return {
+    request,
     id: requestId(),
     startedAt: Date.now(),
-    endedAt: 0,
     caller,
     logged: settings.enable_log_collection,
-    wire,
     sourceIp: sourceIp(req, ctx.options.trustProxy),
-    method: req.method ?? "POST",
-    host: "",
-    path,
-    providerName: "",
-    providerId: "",
-    policyId: "",
-    model: bounded(model, MAX_MODEL_LENGTH),
-    sessionId: bounded(sessionId, MAX_SESSION_ID_LENGTH),
-    decision: "deny",
-    denyReason: "",
-    status: 0,
+    body,
+    sent: { text: read.text, members: { ...body } },
+    model,
     stream: streamed,
+    sse: streamed && wire.streamsAsEvents(request.query),
     metered: isMetered(request.operation),
-    series: ctx.metrics?.unrouted(route.label),
+    sessionId: sessionIdFrom(req.headers, body),
+    view,
+    settings,
   };
-  const sse = streamed && wire.streamsAsEvents(request.query);
-  const sent = { text: read.text, members: { ...body } };
-  return { request, record, body, sent, model, sse, sessionId, view, settings };
 }
 
 /** The body as a JSON object, with its text, or undefined after answering why it is not one. */

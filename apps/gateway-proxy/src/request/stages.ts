@@ -1,14 +1,21 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { CounterPlan, Hold } from "@agentnet/caps";
 import type { CatalogEntry } from "@agentnet/catalog";
-import type { GatewayProvider, Policy, PolicyRouting, RequestAttempt, Settings } from "@agentnet/contracts";
+import type {
+  Caller,
+  GatewayProvider,
+  Policy,
+  PolicyRouting,
+  RequestAttempt,
+  Settings,
+} from "@agentnet/contracts";
+import type { CostBreakdown } from "@agentnet/pricing";
 import type { CapturePlan } from "../domain/capture";
 import type { AdmittedTokens, Pricing } from "../domain/estimate";
 import type { JsonObject } from "../domain/json";
-import type { RequestRecord } from "../events/build";
 import type { AccountView } from "../snapshot/cache";
 import type { ForwardResult } from "../upstream/forward";
-import type { Operation, Route, Wire } from "../wires";
+import type { Operation, Route, UsageCounts, Wire } from "../wires";
 
 /*
  * The request path as stages, each a function from one of these values to the next:
@@ -21,10 +28,11 @@ import type { Operation, Route, Wire } from "../wires";
  *                                                     outcome (Answered | Relayed | Failed), the
  *                                                     candidate that answered, every attempt
  *   account(admitted, answered, candidate)
- *                               → RequestRecord       usage, cost (at the answering candidate's
+ *                               → Accounted           usage, cost (at the answering candidate's
  *                                                     prices), captured texts
  * `handleInference` (http/proxy.ts) runs them, answers refusals and failures in the vendor's error
- * shape, and ends every received request in one place: its hold settled, its one event published.
+ * shape, and ends every received request in one place: its row built from what the stages
+ * returned (`requestRecord`), its hold settled, its one event published.
  * A request `receive` refuses (bad token, bad body, account unknown or not configured) has no row.
  */
 
@@ -41,11 +49,18 @@ export interface InferenceRequest {
   query: string;
 }
 
-/** A request of a known, configured account, its body valid: from here on it ends in one event. */
+/**
+ * A request of a known, configured account, its body valid: from here on it ends in one event,
+ * whose row is built from this and what the later stages return (`requestRecord`).
+ */
 export interface Received {
   request: InferenceRequest;
-  /** The request's event as far as it is known: each stage adds what it learns. */
-  record: RequestRecord;
+  id: string;
+  startedAt: number;
+  caller: Caller;
+  /** Log collection was on: the row keeps source_ip, host and path only then. */
+  logged: boolean;
+  sourceIp: string;
   /** The body, parsed; the forward stage edits it for each candidate's vendor. */
   body: JsonObject;
   /**
@@ -55,12 +70,16 @@ export interface Received {
   sent: { text: string; members: JsonObject };
   /** The model as the client named it: in the path (Gemini, Vertex, Azure deployments) or the body. */
   model: string;
+  /** The client asked for a stream (a streaming route, or the body's `stream`). */
+  stream: boolean;
   /**
    * The answer comes as server-sent events (the body's `stream`, or a streaming route; Gemini's only
    * with `alt=sse`): it is held a step at a time and may be cut at a cap. A Gemini stream without
    * `alt=sse` is one JSON array, held and read whole.
    */
   sse: boolean;
+  /** Counted, capped, costed and logged (`isMetered`). */
+  metered: boolean;
   sessionId: string;
   view: AccountView;
   settings: Settings;
@@ -115,6 +134,23 @@ export interface Forwarded {
   outcome: Answered | Relayed | Failed;
   candidate: Candidate;
   attempts: RequestAttempt[];
+  /** Where the last attempt went at its provider; undefined when none got that far. */
+  target: { host: string; path: string } | undefined;
+}
+
+/** What an answered request used and costs, and what of its texts is kept (`account`). */
+export interface Accounted {
+  status: number;
+  /** The answer streamed (or the client asked for a stream). */
+  stream: boolean;
+  /** Why the proxy cut the answer (a cap), else empty. */
+  denyReason: string;
+  usage: UsageCounts;
+  cost: CostBreakdown;
+  prompt: string | undefined;
+  completion: string | undefined;
+  /** The model the vendor says answered (traces only). */
+  responseModel: string | undefined;
 }
 
 /** An answer in the vendor's error shape (`sendError`) instead of the upstream's. */
@@ -129,6 +165,15 @@ export interface Refusal {
 /** The gateway refused the request before forwarding it: its row is a deny row with the reason. */
 export interface Refused extends Refusal {
   outcome: "refused";
+  /** Where the policy decision sent the request, once it was made: the row names it. */
+  routed?: Routed;
+}
+
+/** The provider, policy and model a policy decision names (none when no policy matched). */
+export interface Routed {
+  provider: GatewayProvider | undefined;
+  policyId: string;
+  model: string;
 }
 
 /** The upstream's answer, relayed to the client: whole, aborted by the client, or cut at a cap. */
