@@ -1,7 +1,7 @@
 import type { ApiFlavor } from "@agentnet/contracts";
 import { isJsonObject } from "../domain/json";
 import { upstreamTarget } from "../upstream/pools";
-import { child, count, type UsageCounts, zeroUsage } from "./usage";
+import { CACHED_BESIDE_INPUT, child, count, type UsageCounts, zeroUsage } from "./usage";
 import { VERTEX_ANTHROPIC_VERSION, vertexModelPath, vertexTarget } from "./vertex";
 import {
   type Dialect,
@@ -141,10 +141,7 @@ export const anthropic: Wire = {
   streamsAsEvents: () => true,
   answerUsage: (body) => (isJsonObject(body) ? readAnthropicUsage(body.usage) : zeroUsage()),
   stream,
-  costShape: "anthropic",
-  totalTokens: (usage) =>
-    usage.input_tokens + usage.cached_input_tokens + usage.cache_creation_tokens + usage.output_tokens,
-  uncachedInput: (usage) => usage.input_tokens,
+  ...CACHED_BESIDE_INPUT,
   overloadedStatus: OVERLOADED,
   errorBody: (status, _reason, text) => ({
     type: "error",

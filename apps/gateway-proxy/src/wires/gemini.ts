@@ -1,7 +1,7 @@
 import type { ApiFlavor } from "@agentnet/contracts";
 import { isJsonObject, type JsonObject } from "../domain/json";
 import { upstreamTarget } from "../upstream/pools";
-import { child, count, type UsageCounts, zeroUsage } from "./usage";
+import { CACHED_INSIDE_INPUT, child, count, type UsageCounts, zeroUsage } from "./usage";
 import { GEMINI_OPERATIONS, vertexModelPath, vertexTarget } from "./vertex";
 import {
   type Dialect,
@@ -140,9 +140,7 @@ export const gemini: Wire = {
   streamsAsEvents: (query) => query !== "" && new URLSearchParams(query).get("alt") === "sse",
   answerUsage,
   stream,
-  costShape: "openai",
-  totalTokens: (usage) => usage.input_tokens + usage.output_tokens,
-  uncachedInput: (usage) => Math.max(0, usage.input_tokens - usage.cached_input_tokens),
+  ...CACHED_INSIDE_INPUT,
   overloadedStatus: 503,
   errorBody: (status, _reason, text) => ({
     error: { code: status, message: text, status: googleStatus(status) },

@@ -2,7 +2,7 @@ import type { ApiFlavor } from "@agentnet/contracts";
 import { isJsonObject, type JsonObject } from "../domain/json";
 import { upstreamTarget } from "../upstream/pools";
 import { azureV1Base } from "./azure";
-import { child, count, type UsageCounts, zeroUsage } from "./usage";
+import { CACHED_INSIDE_INPUT, child, count, type UsageCounts, zeroUsage } from "./usage";
 import { vertexOpenAiPath, vertexTarget } from "./vertex";
 import {
   type Dialect,
@@ -150,9 +150,7 @@ export const openai: Wire = {
   streamsAsEvents: () => true,
   answerUsage: (body) => (isJsonObject(body) ? readOpenAiUsage(body.usage) : zeroUsage()),
   stream,
-  costShape: "openai",
-  totalTokens: (usage) => usage.input_tokens + usage.output_tokens,
-  uncachedInput: (usage) => Math.max(0, usage.input_tokens - usage.cached_input_tokens),
+  ...CACHED_INSIDE_INPUT,
   overloadedStatus: 503,
   errorBody: (status, reason, text) => ({
     error: { message: text, type: vendorErrorType(status), code: reason, param: null },

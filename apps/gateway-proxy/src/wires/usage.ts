@@ -22,6 +22,22 @@ export const zeroUsage = (): UsageCounts => ({
   cache_creation_1h_tokens: 0,
 });
 
+/**
+ * How a wire's usage counts cached input, and what follows for its cost and totals: inside the
+ * input (OpenAI's, Gemini's) or beside it, with cache writes (Anthropic's).
+ */
+export const CACHED_INSIDE_INPUT = {
+  costShape: "openai",
+  totalTokens: (usage: UsageCounts) => usage.input_tokens + usage.output_tokens,
+  uncachedInput: (usage: UsageCounts) => Math.max(0, usage.input_tokens - usage.cached_input_tokens),
+} as const;
+export const CACHED_BESIDE_INPUT = {
+  costShape: "anthropic",
+  totalTokens: (usage: UsageCounts) =>
+    usage.input_tokens + usage.cached_input_tokens + usage.cache_creation_tokens + usage.output_tokens,
+  uncachedInput: (usage: UsageCounts) => usage.input_tokens,
+} as const;
+
 export const count = (value: unknown): number | undefined =>
   typeof value === "number" && Number.isFinite(value) && value >= 0 ? Math.floor(value) : undefined;
 
