@@ -78,12 +78,14 @@ export class UsageKeeper {
 
   /** Rebuilds the book from the store's snapshots and journal. */
   static async load(store: UsageStore, options: KeeperOptions): Promise<UsageKeeper> {
+    // The claim comes first: a horizon a deposed leader writes after it is fenced, one written
+    // before it is in what is read next.
+    const term = newId();
+    await store.claimTerm(options.durable, term);
     const [loaded, horizon] = await Promise.all([
       store.load(endedBefore(options), options.redeliveryHorizonMs),
       store.leaseHorizon(options.durable),
     ]);
-    const term = newId();
-    await store.claimTerm(options.durable, term);
     const book = new CounterBook(newId, options.redeliveryHorizonMs);
     for (const delta of loaded.deltas) book.addUsage(delta);
     // Loaded counters are already persisted as they are; only later changes need a snapshot.
@@ -135,6 +137,9 @@ export class UsageKeeper {
       throw new AppError(503, "consumption.starting", "consumption just took over; leases resume shortly");
     }
     const endBy = await this.horizon.grantsEndBy(request.proxy_id);
+    // A horizon write found another term in the store: that replica leads, with usage this book
+    // lacks. Grants no longer wait for each write, so the fence is looked at here.
+    if (this.fenced) throw new AppError(503, "consumption.starting", "another consumption replica leads now");
     const now = this.options.clock();
     const ttlMs = Math.min(this.options.quotaLeaseTtlMs, Math.floor(endBy - now));
     const grants = this.book.grantLeases(request, now, ttlMs);

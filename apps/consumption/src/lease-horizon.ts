@@ -73,8 +73,8 @@ export class LeaseHorizonRecord {
    * for them; once that is less than RECORD_AHEAD_TTLS × TTL away, a write moves it to now + 1.5 ×
    * TTL, with every proxy granted since the last such write (one write per quarter TTL under
    * traffic). Grants do not wait for that write while the recorded horizon leaves them MIN_GRANT_MS:
-   * they end by it instead (a shorter TTL), so a store that restarts costs proxies nothing for the
-   * first 1.25 × TTL. A proxy's first grant of the term waits for its own holder entry.
+   * they end by it instead (a shorter TTL), so a store that restarts costs proxies nothing for about
+   * 1.25 × TTL less MIN_GRANT_MS. A proxy's first grant of the term waits for its own holder entry.
    */
   async grantsEndBy(proxyId: string): Promise<number> {
     const ttlMs = this.options.quotaLeaseTtlMs;

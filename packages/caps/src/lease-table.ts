@@ -70,8 +70,6 @@ export class LeaseTable {
   private readonly leases = new Map<string, LocalLease>();
   /** Requests waiting on asks to hold on (or grow their hold on) each counter's lease. */
   private readonly waiting = new Map<string, number>();
-  /** The leader's lease TTL, learnt from its replies. */
-  private ttlMs = 6_000;
   /** When a leader last took the census: a grant asked for before is ended (`census`). */
   private censusAt = Number.NEGATIVE_INFINITY;
   /** Leases a census ended while requests held on them: until those end, their usage is unsent. */
@@ -265,9 +263,9 @@ export class LeaseTable {
         // Requests still in flight on it, or events not in the stream yet, must not outlive it: the
         // leader would free what they hold. Shrunk again, it lives another TTL and gives back
         // anything their ends freed.
-        const held = lease.holds + lease.unsent > 0 && ttlLeft < this.ttlMs / 2;
+        const held = lease.holds + lease.unsent > 0 && ttlLeft < lease.ttlMs / 2;
         if (held || hasSpare(lease)) work.push(this.shrink(lease));
-      } else if (ttlLeft < this.ttlMs / 2 || runningLow(lease)) work.push(this.renew(lease));
+      } else if (ttlLeft < lease.ttlMs / 2 || runningLow(lease)) work.push(this.renew(lease));
       const windowStart = lease.key.window_start * 1000;
       const endsWithinGrace =
         windowStart + lease.key.window_seconds * 1000 - now <= this.options.outageGraceMs;
@@ -433,7 +431,6 @@ export class LeaseTable {
     for (const lease of leases) lease.asking = sending;
     try {
       const reply = await sending;
-      this.ttlMs = reply.ttl_ms;
       this.bus.leaderAnswered();
       reply.grants.forEach((grant, i) => {
         const plan = plans[i];
@@ -455,6 +452,7 @@ export class LeaseTable {
     }
     current.granted = amountOfQuantity(grant.granted);
     current.expiresAt = sentAt + ttlMs;
+    current.ttlMs = ttlMs;
     current.confirmedAt = sentAt;
     if (sentAt <= this.censusAt) endLeaseAt(current, this.censusAt, this.options.outageGraceMs);
   }

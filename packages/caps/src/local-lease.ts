@@ -21,6 +21,11 @@ export interface LocalLease {
   expiresAt: number;
   /** When the ask the leader last granted it was sent (local clock): what a bus outage counts from. */
   confirmedAt: number;
+  /**
+   * The TTL of its last grant: it is renewed within half of it. A leader whose store is away grants
+   * shorter than its usual TTL, up to the horizon the store has.
+   */
+  ttlMs: number;
   lastUsedAt: number;
   /** Requests in flight holding on it (admitted, not finished): while any does, it must not lapse. */
   holds: number;
@@ -51,6 +56,7 @@ export const ungrantedLease = (plan: CounterPlan, now: number): LocalLease => ({
   committed: NO_AMOUNT,
   expiresAt: 0,
   confirmedAt: 0,
+  ttlMs: 0,
   lastUsedAt: now,
   holds: 0,
   unsent: 0,
