@@ -198,4 +198,34 @@ describe("a failure before the first byte falls back to the policy's next provid
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ status_code: 400, resolved_provider_id: first.id });
   });
+
+  it("sends the next provider the caller's body with its own edits only: none of the failed one's metadata", async () => {
+    const { account, first, second } = await routing.twoProviders("openai");
+    await account.must(
+      routing.stack.api("PUT", `/agent-network/providers/${second.id}`, account.token, {
+        provider_id: second.provider_id,
+        name: second.name,
+        upstream_url: second.upstream_url,
+        metadata_disabled: true,
+      }),
+    );
+    routing.failing.openai.failNext(1, unavailable);
+    const seenByFailing = routing.failing.openai.seen.length;
+    const sent = '{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}]}';
+
+    const response = await fetch(`${routing.stack.proxy.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${account.token}`, "content-type": "application/json" },
+      body: sent,
+    });
+
+    expect(response.status).toBe(200);
+    const user = JSON.stringify(account.owner.user_id);
+    expect(routing.failing.openai.seen.slice(seenByFailing).map((seen) => seen.text)).toEqual([
+      `${sent.slice(0, -1)},"user":${user}}`,
+    ]);
+    expect(routing.healthy.openai.last?.text).toBe(sent);
+    const { rows } = await rowsOnceStored(routing, account, 1);
+    expect(rows[0]?.attempts?.map((attempt) => attempt.provider_id)).toEqual([first.id, second.id]);
+  });
 });

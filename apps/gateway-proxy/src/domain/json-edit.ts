@@ -2,8 +2,8 @@ import type { JsonObject } from "./json";
 
 /**
  * The caller's JSON object text with only the top-level members the proxy changed written anew:
- * `edited` is the parsed body after the edits, `original` a shallow copy of it taken before them
- * (edits replace top-level values, never change them in place). Every other member keeps the
+ * `original` is the parsed text, `edited` a shallow copy of it after the edits (edits replace
+ * top-level values, never change them in place). Every other member keeps the
  * caller's bytes, in the caller's order: vendors' prompt caches match on the prompt as sent, and
  * re-serialising the whole body moves integer-like keys first (`{"b":1,"2":0}` becomes
  * `{"2":0,"b":1}`), rounds integers beyond 2^53, and rewrites escapes. A removed member goes, a

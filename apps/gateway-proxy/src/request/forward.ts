@@ -70,7 +70,7 @@ export async function forward(ctx: ProxyContext, admitted: Admitted): Promise<Fo
       );
       announced = candidate;
     }
-    target = vendorTarget(
+    const attemptTarget = vendorTarget(
       candidate.provider.upstream_url,
       candidate.catalog.api_flavor,
       request.route,
@@ -78,12 +78,22 @@ export async function forward(ctx: ProxyContext, admitted: Admitted): Promise<Fo
       received.stream,
       request.query,
     );
+    // The row names the last upstream an attempt could address.
+    target = attemptTarget ?? target;
     const startedAt = performance.now();
     ctx.routing.started(candidate.provider.id);
     let result: AttemptResult;
     try {
       const slotWaitMs = mayMoveOn ? 0 : ctx.pools.waitMs;
-      result = await attemptAt(ctx, admitted, candidate, target, bodies.of(candidate), mayRetry, slotWaitMs);
+      result = await attemptAt(
+        ctx,
+        admitted,
+        candidate,
+        attemptTarget,
+        bodies.of(candidate),
+        mayRetry,
+        slotWaitMs,
+      );
     } finally {
       ctx.routing.ended(candidate.provider.id);
     }
@@ -327,15 +337,20 @@ class BodyCache {
   }
 }
 
-/** The body with the vendor's metadata and model, the rest as the caller sent it, byte for byte. */
+/**
+ * The body with the vendor's metadata and model, the rest as the caller sent it, byte for byte.
+ * Each candidate's edits start from the caller's body: a fallback to another vendor or to a
+ * provider without metadata carries none of the edits made for the one before.
+ */
 function serialisedBody(admitted: Admitted, candidate: Candidate): VendorBody {
-  const { request, body, sent, metered, caller, stream } = admitted.received;
+  const { request, body: sent, bodyText, metered, caller, stream } = admitted.received;
+  const body = { ...sent };
   if (!candidate.provider.metadata_disabled && metered) {
     // Token counting takes no metadata (the vendor refuses fields it does not know there).
     injectMetadata(body, candidate.catalog.identity_injection.json_metadata, caller);
   }
   const headers = editForVendor(body, candidate.catalog.api_flavor, request.route, candidate.model, stream);
-  return { text: editedJsonText(sent.text, sent.members, body), headers };
+  return { text: editedJsonText(bodyText, sent, body), headers };
 }
 
 /**

@@ -46,7 +46,7 @@ export async function receive(ctx: ProxyContext, request: InferenceRequest): Pro
     logged: settings.enable_log_collection,
     sourceIp: sourceIp(req, ctx.options.trustProxy),
     body,
-    sent: { text: read.text, members: { ...body } },
+    bodyText: read.text,
     model,
     stream: streamed,
     sse: streamed && wire.streamsAsEvents(request.query),

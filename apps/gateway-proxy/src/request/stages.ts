@@ -61,13 +61,10 @@ export interface Received {
   /** Log collection was on: the row keeps source_ip, host and path only then. */
   logged: boolean;
   sourceIp: string;
-  /** The body, parsed; the forward stage edits it for each candidate's vendor. */
+  /** The body, parsed; never edited (each candidate's vendor gets an edited copy). */
   body: JsonObject;
-  /**
-   * The body as the caller sent it: its text, and its top-level members before any edit, so that
-   * what is sent upstream keeps the caller's bytes but for the members edited (`editedJsonText`).
-   */
-  sent: { text: string; members: JsonObject };
+  /** The body as the caller sent it: what goes upstream keeps its bytes but for the members edited. */
+  bodyText: string;
   /** The model as the client named it: in the path (Gemini, Vertex, Azure deployments) or the body. */
   model: string;
   /** The client asked for a stream (a streaming route, or the body's `stream`). */
