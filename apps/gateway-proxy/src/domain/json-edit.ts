@@ -11,38 +11,47 @@ import type { JsonObject } from "./json";
  * appended.
  */
 export function editedJsonText(text: string, original: JsonObject, edited: JsonObject): string {
-  const removed = (key: string) => !Object.hasOwn(edited, key) || edited[key] === undefined;
-  const changed = (key: string) => !removed(key) && edited[key] !== original[key];
   const originalKeys = Object.keys(original);
-  const added = Object.keys(edited).filter(
-    (key) => !Object.hasOwn(original, key) && edited[key] !== undefined,
-  );
-  if (added.length === 0 && !originalKeys.some((key) => removed(key) || changed(key))) return text;
+  const editedKeys = Object.keys(edited);
+  let edits = false;
+  for (const key of originalKeys) {
+    if (edited[key] !== original[key] || !isKept(edited, key)) {
+      edits = true;
+      break;
+    }
+  }
+  const added: string[] = [];
+  if (editedKeys.length !== originalKeys.length || edits) {
+    for (const key of editedKeys) {
+      if (edited[key] !== undefined && !Object.hasOwn(original, key)) added.push(key);
+    }
+  }
+  if (!edits && added.length === 0) return text;
   const scanned = scanMembers(text);
   if (!scanned) return JSON.stringify(edited);
   const { members, open } = scanned;
-  let out = text.slice(0, open + 1);
+  const first = members[0];
+  // The caller's separators: the whitespace after `{` before the first member written, the comma
+  // and whitespace before each other one.
+  let out = text.slice(0, first ? first.start : open + 1);
   let emitted = 0;
-  const written = new Set<string>();
-  members.forEach((member, index) => {
+  let written: Set<string> | undefined;
+  for (let index = 0; index < members.length; index++) {
+    const member = members[index] as Member;
     const { key } = member;
+    if (!isKept(edited, key)) continue;
     let value: string;
-    if (removed(key)) return;
-    if (!changed(key)) value = text.slice(member.start, member.end);
-    else if (written.has(key)) return;
+    if (edited[key] === original[key]) value = text.slice(member.start, member.end);
+    else if (written?.has(key)) continue;
     else {
+      written ??= new Set();
       written.add(key);
       value = `${JSON.stringify(key)}:${JSON.stringify(edited[key])}`;
     }
-    // The caller's separators: the whitespace after `{` before the first member, the comma and
-    // whitespace before the others.
-    const before = index === 0 ? open + 1 : (members[index - 1] as Member).end;
-    const gap = text.slice(before, member.start);
-    const leading = text.slice(open + 1, (members[0] as Member).start);
-    out += emitted === 0 ? leading : index === 0 ? "," : gap;
+    if (emitted > 0) out += text.slice((members[index - 1] as Member).end, member.start);
     out += value;
     emitted++;
-  });
+  }
   for (const key of added) {
     out += `${emitted === 0 ? "" : ","}${JSON.stringify(key)}:${JSON.stringify(edited[key])}`;
     emitted++;
@@ -51,6 +60,9 @@ export function editedJsonText(text: string, original: JsonObject, edited: JsonO
   return out + text.slice(last ? last.end : open + 1);
 }
 
+/** A member the edits kept (a value of `undefined` is no member: JSON.stringify leaves it out). */
+const isKept = (edited: JsonObject, key: string) => edited[key] !== undefined && Object.hasOwn(edited, key);
+
 interface Member {
   key: string;
   /** Where the member's key starts and its value ends (exclusive). */
@@ -58,7 +70,16 @@ interface Member {
   end: number;
 }
 
-const WHITESPACE = new Set([" ", "\t", "\n", "\r"]);
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+
+const isWhitespace = (code: number) => code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
 
 /**
  * The top-level members of a JSON object's text, which JSON.parse already accepted; undefined for
@@ -67,31 +88,34 @@ const WHITESPACE = new Set([" ", "\t", "\n", "\r"]);
  */
 function scanMembers(text: string): { open: number; members: Member[] } | undefined {
   let at = skipWhitespace(text, 0);
-  if (text[at] !== "{") return undefined;
+  if (text.charCodeAt(at) !== OPEN_BRACE) return undefined;
   const open = at;
   const members: Member[] = [];
   at = skipWhitespace(text, at + 1);
-  if (text[at] === "}") return { open, members };
+  if (text.charCodeAt(at) === CLOSE_BRACE) return { open, members };
   for (;;) {
-    if (text[at] !== '"') return undefined;
+    if (text.charCodeAt(at) !== QUOTE) return undefined;
     const start = at;
     const keyEnd = stringEnd(text, at);
-    const key: unknown = JSON.parse(text.slice(at, keyEnd));
+    const raw = text.slice(at + 1, keyEnd - 1);
+    // Most keys have no escape: read as they stand; JSON.parse decodes the others.
+    const key: unknown = raw.includes("\\") ? JSON.parse(text.slice(at, keyEnd)) : raw;
     if (typeof key !== "string") return undefined;
     at = skipWhitespace(text, keyEnd);
-    if (text[at] !== ":") return undefined;
+    if (text.charCodeAt(at) !== COLON) return undefined;
     const end = valueEnd(text, skipWhitespace(text, at + 1));
     members.push({ key, start, end });
     at = skipWhitespace(text, end);
-    if (text[at] === "}") return { open, members };
-    if (text[at] !== ",") return undefined;
+    const next = text.charCodeAt(at);
+    if (next === CLOSE_BRACE) return { open, members };
+    if (next !== COMMA) return undefined;
     at = skipWhitespace(text, at + 1);
   }
 }
 
 function skipWhitespace(text: string, from: number): number {
   let at = from;
-  while (at < text.length && WHITESPACE.has(text[at] as string)) at++;
+  while (at < text.length && isWhitespace(text.charCodeAt(at))) at++;
   return at;
 }
 
@@ -102,7 +126,7 @@ function stringEnd(text: string, from: number): number {
     const quote = text.indexOf('"', at);
     if (quote === -1) return text.length;
     let backslashes = 0;
-    while (text[quote - 1 - backslashes] === "\\") backslashes++;
+    while (text.charCodeAt(quote - 1 - backslashes) === BACKSLASH) backslashes++;
     if (backslashes % 2 === 0) return quote + 1;
     at = quote + 1;
   }
@@ -113,18 +137,18 @@ function valueEnd(text: string, from: number): number {
   let depth = 0;
   let at = from;
   while (at < text.length) {
-    const char = text[at];
-    if (char === '"') {
+    const code = text.charCodeAt(at);
+    if (code === QUOTE) {
       at = stringEnd(text, at);
       if (depth === 0) return at;
       continue;
     }
-    if (char === "{" || char === "[") depth++;
-    else if (char === "}" || char === "]") {
+    if (code === OPEN_BRACE || code === OPEN_BRACKET) depth++;
+    else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
       if (depth === 0) return at;
       depth--;
       if (depth === 0) return at + 1;
-    } else if (depth === 0 && (char === "," || WHITESPACE.has(char as string))) return at;
+    } else if (depth === 0 && (code === COMMA || isWhitespace(code))) return at;
     at++;
   }
   return at;

@@ -36,10 +36,12 @@ export async function admit(ctx: ProxyContext, received: Received): Promise<Admi
     policyId: decision.policy?.id ?? "",
     model: decision.model,
   };
-  const refusedRouted = (refusal: Refused): Refused => ({ ...refusal, routed });
   if (decision.decision === "deny") {
     const status = decision.reason === "gateway.flavor_mismatch" ? 400 : 403;
-    return refusedRouted(refused(status, decision.reason, denyMessage(decision.reason, decision.model)));
+    return routedRefusal(
+      routed,
+      refused(status, decision.reason, denyMessage(decision.reason, decision.model)),
+    );
   }
   const caps = received.metered ? capsInForce(received.caller, view, decision.policy, Date.now()) : undefined;
   const candidates: Candidate[] = [];
@@ -53,7 +55,10 @@ export async function admit(ctx: ProxyContext, received: Received): Promise<Admi
   }
   const [candidate] = candidates;
   if (!candidate) {
-    return refusedRouted(pricingRefusal ?? refused(500, "gateway.internal", "no candidate for the request"));
+    return routedRefusal(
+      routed,
+      pricingRefusal ?? refused(500, "gateway.internal", "no candidate for the request"),
+    );
   }
   const { catalog, policy, model } = candidate;
 
@@ -67,7 +72,7 @@ export async function admit(ctx: ProxyContext, received: Received): Promise<Admi
   if (caps && caps.checks.length > 0) {
     const amount = holdAmount(tokens, candidate.pricing);
     const headroom = await holdHeadroom(ctx, received.caller.account_id, caps, amount);
-    if (headroom.kind !== "held") return refusedRouted(capRefusal(headroom));
+    if (headroom.kind !== "held") return routedRefusal(routed, capRefusal(headroom));
     const { hold, plans } = headroom;
     capped = {
       hold,
@@ -102,6 +107,9 @@ function route(received: Received): Decision {
     wire: request.wire,
   });
 }
+
+/** A refusal after the policy decision: its row names where the decision sent the request. */
+const routedRefusal = (routed: Routed, refusal: Refused): Refused => ({ ...refusal, routed });
 
 function refused(status: number, reason: string, message: string, headers?: Record<string, string>): Refused {
   return { outcome: "refused", status, reason, message, headers };

@@ -43,14 +43,6 @@ export async function forward(ctx: ProxyContext, admitted: Admitted): Promise<Fo
   const attempts: RequestAttempt[] = [];
   let candidate = admitted.candidate;
   let target: VendorTarget | undefined;
-  const ended = (outcome: Answered | Relayed | Failed): Forwarded => ({
-    outcome,
-    candidate,
-    attempts,
-    target: target && { host: target.host, path: target.path },
-  });
-  const listAttempt = (status: number, error: string, durationMs: number) =>
-    attempts.push(attemptOf(candidate, status, error, durationMs));
   const maxAttempts = routing.retries_enabled ? routing.max_attempts : 1;
   const deadline = received.startedAt + routing.budget_ms;
   const bodies = new BodyCache(admitted);
@@ -101,43 +93,44 @@ export async function forward(ctx: ProxyContext, admitted: Admitted): Promise<Fo
     if (result.outcome === "failed") {
       const other = candidates[next + 1];
       const moveOn = result.elsewhere && other && attempt < maxAttempts && Date.now() < deadline;
-      if (attempt > 1 || moveOn) listAttempt(result.status, result.reason, durationMs);
-      if (moveOn && request.res.destroyed) return ended(clientLeft());
-      if (!moveOn) return ended(withRetryAfter(result, knownRetryAfterMs));
+      if (attempt > 1 || moveOn)
+        attempts.push(attemptOf(candidate, result.status, result.reason, durationMs));
+      if (moveOn && request.res.destroyed) return forwarded(clientLeft(), candidate, attempts, target);
+      if (!moveOn) return forwarded(withRetryAfter(result, knownRetryAfterMs), candidate, attempts, target);
       next++;
       const repriced = await reprice(ctx, admitted, other);
-      if (repriced) return ended(repriced);
+      if (repriced) return forwarded(repriced, candidate, attempts, target);
       candidate = other;
       continue;
     }
     if (result.outcome !== "retryable" && result.outcome !== "unreachable") {
-      if (attempt > 1) listAttempt(result.status, "", durationMs);
+      if (attempt > 1) attempts.push(attemptOf(candidate, result.status, "", durationMs));
       ctx.metrics
         ?.routed(request.route.label, candidate.provider, candidate.model)
         .forwarded(result, startedAt);
       if (result.status < 400) ctx.routing.cooldowns.succeeded(candidate.provider.id);
       else if (isRetryableStatus(result.status))
         coolingFailure(ctx, admitted, candidate, `status ${result.status}`, 0);
-      return ended(result);
+      return forwarded(result, candidate, attempts, target);
     }
     const failure = retryableFailure(result);
     const waitMs = failure.retryAfterMs;
     knownRetryAfterMs = Math.max(knownRetryAfterMs, waitMs);
     coolingFailure(ctx, admitted, candidate, failure.error || `status ${failure.status}`, waitMs);
     // The row lists attempts only when there is more than one: the first waits for a second.
-    const listFailure = () => listAttempt(failure.status, failure.error, durationMs);
+    const listFailure = () => attempts.push(attemptOf(candidate, failure.status, failure.error, durationMs));
     if (attempt > 1) listFailure();
     const sameProvider = following === candidate;
     const pause = sameProvider ? waitMs || SAME_PROVIDER_BACKOFF_MS : 0;
-    if (request.res.destroyed) return ended(clientLeft());
+    if (request.res.destroyed) return forwarded(clientLeft(), candidate, attempts, target);
     if (!mayRetry || !following || Date.now() + pause >= deadline) {
-      return ended(lastFailure(request.res, failure, knownRetryAfterMs));
+      return forwarded(lastFailure(request.res, failure, knownRetryAfterMs), candidate, attempts, target);
     }
     if (pause > 0) await sleep(pause);
-    if (request.res.destroyed) return ended(clientLeft());
+    if (request.res.destroyed) return forwarded(clientLeft(), candidate, attempts, target);
     if (!sameProvider) next++;
     const repriced = await reprice(ctx, admitted, following);
-    if (repriced) return ended(repriced);
+    if (repriced) return forwarded(repriced, candidate, attempts, target);
     if (attempt === 1) listFailure();
     candidate = following;
   }
@@ -254,6 +247,19 @@ function withRetryAfter(failure: Failed, retryAfter: number): Failed {
   if (retryAfter <= 0) return failure;
   return { ...failure, headers: { ...failure.headers, "retry-after": String(Math.ceil(retryAfter / 1000)) } };
 }
+
+/** What forwarding came to (`Forwarded`), the last target as the row names it. */
+const forwarded = (
+  outcome: Answered | Relayed | Failed,
+  candidate: Candidate,
+  attempts: RequestAttempt[],
+  target: VendorTarget | undefined,
+): Forwarded => ({
+  outcome,
+  candidate,
+  attempts,
+  target: target && { host: target.host, path: target.path },
+});
 
 /** An attempt as the row lists it (once there is more than one: the first is listed with the second). */
 const attemptOf = (
