@@ -12,13 +12,14 @@ const RATE_SURFACE: [keyof CatalogEntryModel, PricingSurface][] = [
 ];
 
 describe("CATALOG", () => {
-  it("holds the six API styles (Google's two ways in) plus custom, with their flavors", () => {
+  it("holds the seven API styles (Google's two ways in) plus custom, with their flavors", () => {
     expect(CATALOG.map((e) => [e.id, e.api_flavor])).toEqual([
       ["openai_api", "openai"],
       ["anthropic_api", "anthropic"],
       ["azure_api", "azure_openai"],
       ["cloudflare_api", "cloud_gateway"],
       ["vertex_api", "vertex"],
+      ["bedrock_api", "bedrock"],
       ["gemini_api", "gemini"],
       ["mistral_api", "mistral"],
       ["custom", "openai"],
@@ -118,6 +119,7 @@ describe("CATALOG", () => {
       ["azure_api", "api-key", "KEY"],
       ["cloudflare_api", "Authorization", "Bearer KEY"],
       ["vertex_api", "Authorization", "Bearer KEY"],
+      ["bedrock_api", "Authorization", "Bearer KEY"],
       ["gemini_api", "x-goog-api-key", "KEY"],
       ["mistral_api", "Authorization", "Bearer KEY"],
       ["custom", "Authorization", "Bearer KEY"],
@@ -253,7 +255,8 @@ describe("findCatalogProvider", () => {
   it("finds an entry by id and nothing for an unknown id", () => {
     expect(findCatalogProvider("anthropic_api")?.auth_header_name).toBe("x-api-key");
     expect(findCatalogProvider("azure_api")?.auth_header_name).toBe("api-key");
-    expect(findCatalogProvider("bedrock_api")).toBeUndefined();
+    expect(findCatalogProvider("bedrock_api")?.name).toBe("Amazon Bedrock");
+    expect(findCatalogProvider("sagemaker_api")).toBeUndefined();
   });
 });
 

@@ -1,6 +1,7 @@
 import type { CatalogEntry, CatalogEntryModel, CatalogProvider } from "./types";
 import { anthropic } from "./vendors/anthropic";
 import { azure } from "./vendors/azure";
+import { bedrock } from "./vendors/bedrock";
 import { cloudflare } from "./vendors/cloudflare";
 import { custom } from "./vendors/custom";
 import { gemini } from "./vendors/gemini";
@@ -24,6 +25,7 @@ export const CATALOG: readonly CatalogEntry[] = deepFreeze([
   azure,
   cloudflare,
   vertex,
+  bedrock,
   gemini,
   mistral,
   custom,

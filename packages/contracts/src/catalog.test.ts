@@ -115,6 +115,18 @@ describe("CatalogProvider", () => {
     expect(issuePaths(CatalogProvider.safeParse(entry))).toEqual(["listing.path"]);
   });
 
+  it("takes further listing paths on the same host, each absolute (Bedrock's inference profiles)", () => {
+    const listing = {
+      path: "/foundation-models",
+      more_paths: ["/inference-profiles?maxResults=1000"],
+      shape: "bedrock_models" as const,
+    };
+    const entry = makeCatalogProvider({ api_flavor: "bedrock", listing });
+    expect(CatalogProvider.safeParse(entry).success).toBe(true);
+    const relative = { ...entry, listing: { ...listing, more_paths: ["inference-profiles"] } };
+    expect(issuePaths(CatalogProvider.safeParse(relative))).toEqual(["listing.more_paths.0"]);
+  });
+
   it("rejects an unknown listing shape", () => {
     const entry = { ...makeCatalogProvider(), listing: { path: "/v1/models", shape: "xml" } };
     expect(issuePaths(CatalogProvider.safeParse(entry))).toEqual(["listing.shape"]);

@@ -75,6 +75,8 @@ export const ApiFlavor = z.enum([
   "gemini",
   "mistral",
   "cloud_gateway",
+  /** Amazon Bedrock runtime (`/model/{modelId}/invoke`, `/converse`): Claude on Bedrock. */
+  "bedrock",
 ]);
 export type ApiFlavor = z.infer<typeof ApiFlavor>;
 
@@ -94,6 +96,12 @@ export const ListingShape = z.enum([
   "mistral_data",
   /** Cloudflare's account API lists gateways, not models: resolved, never contacted. */
   "cloudflare_gateway",
+  /**
+   * `{modelSummaries: [{modelId, modelName, providerName}]}` from `GET /foundation-models` plus
+   * `{inferenceProfileSummaries: [{inferenceProfileId, inferenceProfileName}], nextToken}` from
+   * `GET /inference-profiles`: the Amazon Bedrock control plane.
+   */
+  "bedrock_models",
 ]);
 export type ListingShape = z.infer<typeof ListingShape>;
 
@@ -104,6 +112,12 @@ export type ListingShape = z.infer<typeof ListingShape>;
  */
 export const CatalogListing = z.object({
   path: z.string().startsWith("/"),
+  /**
+   * Further listing paths on the same host whose models add to `path`'s, in the same shape (Bedrock
+   * lists foundation models and inference profiles apart). Discovery reads them; verification only
+   * `path`.
+   */
+  more_paths: z.array(z.string().startsWith("/")).optional(),
   host: z.string().min(1).optional(),
   shape: ListingShape,
 });

@@ -91,9 +91,16 @@ const IdentityHeaderName = z.union([z.literal(""), HttpHeaderName]);
  * What a provider's key is (packages/vendor-auth): sent as it is (`api_key`; `access_token`, a bare
  * Vertex OAuth token that expires within an hour), or exchanged by the proxy for tokens it mints
  * and refreshes (`service_account`, a Google service-account key; `entra_client_secret`, Microsoft
- * Entra ID client credentials for Azure OpenAI).
+ * Entra ID client credentials for Azure OpenAI; `aws_access_key`, AWS IAM access keys for Amazon
+ * Bedrock, with which the proxy signs each request with SigV4).
  */
-export const CredentialKind = z.enum(["api_key", "access_token", "service_account", "entra_client_secret"]);
+export const CredentialKind = z.enum([
+  "api_key",
+  "access_token",
+  "service_account",
+  "entra_client_secret",
+  "aws_access_key",
+]);
 export type CredentialKind = z.infer<typeof CredentialKind>;
 
 /**

@@ -28,7 +28,7 @@ const OPENAI = {
 /** The local token endpoints are on loopback, which the proxy refuses unless allowed. */
 const LOCAL = { isTokenEndpointAllowed: (url: URL) => url.hostname === "127.0.0.1" };
 
-const tokenOf = (auth: UpstreamAuth) => auth.value.replace(/^Bearer /, "");
+const tokenOf = (auth: UpstreamAuth) => (auth.value ?? "").replace(/^Bearer /, "");
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let google: GoogleTokenServer;

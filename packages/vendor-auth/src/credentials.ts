@@ -1,14 +1,27 @@
 import { createHash } from "node:crypto";
 import { renderAuthHeader } from "@agentnet/contracts";
+import { awsRequestSigner, type RequestSigner, type SignableRequest, signingRegion } from "./aws";
 import { mintEntraToken } from "./entra";
 import { type MintedToken, mintGoogleToken } from "./google";
-import { type CredentialKind, isJsonKey, parseEntraClientSecret, parseServiceAccountKey } from "./keys";
+import {
+  type CredentialKind,
+  isJsonKey,
+  parseAwsAccessKey,
+  parseEntraClientSecret,
+  parseServiceAccountKey,
+} from "./keys";
 
-/** The credential header of one upstream request. `name` is lower case, as the proxy sends headers. */
-export interface UpstreamAuth {
-  name: string;
-  value: string;
-}
+export type { RequestSigner, SignableRequest };
+
+/**
+ * The credential of one upstream request: a header (`name` lower case, as the proxy sends headers),
+ * or, for AWS access keys, a signer the request is passed through once its URL, headers and body
+ * are final; it answers the headers to add (authorization, x-amz-date, x-amz-content-sha256,
+ * x-amz-security-token) and rejects with `CredentialUnavailableError`.
+ */
+export type UpstreamAuth =
+  | { name: string; value: string; sign?: undefined }
+  | { sign: RequestSigner; name?: undefined; value?: undefined };
 
 /** What of a catalog entry decides its credential header (a `CatalogEntry` or `CatalogProvider` fits). */
 export interface CatalogAuth {
@@ -59,7 +72,17 @@ interface Exchange {
   inflight?: Promise<MintedToken>;
   failedAt?: number;
   failure?: CredentialUnavailableError;
+  signs?: undefined;
 }
+
+/** AWS access keys: nothing to mint, every request is signed (its signing keys cached per day and region). */
+interface Signing {
+  fingerprint: string;
+  kind: "aws_access_key";
+  signs: { sign: RequestSigner };
+}
+
+type Kept = Exchange | Signing;
 
 const AUTHORIZATION = "authorization";
 
@@ -92,10 +115,11 @@ export const VENDOR_TOKEN_HOSTS: ReadonlySet<string> = new Set([
  * service-account key, Entra ID client credentials) is kept per provider and key fingerprint, so a
  * rotated key mints anew; a cached token is answered synchronously, refreshed in the background
  * once less than `refreshBeforeMs` is left, and awaited only when none is valid; concurrent
- * requests share one mint. Neither tokens nor keys are logged or stored anywhere else.
+ * requests share one mint. AWS access keys answer a signer, kept the same way. Neither tokens nor
+ * keys are logged or stored anywhere else.
  */
 export class VendorCredentials {
-  private readonly exchanges = new Map<string, Exchange>();
+  private readonly exchanges = new Map<string, Kept>();
   private readonly refreshBeforeMs: number;
   private readonly expiryMarginMs: number;
   private readonly retryAfterFailureMs: number;
@@ -109,9 +133,10 @@ export class VendorCredentials {
   }
 
   /**
-   * The header for provider `providerId` of catalog entry `catalog` whose stored key is `key`.
-   * Synchronous for a plain key or a valid cached token; a promise while a token is minted. Throws
-   * (or the promise rejects with) `CredentialUnavailableError`.
+   * The credential for provider `providerId` of catalog entry `catalog` whose stored key is `key`:
+   * a header, or for AWS access keys `{ sign }` (always synchronous; the region is read from each
+   * signed request's URL, `src/aws.ts`). Synchronous for a plain key or a valid cached token; a
+   * promise while a token is minted. Throws (or the promise rejects with) `CredentialUnavailableError`.
    */
   header(providerId: string, catalog: CatalogAuth, key: string): UpstreamAuth | Promise<UpstreamAuth> {
     if (!isJsonKey(key)) {
@@ -121,6 +146,7 @@ export class VendorCredentials {
       };
     }
     const exchange = this.exchangeFor(providerId, catalog.id, key);
+    if (exchange.signs) return exchange.signs;
     const now = Date.now();
     const current = exchange.current;
     if (current && current.expiresAt - now > this.expiryMarginMs) {
@@ -140,10 +166,17 @@ export class VendorCredentials {
   /**
    * Checks, without minting anything, that `key` is usable with catalog entry `catalogId`: a plain
    * key always is; a JSON credential must parse and name a token endpoint grants may go to
-   * (`tokenEndpointAllowed`). Throws `CredentialUnavailableError` as `header` would.
+   * (`tokenEndpointAllowed`); AWS access keys must have a region to sign for at `upstreamUrl`, when
+   * given (its host's, else the key's). Throws `CredentialUnavailableError` as `header` would.
    */
-  check(catalogId: string, key: string): void {
-    if (isJsonKey(key)) this.newExchange(catalogId, key, "");
+  check(catalogId: string, key: string, upstreamUrl?: string): void {
+    if (!isJsonKey(key)) return;
+    const kept = this.newExchange(catalogId, key, "");
+    if (kept.kind !== "aws_access_key" || upstreamUrl === undefined || !URL.canParse(upstreamUrl)) return;
+    const keys = parseAwsAccessKey(key);
+    if (typeof keys === "string") return; // newExchange has refused it already
+    const target = signingRegion(new URL(upstreamUrl), keys);
+    if ("problem" in target) throw unusableKey("aws_access_key", target.problem);
   }
 
   /** Drop what is kept for a provider (deleted, or its key replaced by a plain one). */
@@ -151,7 +184,7 @@ export class VendorCredentials {
     this.exchanges.delete(providerId);
   }
 
-  private exchangeFor(providerId: string, catalogId: string, key: string): Exchange {
+  private exchangeFor(providerId: string, catalogId: string, key: string): Kept {
     const fingerprint = createHash("sha256").update(catalogId).update("\0").update(key).digest("base64url");
     const known = this.exchanges.get(providerId);
     if (known?.fingerprint === fingerprint) return known;
@@ -166,7 +199,7 @@ export class VendorCredentials {
     return exchange;
   }
 
-  private newExchange(catalogId: string, key: string, fingerprint: string): Exchange {
+  private newExchange(catalogId: string, key: string, fingerprint: string): Kept {
     if (catalogId === "vertex_api") {
       const account = parseServiceAccountKey(key);
       if (typeof account === "string") throw unusableKey("service_account", account);
@@ -183,6 +216,21 @@ export class VendorCredentials {
       if (client.authority_host) this.checkTokenEndpoint("entra_client_secret", client.authority_host);
       const options = { timeoutMs: this.mintTimeoutMs, trustedCa: this.options.trustedCa };
       return { fingerprint, kind: "entra_client_secret", mint: () => mintEntraToken(client, options) };
+    }
+    if (catalogId === "bedrock_api") {
+      const keys = parseAwsAccessKey(key);
+      if (typeof keys === "string") throw unusableKey("aws_access_key", keys);
+      const sign = awsRequestSigner(keys);
+      return {
+        fingerprint,
+        kind: "aws_access_key",
+        signs: {
+          sign: (request) =>
+            sign(request).catch((error: unknown) => {
+              throw unusableKey("aws_access_key", error instanceof Error ? error.message : "signing failed");
+            }),
+        },
+      };
     }
     throw unusableKey("api_key", `${catalogId} takes an API key, not a JSON credential`);
   }

@@ -1,4 +1,13 @@
 export {
+  AwsSigningError,
+  awsRequestSigner,
+  BEDROCK_SIGNING_SERVICE,
+  type RequestSigner,
+  regionOfBedrockHost,
+  type SignableRequest,
+  signingRegion,
+} from "./aws";
+export {
   type CatalogAuth,
   CredentialUnavailableError,
   type UpstreamAuth,
@@ -10,12 +19,15 @@ export { AZURE_COGNITIVE_SERVICES_SCOPE } from "./entra";
 export { GOOGLE_CLOUD_PLATFORM_SCOPE } from "./google";
 export {
   ACCEPTED_KINDS,
+  AWS_REGION,
+  type AwsAccessKey,
   acceptedKinds,
   CREDENTIAL_KINDS,
   type CredentialKind,
   describeKey,
   type EntraClientSecret,
   type KeyDescription,
+  parseAwsAccessKey,
   parseEntraClientSecret,
   parseServiceAccountKey,
   type ServiceAccountKey,

@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { acceptedKinds, describeKey } from "./keys";
+import { acceptedKinds, describeKey, parseAwsAccessKey } from "./keys";
 
 const privateKey = generateKeyPairSync("rsa", { modulusLength: 1024 })
   .privateKey.export({ type: "pkcs8", format: "pem" })
@@ -14,6 +14,13 @@ const serviceAccount = (overrides: Record<string, unknown> = {}) =>
     private_key: privateKey,
     client_email: "sa@p.iam.gserviceaccount.com",
     token_uri: "https://oauth2.googleapis.com/token",
+    ...overrides,
+  });
+
+const awsKeys = (overrides: Record<string, unknown> = {}) =>
+  JSON.stringify({
+    access_key_id: "AKIAIOSFODNN7EXAMPLE",
+    secret_access_key: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
     ...overrides,
   });
 
@@ -73,16 +80,56 @@ describe("describeKey: the kinds of key each catalog entry takes", () => {
     );
   });
 
+  it("a plain Bedrock key is a Bedrock API key; AWS access keys are a Bedrock key too", () => {
+    expect(describeKey("bedrock_api", "ABSKQmVkcm9ja0FQSUtleS1leGFtcGxl")).toEqual({ kind: "api_key" });
+    expect(describeKey("bedrock_api", awsKeys())).toEqual({ kind: "aws_access_key" });
+    expect(
+      describeKey(
+        "bedrock_api",
+        awsKeys({ session_token: "IQoJb3JpZ2luX2VjEXAMPLE/+=", region: "eu-west-3" }),
+      ),
+    ).toEqual({ kind: "aws_access_key" });
+    expect(parseAwsAccessKey(awsKeys({ region: "us-gov-west-1" }))).toEqual({
+      access_key_id: "AKIAIOSFODNN7EXAMPLE",
+      secret_access_key: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+      region: "us-gov-west-1",
+    });
+  });
+
+  it("AWS access keys name their missing or unknown fields and refuse what cannot be signed with", () => {
+    expect(
+      describeKey("bedrock_api", JSON.stringify({ accessKeyId: "AKIA", secret_access_key: "s" })).problem,
+    ).toBe(
+      'AWS access keys are {"access_key_id", "secret_access_key"} and optionally "session_token", "region"; missing access_key_id; unknown accessKeyId',
+    );
+    expect(describeKey("bedrock_api", awsKeys({ secret_access_key: "" })).problem).toMatch(
+      /missing secret_access_key$/,
+    );
+    expect(describeKey("bedrock_api", awsKeys({ access_key_id: "AKIA/x" })).problem).toMatch(/access_key_id/);
+    expect(describeKey("bedrock_api", awsKeys({ session_token: "a\r\nx-evil: 1" })).problem).toMatch(
+      /session_token/,
+    );
+    expect(describeKey("bedrock_api", awsKeys({ region: "US East" })).problem).toMatch(
+      /region must be an AWS region name/,
+    );
+    // The secret is never quoted back.
+    expect(describeKey("bedrock_api", awsKeys({ region: 1 })).problem).not.toContain("wJalr");
+  });
+
   it("a JSON credential for an entry that takes only API keys is refused", () => {
     expect(describeKey("openai_api", serviceAccount()).problem).toBe(
       "openai_api takes an API key, not a JSON credential",
     );
     expect(describeKey("vertex_api", entra()).problem).toMatch(/service-account key/);
+    expect(describeKey("anthropic_api", awsKeys()).problem).toBe(
+      "anthropic_api takes an API key, not a JSON credential",
+    );
   });
 
   it("acceptedKinds lists what the dashboard offers", () => {
     expect(acceptedKinds("vertex_api")).toEqual(["service_account", "access_token"]);
     expect(acceptedKinds("azure_api")).toEqual(["api_key", "entra_client_secret"]);
+    expect(acceptedKinds("bedrock_api")).toEqual(["api_key", "aws_access_key"]);
     expect(acceptedKinds("mistral_api")).toEqual(["api_key"]);
   });
 });

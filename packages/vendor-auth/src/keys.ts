@@ -12,7 +12,10 @@ export type { CredentialKind };
  * - `service_account`: a Google service-account key file (JSON) for `vertex_api`; the proxy mints
  *   access tokens from it (JWT bearer grant at its `token_uri`) and refreshes them;
  * - `entra_client_secret`: Microsoft Entra ID client credentials (JSON) for `azure_api`; the proxy
- *   mints tokens for Azure OpenAI and sends `Authorization: Bearer` instead of `api-key`.
+ *   mints tokens for Azure OpenAI and sends `Authorization: Bearer` instead of `api-key`;
+ * - `aws_access_key`: AWS IAM access keys (JSON) for `bedrock_api`; the proxy signs each request
+ *   with them (SigV4, `src/aws.ts`). A plain `bedrock_api` key is a Bedrock API key, sent as
+ *   `Authorization: Bearer` through the template like any API key.
  */
 
 export const CREDENTIAL_KINDS: readonly CredentialKind[] = [
@@ -20,6 +23,7 @@ export const CREDENTIAL_KINDS: readonly CredentialKind[] = [
   "access_token",
   "service_account",
   "entra_client_secret",
+  "aws_access_key",
 ];
 
 /** The fields of a service-account key file the proxy uses (the file has more; they are ignored). */
@@ -43,6 +47,18 @@ export interface EntraClientSecret {
   authority_host?: string;
 }
 
+/**
+ * AWS IAM access keys, as a provider's key: `{"access_key_id": "…", "secret_access_key": "…"}`,
+ * optionally `"session_token"` (temporary credentials) and `"region"`, the region to sign for when
+ * the upstream host does not name one (a VPC endpoint, a local test vendor; `src/aws.ts`).
+ */
+export interface AwsAccessKey {
+  access_key_id: string;
+  secret_access_key: string;
+  session_token?: string;
+  region?: string;
+}
+
 export type KeyDescription =
   | { kind: CredentialKind; problem?: undefined }
   | { kind?: undefined; problem: string };
@@ -51,12 +67,17 @@ export type KeyDescription =
 export const ACCEPTED_KINDS: Readonly<Record<string, readonly CredentialKind[]>> = {
   vertex_api: ["service_account", "access_token"],
   azure_api: ["api_key", "entra_client_secret"],
+  bedrock_api: ["api_key", "aws_access_key"],
 };
 
 export const acceptedKinds = (catalogId: string): readonly CredentialKind[] =>
   ACCEPTED_KINDS[catalogId] ?? ["api_key"];
 
 const ENTRA_FIELDS = new Set(["tenant_id", "client_id", "client_secret", "authority_host"]);
+const AWS_FIELDS = new Set(["access_key_id", "secret_access_key", "session_token", "region"]);
+
+/** An AWS region name: `us-east-1`, `eu-central-2`, `us-gov-west-1`, `cn-north-1`. */
+export const AWS_REGION = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
 
 /** Whether a key is JSON text (a credential to exchange) rather than a key sent as it is. */
 export const isJsonKey = (key: string): boolean => key.trimStart().startsWith("{");
@@ -77,6 +98,10 @@ export function describeKey(catalogId: string, key: string): KeyDescription {
     const client = entraClientOf(parsed);
     return typeof client === "string" ? { problem: client } : { kind: "entra_client_secret" };
   }
+  if (catalogId === "bedrock_api") {
+    const keys = awsAccessKeyOf(parsed);
+    return typeof keys === "string" ? { problem: keys } : { kind: "aws_access_key" };
+  }
   return { problem: `${catalogId} takes an API key, not a JSON credential` };
 }
 
@@ -90,6 +115,12 @@ export function parseServiceAccountKey(key: string): ServiceAccountKey | string 
 export function parseEntraClientSecret(key: string): EntraClientSecret | string {
   const parsed = parseObject(key);
   return typeof parsed === "string" ? parsed : entraClientOf(parsed);
+}
+
+/** A bedrock_api key's AWS access keys; a string says what is wrong with them. */
+export function parseAwsAccessKey(key: string): AwsAccessKey | string {
+  const parsed = parseObject(key);
+  return typeof parsed === "string" ? parsed : awsAccessKeyOf(parsed);
 }
 
 function serviceAccountOf(json: Record<string, unknown>): ServiceAccountKey | string {
@@ -142,6 +173,40 @@ function entraClientOf(json: Record<string, unknown>): EntraClientSecret | strin
     client_id: client.client_id,
     client_secret: client.client_secret,
     ...(typeof json.authority_host === "string" ? { authority_host: json.authority_host } : {}),
+  };
+}
+
+function awsAccessKeyOf(json: Record<string, unknown>): AwsAccessKey | string {
+  const unknown = Object.keys(json).filter((field) => !AWS_FIELDS.has(field));
+  const missing = ["access_key_id", "secret_access_key"].filter(
+    (field) => typeof json[field] !== "string" || json[field] === "",
+  );
+  if (missing.length > 0 || unknown.length > 0) {
+    return `AWS access keys are {"access_key_id", "secret_access_key"} and optionally "session_token", "region"${
+      missing.length > 0 ? `; missing ${missing.join(", ")}` : ""
+    }${unknown.length > 0 ? `; unknown ${unknown.join(", ")}` : ""}`;
+  }
+  const keys = json as unknown as AwsAccessKey;
+  // It is sent in the Authorization header's Credential=: letters and digits only, as AWS issues.
+  if (!/^[A-Za-z0-9]{1,128}$/.test(keys.access_key_id)) {
+    return "access_key_id must be an AWS access key id (letters and digits, e.g. AKIA…)";
+  }
+  if (json.session_token !== undefined) {
+    // Sent as x-amz-security-token: visible ASCII only, so it cannot break a header.
+    if (typeof json.session_token !== "string" || !/^[\x21-\x7e]{1,8192}$/.test(json.session_token)) {
+      return "session_token must be the session token of temporary credentials";
+    }
+  }
+  if (json.region !== undefined) {
+    if (typeof json.region !== "string" || !AWS_REGION.test(json.region)) {
+      return "region must be an AWS region name such as us-east-1";
+    }
+  }
+  return {
+    access_key_id: keys.access_key_id,
+    secret_access_key: keys.secret_access_key,
+    ...(typeof json.session_token === "string" ? { session_token: json.session_token } : {}),
+    ...(typeof json.region === "string" ? { region: json.region } : {}),
   };
 }
 

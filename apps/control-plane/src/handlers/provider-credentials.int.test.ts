@@ -129,6 +129,30 @@ describe("provider keys of each kind", () => {
     });
   });
 
+  it("takes a Bedrock API key or IAM access keys for Bedrock; access keys need a region to sign for", async () => {
+    const keys = {
+      access_key_id: "AKIAIOSFODNN7EXAMPLE",
+      secret_access_key: "wJalrXUtnFEMI/K7MDENG/EXAMPLEKEY",
+    };
+    const signed = await create("bedrock_api", JSON.stringify({ ...keys, region: "eu-west-3" }));
+    expect(signed.credential_kind).toBe("aws_access_key");
+    expect(JSON.stringify(signed)).not.toContain(keys.secret_access_key);
+    expect((await create("bedrock_api", "ABSKexample-bedrock-api-key")).credential_kind).toBe("api_key");
+    // The loopback upstream names no region, and the keys none either: they could never sign.
+    const regionless = await refusal(create("bedrock_api", JSON.stringify(keys)));
+    expect({ status: (regionless as AppError).status, code: (regionless as AppError).code }).toEqual({
+      status: 422,
+      code: "provider.credential_rejected",
+    });
+    expect((regionless as AppError).message).toMatch(/add "region" to the access keys/);
+    const malformed = await refusal(create("bedrock_api", JSON.stringify({ access_key_id: "AKIA" })));
+    expect({ status: (malformed as AppError).status, message: (malformed as AppError).message }).toEqual({
+      status: 400,
+      message:
+        'api_key: AWS access keys are {"access_key_id", "secret_access_key"} and optionally "session_token", "region"; missing secret_access_key',
+    });
+  });
+
   it("an update with a new key records its kind; moving a key to an entry that does not take it is refused", async () => {
     const created = await create("vertex_api", "ya29.first");
     const account = google.serviceAccount();

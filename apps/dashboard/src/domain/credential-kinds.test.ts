@@ -5,6 +5,13 @@ describe("the provider form's key field", () => {
   it("says what each catalog entry takes", () => {
     expect(keyFieldText("vertex_api").accepts).toMatch(/service-account key file/);
     expect(keyFieldText("azure_api").accepts).toMatch(/tenant_id/);
+    expect(keyFieldText("bedrock_api")).toMatchObject({
+      label: "Bedrock API key or IAM access keys",
+      missing: "enter the Bedrock API key or the IAM access keys",
+    });
+    expect(keyFieldText("bedrock_api").accepts).toMatch(
+      /access_key_id.*secret_access_key.*session_token.*region/,
+    );
     expect(keyFieldText("openai_api")).toMatchObject({
       label: "API key",
       missing: "enter the vendor API key",
@@ -15,6 +22,8 @@ describe("the provider form's key field", () => {
     expect(typedKeyKind("vertex_api", ' {"type": "service_account"}')).toBe("service_account");
     expect(typedKeyKind("vertex_api", "ya29.a0")).toBe("access_token");
     expect(typedKeyKind("azure_api", '{"tenant_id": "t"}')).toBe("entra_client_secret");
+    expect(typedKeyKind("bedrock_api", '{"access_key_id": "AKIA"}')).toBe("aws_access_key");
+    expect(typedKeyKind("bedrock_api", "ABSKexample")).toBe("api_key");
     expect(typedKeyKind("openai_api", "{")).toBeUndefined();
     expect(typedKeyKind("openai_api", "")).toBeUndefined();
   });

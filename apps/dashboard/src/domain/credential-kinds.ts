@@ -25,6 +25,12 @@ const KEY_FIELDS: Record<string, KeyFieldText> = {
       'The resource\'s API key (sent as api-key), or Microsoft Entra ID client credentials as JSON: {"tenant_id", "client_id", "client_secret"} and optionally "authority_host" for a sovereign cloud.',
     missing: "enter the API key or the Entra ID credentials",
   },
+  bedrock_api: {
+    label: "Bedrock API key or IAM access keys",
+    accepts:
+      'A Bedrock API key (sent as a bearer token), or IAM access keys as JSON: {"access_key_id", "secret_access_key"} and optionally "session_token" for temporary credentials and "region" when the upstream URL is not bedrock-runtime.<region>.amazonaws.com. The gateway signs each request with the access keys (SigV4); they are never sent.',
+    missing: "enter the Bedrock API key or the IAM access keys",
+  },
 };
 
 export const keyFieldText = (catalogId: string): KeyFieldText =>
@@ -40,6 +46,7 @@ export function typedKeyKind(catalogId: string, key: string): CredentialKind | u
   const json = key.trimStart().startsWith("{");
   if (catalogId === "vertex_api") return json ? "service_account" : "access_token";
   if (catalogId === "azure_api") return json ? "entra_client_secret" : "api_key";
+  if (catalogId === "bedrock_api") return json ? "aws_access_key" : "api_key";
   return json ? undefined : "api_key";
 }
 

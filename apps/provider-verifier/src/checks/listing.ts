@@ -2,7 +2,7 @@ import type { CatalogEntry } from "@agentnet/catalog";
 import { AppError, VERIFY_REFUSALS } from "@agentnet/contracts";
 import { type AddressClass, firstNonPublic } from "@agentnet/gateway-rules";
 import { CredentialUnavailableError, type UpstreamAuth, VendorCredentials } from "@agentnet/vendor-auth";
-import { fetchListingPage, pinnedAgent } from "../dial/https";
+import { fetchListingPage, listingAuthority, type PinnedTarget, pinnedAgent } from "../dial/https";
 import { resolveOnce } from "../dial/resolve";
 import { type ListingTarget, withQuery } from "../domain/listing";
 import { refusalForFailure, refusalForStatus } from "../domain/outcomes";
@@ -24,10 +24,10 @@ const isHeaderSafe = (value: string): boolean =>
   });
 
 /**
- * The credential header of a listing call: the key through the catalog's template, or a token
- * minted from it (a service-account key, Entra ID client credentials), minted afresh for each check
- * so that verifying proves the key still mints. A key that cannot mint is refused like one the
- * vendor rejects.
+ * The credential of a listing call: the key through the catalog's template, a token minted from it
+ * (a service-account key, Entra ID client credentials), minted afresh for each check so that
+ * verifying proves the key still mints, or a signer (AWS access keys: each page is signed with
+ * SigV4). A key that cannot mint is refused like one the vendor rejects.
  */
 export async function listingAuth(
   ctx: CheckContext,
@@ -43,13 +43,18 @@ export async function listingAuth(
 
 /**
  * Refuses (422), without minting or dialing anything, a key the gateway could never use: a JSON
- * credential that does not parse for the entry, or that names a token endpoint grants may not go
- * to. Checked whatever else a check skips (`skip_tls_verification`, no listing endpoint), so no
- * such key is stored.
+ * credential that does not parse for the entry, that names a token endpoint grants may not go to,
+ * or AWS access keys with no region to sign for at `upstreamUrl`. Checked whatever else a check
+ * skips (`skip_tls_verification`, no listing endpoint), so no such key is stored.
  */
-export function checkCredential(ctx: CheckContext, entry: CatalogEntry, apiKey: string): void {
+export function checkCredential(
+  ctx: CheckContext,
+  entry: CatalogEntry,
+  apiKey: string,
+  upstreamUrl?: string,
+): void {
   try {
-    new VendorCredentials(ctx.vendorCredentials).check(entry.id, apiKey);
+    new VendorCredentials(ctx.vendorCredentials).check(entry.id, apiKey, upstreamUrl);
   } catch (error) {
     throw asRefusal(error);
   }
@@ -62,14 +67,15 @@ const asRefusal = (error: unknown): unknown =>
 
 /**
  * The request headers of a listing call: the credential header and the catalog's extra headers,
- * each with the provider's value or else the catalog default. Only headers the catalog declares are sent.
+ * each with the provider's value or else the catalog default. Only headers the catalog declares are
+ * sent. A signer adds its headers to each page (`pageHeaders`).
  */
 export function listingHeaders(
   entry: CatalogEntry,
   auth: UpstreamAuth,
   extraValues: Readonly<Record<string, string>> = {},
 ): Record<string, string> {
-  if (!isHeaderSafe(auth.value)) {
+  if (auth.value !== undefined && !isHeaderSafe(auth.value)) {
     throw new AppError(400, "bad_request", "the API key contains characters an HTTP header cannot carry");
   }
   const headers: Record<string, string> = {
@@ -88,8 +94,24 @@ export function listingHeaders(
     }
     headers[extra.name.toLowerCase()] = value;
   }
-  headers[auth.name] = auth.value;
+  if (auth.sign === undefined) headers[auth.name] = auth.value;
   return headers;
+}
+
+/** The headers of one listing page: a signer's signature for exactly that request added. */
+async function pageHeaders(
+  auth: UpstreamAuth,
+  target: PinnedTarget,
+  path: string,
+  headers: Record<string, string>,
+): Promise<Record<string, string>> {
+  if (auth.sign === undefined) return headers;
+  const url = new URL(`https://${listingAuthority(target)}${path}`);
+  try {
+    return { ...headers, ...(await auth.sign({ method: "GET", url, headers, body: "" })) };
+  } catch (error) {
+    throw asRefusal(error);
+  }
 }
 
 /**
@@ -112,7 +134,8 @@ export async function listModels(
   if (blocked && !ctx.allowPrivateHosts.has(target.host))
     return { kind: "private", host: target.host, ...blocked };
   // Only for an upstream it will dial: a key's grant is sent nowhere for one it will not.
-  const headers = listingHeaders(entry, await listingAuth(ctx, entry, apiKey), extraValues);
+  const auth = await listingAuth(ctx, entry, apiKey);
+  const headers = listingHeaders(entry, auth, extraValues);
 
   const [first] = resolved.addresses;
   if (first === undefined)
@@ -121,20 +144,23 @@ export async function listModels(
   const agent = pinnedAgent(pinned, ctx.dial);
   try {
     const models: ListedModel[] = [];
-    let path = target.path;
-    for (let page = 1; page <= pages; page++) {
-      const fetched = await fetchListingPage(agent, pinned, path, headers, ctx.dial, signal);
-      if (!fetched.ok) throw refusalForFailure(fetched.failure);
-      const refusal = refusalForStatus(fetched.status, target.host);
-      if (refusal) throw refusal;
-      const parsed = parseListing(target.shape, fetched.body);
-      if (!parsed.ok) throw refusalForFailure({ kind: "bad_shape", host: target.host, why: parsed.why });
-      models.push(...parsed.page.models);
-      if (parsed.page.next === undefined) break;
-      if (page === pages && pages > 1) {
-        ctx.logger.warn({ host: target.host, pages }, "listing has more pages than the verifier reads");
+    for (const start of [target.path, ...(target.morePaths ?? [])]) {
+      let path = start;
+      for (let page = 1; page <= pages; page++) {
+        const sent = await pageHeaders(auth, pinned, path, headers);
+        const fetched = await fetchListingPage(agent, pinned, path, sent, ctx.dial, signal);
+        if (!fetched.ok) throw refusalForFailure(fetched.failure);
+        const refusal = refusalForStatus(fetched.status, target.host);
+        if (refusal) throw refusal;
+        const parsed = parseListing(target.shape, fetched.body);
+        if (!parsed.ok) throw refusalForFailure({ kind: "bad_shape", host: target.host, why: parsed.why });
+        models.push(...parsed.page.models);
+        if (parsed.page.next === undefined) break;
+        if (page === pages && pages > 1) {
+          ctx.logger.warn({ host: target.host, pages }, "listing has more pages than the verifier reads");
+        }
+        path = withQuery(start, parsed.page.next);
       }
-      path = withQuery(target.path, parsed.page.next);
     }
     return { kind: "listed", models };
   } finally {

@@ -16,7 +16,7 @@ export async function verifyProvider(
   req: VerifyProviderRequest,
 ): Promise<VerifyProviderReply> {
   const entry = requireCatalogEntry(req.catalog_provider_id);
-  checkCredential(ctx, entry, req.api_key);
+  checkCredential(ctx, entry, req.api_key, req.upstream_url);
   const target = deriveListingTarget(entry.listing, req.upstream_url);
   if (target.kind === "no_listing") return { outcome: "unverified", reason: "no_listing_endpoint" };
   if (target.kind === "no_host") return { outcome: "unverified", reason: "no_host" };
@@ -33,7 +33,9 @@ export async function verifyProvider(
     return { outcome: "unverified", reason: "listing_host_resolved_only" };
   }
 
-  const listing = await listModels(ctx, entry, target, req.api_key, 1, req.extra_values);
+  // The first page of the first path proves the key: further paths only add models to discover.
+  const first = { ...target, morePaths: undefined };
+  const listing = await listModels(ctx, entry, first, req.api_key, 1, req.extra_values);
   if (listing.kind === "private") {
     ctx.logger.info(
       { host: listing.host, address: listing.address, cls: listing.cls },

@@ -99,6 +99,10 @@ async function readCapped(body: Readable, limit: number) {
   return Buffer.concat(chunks).toString("utf8");
 }
 
+/** `host:port` as a URL carries it (an IPv6 host in brackets): what a signer signs as the Host. */
+export const listingAuthority = ({ host, port }: Pick<PinnedTarget, "host" | "port">): string =>
+  `${host.includes(":") ? `[${host}]` : host}:${port}`;
+
 /**
  * GETs one listing page over HTTPS through a pinned agent. No redirect is followed (undici's
  * request does not follow them), the body is capped, and `signal` carries the check's deadline.
@@ -111,14 +115,13 @@ export async function fetchListingPage(
   settings: DialSettings,
   signal: AbortSignal,
 ): Promise<FetchResult> {
-  const { host, port } = target;
-  const authority = host.includes(":") ? `[${host}]` : host;
+  const { host } = target;
   const timeout = (): FetchResult => ({
     ok: false,
     failure: { kind: "timeout", host, timeoutMs: settings.timeoutMs, phase: "response" },
   });
   try {
-    const response = await request(`https://${authority}:${port}${path}`, {
+    const response = await request(`https://${listingAuthority(target)}${path}`, {
       method: "GET",
       headers,
       dispatcher: agent,

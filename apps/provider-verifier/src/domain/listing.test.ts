@@ -1,6 +1,6 @@
 import { findCatalogProvider } from "@agentnet/catalog";
 import { describe, expect, it } from "vitest";
-import { deriveListingTarget, fillListingPath, upstreamHost, withQuery } from "./listing";
+import { deriveListingTarget, fillListingPath, listingHost, upstreamHost, withQuery } from "./listing";
 
 const listingOf = (id: string) => {
   const entry = findCatalogProvider(id);
@@ -76,6 +76,32 @@ describe("deriveListingTarget", () => {
     expect(deriveListingTarget(cf, "https://gateway.ai.cloudflare.com/")).toMatchObject({
       kind: "resolve_only",
     });
+  });
+
+  it("lists Bedrock on the control plane of the runtime host's region, another host on itself", () => {
+    const bedrock = listingOf("bedrock_api");
+    expect(deriveListingTarget(bedrock, "https://bedrock-runtime.eu-west-3.amazonaws.com")).toEqual({
+      kind: "dial",
+      host: "bedrock.eu-west-3.amazonaws.com",
+      port: 443,
+      path: "/foundation-models",
+      morePaths: ["/inference-profiles?maxResults=1000"],
+      shape: "bedrock_models",
+    });
+    expect(
+      deriveListingTarget(bedrock, "https://bedrock-runtime-fips.us-gov-west-1.amazonaws.com/model"),
+    ).toMatchObject({ host: "bedrock-fips.us-gov-west-1.amazonaws.com" });
+    expect(deriveListingTarget(bedrock, "https://bedrock.vendor.test:8443")).toMatchObject({
+      host: "bedrock.vendor.test",
+      port: 8443,
+    });
+    // The catalog's default host, its region not filled in, has no host to list on.
+    expect(deriveListingTarget(bedrock, "https://bedrock-runtime.{region}.amazonaws.com")).toMatchObject({
+      kind: "no_host",
+    });
+    expect(listingHost("openai_data", "bedrock-runtime.us-east-1.amazonaws.com")).toBe(
+      "bedrock-runtime.us-east-1.amazonaws.com",
+    );
   });
 
   it("refuses a dial target whose path placeholder the upstream cannot fill", () => {

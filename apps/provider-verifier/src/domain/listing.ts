@@ -13,8 +13,16 @@ export type ListingTarget =
   | { kind: "no_host"; why: string }
   /** A control-plane listing host (Cloudflare): resolved, never contacted. */
   | { kind: "resolve_only"; host: string }
-  /** Dial `host:port` over HTTPS and GET `path`. */
-  | { kind: "dial"; host: string; port: number; path: string; shape: CatalogListing["shape"] };
+  /** Dial `host:port` over HTTPS and GET `path` (then `morePaths`, for discovery). */
+  | {
+      kind: "dial";
+      host: string;
+      port: number;
+      path: string;
+      /** Present only when the catalog lists more paths (Bedrock's inference profiles). */
+      morePaths?: string[];
+      shape: CatalogListing["shape"];
+    };
 
 export const HTTPS_PORT = 443;
 
@@ -104,6 +112,20 @@ export function fillListingPath(
   return missing === undefined ? { ok: true, path: filled } : { ok: false, missing };
 }
 
+/**
+ * The host a listing is requested on: the upstream's, except that Bedrock's runtime host
+ * (`bedrock-runtime[-fips].{region}.amazonaws.com[.cn]`) has its models listed by the control plane
+ * of the same region (`bedrock[-fips].{region}.amazonaws.com[.cn]`). Any other Bedrock upstream (a
+ * local test vendor, a gateway in front of Bedrock) serves the listing on its own host; a VPC
+ * endpoint resolves to private addresses, so such a provider is stored unverified anyway.
+ */
+export function listingHost(shape: CatalogListing["shape"], host: string): string {
+  if (shape !== "bedrock_models") return host;
+  const runtime = /^bedrock-runtime(-fips)?\.([a-z0-9-]+)\.amazonaws\.com(\.cn)?$/.exec(host);
+  if (!runtime) return host;
+  return `bedrock${runtime[1] ?? ""}.${runtime[2]}.amazonaws.com${runtime[3] ?? ""}`;
+}
+
 /** Decides where (and whether) a provider's listing is requested, from catalog data only. */
 export function deriveListingTarget(listing: CatalogListing | null, upstreamUrl: string): ListingTarget {
   if (listing === null) return { kind: "no_listing" };
@@ -111,11 +133,23 @@ export function deriveListingTarget(listing: CatalogListing | null, upstreamUrl:
   if (upstream === undefined) return { kind: "no_host", why: "upstream_url has no host" };
   // The path of a control-plane listing is never requested, so its placeholders need no value.
   if (listing.host !== undefined) return { kind: "resolve_only", host: listing.host };
-  const filled = fillListingPath(listing.path, upstream);
-  if (!filled.ok) {
-    return { kind: "no_host", why: `upstream_url does not say the listing's {${filled.missing}}` };
+  const paths: string[] = [];
+  for (const path of [listing.path, ...(listing.more_paths ?? [])]) {
+    const filled = fillListingPath(path, upstream);
+    if (!filled.ok) {
+      return { kind: "no_host", why: `upstream_url does not say the listing's {${filled.missing}}` };
+    }
+    paths.push(filled.path);
   }
-  return { kind: "dial", host: upstream.host, port: upstream.port, path: filled.path, shape: listing.shape };
+  const [path = listing.path, ...rest] = paths;
+  return {
+    kind: "dial",
+    host: listingHost(listing.shape, upstream.host),
+    port: upstream.port,
+    path,
+    ...(rest.length > 0 ? { morePaths: rest } : {}),
+    shape: listing.shape,
+  };
 }
 
 /** Adds pagination parameters to a listing path that may already carry a query (Azure's api-version). */

@@ -51,6 +51,60 @@ describe("parseListing", () => {
     expect(parseListing("vertex_publisher_models", {})).toEqual({ ok: true, page: { models: [] } });
   });
 
+  it("reads Bedrock's foundation models that can be called on demand, and its inference profiles with their token", () => {
+    expect(
+      parseListing("bedrock_models", {
+        modelSummaries: [
+          {
+            modelId: "anthropic.claude-sonnet-4-20250514-v1:0",
+            modelName: "Claude Sonnet 4",
+            providerName: "Anthropic",
+            inferenceTypesSupported: ["ON_DEMAND", "INFERENCE_PROFILE"],
+          },
+          {
+            modelId: "anthropic.claude-opus-4-1-20250805-v1:0",
+            inferenceTypesSupported: ["INFERENCE_PROFILE"],
+          },
+          { modelId: "amazon.titan-embed-text-v2:0" },
+        ],
+      }),
+    ).toEqual({
+      ok: true,
+      page: {
+        models: [
+          { id: "anthropic.claude-sonnet-4-20250514-v1:0", label: "Claude Sonnet 4" },
+          { id: "amazon.titan-embed-text-v2:0" },
+        ],
+      },
+    });
+    expect(
+      parseListing("bedrock_models", {
+        inferenceProfileSummaries: [
+          {
+            inferenceProfileId: "us.anthropic.claude-opus-4-1-20250805-v1:0",
+            inferenceProfileName: "US Anthropic Claude Opus 4.1",
+            type: "SYSTEM_DEFINED",
+          },
+        ],
+        nextToken: "page-2",
+      }),
+    ).toEqual({
+      ok: true,
+      page: {
+        models: [{ id: "us.anthropic.claude-opus-4-1-20250805-v1:0", label: "US Anthropic Claude Opus 4.1" }],
+        next: { nextToken: "page-2" },
+      },
+    });
+    expect(parseListing("bedrock_models", { inferenceProfileSummaries: [] })).toEqual({
+      ok: true,
+      page: { models: [] },
+    });
+    expect(parseListing("bedrock_models", { data: [] })).toEqual({
+      ok: false,
+      why: "(root): neither modelSummaries nor inferenceProfileSummaries",
+    });
+  });
+
   it("reads Mistral's {data:[{id, name}]}", () => {
     expect(
       parseListing("mistral_data", {

@@ -47,6 +47,32 @@ const MistralData = z.object({
   data: z.array(z.object({ id: Id, name: z.string().nullish() })),
 });
 
+/**
+ * Bedrock's control plane: `GET /foundation-models` answers `modelSummaries` (no pages), `GET
+ * /inference-profiles` answers `inferenceProfileSummaries` and a `nextToken` while there are more.
+ * A foundation model that Bedrock serves only through inference profiles
+ * (`inferenceTypesSupported` without `ON_DEMAND`) is not a model id a request can name.
+ */
+const BedrockModels = z
+  .object({
+    modelSummaries: z
+      .array(
+        z.object({
+          modelId: Id,
+          modelName: z.string().nullish(),
+          inferenceTypesSupported: z.array(z.string()).nullish(),
+        }),
+      )
+      .optional(),
+    inferenceProfileSummaries: z
+      .array(z.object({ inferenceProfileId: Id, inferenceProfileName: z.string().nullish() }))
+      .optional(),
+    nextToken: z.string().nullish(),
+  })
+  .refine((body) => body.modelSummaries !== undefined || body.inferenceProfileSummaries !== undefined, {
+    message: "neither modelSummaries nor inferenceProfileSummaries",
+  });
+
 /** `publishers/google/models/gemini-2.0-flash-001` → `gemini-2.0-flash-001`. */
 const vertexModelId = (name: string): string => name.slice(name.lastIndexOf("/") + 1) || name;
 
@@ -108,6 +134,21 @@ export function parseListing(shape: ListingShape, body: unknown): ParseResult {
       if (!parsed.success) return { ok: false, why: describe(parsed.error) };
       const models = parsed.data.data.map(({ id, name }) => ({ id, ...(name ? { label: name } : {}) }));
       return { ok: true, page: { models } };
+    }
+    case "bedrock_models": {
+      const parsed = BedrockModels.safeParse(body);
+      if (!parsed.success) return { ok: false, why: describe(parsed.error) };
+      const { modelSummaries = [], inferenceProfileSummaries = [], nextToken } = parsed.data;
+      const models = [
+        ...modelSummaries
+          .filter((m) => !m.inferenceTypesSupported || m.inferenceTypesSupported.includes("ON_DEMAND"))
+          .map(({ modelId, modelName }) => ({ id: modelId, ...(modelName ? { label: modelName } : {}) })),
+        ...inferenceProfileSummaries.map(({ inferenceProfileId, inferenceProfileName }) => ({
+          id: inferenceProfileId,
+          ...(inferenceProfileName ? { label: inferenceProfileName } : {}),
+        })),
+      ];
+      return { ok: true, page: { models, ...(nextToken ? { next: { nextToken } } : {}) } };
     }
     case "cloudflare_gateway":
       // Cloudflare's account API lists gateways, not models, and its host is never contacted.

@@ -2,6 +2,7 @@ import { once } from "node:events";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer as createHttpsServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
+import { bedrockScenario } from "./bedrock-vendor";
 import type { TestPki } from "./tls";
 
 /** The credential every scenario accepts; tests assert it never shows up in an error. */
@@ -116,6 +117,7 @@ const SCENARIOS: Record<string, Scenario> = {
       ],
     });
   },
+  "bedrock.vendor.test": bedrockScenario(GOOD_KEY),
   "azure.vendor.test": (req, res, url) => {
     if (url.pathname !== "/openai/deployments" || url.searchParams.get("api-version") !== "2022-12-01") {
       return json(res, 404, {});
