@@ -25,8 +25,8 @@ import {
 } from "@agentnet/contracts";
 import type { SealingKeys } from "@agentnet/sealing";
 import {
+  createDualHttpServer,
   createHealth,
-  createHttpServer,
   DEFAULT_HTTP_SERVER_LIMITS,
   type Health,
   type HttpServerLimits,
@@ -311,9 +311,10 @@ export async function startGatewayProxy(deps: {
   }, options.leaseMaintainMs);
   leaseTimer.unref();
 
-  // The request timeout bounds receiving the request only: streamed answers may run for minutes.
+  // HTTP/1.1 and h2c (the AWS SDK's default) on one port, under the same bounds. The request timeout
+  // bounds receiving the request only: streamed answers may run for minutes.
   const inFlight = new InFlight();
-  const server: Server = createHttpServer(
+  const server: Server = createDualHttpServer(
     createRequestHandler(ctx, health, inFlight),
     options.httpLimits,
     logger,
@@ -339,6 +340,7 @@ export async function startGatewayProxy(deps: {
       health.setReady(false);
       clearInterval(heartbeatTimer);
       await new Promise<void>((resolve) => {
+        // HTTP/2 sessions get GOAWAY: their open streams finish, new ones go elsewhere.
         server.close(() => resolve());
         server.closeIdleConnections();
         // Streams still running after the drain bound are cut; their handlers then charge and

@@ -1,4 +1,3 @@
-import type { ServerResponse } from "node:http";
 import type { AskLeader } from "@agentnet/caps";
 import { findCatalogModel } from "@agentnet/catalog";
 import { CapDenyReason, type GatewayProvider, type LeaseRequest } from "@agentnet/contracts";
@@ -9,6 +8,7 @@ import {
   countedElsewhere,
   gaugeOf,
   type HistogramSeries,
+  type HttpAnswer,
   type MetricsRegistry,
 } from "@agentnet/service-kit";
 import type { Cooldowns } from "./domain/cooldown";
@@ -158,7 +158,7 @@ export class ProxyMetrics {
   private readonly routes = new Map<string, RouteSeries>();
   /** By provider type, then by the catalog model's label. */
   private readonly models = new Map<string, Map<string, ModelSeries>>();
-  private readonly answerListeners = new Map<string, (this: ServerResponse) => void>();
+  private readonly answerListeners = new Map<string, (this: HttpAnswer) => void>();
   private readonly refusedByStage = {
     admission: new Map<string, CounterSeries>(),
     stream: new Map<string, CounterSeries>(),
@@ -244,12 +244,12 @@ export class ProxyMetrics {
    * connection is done with it, whatever ended it. One listener per route, made once: counting
    * allocates nothing per request.
    */
-  countAnswer(route: string, res: ServerResponse): void {
+  countAnswer(route: string, res: HttpAnswer): void {
     let listener = this.answerListeners.get(route);
     if (!listener) {
       const responses = this.responses;
       const byStatus = new Map<number, CounterSeries>();
-      listener = function (this: ServerResponse) {
+      listener = function (this: HttpAnswer) {
         let series = byStatus.get(this.statusCode);
         if (!series) {
           series = responses.bind({ route, code: String(this.statusCode) });

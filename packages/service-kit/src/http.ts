@@ -1,4 +1,5 @@
-import { createServer, type RequestListener, type Server } from "node:http";
+import { createServer, type RequestListener, type Server, type ServerOptions } from "node:http";
+import type { Server as NetServer } from "node:net";
 import type { Logger } from "./logger";
 
 /** A client's request id is kept only when it is short and plain: it is echoed and logged. */
@@ -36,25 +37,32 @@ const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 /** Connections refused at the cap are reported at most this often, with how many there were. */
 const DROP_REPORT_INTERVAL_MS = 10_000;
 
+/** node's HTTP/1.1 server settings for `limits`. */
+export const http1ServerOptions = (limits: HttpServerLimits): ServerOptions => ({
+  headersTimeout: limits.headersTimeoutMs,
+  requestTimeout: limits.requestTimeoutMs,
+  keepAliveTimeout: limits.keepAliveTimeoutMs,
+  connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+});
+
 /**
  * The HTTP server of every service that listens for clients (api-gateway, gateway proxy): bounded
  * time to send a request, bounded idle keep-alive, a connection cap, and `nosniff` on every answer
- * so no browser takes a JSON error for a script or a page.
+ * so no browser takes a JSON error for a script or a page. The gateway proxy's speaks HTTP/2 too
+ * (`createDualHttpServer`).
  */
 export function createHttpServer(handler: RequestListener, limits: HttpServerLimits, logger: Logger): Server {
-  const server = createServer(
-    {
-      headersTimeout: limits.headersTimeoutMs,
-      requestTimeout: limits.requestTimeoutMs,
-      keepAliveTimeout: limits.keepAliveTimeoutMs,
-      connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
-    },
-    (req, res) => {
-      res.setHeader("x-content-type-options", "nosniff");
-      handler(req, res);
-    },
-  );
+  const server = createServer(http1ServerOptions(limits), (req, res) => {
+    res.setHeader("x-content-type-options", "nosniff");
+    handler(req, res);
+  });
   server.maxConnections = limits.maxConnections;
+  reportDrops(server, limits, logger);
+  return server;
+}
+
+/** Logs connections refused at the cap, at most every 10 s with how many there were. */
+export function reportDrops(server: NetServer, limits: HttpServerLimits, logger: Logger): void {
   let dropped = 0;
   let reportedAt = 0;
   server.on("drop", () => {
@@ -68,5 +76,4 @@ export function createHttpServer(handler: RequestListener, limits: HttpServerLim
     reportedAt = now;
     dropped = 0;
   });
-  return server;
 }

@@ -1,7 +1,9 @@
 export * from "./env";
 export * from "./health";
 export * from "./http";
+export * from "./http-dual";
 export * from "./http-trace";
+export type { HttpAnswer, HttpHandler, HttpRequest } from "./http2-compat";
 export * from "./ids";
 export * from "./lifecycle";
 export * from "./logger";

@@ -1,5 +1,5 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Caller } from "@agentnet/contracts";
+import type { HttpAnswer, HttpRequest } from "@agentnet/service-kit";
 import type { ProxyContext } from "../context";
 import { type AccountView, SnapshotUnavailable } from "../snapshot/cache";
 import type { Wire } from "../wires";
@@ -9,8 +9,8 @@ import { sendError } from "./errors";
 /** The caller of a request, or undefined after answering 401 (or 503 when nobody can tell). */
 export async function authenticate(
   ctx: ProxyContext,
-  req: IncomingMessage,
-  res: ServerResponse,
+  req: HttpRequest,
+  res: HttpAnswer,
   wire: Wire,
   query: string,
 ): Promise<Caller | undefined> {
@@ -40,7 +40,7 @@ export async function authenticate(
 /** The caller's account snapshot, or undefined after answering 503 (the control-plane is away). */
 export async function accountView(
   ctx: ProxyContext,
-  res: ServerResponse,
+  res: HttpAnswer,
   wire: Wire,
   accountId: string,
 ): Promise<AccountView | undefined> {

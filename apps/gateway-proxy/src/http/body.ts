@@ -1,4 +1,4 @@
-import type { IncomingMessage } from "node:http";
+import type { HttpRequest } from "@agentnet/service-kit";
 
 export class BodyTooLarge extends Error {
   override readonly name = "BodyTooLarge";
@@ -16,7 +16,7 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
  * Reads the request body as UTF-8, refusing (before buffering it all) one larger than `limit`
  * bytes, and one that is not valid UTF-8, as the API does.
  */
-export async function readBody(req: IncomingMessage, limit: number): Promise<string> {
+export async function readBody(req: HttpRequest, limit: number): Promise<string> {
   const declared = Number(req.headers["content-length"] ?? 0);
   if (declared > limit) throw new BodyTooLarge();
   const chunks: Buffer[] = [];
@@ -41,7 +41,7 @@ const KEY_HEADERS = ["x-api-key", "api-key", "x-goog-api-key"] as const;
  * The agn_ token wherever the client's SDK puts its key: `Authorization: Bearer`, `x-api-key`,
  * `api-key`, `x-goog-api-key`, or (Gemini clients only, `query` given) the `key` query parameter.
  */
-export function callerToken(req: IncomingMessage, query = ""): string | undefined {
+export function callerToken(req: HttpRequest, query = ""): string | undefined {
   const authorization = req.headers.authorization;
   if (authorization) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
@@ -57,7 +57,7 @@ export function callerToken(req: IncomingMessage, query = ""): string | undefine
 }
 
 /** The client's address: the socket's, or the first X-Forwarded-For hop when the proxy is trusted. */
-export function sourceIp(req: IncomingMessage, trustProxy: boolean): string {
+export function sourceIp(req: HttpRequest, trustProxy: boolean): string {
   if (trustProxy) {
     const forwarded = req.headers["x-forwarded-for"];
     const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(",")[0]?.trim();

@@ -1,6 +1,6 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Hold } from "@agentnet/caps";
 import { Events } from "@agentnet/contracts";
+import type { HttpAnswer, HttpRequest } from "@agentnet/service-kit";
 import type { ProxyContext } from "../context";
 import { buildEvent, type RequestRecord } from "../events/build";
 import { account, chargeOf } from "../request/account";
@@ -21,14 +21,24 @@ import { describeRequest } from "./tracing";
  */
 export async function handleInference(
   ctx: ProxyContext,
-  req: IncomingMessage,
-  res: ServerResponse,
+  req: HttpRequest,
+  res: HttpAnswer,
   route: Route,
   path: string,
   query: string,
 ): Promise<void> {
   const { operation, wire } = route;
-  const request: InferenceRequest = { req, res, route, operation, wire, path, query };
+  // The stages still name node:http's types; they use only what HTTP/2's compatibility request and
+  // `HttpAnswer` have too (src/http/ingress-http2.int.test.ts runs them over h2c).
+  const request: InferenceRequest = {
+    req,
+    res,
+    route,
+    operation,
+    wire,
+    path,
+    query,
+  };
   const received = await receive(ctx, request);
   if (!received) return;
   const end: RequestEnd = {};

@@ -1,6 +1,5 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
 import { type GatewayRequestEvent, MAX_MODEL_LENGTH } from "@agentnet/contracts";
-import { clientTraceContext, endHttpSpan } from "@agentnet/service-kit";
+import { clientTraceContext, endHttpSpan, type HttpAnswer, type HttpRequest } from "@agentnet/service-kit";
 import {
   type Attributes,
   context,
@@ -50,8 +49,8 @@ const INFERENCE_SPAN = createContextKey("agentnet inference span");
  */
 export function traceInference(
   tracer: Tracer,
-  req: IncomingMessage,
-  res: ServerResponse,
+  req: HttpRequest,
+  res: HttpAnswer,
   route: Route,
   path: string,
   handle: () => Promise<void>,

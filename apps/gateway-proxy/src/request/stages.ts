@@ -1,4 +1,3 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
 import type { CounterPlan, Hold } from "@agentnet/caps";
 import type { CatalogEntry } from "@agentnet/catalog";
 import type {
@@ -10,6 +9,7 @@ import type {
   Settings,
 } from "@agentnet/contracts";
 import type { CostBreakdown } from "@agentnet/pricing";
+import type { HttpAnswer, HttpRequest } from "@agentnet/service-kit";
 import type { CapturePlan } from "../domain/capture";
 import type { AdmittedTokens, Pricing } from "../domain/estimate";
 import type { JsonObject } from "../domain/json";
@@ -38,8 +38,8 @@ import type { Operation, Route, UsageCounts, Wire } from "../wires";
 
 /** An inference request as routed. */
 export interface InferenceRequest {
-  req: IncomingMessage;
-  res: ServerResponse;
+  req: HttpRequest;
+  res: HttpAnswer;
   route: Route;
   /** The route's operation and wire. */
   operation: Operation;

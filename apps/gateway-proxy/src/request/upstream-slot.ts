@@ -1,4 +1,4 @@
-import type { ServerResponse } from "node:http";
+import type { HttpAnswer } from "@agentnet/service-kit";
 import type { ProxyContext } from "../context";
 import type { Upstream } from "../upstream/pools";
 import type { Wire } from "../wires";
@@ -19,7 +19,7 @@ export const UPSTREAM_BUSY = "gateway.upstream_busy";
 export async function takeUpstreamSlot(
   ctx: ProxyContext,
   upstream: Upstream,
-  res: ServerResponse,
+  res: HttpAnswer,
   waitMs: number,
 ): Promise<"taken" | "busy" | "left"> {
   if (upstream.slots.tryTake()) return "taken";

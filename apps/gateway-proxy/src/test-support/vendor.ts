@@ -44,6 +44,8 @@ export class ScriptedVendor {
   httpVersions: string[] = [];
   /** Connections clients opened to it. */
   connections = 0;
+  /** Requests whose client (the proxy) closed them before their answer ended. */
+  closedEarly = 0;
   /** Streamed answers between their headers and their end, now and at most. */
   open = 0;
   mostOpen = 0;
@@ -93,6 +95,9 @@ export class ScriptedVendor {
     this.seen.push(body);
     this.httpVersions.push(req.httpVersion);
     const move = this.script.shift() ?? this.always;
+    res.once("close", () => {
+      if (!res.writableFinished) this.closedEarly++;
+    });
     const anthropic = (req.url ?? "").includes("/messages");
     if (move.kind === "status") {
       res.writeHead(move.status, { "content-type": "application/json", ...move.headers });
