@@ -397,7 +397,7 @@ describe("agent-config", () => {
 });
 
 describe("catalog and model discovery", () => {
-  it("lists the static catalog with the six API styles and custom", async () => {
+  it("lists the static catalog with the seven API styles and custom", async () => {
     const o = await owner();
     const catalog = await api.call<CatalogProvider[]>("GET", "/api/agent-network/catalog/providers", {
       token: o.token,
@@ -406,6 +406,7 @@ describe("catalog and model discovery", () => {
       [
         "anthropic_api",
         "azure_api",
+        "bedrock_api",
         "cloudflare_api",
         "custom",
         "gemini_api",

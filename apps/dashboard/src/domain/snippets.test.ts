@@ -19,6 +19,16 @@ describe("agentSnippets", () => {
     expect(code(s, "codex")).toContain("openai_base_url=http://acme.proxy.example.com:8090/v1");
   });
 
+  it("points Claude Code in Bedrock mode and the AWS SDK at the gateway, the token as the Bedrock API key", () => {
+    const s = agentSnippets("acme.proxy.example.com", "agn_abc", "gpt-4o", "dashboard.example.com");
+    expect(code(s, "claude-bedrock")).toContain(
+      "ANTHROPIC_BEDROCK_BASE_URL=http://acme.proxy.example.com:8090",
+    );
+    expect(code(s, "claude-bedrock")).toContain("AWS_BEARER_TOKEN_BEDROCK=agn_abc");
+    expect(code(s, "bedrock-sdk")).toContain('endpoint: "http://acme.proxy.example.com:8090"');
+    expect(code(s, "bedrock-sdk")).toContain('token: { token: "agn_abc" }');
+  });
+
   it("points Copilot CLI, Gemini CLI, Google's SDK, Claude Code on Vertex and the Azure SDK at the gateway", () => {
     const s = agentSnippets("acme.proxy.example.com", "agn_abc", "prod-gpt4o", "dashboard.example.com");
     expect(code(s, "copilot")).toContain("COPILOT_PROVIDER_BASE_URL=http://acme.proxy.example.com:8090/v1");

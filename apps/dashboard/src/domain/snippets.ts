@@ -12,6 +12,8 @@ export interface Snippet {
     | "gemini-cli"
     | "google-sdk"
     | "claude-vertex"
+    | "claude-bedrock"
+    | "bedrock-sdk"
     | "azure";
   label: string;
   code: string;
@@ -147,6 +149,36 @@ export function agentSnippets(
         "export CLOUD_ML_REGION=us-east5",
         `export ANTHROPIC_AUTH_TOKEN=${token}`,
         'claude --model claude-sonnet-4-5@20250929 -p "Hello"',
+      ].join("\n"),
+    },
+    {
+      id: "claude-bedrock",
+      label: "Claude Code on Bedrock",
+      code: [
+        "export CLAUDE_CODE_USE_BEDROCK=1",
+        `export ANTHROPIC_BEDROCK_BASE_URL=${origin}`,
+        "# The agentnet token as the Bedrock API key; the gateway's Bedrock provider holds the AWS credentials",
+        `export AWS_BEARER_TOKEN_BEDROCK=${token}`,
+        "export AWS_REGION=us-east-1",
+        'claude --model us.anthropic.claude-sonnet-4-5-20250929-v1:0 -p "Hello"',
+      ].join("\n"),
+    },
+    {
+      id: "bedrock-sdk",
+      label: "AWS SDK (Bedrock Runtime)",
+      code: [
+        'import { BedrockRuntimeClient, ConverseCommand } from "@aws-sdk/client-bedrock-runtime";',
+        "",
+        "const client = new BedrockRuntimeClient({",
+        '  region: "us-east-1",',
+        `  endpoint: "${origin}",`,
+        `  token: { token: "${token}" },`,
+        '  authSchemePreference: ["httpBearerAuth"],',
+        "});",
+        "const reply = await client.send(new ConverseCommand({",
+        '  modelId: "us.anthropic.claude-sonnet-4-5-20250929-v1:0",',
+        '  messages: [{ role: "user", content: [{ text: "Hello" }] }],',
+        "}));",
       ].join("\n"),
     },
     {

@@ -1,14 +1,15 @@
-import type { ServerResponse } from "node:http";
+import type { HttpAnswer } from "@agentnet/service-kit";
 import type { Wire } from "../wires";
 
 /**
  * An error in the vendor's own shape: OpenAI `{"error":{"message","type","code"}}`, Anthropic
- * `{"type":"error","error":{"type","message"}}`, Google `{"error":{"code","message","status"}}`.
+ * `{"type":"error","error":{"type","message"}}`, Google `{"error":{"code","message","status"}}`,
+ * Bedrock `{"message"}` with its type in `x-amzn-errortype`.
  * The reason code is in `code` (OpenAI), in the message, and in the `x-agentnet-reason` header,
  * so any client can tell why.
  */
 export function sendError(
-  res: ServerResponse,
+  res: HttpAnswer,
   wire: Wire,
   status: number,
   reason: string,
@@ -16,11 +17,15 @@ export function sendError(
   headers: Record<string, string> = {},
 ): void {
   const text = `${message} (${reason})`;
-  sendJson(res, status, wire.errorBody(status, reason, text), { "x-agentnet-reason": reason, ...headers });
+  sendJson(res, status, wire.errorBody(status, reason, text), {
+    ...wire.errorHeaders(status),
+    "x-agentnet-reason": reason,
+    ...headers,
+  });
 }
 
 export function sendJson(
-  res: ServerResponse,
+  res: HttpAnswer,
   status: number,
   body: unknown,
   headers: Record<string, string> = {},

@@ -1,25 +1,26 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
 import { findCatalogModel, findCatalogProvider } from "@agentnet/catalog";
 import { reachableProviders } from "@agentnet/gateway-rules";
+import type { HttpAnswer, HttpRequest } from "@agentnet/service-kit";
 import type { ProxyContext } from "../context";
 import { listableModels } from "../domain/decision";
 import { checkHost } from "../domain/host";
-import { flavorFits, type ListedModel, type Wire } from "../wires";
+import { flavorFits, type ListedModel, type Listing } from "../wires";
 import { accountView, authenticate } from "./auth";
 import { sendError, sendJson } from "./errors";
 
 /**
- * GET /v1/models, /v1beta/models: the models the caller may use on the reachable providers that
- * speak the listing's wire (`wireOfListing`), in that wire's listing shape. A model offered by
- * several providers is listed once (the first in policy order).
+ * A model listing (`matchListing`: GET /v1/models, /v1beta/models, Bedrock's): the models the
+ * caller may use on the reachable providers that speak the listing's wire, in its vendor's shape. A
+ * model offered by several providers is listed once (the first in policy order).
  */
 export async function handleModels(
   ctx: ProxyContext,
-  req: IncomingMessage,
-  res: ServerResponse,
-  wire: Wire,
+  req: HttpRequest,
+  res: HttpAnswer,
+  listing: Listing,
   query: string,
 ): Promise<void> {
+  const { wire } = listing;
   const caller = await authenticate(ctx, req, res, wire, query);
   if (!caller) return;
   const view = await accountView(ctx, res, wire, caller.account_id);
@@ -49,5 +50,8 @@ export async function handleModels(
   }
   const models = [...seen.values()];
   const created = Math.floor(Date.parse(view.snapshot.generated_at) / 1000) || 0;
-  sendJson(res, 200, wire.modelList(models, created));
+  const answer = listing.answer(models, created);
+  if (answer === undefined)
+    return sendError(res, wire, 404, "gateway.not_found", "no such model is granted to you");
+  sendJson(res, 200, answer);
 }

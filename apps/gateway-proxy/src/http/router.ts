@@ -1,8 +1,7 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
 import { tracerOf } from "@agentnet/bus";
-import { type Health, healthResponse } from "@agentnet/service-kit";
+import { type Health, type HttpAnswer, type HttpRequest, healthResponse } from "@agentnet/service-kit";
 import type { ProxyContext } from "../context";
-import { matchRoute, wireOfListing, wireOfUnknownPath } from "../wires";
+import { matchListing, matchRoute, wireOfUnknownPath } from "../wires";
 import { sendError } from "./errors";
 import { handleModels } from "./models";
 import { handleInference } from "./proxy";
@@ -31,10 +30,13 @@ export class InFlight {
   }
 }
 
-/** The proxy's routes; a small table rather than a framework: this is the hot path. */
+/**
+ * The proxy's routes; a small table rather than a framework: this is the hot path. Requests come
+ * over HTTP/1.1 or HTTP/2 (`createDualHttpServer`), the same to everything behind.
+ */
 export function createRequestHandler(ctx: ProxyContext, health: Health, inFlight: InFlight) {
   const tracer = tracerOf(ctx.nc);
-  return (req: IncomingMessage, res: ServerResponse): void => {
+  return (req: HttpRequest, res: HttpAnswer): void => {
     const url = req.url ?? "/";
     const mark = url.indexOf("?");
     const path = mark === -1 ? url : url.slice(0, mark);
@@ -72,9 +74,10 @@ export function createRequestHandler(ctx: ProxyContext, health: Health, inFlight
       inFlight.track(handled).catch(done);
       return;
     }
-    if ((path === "/v1/models" || path === "/v1beta/models") && req.method === "GET") {
-      ctx.metrics?.countAnswer(path, res);
-      handleModels(ctx, req, res, wireOfListing(path, req.headers, query), query).catch(done);
+    const listing = req.method === "GET" ? matchListing(path, req.headers, query) : undefined;
+    if (listing) {
+      ctx.metrics?.countAnswer(listing.label, res);
+      handleModels(ctx, req, res, listing, query).catch(done);
       return;
     }
     if (path === "/status" && req.method === "GET") {

@@ -1,5 +1,5 @@
-import type { ServerResponse } from "node:http";
 import type { GatewayProvider, RequestAttempt } from "@agentnet/contracts";
+import type { HttpAnswer } from "@agentnet/service-kit";
 import type { Pool } from "undici";
 import type { ProxyContext } from "../context";
 import { MAX_CAPTURE_CHARS } from "../domain/capture";
@@ -9,7 +9,12 @@ import { identityHeaders, injectMetadata } from "../domain/identity";
 import { editedJsonText } from "../domain/json-edit";
 import { isRetryableStatus, networkError, retryAfterMs, SAME_PROVIDER_BACKOFF_MS } from "../domain/retry";
 import { capDenyReason } from "../http/caps";
-import { CredentialUnavailableError, type UpstreamAuth, upstreamAuth } from "../upstream/credential";
+import {
+  CredentialUnavailableError,
+  type SignableRequest,
+  type UpstreamAuth,
+  upstreamAuth,
+} from "../upstream/credential";
 import {
   CLIENT_CLOSED_STATUS,
   type ForwardRequest,
@@ -17,7 +22,7 @@ import {
   forward as relay,
 } from "../upstream/forward";
 import { privateUpstreamOf } from "../upstream/pools";
-import { editForVendor, type VendorTarget, vendorTarget } from "../wires";
+import { answerRestream, editForVendor, type VendorTarget, vendorTarget } from "../wires";
 import { CappedStreamGrowth } from "./capped-stream";
 import { requestRecord } from "./record";
 import type { Admitted, Answered, Candidate, Failed, Forwarded, Relayed } from "./stages";
@@ -171,15 +176,23 @@ async function attemptAt(
     return unusable(failed(502, "provider.credential_unavailable", error.message, ""));
   }
   const upstream = ctx.pools.get(target.origin, provider.skip_tls_verification);
+  const forwarded = upstreamRequest(ctx, admitted, candidate, target, auth, body, mayRetry, upstream.pool);
+  if (auth.sign) {
+    try {
+      Object.assign(forwarded.headers, await auth.sign(signable(target, forwarded)));
+    } catch (error) {
+      ctx.logger.error({ err: error, provider_id: provider.id }, "provider request cannot be signed");
+      return unusable(
+        failed(502, "provider.credential_unavailable", "the provider's key cannot sign the request", ""),
+      );
+    }
+  }
   const slot = await takeUpstreamSlot(ctx, upstream, request.res, slotWaitMs);
   if (slot === "left") return clientLeft();
   if (slot === "busy") return upstreamBusy(request.wire, ctx.pools.waitMs);
   let result: ForwardResult;
   try {
-    result = await relay(
-      upstreamRequest(ctx, admitted, candidate, target, auth, body, mayRetry, upstream.pool),
-      request.res,
-    );
+    result = await relay(forwarded, request.res);
   } finally {
     upstream.slots.release();
   }
@@ -223,7 +236,7 @@ function retryableFailure(
  * The client's answer once no attempt is left: the last vendor's own (status, headers, body), or,
  * when none came, 504 for a timeout and 502 otherwise.
  */
-function lastFailure(res: ServerResponse, failure: RetryableFailure, retryAfter: number): Relayed | Failed {
+function lastFailure(res: HttpAnswer, failure: RetryableFailure, retryAfter: number): Relayed | Failed {
   const { answer } = failure;
   if (!answer) {
     const timeout = failure.error === "timeout";
@@ -314,6 +327,13 @@ async function reprice(ctx: ProxyContext, admitted: Admitted, next: Candidate): 
   return failed(429, reason, "usage cap reached for this window", reason);
 }
 
+/** The `anthropic-beta` values the candidate accepts: the provider's own list wins over its catalog entry's. */
+const acceptedBetaList = ({ provider, catalog }: Candidate) =>
+  provider.anthropic_betas ?? catalog.anthropic_betas;
+
+/** The betas a request sends: the provider's configured `anthropic-beta`, else the caller's where its wire forwards it. */
+const BETA_HEADER = [{ name: "anthropic-beta" }];
+
 /** A body as one vendor takes it, and the headers that go with it. */
 interface VendorBody {
   text: string;
@@ -336,6 +356,7 @@ class BodyCache {
       last !== undefined &&
       last.provider.provider_id === candidate.provider.provider_id &&
       last.provider.metadata_disabled === candidate.provider.metadata_disabled &&
+      last.provider.anthropic_betas === candidate.provider.anthropic_betas &&
       last.model === candidate.model;
     if (!same) this.body = serialisedBody(this.admitted, candidate);
     this.sentTo = candidate;
@@ -355,8 +376,34 @@ function serialisedBody(admitted: Admitted, candidate: Candidate): VendorBody {
     // Token counting takes no metadata (the vendor refuses fields it does not know there).
     injectMetadata(body, candidate.catalog.identity_injection.json_metadata, caller);
   }
-  const headers = editForVendor(body, candidate.catalog.api_flavor, request.route, candidate.model, stream);
+  const accepted = acceptedBetaList(candidate);
+  const sentBetas = catalogHeaders(
+    request.wire,
+    BETA_HEADER,
+    candidate.provider.extra_values,
+    request.req.headers,
+  )["anthropic-beta"];
+  const betas = sentBetas !== undefined && accepted ? acceptedBetas(sentBetas, accepted) : sentBetas;
+  const headers = editForVendor(body, candidate.catalog.api_flavor, {
+    route: request.route,
+    model: candidate.model,
+    streams: stream,
+    betas,
+    acceptedBetas: accepted,
+  });
   return { text: editedJsonText(bodyText, sent, body), headers };
+}
+
+/** A request to sign with the provider's keys (AWS's SigV4): its URL, the headers it goes with, its body. */
+function signable(target: VendorTarget, request: ForwardRequest): SignableRequest {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) headers[name] = String(value);
+  return {
+    method: request.method,
+    url: new URL(request.path, target.origin),
+    headers,
+    body: request.body ?? "",
+  };
 }
 
 /**
@@ -385,13 +432,12 @@ function upstreamRequest(
       ? {}
       : injectMetadata(admitted.received.body, catalog.identity_injection.json_metadata, caller)),
     "content-type": "application/json",
-    [auth.name.toLowerCase()]: auth.value,
   };
+  if (auth.name !== undefined) own[auth.name.toLowerCase()] = auth.value;
   const { capped } = admitted;
   const headers = upstreamHeaders(wire, request.req.headers, own);
   const betas = headers["anthropic-beta"];
-  // The provider's own list, when it names one, wins over the catalog entry's.
-  const acceptable = provider.anthropic_betas ?? catalog.anthropic_betas;
+  const acceptable = acceptedBetaList(candidate);
   if (betas !== undefined && acceptable) {
     const accepted = acceptedBetas(betas, acceptable);
     if (accepted === undefined) delete headers["anthropic-beta"];
@@ -404,6 +450,7 @@ function upstreamRequest(
     headers,
     body: body.text,
     wire,
+    restream: answerRestream(catalog.api_flavor, request.route),
     captureLimit: admitted.capture.capture ? MAX_CAPTURE_CHARS : 0,
     growth:
       capped && admitted.received.sse

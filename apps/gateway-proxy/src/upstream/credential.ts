@@ -1,10 +1,15 @@
 import type { GatewayProvider } from "@agentnet/contracts";
 import { allowanceNames, type PrivateUpstreamAllowance } from "@agentnet/gateway-rules";
-import { type CatalogAuth, CredentialUnavailableError, type UpstreamAuth } from "@agentnet/vendor-auth";
+import {
+  type CatalogAuth,
+  CredentialUnavailableError,
+  type SignableRequest,
+  type UpstreamAuth,
+} from "@agentnet/vendor-auth";
 import { apiKeyOf, type ProxyContext } from "../context";
 import type { AccountView } from "../snapshot/cache";
 
-export { CredentialUnavailableError, type UpstreamAuth };
+export { CredentialUnavailableError, type SignableRequest, type UpstreamAuth };
 
 /**
  * The credential header of a request to `provider`: its unsealed key through the catalog's

@@ -1,16 +1,17 @@
-import type { ServerResponse } from "node:http";
+import type { HttpAnswer } from "@agentnet/service-kit";
 import type { Pool } from "undici";
 import { isJsonObject } from "../domain/json";
 import { isRetryableStatus } from "../domain/retry";
-import { SseWatcher } from "../wires/sse";
+import { type Restream, restreamed } from "../wires/restream";
+import { StreamWatcher } from "../wires/stream-watcher";
 import { answeringModel, completionText, type UsageCounts, zeroUsage } from "../wires/usage";
-import type { Wire } from "../wires/wire";
+import type { Framing, Wire } from "../wires/wire";
 
 /** Largest non-streaming response body kept to read its usage; bigger ones pass through unread. */
 const MAX_PARSED_BODY_BYTES = 16 * 1024 * 1024;
 
-/** What of a failed answer's body is kept to relay should it be the last: vendors' errors are small. */
-const MAX_FAILURE_BODY_BYTES = 64 * 1024;
+/** What of a failed answer's body is kept to relay should it be the last (vendors' errors are small), or of one reshaped. */
+const MAX_KEPT_BODY_BYTES = 64 * 1024;
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1) of the vendor's answer concern the proxy's connection only. */
 const HOP_BY_HOP = new Set([
@@ -23,6 +24,8 @@ const HOP_BY_HOP = new Set([
   "trailer",
   "transfer-encoding",
   "upgrade",
+  // HTTP/2's upgrade settings: connection-specific, and refused by HTTP/2's writeHead.
+  "http2-settings",
 ]);
 
 export interface ForwardRequest {
@@ -32,6 +35,8 @@ export interface ForwardRequest {
   headers: Record<string, string | string[]>;
   body: string | undefined;
   wire: Wire;
+  /** How the vendor's stream becomes the wire's, when it frames its events otherwise. */
+  restream: Restream | undefined;
   /** Characters of answer text to keep for prompt capture; 0 keeps none. */
   captureLimit: number;
   /** A capped stream: its hold grows with its output, and it ends when the hold cannot grow. */
@@ -93,7 +98,7 @@ export const CLIENT_CLOSED_STATUS = 499;
  * the upstream request. Nothing is written to `res` when the upstream cannot be reached: the
  * caller answers that in the vendor's error shape.
  */
-export async function forward(request: ForwardRequest, res: ServerResponse): Promise<ForwardResult> {
+export async function forward(request: ForwardRequest, res: HttpAnswer): Promise<ForwardResult> {
   const abort = new AbortController();
   const onClose = () => {
     if (!res.writableFinished) abort.abort();
@@ -102,7 +107,7 @@ export async function forward(request: ForwardRequest, res: ServerResponse): Pro
   let status = 0;
   let headersAt = 0;
   let stream = false;
-  let watcher: SseWatcher | undefined;
+  let watcher: StreamWatcher | undefined;
   const chunks: Buffer[] = [];
   let bytes = 0;
   try {
@@ -124,10 +129,13 @@ export async function forward(request: ForwardRequest, res: ServerResponse): Pro
       if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
     }
     if (request.mayRetry && isRetryableStatus(status)) {
-      return { outcome: "retryable", status, error: "", headers, body: await failureBody(upstream.body) };
+      return { outcome: "retryable", status, error: "", headers, body: await firstBytes(upstream.body) };
     }
     const contentType = String(upstream.headers["content-type"] ?? "");
-    stream = contentType.includes("text/event-stream");
+    const { framing } = request.wire.stream;
+    const { restream } = request;
+    const restreaming = restream?.from.carries(contentType) === true;
+    stream = restreaming || framing.carries(contentType);
     let body: AsyncIterable<unknown> = upstream.body;
     if (stream && request.mayRetry) {
       // The answer is the client's only once a byte of it came: until then another attempt may go.
@@ -141,12 +149,20 @@ export async function forward(request: ForwardRequest, res: ServerResponse): Pro
       }
       body = startingWith(first, parts);
     }
+    if (restreaming) {
+      body = restreamed(body, restream);
+      headers["content-type"] = restream.contentType;
+      delete headers["content-length"];
+    } else if (restream?.json && !stream && status < 300) {
+      const reshapedAnswer = await reshaped(upstream.body, res, status, headers, restream.json, request);
+      return { ...reshapedAnswer, headersAt };
+    }
     if (stream)
-      watcher = new SseWatcher(request.wire.stream, request.captureLimit, request.growth !== undefined);
+      watcher = new StreamWatcher(request.wire.stream, request.captureLimit, request.growth !== undefined);
     res.writeHead(status, headers);
     if (stream) res.flushHeaders();
     if (watcher && request.growth && status < 400) {
-      const cut = await relayGrowing(body, res, watcher, request.growth, abort.signal);
+      const cut = await relayGrowing(body, res, framing, watcher, request.growth, abort.signal);
       if (cut) {
         abort.abort();
         return { outcome: "cut", status, ...read(watcher, chunks, bytes, request), stream, headersAt };
@@ -178,11 +194,40 @@ export async function forward(request: ForwardRequest, res: ServerResponse): Pro
   return { outcome: "answered", status, ...read(watcher, chunks, bytes, request), stream, headersAt };
 }
 
+/** A whole JSON answer (small: a token count, its first 64 KiB) reshaped for the caller's wire, then relayed. */
+async function reshaped(
+  body: AsyncIterable<unknown>,
+  res: HttpAnswer,
+  status: number,
+  headers: Record<string, string | string[]>,
+  reshape: (answer: unknown) => unknown,
+  request: ForwardRequest,
+) {
+  const text = (await firstBytes(body)).toString("utf8");
+  let answer: unknown;
+  try {
+    answer = reshape(JSON.parse(text));
+  } catch {
+    answer = undefined;
+  }
+  const payload = answer === undefined ? text : JSON.stringify(answer);
+  delete headers["content-length"];
+  res.writeHead(status, headers);
+  res.end(payload);
+  const relayed = Buffer.from(payload);
+  return {
+    outcome: "answered" as const,
+    status,
+    ...read(undefined, [relayed], relayed.length, request),
+    stream: false,
+  };
+}
+
 /**
  * What a finished (or interrupted) stream reports: the vendor's usage as far as it came, and the
  * output it streamed (a token per data event, or the delta-text estimate, whichever is more).
  */
-export function streamUsage(watcher: SseWatcher) {
+export function streamUsage(watcher: StreamWatcher) {
   watcher.end();
   const streamedOutputTokens = () => Math.max(watcher.events, watcher.outputTokens());
   return {
@@ -195,7 +240,7 @@ export function streamUsage(watcher: SseWatcher) {
 
 const noOutput = () => 0;
 
-function read(watcher: SseWatcher | undefined, chunks: Buffer[], bytes: number, request: ForwardRequest) {
+function read(watcher: StreamWatcher | undefined, chunks: Buffer[], bytes: number, request: ForwardRequest) {
   if (watcher) return streamUsage(watcher);
   const nothing = {
     usage: zeroUsage(),
@@ -226,8 +271,9 @@ function read(watcher: SseWatcher | undefined, chunks: Buffer[], bytes: number, 
  */
 async function relayGrowing(
   body: AsyncIterable<unknown>,
-  res: ServerResponse,
-  watcher: SseWatcher,
+  res: HttpAnswer,
+  framing: Framing,
+  watcher: StreamWatcher,
   growth: StreamGrowth,
   signal: AbortSignal,
 ): Promise<boolean> {
@@ -237,7 +283,7 @@ async function relayGrowing(
   // measurable part of what a capped stream cost beyond a plain one.
   for await (const chunk of body) {
     pending = pending.length === 0 ? (chunk as Buffer) : Buffer.concat([pending, chunk as Buffer]);
-    const boundary = lastEventEnd(pending);
+    const boundary = framing.lastEventEnd(pending);
     if (boundary === -1) continue;
     const whole = boundary === pending.length;
     const events = whole ? pending : pending.subarray(0, boundary);
@@ -245,7 +291,7 @@ async function relayGrowing(
     if (watcher.mayReach(growth.extendAt(), events.length)) {
       // Near where the hold must grow, the events go one by one, so a cut falls between two of
       // them: a fast upstream's network chunk may hold thousands of tokens.
-      if (await relayEventByEvent(events, res, watcher, growth)) return true;
+      if (await relayEventByEvent(events, res, framing, watcher, growth)) return true;
     } else {
       watcher.push(events);
       res.write(events);
@@ -262,12 +308,13 @@ async function relayGrowing(
 /** Relays whole events one at a time, growing the hold between them; true when it cut the stream. */
 async function relayEventByEvent(
   events: Buffer,
-  res: ServerResponse,
-  watcher: SseWatcher,
+  res: HttpAnswer,
+  framing: Framing,
+  watcher: StreamWatcher,
   growth: StreamGrowth,
 ): Promise<boolean> {
   for (let start = 0; start < events.length; ) {
-    const end = nextEventEnd(events, start);
+    const end = framing.nextEventEnd(events, start);
     const event = events.subarray(start, end);
     watcher.push(event);
     res.write(event);
@@ -277,17 +324,8 @@ async function relayEventByEvent(
   return false;
 }
 
-/** Where the SSE event starting at `from` ends (after its blank line); the end of `bytes` if it does not. */
-export function nextEventEnd(bytes: Buffer, from: number): number {
-  const lf = bytes.indexOf("\n\n", from);
-  const crlf = bytes.indexOf("\r\n\r\n", from);
-  if (lf === -1 && crlf === -1) return bytes.length;
-  if (crlf === -1 || (lf !== -1 && lf + 2 <= crlf + 4)) return lf + 2;
-  return crlf + 4;
-}
-
 /** Grows the hold past what streamed; true when a cap refused it and the ending is written. */
-async function cutAtCap(res: ServerResponse, watcher: SseWatcher, growth: StreamGrowth): Promise<boolean> {
+async function cutAtCap(res: HttpAnswer, watcher: StreamWatcher, growth: StreamGrowth): Promise<boolean> {
   while (watcher.reached(growth.extendAt())) {
     if (!(await growth.extend())) {
       res.end(watcher.ending());
@@ -318,14 +356,17 @@ function startingWith(first: IteratorResult<unknown>, rest: AsyncIterator<unknow
   return { [Symbol.asyncIterator]: () => iterator };
 }
 
-/** A failed answer's body as far as it is kept; a body that breaks off is kept as far as it came. */
-async function failureBody(body: AsyncIterable<unknown>): Promise<Buffer> {
+/**
+ * An answer's body as far as it is kept (a failed one's, to relay should it be the last); a body
+ * that breaks off is kept as far as it came.
+ */
+async function firstBytes(body: AsyncIterable<unknown>): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let bytes = 0;
   try {
     for await (const chunk of body) {
       const buffer = chunk as Buffer;
-      if (bytes < MAX_FAILURE_BODY_BYTES) chunks.push(buffer.subarray(0, MAX_FAILURE_BODY_BYTES - bytes));
+      if (bytes < MAX_KEPT_BODY_BYTES) chunks.push(buffer.subarray(0, MAX_KEPT_BODY_BYTES - bytes));
       bytes += buffer.length;
     }
   } catch {
@@ -333,25 +374,10 @@ async function failureBody(body: AsyncIterable<unknown>): Promise<Buffer> {
   }
   return Buffer.concat(chunks);
 }
-const LF = 0x0a;
-const CR = 0x0d;
-
-/** Where the last complete SSE event of `bytes` ends (after its blank line), or -1. */
-export function lastEventEnd(bytes: Buffer): number {
-  // Upstreams flush whole events, so a chunk nearly always ends with one: no search then.
-  const end = bytes.length;
-  if (end >= 2 && bytes[end - 1] === LF) {
-    if (bytes[end - 2] === LF) return end;
-    if (end >= 4 && bytes[end - 2] === CR && bytes[end - 3] === LF && bytes[end - 4] === CR) return end;
-  }
-  const lf = bytes.lastIndexOf("\n\n");
-  const crlf = bytes.lastIndexOf("\r\n\r\n");
-  if (crlf !== -1 && crlf + 4 > lf + 2) return crlf + 4;
-  return lf === -1 ? -1 : lf + 2;
-}
-
 /** Waits for the client to take more (backpressure), or gives up when the request is aborted. */
-function drained(res: ServerResponse, signal: AbortSignal): Promise<void> {
+function drained(res: HttpAnswer, signal: AbortSignal): Promise<void> {
+  // Aborted already (the client left before the write that filled its buffer): no 'abort' comes.
+  if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {
       res.off("drain", done);

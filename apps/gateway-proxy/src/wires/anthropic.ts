@@ -1,15 +1,18 @@
 import type { ApiFlavor } from "@agentnet/contracts";
-import { isJsonObject } from "../domain/json";
+import { isJsonObject, type JsonObject } from "../domain/json";
 import { upstreamTarget } from "../upstream/pools";
+import { BEDROCK_ANTHROPIC_VERSION, bedrockTarget, INVOKE_CHUNKS, invokeMethod } from "./bedrock-runtime";
+import type { Restream } from "./restream";
+import { SSE, sseEvent } from "./sse";
 import { CACHED_BESIDE_INPUT, child, count, type UsageCounts, zeroUsage } from "./usage";
 import { VERTEX_ANTHROPIC_VERSION, vertexModelPath, vertexTarget } from "./vertex";
 import {
   type Dialect,
+  noErrorHeaders,
   plainRoute,
   type Routes,
   type StreamFormat,
   type StreamSoFar,
-  sseEvent,
   vendorErrorType,
   type Wire,
 } from "./wire";
@@ -68,7 +71,53 @@ const DIALECTS: Partial<Record<ApiFlavor, Dialect>> = {
       return {};
     },
   },
+  /**
+   * /model/{model}/invoke (`invoke-with-response-stream` for a stream, `count-tokens` for token
+   * counting, which takes the request base64 in `input.invokeModel.body`): no `model` or `stream`
+   * in the body, Bedrock's `anthropic_version`, the betas in the body's `anthropic_beta`, where
+   * Bedrock takes them. Bedrock's stream becomes Anthropic's events.
+   */
+  bedrock: {
+    target: (upstreamUrl, request) => bedrockTarget(upstreamUrl, request.model, invokeMethod(request)),
+    editBody(body, { route, betas }) {
+      delete body.model;
+      delete body.stream;
+      body.anthropic_version = BEDROCK_ANTHROPIC_VERSION;
+      if (betas) body.anthropic_beta = betas.split(",");
+      if (route.operation === "count_tokens") {
+        const request = Buffer.from(JSON.stringify(body)).toString("base64");
+        for (const key of Object.keys(body)) delete body[key];
+        body.input = { invokeModel: { body: request } };
+      }
+      return {};
+    },
+    restream: (route) => (route.operation === "count_tokens" ? TOKEN_COUNT_AS_ANTHROPIC : SSE_OF_CHUNKS),
+  },
 };
+
+/** Bedrock's chunks, each Claude's event as Anthropic streams it. */
+const SSE_OF_CHUNKS: Restream = {
+  from: INVOKE_CHUNKS,
+  contentType: "text/event-stream; charset=utf-8",
+  frame(data) {
+    const type = child(parsedEvent(data), "type");
+    return `${typeof type === "string" ? `event: ${type}\n` : ""}data: ${data}\n\n`;
+  },
+};
+
+/** Bedrock's token count (`{"inputTokens"}`) as Anthropic's (`{"input_tokens"}`). */
+const TOKEN_COUNT_AS_ANTHROPIC: Restream = {
+  ...SSE_OF_CHUNKS,
+  json: (answer) => (isJsonObject(answer) ? { input_tokens: answer.inputTokens } : answer),
+};
+
+function parsedEvent(data: string): unknown {
+  try {
+    return JSON.parse(data);
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * Anthropic's `usage`: input_tokens are the uncached ones; cache reads
@@ -91,27 +140,28 @@ export function readAnthropicUsage(usage: unknown, base: UsageCounts = zeroUsage
   };
 }
 
-/** Ends a stream as at its output limit: `content_block_stop` (if a block is open), `message_delta` with `stop_reason: "max_tokens"`, `message_stop`. */
-function anthropicEnding({ openBlock, outputTokens }: StreamSoFar): string {
-  const stopBlock =
-    openBlock === undefined
-      ? ""
-      : sseEvent({ type: "content_block_stop", index: openBlock }, "content_block_stop");
-  return (
-    stopBlock +
-    sseEvent(
-      {
-        type: "message_delta",
-        delta: { stop_reason: "max_tokens", stop_sequence: null },
-        usage: { output_tokens: outputTokens },
-      },
-      "message_delta",
-    ) +
-    sseEvent({ type: "message_stop" }, "message_stop")
-  );
+/**
+ * The events that end a stream as at its output limit: `content_block_stop` (if a block is open),
+ * `message_delta` with `stop_reason: "max_tokens"`, `message_stop`. Bedrock's invoke stream
+ * carries the same events in its own framing.
+ */
+export function anthropicEndingEvents({ openBlock, outputTokens }: StreamSoFar): JsonObject[] {
+  return [
+    ...(openBlock === undefined ? [] : [{ type: "content_block_stop", index: openBlock }]),
+    {
+      type: "message_delta",
+      delta: { stop_reason: "max_tokens", stop_sequence: null },
+      usage: { output_tokens: outputTokens },
+    },
+    { type: "message_stop" },
+  ];
 }
 
-const stream: StreamFormat = {
+/**
+ * Anthropic's stream events (message_start, content_block_delta, message_delta, …): the usage is
+ * split over message_start and message_delta, and deltas generate.
+ */
+export const anthropicEvents: Omit<StreamFormat, "framing" | "ending"> = {
   usageMarker: '"usage"',
   usage(event, base) {
     if (event.type === "message_start") return readAnthropicUsage(child(event.message, "usage"), base);
@@ -121,7 +171,15 @@ const stream: StreamFormat = {
   generates: (data) => data.includes("delta"),
   firstEventMarker: undefined,
   structural: (data) => data.includes("content_block_st"),
-  ending: anthropicEnding,
+};
+
+const stream: StreamFormat = {
+  framing: SSE,
+  ...anthropicEvents,
+  ending: (soFar) =>
+    anthropicEndingEvents(soFar)
+      .map((event) => sseEvent(event, String(event.type)))
+      .join(""),
 };
 
 /**
@@ -143,6 +201,7 @@ export const anthropic: Wire = {
   stream,
   ...CACHED_BESIDE_INPUT,
   overloadedStatus: OVERLOADED,
+  errorHeaders: noErrorHeaders,
   errorBody: (status, _reason, text) => ({
     type: "error",
     error: { type: vendorErrorType(status), message: text },

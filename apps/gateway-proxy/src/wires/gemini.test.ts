@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { streamUsage } from "../upstream/forward";
 import { readGeminiUsage } from "./gemini";
 import { WIRES } from "./index";
-import { SseWatcher } from "./sse";
+import { StreamWatcher } from "./stream-watcher";
 import { answeringModel, completionText } from "./usage";
 
 const usageMetadata = {
@@ -46,7 +46,7 @@ describe("Gemini usageMetadata", () => {
   });
 
   it("keeps the latest counts of an SSE stream, whose chunks repeat the counts so far", () => {
-    const watcher = new SseWatcher(WIRES.gemini.stream, 100);
+    const watcher = new StreamWatcher(WIRES.gemini.stream, 100);
     const events = [
       answer("Hel", { promptTokenCount: 10, totalTokenCount: 10 }),
       answer(
@@ -55,7 +55,7 @@ describe("Gemini usageMetadata", () => {
         { finishReason: "STOP" },
       ),
     ];
-    watcher.pushText(events.map((event) => `data: ${JSON.stringify(event)}\r\n\r\n`).join(""));
+    watcher.push(Buffer.from(events.map((event) => `data: ${JSON.stringify(event)}\r\n\r\n`).join("")));
     const streamed = streamUsage(watcher);
     expect(streamed.usage).toMatchObject({ input_tokens: 10, output_tokens: 7 });
     expect(streamed.completion).toBe("Hello");
@@ -63,9 +63,11 @@ describe("Gemini usageMetadata", () => {
   });
 
   it("ends a capped stream with Gemini's own last chunk: finishReason MAX_TOKENS", () => {
-    const watcher = new SseWatcher(WIRES.gemini.stream, 0, true);
-    watcher.pushText(`data: ${JSON.stringify(answer("a".repeat(30), { promptTokenCount: 12 }))}\n\n`);
-    const ending = watcher.ending();
+    const watcher = new StreamWatcher(WIRES.gemini.stream, 0, true);
+    watcher.push(
+      Buffer.from(`data: ${JSON.stringify(answer("a".repeat(30), { promptTokenCount: 12 }))}\n\n`),
+    );
+    const ending = String(watcher.ending());
     expect(ending.startsWith("data: ")).toBe(true);
     expect(ending.endsWith("\n\n")).toBe(true);
     expect(JSON.parse(ending.slice(6))).toEqual({

@@ -1,17 +1,18 @@
 import type { ApiFlavor } from "@agentnet/contracts";
 import { isJsonObject, type JsonObject } from "../domain/json";
 import { upstreamTarget } from "../upstream/pools";
+import { SSE, sseEvent } from "./sse";
 import { CACHED_INSIDE_INPUT, child, count, type UsageCounts, zeroUsage } from "./usage";
 import { GEMINI_OPERATIONS, vertexModelPath, vertexTarget } from "./vertex";
 import {
+  type CandidateRequest,
   type Dialect,
   decodedSegment,
+  noErrorHeaders,
   pathSegment,
   type Routes,
   type StreamFormat,
   type StreamSoFar,
-  sseEvent,
-  type TargetRequest,
   type Wire,
 } from "./wire";
 
@@ -22,7 +23,7 @@ import {
  * it is.
  */
 
-const method = ({ route, streams }: TargetRequest) =>
+const method = ({ route, streams }: CandidateRequest) =>
   route.operation === "count_tokens" ? "countTokens" : streams ? "streamGenerateContent" : "generateContent";
 
 const DIALECTS: Partial<Record<ApiFlavor, Dialect>> = {
@@ -105,6 +106,7 @@ function geminiEnding({ usage, outputTokens, firstEvent }: StreamSoFar): string 
 }
 
 const stream: StreamFormat = {
+  framing: SSE,
   usageMarker: '"usageMetadata"',
   usage: (event, base) =>
     isJsonObject(event.usageMetadata) ? readGeminiUsage(event.usageMetadata, base) : undefined,
@@ -142,6 +144,7 @@ export const gemini: Wire = {
   stream,
   ...CACHED_INSIDE_INPUT,
   overloadedStatus: 503,
+  errorHeaders: noErrorHeaders,
   errorBody: (status, _reason, text) => ({
     error: { code: status, message: text, status: googleStatus(status) },
   }),

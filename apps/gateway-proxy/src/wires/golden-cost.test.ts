@@ -8,8 +8,8 @@ import { estimateTokens, interruptedUsage, ratesFor } from "../domain/estimate";
 import { makeProvider } from "../test-support/factories";
 import { streamUsage } from "../upstream/forward";
 import { WIRES } from "./index";
-import { SseWatcher } from "./sse";
-import type { Operation, WireName } from "./wire";
+import { StreamWatcher } from "./stream-watcher";
+import type { Operation } from "./wire";
 
 /**
  * The golden corpus (apps/gateway-proxy/golden): vendor answers as they arrive, each with its cost
@@ -22,7 +22,7 @@ const GOLDEN = join(import.meta.dirname, "..", "..", "golden");
 interface GoldenCase {
   file: string;
   about: string;
-  wire: WireName;
+  wire: keyof typeof WIRES;
   operation: Operation;
   catalog: string;
   model: string;
@@ -36,11 +36,12 @@ interface GoldenCase {
 const { cases } = JSON.parse(readFileSync(join(GOLDEN, "cases.json"), "utf8")) as { cases: GoldenCase[] };
 
 function priced(golden: GoldenCase) {
-  const payload = readFileSync(join(GOLDEN, golden.file), "utf8");
+  const recorded = readFileSync(join(GOLDEN, golden.file));
   let usage: ReturnType<(typeof WIRES)["openai"]["answerUsage"]>;
-  if (golden.file.endsWith(".sse")) {
-    const watcher = new SseWatcher(WIRES[golden.wire].stream, 0);
-    watcher.pushText(payload);
+  // Streams as they came: server-sent events (.sse), AWS's event stream (.eventstream).
+  if (golden.file.endsWith(".sse") || golden.file.endsWith(".eventstream")) {
+    const watcher = new StreamWatcher(WIRES[golden.wire].stream, 0);
+    watcher.push(recorded);
     const streamed = streamUsage(watcher);
     usage = golden.aborted
       ? interruptedUsage(
@@ -50,7 +51,7 @@ function priced(golden: GoldenCase) {
         )
       : streamed.usage;
   } else {
-    usage = WIRES[golden.wire].answerUsage(JSON.parse(payload));
+    usage = WIRES[golden.wire].answerUsage(JSON.parse(recorded.toString("utf8")));
   }
   const catalog = findCatalogProvider(golden.catalog);
   if (!catalog) throw new Error(`no catalog provider ${golden.catalog}`);

@@ -2,25 +2,34 @@ import type { ApiFlavor } from "@agentnet/contracts";
 import type { JsonObject } from "../domain/json";
 import { anthropic, anthropicClientSent, anthropicRoutes } from "./anthropic";
 import { azureRoutes } from "./azure";
+import { bedrockClientSent, bedrockConverse, bedrockInvoke, bedrockListing, bedrockRoutes } from "./bedrock";
 import { gemini, geminiClientSent, geminiRoutes } from "./gemini";
 import { openAiRoutes, openai } from "./openai";
+import type { Restream } from "./restream";
 import { vertexRoutes } from "./vertex";
-import type { Route, Routes, VendorTarget, Wire, WireName } from "./wire";
+import type { BodyRequest, Listing, Route, Routes, VendorTarget, Wire } from "./wire";
 
-export { SseWatcher } from "./sse";
+export { StreamWatcher } from "./stream-watcher";
 export { completionText, type UsageCounts, zeroUsage } from "./usage";
 export {
+  type BodyRequest,
   isMetered,
   type ListedModel,
+  type Listing,
   type Operation,
   type Route,
   type VendorTarget,
   type Wire,
-  type WireName,
 } from "./wire";
 
-/** Each wire by its name (`Wire.name`). */
-export const WIRES: Readonly<Record<WireName, Wire>> = { openai, anthropic, gemini };
+/** Each wire, by a name for tests and golden files (Bedrock has two: its invoke and Converse APIs). */
+export const WIRES = {
+  openai,
+  anthropic,
+  gemini,
+  bedrock_invoke: bedrockInvoke,
+  bedrock_converse: bedrockConverse,
+} as const satisfies Record<string, Wire>;
 
 const ROUTES: Routes[] = [
   openAiRoutes,
@@ -28,6 +37,7 @@ const ROUTES: Routes[] = [
   anthropicRoutes,
   geminiRoutes,
   vertexRoutes(anthropic, gemini),
+  bedrockRoutes,
 ];
 
 /** Every exact path in one table: most requests are found with one lookup. */
@@ -50,24 +60,28 @@ type IncomingHeaders = Readonly<Record<string, string | string[] | undefined>>;
 export function wireOfUnknownPath(path: string, headers: IncomingHeaders): Wire {
   if (anthropicClientSent(path, headers["anthropic-version"] !== undefined)) return anthropic;
   if (geminiClientSent(path)) return gemini;
+  if (bedrockClientSent(path)) return bedrockInvoke;
   return openai;
 }
 
 /**
- * The wire of a model listing (GET /v1/models, /v1beta/models): Gemini's at /v1beta/models, or at
- * /v1/models (where Google's SDK lists by default) with the key as only Google's clients send it;
- * Anthropic's when `anthropic-version` is sent; else OpenAI's.
+ * The model listing a GET to `path` asks for, or undefined when the proxy serves none there:
+ * GET /v1/models and /v1beta/models, in Gemini's shape at /v1beta/models, or at /v1/models (where
+ * Google's SDK lists by default) with the key as only Google's clients send it; Anthropic's when
+ * `anthropic-version` is sent; else OpenAI's. Bedrock's control plane listings (wires/bedrock.ts).
  */
-export function wireOfListing(path: string, headers: IncomingHeaders, query: string): Wire {
+export function matchListing(path: string, headers: IncomingHeaders, query: string): Listing | undefined {
+  if (path !== "/v1/models" && path !== "/v1beta/models") return bedrockListing(path);
+  let wire: Wire;
   if (
     path === "/v1beta/models" ||
     headers["x-goog-api-key"] !== undefined ||
     headers["x-goog-api-client"] !== undefined ||
     new URLSearchParams(query).has("key")
   ) {
-    return gemini;
-  }
-  return headers["anthropic-version"] === undefined ? openai : anthropic;
+    wire = gemini;
+  } else wire = headers["anthropic-version"] === undefined ? openai : anthropic;
+  return { wire, label: path, answer: wire.modelList };
 }
 
 /** A provider fits a route when its flavor serves the route's wire, as it is or rewritten. */
@@ -99,13 +113,15 @@ export function vendorTarget(
   return route.wire.dialect(flavor)?.target(upstreamUrl, { route, model, streams, query });
 }
 
+/** How a stream from a provider of `flavor` becomes the route's wire's, when the two frame it otherwise. */
+export const answerRestream = (flavor: ApiFlavor, route: Route): Restream | undefined =>
+  route.wire.dialect(flavor)?.restream?.(route);
+
 /** Edits the caller's body (in place) into what a provider of `flavor` takes; returns the headers it needs. */
 export function editForVendor(
   body: JsonObject,
   flavor: ApiFlavor,
-  route: Route,
-  model: string,
-  streams: boolean,
+  request: BodyRequest,
 ): Record<string, string> {
-  return route.wire.dialect(flavor)?.editBody(body, { route, model, streams, query: "" }) ?? {};
+  return request.route.wire.dialect(flavor)?.editBody(body, request) ?? {};
 }

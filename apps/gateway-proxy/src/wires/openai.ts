@@ -2,17 +2,18 @@ import type { ApiFlavor } from "@agentnet/contracts";
 import { isJsonObject, type JsonObject } from "../domain/json";
 import { upstreamTarget } from "../upstream/pools";
 import { azureV1Base } from "./azure";
+import { SSE, sseEvent } from "./sse";
 import { CACHED_INSIDE_INPUT, child, count, type UsageCounts, zeroUsage } from "./usage";
 import { vertexOpenAiPath, vertexTarget } from "./vertex";
 import {
+  type CandidateRequest,
   type Dialect,
+  noErrorHeaders,
   type Operation,
   plainRoute,
   type Routes,
   type StreamFormat,
   type StreamSoFar,
-  sseEvent,
-  type TargetRequest,
   vendorErrorType,
   type Wire,
 } from "./wire";
@@ -38,7 +39,11 @@ export const openAiPath = (operation: Operation) =>
  * (`stream_options.include_usage`), which OpenAI and Azure only report when asked. Mistral refuses
  * the field (422) and reports usage on its last chunk by itself.
  */
-function editOpenAiBody(body: JsonObject, { route, model, streams }: TargetRequest, asksForUsage: boolean) {
+function editOpenAiBody(
+  body: JsonObject,
+  { route, model, streams }: CandidateRequest,
+  asksForUsage: boolean,
+) {
   if (asksForUsage && route.operation === "chat" && streams) {
     body.stream_options = {
       ...(isJsonObject(body.stream_options) ? body.stream_options : {}),
@@ -125,6 +130,7 @@ function openAiEnding({ usage, outputTokens, firstEvent, response }: StreamSoFar
 }
 
 const stream: StreamFormat = {
+  framing: SSE,
   usageMarker: '"usage"',
   usage(event, base) {
     if (event.type === "response.completed") return readOpenAiUsage(child(event.response, "usage"), base);
@@ -152,6 +158,7 @@ export const openai: Wire = {
   stream,
   ...CACHED_INSIDE_INPUT,
   overloadedStatus: 503,
+  errorHeaders: noErrorHeaders,
   errorBody: (status, reason, text) => ({
     error: { message: text, type: vendorErrorType(status), code: reason, param: null },
   }),

@@ -1,18 +1,18 @@
 import { describe, expect, it } from "vitest";
-import { lastEventEnd, nextEventEnd } from "./forward";
+import { lastSseEventEnd, nextSseEventEnd } from "./sse";
 
-const end = (text: string) => lastEventEnd(Buffer.from(text));
+const end = (text: string) => lastSseEventEnd(Buffer.from(text));
 
-describe("nextEventEnd: one event of a batch relayed near a cap", () => {
+describe("nextSseEventEnd: one event of a batch relayed near a cap", () => {
   it("ends each event after its blank line, LF or CRLF, and a partial one at the end", () => {
     const bytes = Buffer.from("data: a\n\ndata: b\r\n\r\ndata: c");
-    expect(nextEventEnd(bytes, 0)).toBe(9);
-    expect(nextEventEnd(bytes, 9)).toBe(20);
-    expect(nextEventEnd(bytes, 20)).toBe(bytes.length);
+    expect(nextSseEventEnd(bytes, 0)).toBe(9);
+    expect(nextSseEventEnd(bytes, 9)).toBe(20);
+    expect(nextSseEventEnd(bytes, 20)).toBe(bytes.length);
   });
 });
 
-describe("lastEventEnd: where a capped stream's relay may cut", () => {
+describe("lastSseEventEnd: where a capped stream's relay may cut", () => {
   it("is the end of a chunk that ends with an event, with LF or CRLF line ends", () => {
     expect(end('data: {"a":1}\n\n')).toBe(15);
     expect(end('data: {"a":1}\r\n\r\n')).toBe(17);

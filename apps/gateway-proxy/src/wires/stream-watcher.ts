@@ -1,9 +1,6 @@
 import { isJsonObject, type JsonObject } from "../domain/json";
 import { answeringModel, streamedText, type UsageCounts, zeroUsage } from "./usage";
-import type { StreamFormat } from "./wire";
-
-/** Longest line kept while waiting for its end: an SSE line beyond it is not one we read. */
-const MAX_PENDING_CHARS = 1024 * 1024;
+import type { EventSink, FrameReader, StreamFormat } from "./wire";
 
 /**
  * Characters of streamed output per token when estimating how much a stream generated before its
@@ -36,12 +33,12 @@ const MAX_UNSCANNED_CHARS = 64 * 1024;
 const child = (value: unknown, key: string): unknown => (isJsonObject(value) ? value[key] : undefined);
 
 /**
- * Watches an SSE response go by and keeps its usage and, when capturing, its text. Only `data:`
- * lines that can matter are JSON-parsed: the ones that mention usage, or all of them while
- * capturing or tracking output (a capped stream, which grows its hold as output arrives and may
+ * Watches a streamed answer go by and keeps its usage and, when capturing, its text. Its framing
+ * (server-sent events, AWS's event stream) turns bytes into each event's data; only data that can
+ * matter is JSON-parsed: what mentions usage, or all of it while capturing or tracking output (a capped stream, which grows its hold as output arrives and may
  * be ended here in the vendor's own format: `ending()`). What differs by wire is its `StreamFormat`.
  */
-export class SseWatcher {
+export class StreamWatcher implements EventSink {
   usage: UsageCounts = zeroUsage();
   sawUsage = false;
   /** The model the vendor names in the events that carry usage (`answeringModel`). */
@@ -49,7 +46,6 @@ export class SseWatcher {
   /** Data events seen: about one token each, what an interrupted stream is charged for its output. */
   events = 0;
   private text = "";
-  private pending = "";
   /** Generated characters of the delta events scanned so far. */
   private outputChars = 0;
   /** Delta events not scanned yet, and the whole length of every delta event: a bound on outputChars. */
@@ -63,34 +59,23 @@ export class SseWatcher {
   private firstEvent: string | undefined;
   private openBlock: number | undefined;
   private response: JsonObject | undefined;
-  private readonly decoder = new TextDecoder();
+  private readonly reader: FrameReader;
 
   constructor(
     private readonly format: StreamFormat,
     private readonly captureLimit: number,
     private readonly trackOutput = false,
-  ) {}
-
-  push(chunk: Uint8Array): void {
-    this.pushText(this.decoder.decode(chunk, { stream: true }));
+  ) {
+    this.reader = format.framing.reader();
   }
 
-  /** Decoded text; for relays that cut at event boundaries and decode themselves. */
-  pushText(text: string): void {
-    this.pending += text;
-    let newline = this.pending.indexOf("\n");
-    while (newline !== -1) {
-      this.line(this.pending.slice(0, newline));
-      this.pending = this.pending.slice(newline + 1);
-      newline = this.pending.indexOf("\n");
-    }
-    if (this.pending.length > MAX_PENDING_CHARS) this.pending = "";
+  /** Bytes of the stream as they came; its framing finds the events in them. */
+  push(chunk: Uint8Array): void {
+    this.reader.push(chunk, this);
   }
 
   end(): void {
-    this.pending += this.decoder.decode();
-    if (this.pending !== "") this.line(this.pending);
-    this.pending = "";
+    this.reader.end(this);
   }
 
   completion(): string {
@@ -134,7 +119,7 @@ export class SseWatcher {
   }
 
   /** The events that end this stream as if the model had reached its output limit, in the vendor's format. */
-  ending(): string {
+  ending(): string | Uint8Array {
     return this.format.ending({
       usage: this.usage,
       outputTokens: this.outputTokens(),
@@ -144,9 +129,8 @@ export class SseWatcher {
     });
   }
 
-  private line(raw: string): void {
-    if (!raw.startsWith("data:")) return;
-    const data = raw.slice(5).trim();
+  /** One event's data, as its framing read it (an SSE event's `data:` line). */
+  data(data: string): void {
     if (data === "" || data === "[DONE]") return;
     this.events++;
     if (this.trackOutput) this.keep(data);

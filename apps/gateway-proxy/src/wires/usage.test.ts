@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { readAnthropicUsage } from "./anthropic";
 import { WIRES } from "./index";
 import { readOpenAiUsage } from "./openai";
-import { SseWatcher } from "./sse";
+import { StreamWatcher } from "./stream-watcher";
 import { answeringModel, completionText } from "./usage";
 
 const encode = (text: string) => new TextEncoder().encode(text);
@@ -54,9 +54,9 @@ describe("reading usage", () => {
   });
 });
 
-describe("SseWatcher", () => {
+describe("StreamWatcher", () => {
   it("reads OpenAI's final usage chunk across split chunks", () => {
-    const watcher = new SseWatcher(WIRES.openai.stream, 1000);
+    const watcher = new StreamWatcher(WIRES.openai.stream, 1000);
     const stream =
       'data: {"choices":[{"delta":{"content":"Hel"}}],"usage":null}\n\n' +
       'data: {"choices":[{"delta":{"content":"lo"}}],"usage":null}\n\n' +
@@ -75,7 +75,7 @@ describe("SseWatcher", () => {
   });
 
   it("merges Anthropic's message_start and message_delta", () => {
-    const watcher = new SseWatcher(WIRES.anthropic.stream, 0);
+    const watcher = new StreamWatcher(WIRES.anthropic.stream, 0);
     watcher.push(
       encode(
         'event: message_start\ndata: {"type":"message_start","message":{"usage":{"input_tokens":5,"cache_read_input_tokens":50,"cache_creation_input_tokens":10,"output_tokens":1}}}\n\n' +
@@ -95,7 +95,7 @@ describe("SseWatcher", () => {
   });
 
   it("reads the Responses API's response.completed usage", () => {
-    const watcher = new SseWatcher(WIRES.openai.stream, 100);
+    const watcher = new StreamWatcher(WIRES.openai.stream, 100);
     watcher.push(
       encode(
         'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"ok"}\n\n' +
@@ -107,20 +107,20 @@ describe("SseWatcher", () => {
   });
 
   it("names the model the vendor says answered, from the events that carry usage and from a whole answer", () => {
-    const chat = new SseWatcher(WIRES.openai.stream, 0);
+    const chat = new StreamWatcher(WIRES.openai.stream, 0);
     chat.push(
       encode(
         'data: {"model":"gpt-4o-2024-08-06","choices":[{"delta":{"content":"x"}}],"usage":null}\n\n' +
           'data: {"model":"gpt-4o-2024-08-06","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":1}}\n\n',
       ),
     );
-    const messages = new SseWatcher(WIRES.anthropic.stream, 0);
+    const messages = new StreamWatcher(WIRES.anthropic.stream, 0);
     messages.push(
       encode(
         'data: {"type":"message_start","message":{"model":"claude-sonnet-4-5-20250929","usage":{"input_tokens":5}}}\n\n',
       ),
     );
-    const responses = new SseWatcher(WIRES.openai.stream, 0);
+    const responses = new StreamWatcher(WIRES.openai.stream, 0);
     responses.push(
       encode(
         'data: {"type":"response.completed","response":{"model":"gpt-5","usage":{"input_tokens":3,"output_tokens":1}}}\n\n',
@@ -138,12 +138,12 @@ describe("SseWatcher", () => {
   });
 
   it("tracks a capped stream's generated output in each format, counting delta text only", () => {
-    const chat = new SseWatcher(WIRES.openai.stream, 0, true);
+    const chat = new StreamWatcher(WIRES.openai.stream, 0, true);
     const chunk = (content: string) =>
       `data: {"id":"c1","object":"chat.completion.chunk","created":7,"model":"m","choices":[{"index":0,"delta":{"content":"${content}"}}]}\n\n`;
     chat.push(encode(chunk("") + chunk("abcdef") + chunk("ghi")));
     expect(chat.outputTokens()).toBe(3);
-    const anthropic = new SseWatcher(WIRES.anthropic.stream, 0, true);
+    const anthropic = new StreamWatcher(WIRES.anthropic.stream, 0, true);
     anthropic.push(
       encode(
         'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"abcdefghi"}}\n\n' +
@@ -152,7 +152,7 @@ describe("SseWatcher", () => {
     );
     // 9 characters of text, 9 of raw partial JSON (an escape counts as two).
     expect(anthropic.outputTokens()).toBe(6);
-    const responses = new SseWatcher(WIRES.openai.stream, 0, true);
+    const responses = new StreamWatcher(WIRES.openai.stream, 0, true);
     responses.push(
       encode(
         'data: {"type":"response.output_text.delta","delta":"abcdef"}\n\n' +
@@ -165,7 +165,7 @@ describe("SseWatcher", () => {
   it("answers whether the output reached a size exactly as outputTokens does, scanning only near it", () => {
     const chunk = (content: string) =>
       `data: {"id":"c1","object":"chat.completion.chunk","created":7,"model":"m","choices":[{"index":0,"delta":{"content":"${content}"}}]}\n\n`;
-    const watcher = new SseWatcher(WIRES.openai.stream, 0, true);
+    const watcher = new StreamWatcher(WIRES.openai.stream, 0, true);
     for (let i = 0; i < 200; i++) {
       watcher.push(encode(chunk("x".repeat(i % 7))));
       const tokens = watcher.outputTokens();
@@ -174,7 +174,7 @@ describe("SseWatcher", () => {
   });
 
   it("ends a stream in the vendor's own format", () => {
-    const chat = new SseWatcher(WIRES.openai.stream, 0, true);
+    const chat = new StreamWatcher(WIRES.openai.stream, 0, true);
     chat.push(
       encode(
         'data: {"id":"c1","object":"chat.completion.chunk","created":7,"model":"m","choices":[{"index":0,"delta":{"content":"hi"}}]}\n\n',
@@ -183,14 +183,13 @@ describe("SseWatcher", () => {
     expect(chat.ending()).toBe(
       'data: {"id":"c1","object":"chat.completion.chunk","created":7,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"length"}]}\n\ndata: [DONE]\n\n',
     );
-    const anthropic = new SseWatcher(WIRES.anthropic.stream, 0, true);
+    const anthropic = new StreamWatcher(WIRES.anthropic.stream, 0, true);
     anthropic.push(
       encode(
         'event: content_block_start\ndata: {"type":"content_block_start","index":2,"content_block":{"type":"text","text":""}}\n\n',
       ),
     );
-    const events = anthropic
-      .ending()
+    const events = String(anthropic.ending())
       .split("\n\n")
       .filter(Boolean)
       .map((event) => JSON.parse(event.split("data: ")[1] ?? "{}"));
@@ -201,13 +200,13 @@ describe("SseWatcher", () => {
     ]);
     expect(events[0].index).toBe(2);
     expect(events[1].delta.stop_reason).toBe("max_tokens");
-    const responses = new SseWatcher(WIRES.openai.stream, 0, true);
+    const responses = new StreamWatcher(WIRES.openai.stream, 0, true);
     responses.push(
       encode(
         'data: {"type":"response.created","response":{"id":"resp_1","object":"response","status":"in_progress"}}\n\n',
       ),
     );
-    expect(JSON.parse(responses.ending().split("data: ")[1] ?? "{}")).toMatchObject({
+    expect(JSON.parse(String(responses.ending()).split("data: ")[1] ?? "{}")).toMatchObject({
       type: "response.incomplete",
       response: { id: "resp_1", status: "incomplete", incomplete_details: { reason: "max_output_tokens" } },
     });

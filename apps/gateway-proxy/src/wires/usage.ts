@@ -76,13 +76,17 @@ export function completionText(body: unknown): string {
   }
   if (Array.isArray(body.content)) return textsOf(body.content, (block) => block.text).join("");
   if (Array.isArray(body.candidates)) return geminiText(body);
+  // Converse: `output.message.content`.
+  if (isJsonObject(body.output)) {
+    return textsOf(child(child(body.output, "message"), "content"), (block) => block.text).join("");
+  }
   if (Array.isArray(body.output)) {
     return body.output.flatMap((item) => textsOf(child(item, "content"), (part) => part.text)).join("");
   }
   return "";
 }
 
-/** Text a streaming event adds to the answer (chat delta, Responses delta, Anthropic text delta). */
+/** Text a streaming event adds to the answer (chat delta, Responses delta, Anthropic and Converse text deltas). */
 export function streamedText(event: JsonObject): string {
   if (Array.isArray(event.candidates)) return geminiText(event);
   if (Array.isArray(event.choices)) {
@@ -91,6 +95,11 @@ export function streamedText(event: JsonObject): string {
   if (event.type === "response.output_text.delta" && typeof event.delta === "string") return event.delta;
   if (event.type === "content_block_delta") {
     const text = child(event.delta, "text");
+    return typeof text === "string" ? text : "";
+  }
+  // ConverseStream, as its watcher reads it: `{"contentBlockDelta": {"delta": {"text"}}}`.
+  if (isJsonObject(event.contentBlockDelta)) {
+    const text = child(event.contentBlockDelta.delta, "text");
     return typeof text === "string" ? text : "";
   }
   return "";

@@ -1,5 +1,7 @@
+import type { ApiFlavor } from "@agentnet/contracts";
 import { describe, expect, it } from "vitest";
-import { editForVendor, matchRoute, type Route } from "./index";
+import type { JsonObject } from "../domain/json";
+import { editForVendor as edit, matchRoute, type Route } from "./index";
 import { VERTEX_ANTHROPIC_VERSION } from "./vertex";
 
 const route = (path: string): Route => {
@@ -7,6 +9,23 @@ const route = (path: string): Route => {
   if (!matched) throw new Error(`no route ${path}`);
   return matched;
 };
+
+/** The body edit for one candidate, no betas sent unless said. */
+const editForVendor = (
+  body: JsonObject,
+  flavor: ApiFlavor,
+  route: Route,
+  model: string,
+  streams: boolean,
+  betas: { betas?: string; acceptedBetas?: readonly string[] } = {},
+) =>
+  edit(body, flavor, {
+    route,
+    model,
+    streams,
+    betas: betas.betas,
+    acceptedBetas: betas.acceptedBetas,
+  });
 
 describe("editForVendor: the caller's body as the vendor takes it", () => {
   it("asks for a streamed chat's usage, except on Mistral, which refuses the field", () => {
@@ -48,5 +67,49 @@ describe("editForVendor: the caller's body as the vendor takes it", () => {
       true,
     );
     expect(body).toEqual({ contents: [{ role: "user", parts: [{ text: "hi" }] }] });
+  });
+
+  it("puts Claude's betas in a Bedrock body, where Bedrock takes them", () => {
+    const betas = { betas: "context-1m-2025-08-07,interleaved-thinking-2025-05-14" };
+    const messages = route("/v1/messages");
+    const body: JsonObject = { model: "x", stream: true, messages: [] };
+    expect(
+      editForVendor(
+        body,
+        "bedrock",
+        messages,
+        "global.anthropic.claude-sonnet-4-5-20250929-v1:0",
+        true,
+        betas,
+      ),
+    ).toEqual({});
+    expect(body).toEqual({
+      messages: [],
+      anthropic_version: "bedrock-2023-05-31",
+      anthropic_beta: ["context-1m-2025-08-07", "interleaved-thinking-2025-05-14"],
+    });
+  });
+
+  it("leaves out of a Bedrock body the betas the provider does not accept, and takes them to Anthropic as its header", () => {
+    const invoke = route("/model/anthropic.claude-sonnet-4-5-20250929-v1%3A0/invoke");
+    const acceptedBetas = ["interleaved-thinking-2025-05-14"];
+    const sent = {
+      anthropic_version: "bedrock-2023-05-31",
+      anthropic_beta: ["interleaved-thinking-2025-05-14", "new-beta"],
+      messages: [],
+    };
+    const toBedrock: JsonObject = { ...sent };
+    editForVendor(toBedrock, "bedrock", invoke, "anthropic.claude-sonnet-4-5-20250929-v1:0", false, {
+      acceptedBetas,
+    });
+    expect(toBedrock.anthropic_beta).toEqual(["interleaved-thinking-2025-05-14"]);
+    const toAnthropic: JsonObject = { ...sent };
+    expect(
+      editForVendor(toAnthropic, "anthropic", invoke, "claude-sonnet-4-5", true, { acceptedBetas }),
+    ).toEqual({
+      "anthropic-version": "2023-06-01",
+      "anthropic-beta": "interleaved-thinking-2025-05-14",
+    });
+    expect(toAnthropic).toEqual({ messages: [], model: "claude-sonnet-4-5", stream: true });
   });
 });

@@ -2,16 +2,17 @@ import type { ApiFlavor } from "@agentnet/contracts";
 import type { CostShape } from "@agentnet/pricing";
 import type { JsonObject } from "../domain/json";
 import type { upstreamTarget } from "../upstream/pools";
+import type { Restream } from "./restream";
 import type { UsageCounts } from "./usage";
 
 /**
  * A wire is a vendor format the proxy speaks to callers: its routes, where the caller's key is, what
  * of the caller's request reaches the vendor, how it reaches each upstream flavor that serves it,
  * where its usage is, how its stream ends and is cut at a cap, its error shape and its model
- * listing. One module per wire (wires/openai.ts, anthropic.ts, gemini.ts) implements this; the
- * modules of the clouds that serve those formats at their own paths (vertex.ts, azure.ts) add routes
- * and upstream dialects. Outside wires/, the proxy only calls these members: nothing asks which
- * wire or flavor it has.
+ * listing. One module per wire (wires/openai.ts, anthropic.ts, gemini.ts, bedrock.ts) implements
+ * this; the modules of the clouds that serve those formats at their own paths (vertex.ts, azure.ts,
+ * bedrock-runtime.ts) add routes and upstream dialects. Outside wires/, the proxy only calls these
+ * members: nothing asks which wire or flavor it has.
  */
 export interface Wire {
   /** The vendor API's name, as traces report it (`gen_ai.provider.name`). */
@@ -42,11 +43,13 @@ export interface Wire {
   readonly overloadedStatus: number;
   /** An error body in the vendor's shape; `text` already names the reason code. */
   errorBody(status: number, reason: string, text: string): unknown;
+  /** Headers an error carries in the vendor's shape (Bedrock's `x-amzn-errortype`). */
+  errorHeaders(status: number): Readonly<Record<string, string>>;
   /** A model listing in the vendor's shape. */
   modelList(models: readonly ListedModel[], created: number): unknown;
 }
 
-export type WireName = "openai" | "anthropic" | "gemini";
+export type WireName = "openai" | "anthropic" | "gemini" | "aws.bedrock";
 
 /** How one wire's requests go to one upstream flavor. */
 export interface Dialect {
@@ -59,25 +62,68 @@ export interface Dialect {
    * Edits the caller's body (in place) into the one the vendor takes; the rest passes through as
    * the caller sent it. Returns the headers the edited body needs.
    */
-  editBody(body: JsonObject, request: TargetRequest): Record<string, string>;
+  editBody(body: JsonObject, request: BodyRequest): Record<string, string>;
+  /** How the vendor's answer to the route becomes this wire's, when the two differ (Bedrock's and Anthropic's). */
+  restream?(route: Route): Restream;
 }
 
-export interface TargetRequest {
+/** What a request to one candidate is: its route, the candidate's model, whether it streams. */
+export interface CandidateRequest {
   route: Route;
   /** The model the candidate serves the request with. */
   model: string;
   streams: boolean;
+}
+
+export interface TargetRequest extends CandidateRequest {
   /** The caller's query parameters this wire forwards. */
   query: string;
+}
+
+export interface BodyRequest extends CandidateRequest {
+  /**
+   * The `anthropic-beta` values (comma-separated: the provider's configured header, else the
+   * caller's) that the provider accepts, undefined when none: they go as that header, and a dialect
+   * whose vendor takes them in the body (Bedrock's `anthropic_beta`) puts them there too.
+   */
+  betas: string | undefined;
+  /** The betas the provider accepts (the provider's list, else its catalog entry's); undefined: every one. */
+  acceptedBetas: readonly string[] | undefined;
 }
 
 export type VendorTarget = ReturnType<typeof upstreamTarget>;
 
 /**
- * A wire's event stream, as the shared server-sent-events watcher (wires/sse.ts) reads it: only
- * events that can matter are JSON-parsed, and a capped stream is ended in the vendor's own form.
+ * How a stream's bytes are cut into events: server-sent events (wires/sse.ts) or AWS's event
+ * stream (wires/event-stream.ts). A capped stream is relayed whole events at a time.
+ */
+export interface Framing {
+  /** Whether an answer of this content type is a stream in this framing. */
+  carries(contentType: string): boolean;
+  /** Where the last whole event of `bytes` ends, or -1 when none is whole. */
+  lastEventEnd(bytes: Buffer): number;
+  /** Where the event starting at `from` ends; the end of `bytes` when it does not. */
+  nextEventEnd(bytes: Buffer, from: number): number;
+  /** A reader for one stream: it hands each event's data (JSON text) to the watcher. */
+  reader(): FrameReader;
+}
+
+export interface FrameReader {
+  push(chunk: Uint8Array, sink: EventSink): void;
+  end(sink: EventSink): void;
+}
+
+export interface EventSink {
+  /** One event's data: JSON text, or `[DONE]`. */
+  data(data: string): void;
+}
+
+/**
+ * A wire's event stream, as the shared watcher (wires/stream-watcher.ts) reads it: only events
+ * that can matter are JSON-parsed, and a capped stream is ended in the vendor's own form.
  */
 export interface StreamFormat {
+  readonly framing: Framing;
   /** Text every event that carries usage contains: other events are not parsed for it. */
   readonly usageMarker: string;
   /** The usage an event carries, merged onto what earlier events said; undefined when none. */
@@ -88,8 +134,8 @@ export interface StreamFormat {
   readonly firstEventMarker: string | undefined;
   /** Whether an ending needs this event parsed (an open block, the response object). */
   structural(data: string, sawFirstEvent: boolean): boolean;
-  /** The events that end the stream as if the model had reached its output limit. */
-  ending(soFar: StreamSoFar): string;
+  /** The events that end the stream as if the model had reached its output limit, framed. */
+  ending(soFar: StreamSoFar): string | Uint8Array;
 }
 
 /** What a stream said before it was cut, as its ending needs it. */
@@ -102,6 +148,17 @@ export interface StreamSoFar {
   openBlock: number | undefined;
   /** The Responses object its `response.created` event carried. */
   response: JsonObject | undefined;
+}
+
+/**
+ * A model listing the proxy answers (GET): the wire whose providers it lists, and its answer in
+ * that vendor's shape, or undefined when it names one model the caller may not use (404).
+ */
+export interface Listing {
+  wire: Wire;
+  /** The path with any model left out, as metrics name it. */
+  label: string;
+  answer(models: readonly ListedModel[], created: number): unknown;
 }
 
 export interface ListedModel {
@@ -126,7 +183,14 @@ export type Operation =
 export const isMetered = (operation: Operation): boolean => operation !== "count_tokens";
 
 /** Where a client reached the proxy: a vendor's own paths (see each wire module's routes). */
-export type Ingress = "openai" | "azure" | "anthropic" | "vertex_anthropic" | "gemini" | "vertex_gemini";
+export type Ingress =
+  | "openai"
+  | "azure"
+  | "anthropic"
+  | "vertex_anthropic"
+  | "gemini"
+  | "vertex_gemini"
+  | "bedrock";
 
 export interface Route {
   ingress: Ingress;
@@ -162,6 +226,10 @@ export function decodedSegment(segment: string): string {
 /** A model as one path segment: nothing in it can reach another path; `@` (Vertex's versions) stays. */
 export const pathSegment = (model: string): string => encodeURIComponent(model).replaceAll("%40", "@");
 
+/** The error headers of a vendor whose errors are their body alone. */
+export const noErrorHeaders = (): Readonly<Record<string, string>> => NO_HEADERS;
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
 /** Error types OpenAI and Anthropic both use, by status, so SDKs raise their usual error classes. */
 export function vendorErrorType(status: number): string {
   if (status === 400 || status === 413) return "invalid_request_error";
@@ -172,7 +240,3 @@ export function vendorErrorType(status: number): string {
   if (status === 529) return "overloaded_error";
   return "api_error";
 }
-
-/** An SSE event, named when the vendor names its events. */
-export const sseEvent = (event: unknown, name?: string) =>
-  `${name ? `event: ${name}\n` : ""}data: ${JSON.stringify(event)}\n\n`;
