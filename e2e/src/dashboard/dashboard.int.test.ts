@@ -224,6 +224,8 @@ describe("the dashboard against the real stack", { timeout: 60_000 }, () => {
       "Gemini CLI",
       "Google Gen AI SDK",
       "Claude Code on Vertex",
+      "Claude Code on Bedrock",
+      "AWS SDK (Bedrock Runtime)",
       "Azure OpenAI SDK",
     ]);
     // Opened on loopback: the snippets use the local proxy, and say where deployed clients go.
