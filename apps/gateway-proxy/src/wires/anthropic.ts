@@ -1,3 +1,4 @@
+import { jsonOrUndefined } from "@agentnet/bus";
 import type { ApiFlavor } from "@agentnet/contracts";
 import { isJsonObject, type JsonObject } from "../domain/json";
 import { upstreamTarget } from "../upstream/pools";
@@ -100,7 +101,7 @@ const SSE_OF_CHUNKS: Restream = {
   from: INVOKE_CHUNKS,
   contentType: "text/event-stream; charset=utf-8",
   frame(data) {
-    const type = child(parsedEvent(data), "type");
+    const type = child(jsonOrUndefined(data), "type");
     return `${typeof type === "string" ? `event: ${type}\n` : ""}data: ${data}\n\n`;
   },
 };
@@ -110,14 +111,6 @@ const TOKEN_COUNT_AS_ANTHROPIC: Restream = {
   ...SSE_OF_CHUNKS,
   json: (answer) => (isJsonObject(answer) ? { input_tokens: answer.inputTokens } : answer),
 };
-
-function parsedEvent(data: string): unknown {
-  try {
-    return JSON.parse(data);
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * Anthropic's `usage`: input_tokens are the uncached ones; cache reads

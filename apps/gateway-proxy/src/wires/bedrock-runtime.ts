@@ -1,3 +1,4 @@
+import { jsonOrUndefined } from "@agentnet/bus";
 import { upstreamTarget } from "../upstream/pools";
 import { eventMessage, eventStreamFraming } from "./event-stream";
 import { child } from "./usage";
@@ -29,14 +30,6 @@ export function invokeMethod({ route, streams }: CandidateRequest): BedrockMetho
 export const bedrockTarget = (upstreamUrl: string, model: string, method: BedrockMethod) =>
   upstreamTarget(upstreamUrl, `/model/${pathSegment(model)}/${method}`, "");
 
-function parsed(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * InvokeModelWithResponseStream's framing: each `chunk` event carries one of the model vendor's
  * stream events, base64 in `bytes` (for Claude: message_start … message_stop, the last one with
@@ -44,7 +37,7 @@ function parsed(text: string): unknown {
  */
 export const INVOKE_CHUNKS = eventStreamFraming((eventType, payload) => {
   if (eventType !== "chunk") return undefined;
-  const bytes = child(parsed(payload), "bytes");
+  const bytes = child(jsonOrUndefined(payload), "bytes");
   return typeof bytes === "string" ? Buffer.from(bytes, "base64").toString("utf8") : undefined;
 });
 
