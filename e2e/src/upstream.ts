@@ -38,8 +38,8 @@ export interface SeenRequest {
 /**
  * A local server speaking the OpenAI (chat, responses, embeddings) and Anthropic (messages) wire
  * formats, streaming and not, with cache token fields. `holdStream` makes a stream send its first
- * event and wait for `release()`, so a test can see chunks arrive before the upstream finished
- * and can abort mid-stream.
+ * event and wait for `release()` (or `breakHeld()`), so a test can see chunks arrive before the
+ * upstream finished and can abort mid-stream.
  */
 export class FakeUpstream {
   usage: FakeUsage = { input: 100, output: 20, cached: 0, creation: 0 };
@@ -48,7 +48,7 @@ export class FakeUpstream {
   seen: SeenRequest[] = [];
   /** Requests whose client went away before the answer was complete. */
   aborted = 0;
-  private releases: (() => void)[] = [];
+  private releases: ((broken: boolean) => void)[] = [];
   private server: Server | undefined;
 
   async start(): Promise<string> {
@@ -58,7 +58,12 @@ export class FakeUpstream {
   }
 
   release(): void {
-    for (const release of this.releases.splice(0)) release();
+    for (const release of this.releases.splice(0)) release(false);
+  }
+
+  /** Cuts the connection of each held stream instead of finishing it, as a vendor failing mid-stream does. */
+  breakHeld(): void {
+    for (const release of this.releases.splice(0)) release(true);
   }
 
   get last(): SeenRequest | undefined {
@@ -112,7 +117,8 @@ export class FakeUpstream {
         `${e.event ? `event: ${e.event}\n` : ""}data: ${typeof e.data === "string" ? e.data : JSON.stringify(e.data)}\n\n`,
       );
     if (first) write(first);
-    if (this.holdStream) await new Promise<void>((resolve) => this.releases.push(resolve));
+    const broken = this.holdStream && (await new Promise<boolean>((resolve) => this.releases.push(resolve)));
+    if (broken) res.destroy();
     if (res.destroyed) return;
     for (const e of rest) write(e);
     res.end();

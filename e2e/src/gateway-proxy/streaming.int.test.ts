@@ -1,7 +1,10 @@
 import { eventually } from "@agentnet/testkit";
+import Anthropic from "@anthropic-ai/sdk";
+import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { anthropicClient, configure, openaiClient } from "../setup";
 import { type Stack, startStack } from "../stack";
+import type { FakeUpstream } from "../upstream";
 
 let stack: Stack;
 beforeAll(async () => {
@@ -132,6 +135,48 @@ describe("streaming", () => {
     const promptTokens = Math.ceil(JSON.stringify(messages).length / 4);
     expect(event).toMatchObject({ status_code: 499, input_tokens: promptTokens, output_tokens: 1 });
     expect(event?.cost_usd).toBeGreaterThan(0);
+  });
+});
+
+describe("a stream its upstream breaks off", () => {
+  it("ends with the vendor's error event, which the Anthropic and OpenAI SDKs raise; each row is a 502", async () => {
+    const account = await stack.newAccount();
+    await configure(stack, account).policy([account.anthropicProvider.id, account.openaiProvider.id]);
+    stack.anthropic.usage = { input: 50, output: 9, cached: 0, creation: 0 };
+    const brokenOff = async (upstream: FakeUpstream, stream: AsyncIterable<unknown>) => {
+      const events = stream[Symbol.asyncIterator]();
+      await events.next();
+      upstream.breakHeld();
+      for (;;) if ((await events.next()).done) return undefined;
+    };
+    stack.anthropic.holdStream = true;
+    stack.openai.holdStream = true;
+    try {
+      const messages = anthropicClient(stack, account.token).messages.stream({
+        model: "claude-haiku-4-5",
+        max_tokens: 10,
+        messages: [{ role: "user", content: "hi" }],
+      });
+      const anthropicFailure = await brokenOff(stack.anthropic, messages).catch((error: unknown) => error);
+      expect(anthropicFailure).toBeInstanceOf(Anthropic.APIError);
+      expect(String(anthropicFailure)).toMatch(/broke off/);
+
+      const chunks = await openaiClient(stack, account.token).chat.completions.create({
+        model: "gpt-4o-mini",
+        messages: [{ role: "user", content: "hi" }],
+        stream: true,
+      });
+      const openaiFailure = await brokenOff(stack.openai, chunks).catch((error: unknown) => error);
+      expect(openaiFailure).toBeInstanceOf(OpenAI.APIError);
+      expect(String(openaiFailure)).toMatch(/broke off/);
+    } finally {
+      stack.anthropic.holdStream = false;
+      stack.openai.holdStream = false;
+    }
+    const events = await account.events.waitFor(2);
+    expect(events.map((event) => event.status_code)).toEqual([502, 502]);
+    // Anthropic's message_start had said its input usage before the break.
+    expect(events).toContainEqual(expect.objectContaining({ stream: true, input_tokens: 50 }));
   });
 });
 

@@ -80,6 +80,8 @@ export class FakeBedrock extends FakeUpstream {
   claudeUsage: BedrockUsage = { input: 100, output: 20, cacheRead: 0, cacheWrite: 0 };
   /** Requests refused for their credential. */
   refused = 0;
+  /** Streams break off (their connection cut) after this many messages; undefined: they end. */
+  breakStreamAfter: number | undefined;
   /** Requests refused for their body (400), and why. */
   invalid: string[] = [];
   readonly region = "us-east-1";
@@ -246,9 +248,16 @@ export class FakeBedrock extends FakeUpstream {
       "content-type": "application/vnd.amazon.eventstream",
       "x-amzn-requestid": "req-bdrk",
     });
-    for (const message of messages) {
+    for (const [index, message] of messages.entries()) {
       if (res.destroyed) return;
-      if (!res.write(message)) await drained(res);
+      if (index === this.breakStreamAfter) {
+        res.destroy();
+        return;
+      }
+      // Before a break, each message is flushed: the reader gets them before the connection ends.
+      if (this.breakStreamAfter !== undefined)
+        await new Promise<void>((resolve) => res.write(message, () => resolve()));
+      else if (!res.write(message)) await drained(res);
     }
     res.end();
   }

@@ -64,6 +64,7 @@ export async function startBedrockStack() {
   const reset = () => {
     bedrock.claudeUsage = { ...USAGE };
     bedrock.reply = "Hello from Claude on Bedrock";
+    bedrock.breakStreamAfter = undefined;
   };
 
   /**

@@ -4,6 +4,7 @@ import {
   ConverseCommand,
   ConverseStreamCommand,
   CountTokensCommand,
+  InternalServerException,
   InvokeModelCommand,
   InvokeModelWithResponseStreamCommand,
 } from "@aws-sdk/client-bedrock-runtime";
@@ -17,6 +18,7 @@ import {
   MODEL,
   SESSION_KEY,
   startBedrockStack,
+  USAGE,
 } from "./bedrock-stack";
 import { accountWithProvider, distinctWords, expectCutRow, useWireStack } from "./wire-stack";
 
@@ -146,6 +148,29 @@ describe("the AWS SDK's Bedrock Runtime client, a bedrock_api provider keyed by 
     expect(kinds.slice(-2)).toEqual(["messageStop", "metadata"]);
     const [row] = await bedrock.rows(account, 1);
     expectCutRow(row, cap);
+  });
+
+  it("a stream the vendor breaks off ends with Bedrock's exception event, which the SDK raises; the row is a 502", async () => {
+    const { account } = await bedrock.bedrockAccount();
+    bedrock.bedrock.reply = distinctWords(30);
+    bedrock.bedrock.breakStreamAfter = 5;
+
+    const streamed = await bedrock
+      .bedrockClient(account.token)
+      .send(new InvokeModelWithResponseStreamCommand({ modelId: MODEL, body: claudeBody() }));
+    let chunks = 0;
+    const failure = await (async () => {
+      for await (const part of streamed.body ?? []) if (part.chunk) chunks++;
+    })().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+
+    expect(chunks).toBe(5);
+    expect(failure).toBeInstanceOf(InternalServerException);
+    expect((failure as Error).message).toMatch(/broke off/);
+    const [row] = await bedrock.rows(account, 1);
+    expect(row).toMatchObject({ status_code: 502, stream: true, input_tokens: USAGE.input });
   });
 
   it("a token the gateway does not know: the SDK raises Bedrock's AccessDeniedException", async () => {

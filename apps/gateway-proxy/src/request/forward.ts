@@ -331,8 +331,10 @@ async function reprice(ctx: ProxyContext, admitted: Admitted, next: Candidate): 
 const acceptedBetaList = ({ provider, catalog }: Candidate) =>
   provider.anthropic_betas ?? catalog.anthropic_betas;
 
+const BETA_HEADER_NAME = "anthropic-beta";
+
 /** The betas a request sends: the provider's configured `anthropic-beta`, else the caller's where its wire forwards it. */
-const BETA_HEADER = [{ name: "anthropic-beta" }];
+const BETA_HEADER = [{ name: BETA_HEADER_NAME }];
 
 /** A body as one vendor takes it, and the headers that go with it. */
 interface VendorBody {
@@ -382,7 +384,7 @@ function serialisedBody(admitted: Admitted, candidate: Candidate): VendorBody {
     BETA_HEADER,
     candidate.provider.extra_values,
     request.req.headers,
-  )["anthropic-beta"];
+  )[BETA_HEADER_NAME];
   const betas = sentBetas !== undefined && accepted ? acceptedBetas(sentBetas, accepted) : sentBetas;
   const headers = editForVendor(body, candidate.catalog.api_flavor, {
     route: request.route,
@@ -436,13 +438,10 @@ function upstreamRequest(
   if (auth.name !== undefined) own[auth.name.toLowerCase()] = auth.value;
   const { capped } = admitted;
   const headers = upstreamHeaders(wire, request.req.headers, own);
-  const betas = headers["anthropic-beta"];
-  const acceptable = acceptedBetaList(candidate);
-  if (betas !== undefined && acceptable) {
-    const accepted = acceptedBetas(betas, acceptable);
-    if (accepted === undefined) delete headers["anthropic-beta"];
-    else headers["anthropic-beta"] = accepted;
-  }
+  // The betas are the dialect's to place (`BodyRequest.betas`): as this header only where it put them.
+  const betas = body.headers[BETA_HEADER_NAME];
+  if (betas === undefined) delete headers[BETA_HEADER_NAME];
+  else headers[BETA_HEADER_NAME] = betas;
   return {
     pool,
     method: "POST",

@@ -5,7 +5,7 @@ import { isRetryableStatus } from "../domain/retry";
 import { type Restream, restreamed } from "../wires/restream";
 import { StreamWatcher } from "../wires/stream-watcher";
 import { answeringModel, completionText, type UsageCounts, zeroUsage } from "../wires/usage";
-import type { Framing, Wire } from "../wires/wire";
+import type { AnswerHeaders, Framing, Wire } from "../wires/wire";
 
 /** Largest non-streaming response body kept to read its usage; bigger ones pass through unread. */
 const MAX_PARSED_BODY_BYTES = 16 * 1024 * 1024;
@@ -58,7 +58,11 @@ export interface StreamGrowth {
 
 export type ForwardResult =
   | {
-      /** "cut": a capped stream was ended by the proxy at the cap, in the vendor's format. */
+      /**
+       * "cut": a capped stream was ended by the proxy at the cap, in the vendor's format.
+       * "aborted": the answer did not complete: the client left (499), or the vendor's answer broke
+       * off (502; a stream then ends with the vendor's error event where one can follow).
+       */
       outcome: "answered" | "aborted" | "cut";
       status: number;
       usage: UsageCounts;
@@ -89,6 +93,12 @@ export interface UpstreamFailure {
   body: Buffer;
 }
 
+/** Status recorded when the vendor's answer broke off after it began. */
+const BAD_GATEWAY = 502;
+
+/** What a stream that broke off tells its client, in the vendor's error event. */
+const STREAM_BROKE_OFF = "The upstream provider's stream broke off before it ended.";
+
 /** Status recorded when the client went away first (nginx's convention: no HTTP status fits). */
 export const CLIENT_CLOSED_STATUS = 499;
 
@@ -110,6 +120,8 @@ export async function forward(request: ForwardRequest, res: HttpAnswer): Promise
   let watcher: StreamWatcher | undefined;
   const chunks: Buffer[] = [];
   let bytes = 0;
+  let answerHeaders: AnswerHeaders = {};
+  const read = () => readAnswer(watcher, chunks, bytes, answerHeaders, request);
   try {
     const upstream = await request.pool.request({
       method: request.method === "GET" ? "GET" : "POST",
@@ -128,6 +140,7 @@ export async function forward(request: ForwardRequest, res: HttpAnswer): Promise
     for (const [name, value] of Object.entries(upstream.headers)) {
       if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
     }
+    answerHeaders = headers;
     if (request.mayRetry && isRetryableStatus(status)) {
       return { outcome: "retryable", status, error: "", headers, body: await firstBytes(upstream.body) };
     }
@@ -165,10 +178,10 @@ export async function forward(request: ForwardRequest, res: HttpAnswer): Promise
       const cut = await relayGrowing(body, res, framing, watcher, request.growth, abort.signal);
       if (cut) {
         abort.abort();
-        return { outcome: "cut", status, ...read(watcher, chunks, bytes, request), stream, headersAt };
+        return { outcome: "cut", status, ...read(), stream, headersAt };
       }
       res.end();
-      return { outcome: "answered", status, ...read(watcher, chunks, bytes, request), stream, headersAt };
+      return { outcome: "answered", status, ...read(), stream, headersAt };
     }
     for await (const chunk of body) {
       const buffer = chunk as Buffer;
@@ -180,18 +193,22 @@ export async function forward(request: ForwardRequest, res: HttpAnswer): Promise
     res.end();
   } catch (error) {
     if (status === 0 && !abort.signal.aborted) return { outcome: "unreachable", error };
-    if (!res.writableEnded) res.destroy();
+    // Not aborted: the client is still there, and the vendor's answer broke off.
+    const upstreamBroke = !abort.signal.aborted;
+    if (upstreamBroke && watcher && !watcher.midEvent && !res.writableEnded && !res.destroyed)
+      res.end(watcher.broken(STREAM_BROKE_OFF));
+    else if (!res.writableEnded) res.destroy();
     return {
       outcome: "aborted",
-      status: CLIENT_CLOSED_STATUS,
-      ...read(watcher, chunks, bytes, request),
+      status: upstreamBroke ? BAD_GATEWAY : CLIENT_CLOSED_STATUS,
+      ...read(),
       stream,
       headersAt,
     };
   } finally {
     res.off("close", onClose);
   }
-  return { outcome: "answered", status, ...read(watcher, chunks, bytes, request), stream, headersAt };
+  return { outcome: "answered", status, ...read(), stream, headersAt };
 }
 
 /** A whole JSON answer (small: a token count, its first 64 KiB) reshaped for the caller's wire, then relayed. */
@@ -218,7 +235,7 @@ async function reshaped(
   return {
     outcome: "answered" as const,
     status,
-    ...read(undefined, [relayed], relayed.length, request),
+    ...readAnswer(undefined, [relayed], relayed.length, headers, request),
     stream: false,
   };
 }
@@ -240,7 +257,13 @@ export function streamUsage(watcher: StreamWatcher) {
 
 const noOutput = () => 0;
 
-function read(watcher: StreamWatcher | undefined, chunks: Buffer[], bytes: number, request: ForwardRequest) {
+function readAnswer(
+  watcher: StreamWatcher | undefined,
+  chunks: Buffer[],
+  bytes: number,
+  headers: AnswerHeaders,
+  request: ForwardRequest,
+) {
   if (watcher) return streamUsage(watcher);
   const nothing = {
     usage: zeroUsage(),
@@ -255,7 +278,7 @@ function read(watcher: StreamWatcher | undefined, chunks: Buffer[], bytes: numbe
   } catch {
     return nothing;
   }
-  const usage = request.wire.answerUsage(body);
+  const usage = request.wire.answerUsage(body, headers);
   const answers = Array.isArray(body) ? body : [body];
   const completion =
     request.captureLimit > 0 ? answers.map(completionText).join("").slice(0, request.captureLimit) : "";

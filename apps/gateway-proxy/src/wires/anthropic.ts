@@ -29,7 +29,7 @@ const ANTHROPIC_VERSION = "2023-06-01";
 const DIALECTS: Partial<Record<ApiFlavor, Dialect>> = {
   /**
    * `model` is the candidate's; a Vertex-style body's `anthropic_version` goes into the
-   * `anthropic-version` header instead.
+   * `anthropic-version` header instead. The betas go as `anthropic-beta`.
    */
   anthropic: {
     target: (upstreamUrl, { route, query }) =>
@@ -38,8 +38,9 @@ const DIALECTS: Partial<Record<ApiFlavor, Dialect>> = {
         route.operation === "count_tokens" ? "/v1/messages/count_tokens" : "/v1/messages",
         query,
       ),
-    editBody(body, { model }) {
+    editBody(body, { model, betas }) {
       const headers: Record<string, string> = {};
+      if (betas) headers["anthropic-beta"] = betas;
       if (body.model !== model) body.model = model;
       if ("anthropic_version" in body) {
         const version = body.anthropic_version;
@@ -53,7 +54,8 @@ const DIALECTS: Partial<Record<ApiFlavor, Dialect>> = {
   /**
    * …/publishers/anthropic/models/{model}:rawPredict (`streamRawPredict` for a stream, and the
    * `count-tokens` model for token counting). No `model` in the body (the path names it; token
-   * counting keeps it), and `anthropic_version` is Vertex's unless the caller named one.
+   * counting keeps it), and `anthropic_version` is Vertex's unless the caller named one. The betas
+   * go as `anthropic-beta` (Vertex refuses one it does not know: only the accepted ones come here).
    */
   vertex: {
     target(upstreamUrl, { route, model, streams }) {
@@ -65,18 +67,20 @@ const DIALECTS: Partial<Record<ApiFlavor, Dialect>> = {
         "",
       );
     },
-    editBody(body, { route, model }) {
+    editBody(body, { route, model, betas }) {
       if (route.operation === "count_tokens") body.model = model;
       else delete body.model;
       if (typeof body.anthropic_version !== "string") body.anthropic_version = VERTEX_ANTHROPIC_VERSION;
-      return {};
+      const headers: Record<string, string> = {};
+      if (betas) headers["anthropic-beta"] = betas;
+      return headers;
     },
   },
   /**
    * /model/{model}/invoke (`invoke-with-response-stream` for a stream, `count-tokens` for token
    * counting, which takes the request base64 in `input.invokeModel.body`): no `model` or `stream`
    * in the body, Bedrock's `anthropic_version`, the betas in the body's `anthropic_beta`, where
-   * Bedrock takes them. Bedrock's stream becomes Anthropic's events.
+   * Bedrock takes them (not as the header). Bedrock's stream becomes Anthropic's events.
    */
   bedrock: {
     target: (upstreamUrl, request) => bedrockTarget(upstreamUrl, request.model, invokeMethod(request)),
@@ -150,12 +154,18 @@ export function anthropicEndingEvents({ openBlock, outputTokens }: StreamSoFar):
   ];
 }
 
+/** The `error` event Anthropic streams on a failure mid-stream; its SDK raises an APIError on it. */
+export const anthropicStreamError = (message: string) => ({
+  type: "error",
+  error: { type: "api_error", message },
+});
+
 /**
  * Anthropic's stream events (message_start, content_block_delta, message_delta, …): the usage is
  * split over message_start and message_delta, and deltas generate.
  */
-export const anthropicEvents: Omit<StreamFormat, "framing" | "ending"> = {
-  usageMarker: '"usage"',
+export const anthropicEvents: Omit<StreamFormat, "framing" | "ending" | "broken"> = {
+  mentionsUsage: (data) => data.includes('"usage"'),
   usage(event, base) {
     if (event.type === "message_start") return readAnthropicUsage(child(event.message, "usage"), base);
     if (event.type === "message_delta") return readAnthropicUsage(event.usage, base);
@@ -164,6 +174,11 @@ export const anthropicEvents: Omit<StreamFormat, "framing" | "ending"> = {
   generates: (data) => data.includes("delta"),
   firstEventMarker: undefined,
   structural: (data) => data.includes("content_block_st"),
+  track(event, structure) {
+    if (event.type === "content_block_start" && typeof event.index === "number")
+      structure.openBlock = event.index;
+    else if (event.type === "content_block_stop") structure.openBlock = undefined;
+  },
 };
 
 const stream: StreamFormat = {
@@ -173,6 +188,7 @@ const stream: StreamFormat = {
     anthropicEndingEvents(soFar)
       .map((event) => sseEvent(event, String(event.type)))
       .join(""),
+  broken: (message) => sseEvent(anthropicStreamError(message), "error"),
 };
 
 /**

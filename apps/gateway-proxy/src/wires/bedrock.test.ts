@@ -38,19 +38,22 @@ const CLAUDE_EVENTS = [
 ];
 
 /** Splits bytes into their event-stream messages, decoded. */
-function messages(bytes: Uint8Array) {
+function codecMessages(bytes: string | Uint8Array) {
   const decoded = [];
   const buffer = Buffer.from(bytes);
   for (let start = 0; start < buffer.length; ) {
     const length = buffer.readUInt32BE(start);
-    const message = codec.decode(buffer.subarray(start, start + length));
-    decoded.push({
-      type: message.headers[":event-type"]?.value,
-      payload: JSON.parse(Buffer.from(message.body).toString("utf8")) as Record<string, unknown>,
-    });
+    decoded.push(codec.decode(buffer.subarray(start, start + length)));
     start += length;
   }
   return decoded;
+}
+
+function messages(bytes: Uint8Array) {
+  return codecMessages(bytes).map((message) => ({
+    type: message.headers[":event-type"]?.value,
+    payload: JSON.parse(Buffer.from(message.body).toString("utf8")) as Record<string, unknown>,
+  }));
 }
 
 describe("Bedrock's routes", () => {
@@ -104,19 +107,25 @@ describe("Bedrock's routes", () => {
 describe("Bedrock's usage", () => {
   it("reads Claude's usage in an InvokeModel answer and Converse's with its cache reads and writes", () => {
     expect(
-      bedrockInvoke.answerUsage({ usage: { input_tokens: 3, output_tokens: 4, cache_read_input_tokens: 5 } }),
+      bedrockInvoke.answerUsage(
+        { usage: { input_tokens: 3, output_tokens: 4, cache_read_input_tokens: 5 } },
+        {},
+      ),
     ).toMatchObject({ input_tokens: 3, output_tokens: 4, cached_input_tokens: 5 });
     expect(
-      bedrockConverse.answerUsage({
-        output: { message: { role: "assistant", content: [{ text: "hi" }] } },
-        usage: {
-          inputTokens: 7,
-          outputTokens: 2,
-          totalTokens: 39,
-          cacheReadInputTokens: 20,
-          cacheWriteInputTokens: 10,
+      bedrockConverse.answerUsage(
+        {
+          output: { message: { role: "assistant", content: [{ text: "hi" }] } },
+          usage: {
+            inputTokens: 7,
+            outputTokens: 2,
+            totalTokens: 39,
+            cacheReadInputTokens: 20,
+            cacheWriteInputTokens: 10,
+          },
         },
-      }),
+        {},
+      ),
     ).toEqual({
       input_tokens: 7,
       output_tokens: 2,
@@ -126,9 +135,10 @@ describe("Bedrock's usage", () => {
     });
     expect(
       bedrockConverse.totalTokens(
-        bedrockConverse.answerUsage({
-          usage: { inputTokens: 7, outputTokens: 2, cacheReadInputTokens: 20, cacheWriteInputTokens: 10 },
-        }),
+        bedrockConverse.answerUsage(
+          { usage: { inputTokens: 7, outputTokens: 2, cacheReadInputTokens: 20, cacheWriteInputTokens: 10 } },
+          {},
+        ),
       ),
     ).toBe(39);
   });
@@ -147,6 +157,68 @@ describe("Bedrock's usage", () => {
     });
     expect(watcher.completion()).toBe("Hello from Bedrock");
     expect(watcher.model).toBe("claude-sonnet-4-5-20250929");
+  });
+
+  it("reads InvokeModel's token-count headers, whatever the model's body (its cache reads and writes beside input)", () => {
+    const headers = {
+      "x-amzn-bedrock-input-token-count": "30",
+      "x-amzn-bedrock-output-token-count": "8",
+      "x-amzn-bedrock-cache-read-input-token-count": "200",
+      "x-amzn-bedrock-cache-write-input-token-count": "50",
+    };
+    const counts = {
+      input_tokens: 30,
+      output_tokens: 8,
+      cached_input_tokens: 200,
+      cache_creation_tokens: 50,
+      cache_creation_1h_tokens: 0,
+    };
+    expect(bedrockInvoke.answerUsage({ generation: "a Llama answer", stop_reason: "stop" }, headers)).toEqual(
+      counts,
+    );
+    // Claude's split of cache writes by lifetime stays; the counts are Bedrock's.
+    expect(
+      bedrockInvoke.answerUsage(
+        { usage: { input_tokens: 1, output_tokens: 1, cache_creation: { ephemeral_1h_input_tokens: 50 } } },
+        headers,
+      ),
+    ).toEqual({ ...counts, cache_creation_1h_tokens: 50 });
+  });
+
+  it("reads the invocation metrics of an invoke stream's last chunk, the only usage of a model without Claude's", () => {
+    const watcher = new StreamWatcher(bedrockInvoke.stream, 0);
+    watcher.push(
+      Buffer.concat([
+        chunk({ generation: "Hi", prompt_token_count: null, stop_reason: null }),
+        chunk({
+          generation: "",
+          stop_reason: "stop",
+          "amazon-bedrock-invocationMetrics": {
+            inputTokenCount: 17,
+            outputTokenCount: 4,
+            invocationLatency: 300,
+            firstByteLatency: 90,
+            cacheReadInputTokenCount: 0,
+            cacheWriteInputTokenCount: 0,
+          },
+        }),
+      ]),
+    );
+    watcher.end();
+    expect(watcher.usage).toMatchObject({ input_tokens: 17, output_tokens: 4, cached_input_tokens: 0 });
+  });
+
+  it("ends a stream its vendor broke off with an internalServerException, only between two messages", () => {
+    const watcher = new StreamWatcher(bedrockConverse.stream, 0);
+    const start = Buffer.from(eventMessage("messageStart", { role: "assistant" }));
+    watcher.push(start.subarray(0, 7));
+    expect(watcher.midEvent).toBe(true);
+    watcher.push(start.subarray(7));
+    expect(watcher.midEvent).toBe(false);
+    const [exception] = codecMessages(watcher.broken("broke off"));
+    expect(exception?.headers[":message-type"]?.value).toBe("exception");
+    expect(exception?.headers[":exception-type"]?.value).toBe("internalServerException");
+    expect(JSON.parse(Buffer.from(exception?.body ?? []).toString("utf8"))).toEqual({ message: "broke off" });
   });
 
   it("reads a ConverseStream's metadata event for its usage, and its text deltas", () => {

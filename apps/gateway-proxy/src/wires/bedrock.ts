@@ -9,11 +9,12 @@ import {
   invokeChunk,
   invokeMethod,
 } from "./bedrock-runtime";
-import { eventMessage, eventStreamFraming } from "./event-stream";
+import { eventMessage, eventStreamFraming, exceptionMessage } from "./event-stream";
 import type { Restream } from "./restream";
 import { SSE } from "./sse";
 import { CACHED_BESIDE_INPUT, child, count, type UsageCounts, zeroUsage } from "./usage";
 import {
+  type AnswerHeaders,
   type Dialect,
   decodedSegment,
   type ListedModel,
@@ -22,6 +23,7 @@ import {
   type Routes,
   type StreamFormat,
   type StreamSoFar,
+  trackNothing,
   type Wire,
 } from "./wire";
 
@@ -153,12 +155,82 @@ export function readConverseUsage(usage: unknown, base: UsageCounts = zeroUsage(
   };
 }
 
-/** InvokeModelWithResponseStream: Claude's events, each in a chunk (`INVOKE_CHUNKS`). */
+/**
+ * Bedrock's own counts of an invocation, whatever the model (its `amazon-bedrock-invocationMetrics`
+ * or its `x-amzn-bedrock-*-token-count` headers): input tokens are the uncached ones, cache reads
+ * and writes beside them.
+ */
+function bedrockCounts(
+  counts: { input: unknown; output: unknown; cacheRead: unknown; cacheWrite: unknown },
+  base: UsageCounts,
+): UsageCounts | undefined {
+  const input = count(counts.input);
+  if (input === undefined) return undefined;
+  return {
+    ...base,
+    input_tokens: input,
+    output_tokens: count(counts.output) ?? base.output_tokens,
+    cached_input_tokens: count(counts.cacheRead) ?? base.cached_input_tokens,
+    cache_creation_tokens: count(counts.cacheWrite) ?? base.cache_creation_tokens,
+  };
+}
+
+const INVOCATION_METRICS = "amazon-bedrock-invocationMetrics";
+
+/** The invocation metrics in the last chunk of an invoke stream. */
+function invocationMetrics(event: JsonObject, base: UsageCounts): UsageCounts | undefined {
+  const metrics = event[INVOCATION_METRICS];
+  if (!isJsonObject(metrics)) return undefined;
+  return bedrockCounts(
+    {
+      input: metrics.inputTokenCount,
+      output: metrics.outputTokenCount,
+      cacheRead: metrics.cacheReadInputTokenCount,
+      cacheWrite: metrics.cacheWriteInputTokenCount,
+    },
+    base,
+  );
+}
+
+/** A header's value as a count (a number in text). */
+function headerCount(headers: AnswerHeaders, name: string): number | undefined {
+  const value = headers[name];
+  return typeof value === "string" && /^\d+$/.test(value) ? Number(value) : undefined;
+}
+
+/** InvokeModel's usage: Bedrock's token-count headers (any model), else Claude's `usage` in the body. */
+function invokeUsage(body: unknown, headers: AnswerHeaders): UsageCounts {
+  const counted = bedrockCounts(
+    {
+      input: headerCount(headers, "x-amzn-bedrock-input-token-count"),
+      output: headerCount(headers, "x-amzn-bedrock-output-token-count"),
+      cacheRead: headerCount(headers, "x-amzn-bedrock-cache-read-input-token-count"),
+      cacheWrite: headerCount(headers, "x-amzn-bedrock-cache-write-input-token-count"),
+    },
+    readAnthropicUsage(isJsonObject(body) ? body.usage : undefined),
+  );
+  return counted ?? (isJsonObject(body) ? readAnthropicUsage(body.usage) : zeroUsage());
+}
+
+/**
+ * How Bedrock ends a stream that failed once begun: an exception message, which its SDKs raise
+ * (InvokeModelWithResponseStream and ConverseStream both list `internalServerException`).
+ */
+const brokenStream = (message: string) => exceptionMessage("internalServerException", message);
+
+/**
+ * InvokeModelWithResponseStream: the model's events, each in a chunk (`INVOKE_CHUNKS`), Claude's
+ * for the requests this wire sends; the last one carries Bedrock's invocation metrics, which are
+ * read over Claude's usage (and are the only usage of other models' streams).
+ */
 const invokeStream: StreamFormat = {
   framing: INVOKE_CHUNKS,
   ...anthropicEvents,
+  mentionsUsage: (data) => data.includes('"usage"') || data.includes(INVOCATION_METRICS),
+  usage: (event, base) => invocationMetrics(event, base) ?? anthropicEvents.usage(event, base),
   ending: (soFar) =>
     Buffer.concat(anthropicEndingEvents(soFar).map((event) => invokeChunk(JSON.stringify(event)))),
+  broken: brokenStream,
 };
 
 /**
@@ -168,13 +240,15 @@ const invokeStream: StreamFormat = {
  */
 const converseStream: StreamFormat = {
   framing: eventStreamFraming((eventType, payload) => `{"${eventType}":${payload}}`),
-  usageMarker: '"metadata"',
+  mentionsUsage: (data) => data.includes('"metadata"'),
   usage: (event, base) =>
     isJsonObject(event.metadata) ? readConverseUsage(event.metadata.usage, base) : undefined,
   generates: (data) => data.startsWith('{"contentBlockDelta"'),
   firstEventMarker: undefined,
   structural: () => false,
+  track: trackNothing,
   ending: converseEnding,
+  broken: brokenStream,
 };
 
 /** A ConverseStream stopped at its output limit: `messageStop` with `stopReason: "max_tokens"`, then `metadata`. */
@@ -235,7 +309,7 @@ const BEDROCK = {
 export const bedrockInvoke: Wire = {
   ...BEDROCK,
   dialect: (flavor) => INVOKE_DIALECTS[flavor],
-  answerUsage: (body) => (isJsonObject(body) ? readAnthropicUsage(body.usage) : zeroUsage()),
+  answerUsage: invokeUsage,
   stream: invokeStream,
 };
 

@@ -33,6 +33,10 @@ class EventStreamReader implements FrameReader {
 
   constructor(private readonly eventData: EventData) {}
 
+  get midEvent(): boolean {
+    return this.pending.length > 0;
+  }
+
   push(chunk: Uint8Array, sink: EventSink): void {
     const bytes = this.pending.length === 0 ? Buffer.from(chunk) : Buffer.concat([this.pending, chunk]);
     let start = 0;
@@ -86,6 +90,21 @@ export function eventStreamFraming(eventData: EventData): Framing {
 }
 
 const text = (value: string) => ({ type: "string" as const, value });
+
+/**
+ * An exception message (`:exception-type` names it, the payload is `{"message"}`): how AWS reports
+ * a failure once a stream has begun; its SDKs raise it as that exception.
+ */
+export function exceptionMessage(exceptionType: string, message: string): Uint8Array {
+  return codec.encode({
+    headers: {
+      ":exception-type": text(exceptionType),
+      ":content-type": text("application/json"),
+      ":message-type": text("exception"),
+    },
+    body: fromUtf8(JSON.stringify({ message })),
+  });
+}
 
 /** An event message: `:event-type` names it, the payload is JSON. */
 export function eventMessage(eventType: string, payload: unknown): Uint8Array {

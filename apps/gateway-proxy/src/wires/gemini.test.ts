@@ -35,12 +35,12 @@ describe("Gemini usageMetadata", () => {
   });
 
   it("reads a whole answer, and a stream sent as one JSON array from its last usage", () => {
-    expect(WIRES.gemini.answerUsage(answer("hi", usageMetadata)).output_tokens).toBe(340);
+    expect(WIRES.gemini.answerUsage(answer("hi", usageMetadata), {}).output_tokens).toBe(340);
     const array = [
       answer("Hel", { promptTokenCount: 10 }),
       answer("lo", { promptTokenCount: 10, candidatesTokenCount: 2 }),
     ];
-    expect(WIRES.gemini.answerUsage(array)).toMatchObject({ input_tokens: 10, output_tokens: 2 });
+    expect(WIRES.gemini.answerUsage(array, {})).toMatchObject({ input_tokens: 10, output_tokens: 2 });
     expect(completionText(answer("Hello", undefined))).toBe("Hello");
     expect(answeringModel(answer("x", undefined))).toBe("gemini-2.5-flash");
   });

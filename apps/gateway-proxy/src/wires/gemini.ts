@@ -13,6 +13,7 @@ import {
   type Routes,
   type StreamFormat,
   type StreamSoFar,
+  trackNothing,
   type Wire,
 } from "./wire";
 
@@ -107,7 +108,7 @@ function geminiEnding({ usage, outputTokens, firstEvent }: StreamSoFar): string 
 
 const stream: StreamFormat = {
   framing: SSE,
-  usageMarker: '"usageMetadata"',
+  mentionsUsage: (data) => data.includes('"usageMetadata"'),
   usage: (event, base) =>
     isJsonObject(event.usageMetadata) ? readGeminiUsage(event.usageMetadata, base) : undefined,
   // Each chunk is a delta: its candidates' parts are the new text.
@@ -115,7 +116,10 @@ const stream: StreamFormat = {
   firstEventMarker: '"candidates"',
   // The first chunk is all an ending needs (kept as the first event).
   structural: () => false,
+  track: trackNothing,
   ending: geminiEnding,
+  // Google's error body as a chunk: its SDK raises a ServerError on a chunk with `error`.
+  broken: (message) => sseEvent({ error: { code: 500, message, status: "INTERNAL" } }),
 };
 
 /** Google's canonical error status of an HTTP status, as the Gemini API and Vertex answer it. */

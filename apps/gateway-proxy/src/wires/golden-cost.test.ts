@@ -29,6 +29,8 @@ interface GoldenCase {
   provider_model?: ProviderModel;
   aborted?: boolean;
   request?: Record<string, unknown>;
+  /** The answer's headers, where they carry usage (Bedrock's token counts). */
+  headers?: Record<string, string>;
   computation: string;
   expected: Record<string, number>;
 }
@@ -51,7 +53,7 @@ function priced(golden: GoldenCase) {
         )
       : streamed.usage;
   } else {
-    usage = WIRES[golden.wire].answerUsage(JSON.parse(recorded.toString("utf8")));
+    usage = WIRES[golden.wire].answerUsage(JSON.parse(recorded.toString("utf8")), golden.headers ?? {});
   }
   const catalog = findCatalogProvider(golden.catalog);
   if (!catalog) throw new Error(`no catalog provider ${golden.catalog}`);

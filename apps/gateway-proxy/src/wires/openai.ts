@@ -131,7 +131,7 @@ function openAiEnding({ usage, outputTokens, firstEvent, response }: StreamSoFar
 
 const stream: StreamFormat = {
   framing: SSE,
-  usageMarker: '"usage"',
+  mentionsUsage: (data) => data.includes('"usage"'),
   usage(event, base) {
     if (event.type === "response.completed") return readOpenAiUsage(child(event.response, "usage"), base);
     if (isJsonObject(event.usage)) return readOpenAiUsage(event.usage, base);
@@ -143,7 +143,17 @@ const stream: StreamFormat = {
   // A chat stream's first chunk is all its ending needs (kept as the first event).
   structural: (data, sawFirstEvent) =>
     !sawFirstEvent && data.includes('"response.') && RESPONSE_STARTED.test(data),
+  track(event, structure) {
+    const response = child(event, "response");
+    if (
+      (event.type === "response.created" || event.type === "response.in_progress") &&
+      isJsonObject(response)
+    )
+      structure.response = response;
+  },
   ending: openAiEnding,
+  // What OpenAI streams on a failure mid-stream; its SDK raises an APIError on an event with `error`.
+  broken: (message) => sseEvent({ error: { message, type: "server_error", param: null, code: null } }),
 };
 
 export const openai: Wire = {

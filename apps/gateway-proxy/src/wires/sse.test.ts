@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { lastSseEventEnd, nextSseEventEnd } from "./sse";
+import { lastSseEventEnd, nextSseEventEnd, SSE } from "./sse";
 
 const end = (text: string) => lastSseEventEnd(Buffer.from(text));
 
@@ -29,5 +29,21 @@ describe("lastSseEventEnd: where a capped stream's relay may cut", () => {
     expect(end('data: {"a"')).toBe(-1);
     expect(end("\n")).toBe(-1);
     expect(end("")).toBe(-1);
+  });
+});
+
+describe("SSE.reader().midEvent: whether an event of the proxy's may follow what was relayed", () => {
+  it("is true inside a line or between an event's lines, false after its blank line", () => {
+    const reader = SSE.reader();
+    const sink = { data: () => {} };
+    const after = (text: string) => {
+      reader.push(Buffer.from(text), sink);
+      return reader.midEvent;
+    };
+    expect(reader.midEvent).toBe(false);
+    expect(after("event: message_delta\ndata: {")).toBe(true);
+    expect(after('"a":1}\n')).toBe(true);
+    expect(after("\n")).toBe(false);
+    expect(after('data: {"b":2}\r\n\r\n')).toBe(false);
   });
 });

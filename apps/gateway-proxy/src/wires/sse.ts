@@ -10,13 +10,21 @@ const MAX_PENDING_CHARS = 1024 * 1024;
 
 class SseReader implements FrameReader {
   private pending = "";
+  /** The last whole line was not blank: an event is open until one is. */
+  private eventOpen = false;
   private readonly decoder = new TextDecoder();
+
+  get midEvent(): boolean {
+    return this.eventOpen || this.pending !== "";
+  }
 
   push(chunk: Uint8Array, sink: EventSink): void {
     this.pending += this.decoder.decode(chunk, { stream: true });
     let newline = this.pending.indexOf("\n");
     while (newline !== -1) {
-      line(this.pending.slice(0, newline), sink);
+      const raw = this.pending.slice(0, newline);
+      this.eventOpen = raw !== "" && raw !== "\r";
+      line(raw, sink);
       this.pending = this.pending.slice(newline + 1);
       newline = this.pending.indexOf("\n");
     }

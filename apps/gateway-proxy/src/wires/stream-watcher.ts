@@ -1,6 +1,6 @@
 import { isJsonObject, type JsonObject } from "../domain/json";
 import { answeringModel, streamedText, type UsageCounts, zeroUsage } from "./usage";
-import type { EventSink, FrameReader, StreamFormat } from "./wire";
+import type { EventSink, FrameReader, StreamFormat, StreamStructure } from "./wire";
 
 /**
  * Characters of streamed output per token when estimating how much a stream generated before its
@@ -30,8 +30,6 @@ function deltaChars(data: string): number {
  */
 const MAX_UNSCANNED_CHARS = 64 * 1024;
 
-const child = (value: unknown, key: string): unknown => (isJsonObject(value) ? value[key] : undefined);
-
 /**
  * Watches a streamed answer go by and keeps its usage and, when capturing, its text. Its framing
  * (server-sent events, AWS's event stream) turns bytes into each event's data; only data that can
@@ -54,11 +52,10 @@ export class StreamWatcher implements EventSink {
   private deltaEventChars = 0;
   /**
    * What an ending needs: the first event the format names (its id, model and created; kept as it
-   * came, parsed only by an ending), Anthropic's open block, the Responses object.
+   * came, parsed only by an ending), and what the format tracks of the events (`StreamStructure`).
    */
   private firstEvent: string | undefined;
-  private openBlock: number | undefined;
-  private response: JsonObject | undefined;
+  private readonly structure: StreamStructure = { openBlock: undefined, response: undefined };
   private readonly reader: FrameReader;
 
   constructor(
@@ -76,6 +73,16 @@ export class StreamWatcher implements EventSink {
 
   end(): void {
     this.reader.end(this);
+  }
+
+  /** Whether the stream so far ends inside an event, so that no event of the proxy's can follow it. */
+  get midEvent(): boolean {
+    return this.reader.midEvent;
+  }
+
+  /** The event that ends this stream when its upstream broke it off, in the vendor's format. */
+  broken(message: string): string | Uint8Array {
+    return this.format.broken(message);
   }
 
   completion(): string {
@@ -124,8 +131,7 @@ export class StreamWatcher implements EventSink {
       usage: this.usage,
       outputTokens: this.outputTokens(),
       firstEvent: this.parsedFirstEvent(),
-      openBlock: this.openBlock,
-      response: this.response,
+      ...this.structure,
     });
   }
 
@@ -136,7 +142,7 @@ export class StreamWatcher implements EventSink {
     if (this.trackOutput) this.keep(data);
     const capturing = this.text.length < this.captureLimit;
     const structural = this.trackOutput && this.isStructural(data);
-    if (!capturing && !structural && !data.includes(this.format.usageMarker)) return;
+    if (!capturing && !structural && !this.format.mentionsUsage(data)) return;
     let event: unknown;
     try {
       event = JSON.parse(data);
@@ -151,7 +157,7 @@ export class StreamWatcher implements EventSink {
       this.model ??= answeringModel(event);
     }
     if (capturing) this.text += streamedText(event);
-    if (this.trackOutput) this.track(event);
+    if (this.trackOutput) this.format.track(event, this.structure);
   }
 
   /** What a capped stream keeps of an event without parsing it: delta text to count, the first event. */
@@ -178,15 +184,6 @@ export class StreamWatcher implements EventSink {
       return isJsonObject(event) ? event : {};
     } catch {
       return {};
-    }
-  }
-
-  private track(event: JsonObject): void {
-    if (event.type === "content_block_start" && typeof event.index === "number") this.openBlock = event.index;
-    else if (event.type === "content_block_stop") this.openBlock = undefined;
-    else if (event.type === "response.created" || event.type === "response.in_progress") {
-      const response = child(event, "response");
-      if (isJsonObject(response)) this.response = response;
     }
   }
 }

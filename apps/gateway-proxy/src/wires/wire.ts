@@ -30,8 +30,8 @@ export interface Wire {
   dialect(flavor: ApiFlavor): Dialect | undefined;
   /** Whether a streamed answer comes as server-sent events, by the request's query. */
   streamsAsEvents(query: string): boolean;
-  /** The usage a whole JSON answer reports (zero when it reports none). */
-  answerUsage(body: unknown): UsageCounts;
+  /** The usage a whole JSON answer reports, in its body or its headers (zero when it reports none). */
+  answerUsage(body: unknown, headers: AnswerHeaders): UsageCounts;
   readonly stream: StreamFormat;
   /** How usage splits cached input: beside the input (Anthropic's) or inside it (OpenAI's). */
   readonly costShape: CostShape;
@@ -48,6 +48,9 @@ export interface Wire {
   /** A model listing in the vendor's shape. */
   modelList(models: readonly ListedModel[], created: number): unknown;
 }
+
+/** A vendor answer's headers, names in lower case. */
+export type AnswerHeaders = Readonly<Record<string, string | string[]>>;
 
 export type WireName = "openai" | "anthropic" | "gemini" | "aws.bedrock";
 
@@ -83,8 +86,9 @@ export interface TargetRequest extends CandidateRequest {
 export interface BodyRequest extends CandidateRequest {
   /**
    * The `anthropic-beta` values (comma-separated: the provider's configured header, else the
-   * caller's) that the provider accepts, undefined when none: they go as that header, and a dialect
-   * whose vendor takes them in the body (Bedrock's `anthropic_beta`) puts them there too.
+   * caller's) that the provider accepts, undefined when none. The dialect places them: as the
+   * `anthropic-beta` header it returns, or in the body where its vendor takes them (Bedrock's
+   * `anthropic_beta`); the upstream gets that header only from the dialect.
    */
   betas: string | undefined;
   /** The betas the provider accepts (the provider's list, else its catalog entry's); undefined: every one. */
@@ -111,6 +115,8 @@ export interface Framing {
 export interface FrameReader {
   push(chunk: Uint8Array, sink: EventSink): void;
   end(sink: EventSink): void;
+  /** Whether the bytes pushed so far end inside an event: nothing can be added to the stream then. */
+  readonly midEvent: boolean;
 }
 
 export interface EventSink {
@@ -124,8 +130,8 @@ export interface EventSink {
  */
 export interface StreamFormat {
   readonly framing: Framing;
-  /** Text every event that carries usage contains: other events are not parsed for it. */
-  readonly usageMarker: string;
+  /** Whether an event (its raw data) may carry usage: cheap, and only those are parsed for it. */
+  mentionsUsage(data: string): boolean;
   /** The usage an event carries, merged onto what earlier events said; undefined when none. */
   usage(event: JsonObject, base: UsageCounts): UsageCounts | undefined;
   /** Whether an event (its raw data) generates output: a capped stream counts those. */
@@ -134,21 +140,35 @@ export interface StreamFormat {
   readonly firstEventMarker: string | undefined;
   /** Whether an ending needs this event parsed (an open block, the response object). */
   structural(data: string, sawFirstEvent: boolean): boolean;
+  /** Keeps what an ending needs of a parsed event of a capped stream. */
+  track(event: JsonObject, structure: StreamStructure): void;
   /** The events that end the stream as if the model had reached its output limit, framed. */
   ending(soFar: StreamSoFar): string | Uint8Array;
+  /**
+   * The event that ends a stream its upstream broke off, in the form the vendor reports a failure
+   * mid-stream (its SDKs raise it as an error rather than a cut connection).
+   */
+  broken(message: string): string | Uint8Array;
 }
 
-/** What a stream said before it was cut, as its ending needs it. */
-export interface StreamSoFar {
-  usage: UsageCounts;
-  outputTokens: number;
-  /** The first event `firstEventMarker` matched, parsed ({} when none came). */
-  firstEvent: JsonObject;
+/** What of a stream's events its ending needs, as the format's `track` keeps it. */
+export interface StreamStructure {
   /** The index of Anthropic's content block still open. */
   openBlock: number | undefined;
   /** The Responses object its `response.created` event carried. */
   response: JsonObject | undefined;
 }
+
+/** What a stream said before it was cut, as its ending needs it. */
+export interface StreamSoFar extends StreamStructure {
+  usage: UsageCounts;
+  outputTokens: number;
+  /** The first event `firstEventMarker` matched, parsed ({} when none came). */
+  firstEvent: JsonObject;
+}
+
+/** The `track` of a format whose ending needs nothing of the events before it. */
+export const trackNothing = (): void => {};
 
 /**
  * A model listing the proxy answers (GET): the wire whose providers it lists, and its answer in
