@@ -63,6 +63,12 @@ async function serve(limits: Partial<HttpServerLimits> = {}) {
       bytes,
     });
     if (url === "/wait") await new Promise<void>((release) => waiting.push(release));
+    // A relayed answer whose upstream sent a single-value header twice.
+    if (url === "/twice") {
+      res.writeHead(200, { "content-type": ["text/plain", "text/html"], "x-many": ["a", "b"] });
+      res.end("twice");
+      return;
+    }
     res.writeHead(200, { "content-type": "text/plain" });
     const ms = Number(new URL(url, "http://x").searchParams.get("ms") ?? 0);
     if (ms === 0) {
@@ -193,6 +199,15 @@ describe("the dual server: HTTP/1.1 and h2c on one port", () => {
       ["1.1", `127.0.0.1:${port}`],
       ["2.0", `127.0.0.1:${port}`],
     ]);
+  });
+
+  it("sends a header HTTP/2 allows once with its first value when given several, others with all", async () => {
+    const { port } = await serve();
+    const { answer } = h2Request(h2Session(port), "/twice");
+    const http2 = await answer;
+    expect(http2).toMatchObject({ status: 200, body: "twice" });
+    expect(http2.headers["content-type"]).toBe("text/plain");
+    expect(http2.headers["x-many"]).toBe("a, b");
   });
 
   it("serves HTTP/1.1 whose first bytes come one at a time", async () => {

@@ -84,6 +84,69 @@ export function abortBody(this: Http2Request): void {
 export class Http2Answer extends Http2ServerResponse<Http2Request> {
   /** node's has it; its types do not say so. */
   declare flushHeaders: () => void;
+
+  /**
+   * Headers as HTTP/1.1 writes them, but a header HTTP/2 allows once (`content-type`, …) given
+   * several values has its first: node's throws there, and a relayed upstream may send one twice.
+   */
+  override writeHead(statusCode: number, headers?: OutgoingHttpHeaders): this;
+  override writeHead(statusCode: number, statusMessage: string, headers?: OutgoingHttpHeaders): this;
+  override writeHead(
+    statusCode: number,
+    messageOrHeaders?: string | OutgoingHttpHeaders,
+    headers?: OutgoingHttpHeaders,
+  ): this {
+    const given = typeof messageOrHeaders === "string" ? headers : messageOrHeaders;
+    return super.writeHead(statusCode, given && singleValued(given));
+  }
+}
+
+/** The headers HTTP/2 allows one value of (node's list, which its `writeHead` enforces). */
+const SINGLE_VALUE_HEADERS = new Set([
+  "access-control-allow-credentials",
+  "access-control-max-age",
+  "access-control-request-method",
+  "age",
+  "authorization",
+  "content-encoding",
+  "content-language",
+  "content-length",
+  "content-location",
+  "content-md5",
+  "content-range",
+  "content-type",
+  "date",
+  "dnt",
+  "etag",
+  "expires",
+  "from",
+  "host",
+  "if-match",
+  "if-modified-since",
+  "if-none-match",
+  "if-range",
+  "if-unmodified-since",
+  "last-modified",
+  "location",
+  "max-forwards",
+  "proxy-authorization",
+  "range",
+  "referer",
+  "retry-after",
+  "tk",
+  "upgrade-insecure-requests",
+  "user-agent",
+  "x-content-type-options",
+]);
+
+function singleValued(headers: OutgoingHttpHeaders): OutgoingHttpHeaders {
+  let copy: OutgoingHttpHeaders | undefined;
+  for (const [name, value] of Object.entries(headers)) {
+    if (!Array.isArray(value) || !SINGLE_VALUE_HEADERS.has(name.toLowerCase())) continue;
+    copy ??= { ...headers };
+    copy[name] = value[0];
+  }
+  return copy ?? headers;
 }
 Object.defineProperties(Http2Answer.prototype, {
   destroyed: {

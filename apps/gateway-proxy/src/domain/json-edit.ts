@@ -27,6 +27,7 @@ export function editedJsonText(text: string, original: JsonObject, edited: JsonO
     }
   }
   if (!edits && added.length === 0) return text;
+  if (!edits) return withAppended(text, originalKeys.length > 0, added, edited);
   const scanned = scanMembers(text);
   if (!scanned) return JSON.stringify(edited);
   const { members, open } = scanned;
@@ -58,6 +59,24 @@ export function editedJsonText(text: string, original: JsonObject, edited: JsonO
   }
   const last = members[members.length - 1];
   return out + text.slice(last ? last.end : open + 1);
+}
+
+/**
+ * The text with new members before its closing brace: the most common edit (a stream's
+ * `stream_options`, the end-user metadata), made without walking the body.
+ */
+function withAppended(
+  text: string,
+  hasMembers: boolean,
+  added: readonly string[],
+  edited: JsonObject,
+): string {
+  const close = text.lastIndexOf("}");
+  let members = "";
+  for (const [index, key] of added.entries()) {
+    members += `${hasMembers || index > 0 ? "," : ""}${JSON.stringify(key)}:${JSON.stringify(edited[key])}`;
+  }
+  return text.slice(0, close) + members + text.slice(close);
 }
 
 /** A member the edits kept (a value of `undefined` is no member: JSON.stringify leaves it out). */

@@ -121,7 +121,6 @@ export async function forward(request: ForwardRequest, res: HttpAnswer): Promise
   const chunks: Buffer[] = [];
   let bytes = 0;
   let answerHeaders: AnswerHeaders = {};
-  const read = () => readAnswer(watcher, chunks, bytes, answerHeaders, request);
   try {
     const upstream = await request.pool.request({
       method: request.method === "GET" ? "GET" : "POST",
@@ -178,10 +177,22 @@ export async function forward(request: ForwardRequest, res: HttpAnswer): Promise
       const cut = await relayGrowing(body, res, framing, watcher, request.growth, abort.signal);
       if (cut) {
         abort.abort();
-        return { outcome: "cut", status, ...read(), stream, headersAt };
+        return {
+          outcome: "cut",
+          status,
+          ...readAnswer(watcher, chunks, bytes, answerHeaders, request),
+          stream,
+          headersAt,
+        };
       }
       res.end();
-      return { outcome: "answered", status, ...read(), stream, headersAt };
+      return {
+        outcome: "answered",
+        status,
+        ...readAnswer(watcher, chunks, bytes, answerHeaders, request),
+        stream,
+        headersAt,
+      };
     }
     for await (const chunk of body) {
       const buffer = chunk as Buffer;
@@ -201,14 +212,20 @@ export async function forward(request: ForwardRequest, res: HttpAnswer): Promise
     return {
       outcome: "aborted",
       status: upstreamBroke ? BAD_GATEWAY : CLIENT_CLOSED_STATUS,
-      ...read(),
+      ...readAnswer(watcher, chunks, bytes, answerHeaders, request),
       stream,
       headersAt,
     };
   } finally {
     res.off("close", onClose);
   }
-  return { outcome: "answered", status, ...read(), stream, headersAt };
+  return {
+    outcome: "answered",
+    status,
+    ...readAnswer(watcher, chunks, bytes, answerHeaders, request),
+    stream,
+    headersAt,
+  };
 }
 
 /** A whole JSON answer (small: a token count, its first 64 KiB) reshaped for the caller's wire, then relayed. */

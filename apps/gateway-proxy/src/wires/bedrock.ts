@@ -133,10 +133,24 @@ const TOKEN_COUNT_AS_BEDROCK: Restream = {
 };
 
 const CONVERSE_DIALECTS: Partial<Record<ApiFlavor, Dialect>> = {
+  /**
+   * The body passes as the caller sent it, but for Claude's betas (`anthropic_beta` in
+   * `additionalModelRequestFields`) the provider does not accept, as for InvokeModel.
+   */
   bedrock: {
     target: (upstreamUrl, { model, streams }) =>
       bedrockTarget(upstreamUrl, model, streams ? "converse-stream" : "converse"),
-    editBody: () => ({}),
+    editBody(body, { acceptedBetas }) {
+      const fields = body.additionalModelRequestFields;
+      if (acceptedBetas === undefined || !isJsonObject(fields) || !Array.isArray(fields.anthropic_beta))
+        return {};
+      const kept = acceptedBodyBetas(fields, acceptedBetas);
+      if (kept.length === fields.anthropic_beta.length) return {};
+      // A new object: the edits replace top-level members, never change the caller's in place.
+      const { anthropic_beta: _refused, ...others } = fields;
+      body.additionalModelRequestFields = kept.length === 0 ? others : { ...others, anthropic_beta: kept };
+      return {};
+    },
   },
 };
 

@@ -112,4 +112,20 @@ describe("editForVendor: the caller's body as the vendor takes it", () => {
     });
     expect(toAnthropic).toEqual({ messages: [], model: "claude-sonnet-4-5", stream: true });
   });
+
+  it("leaves out of a Converse body's additionalModelRequestFields the betas the provider does not accept, in a new object", () => {
+    const converse = route("/model/anthropic.claude-sonnet-4-5-20250929-v1%3A0/converse");
+    const fields = { anthropic_beta: ["new-beta", "interleaved-thinking-2025-05-14"], top_k: 5 };
+    const body: JsonObject = { messages: [], additionalModelRequestFields: fields };
+    const options = { acceptedBetas: ["interleaved-thinking-2025-05-14"] };
+    editForVendor(body, "bedrock", converse, "anthropic.claude-sonnet-4-5-20250929-v1:0", false, options);
+    expect(body.additionalModelRequestFields).toEqual({
+      top_k: 5,
+      anthropic_beta: ["interleaved-thinking-2025-05-14"],
+    });
+    expect(fields.anthropic_beta).toHaveLength(2);
+    const none: JsonObject = { messages: [], additionalModelRequestFields: { anthropic_beta: ["new-beta"] } };
+    editForVendor(none, "bedrock", converse, "anthropic.claude-sonnet-4-5-20250929-v1:0", true, options);
+    expect(none.additionalModelRequestFields).toEqual({});
+  });
 });
