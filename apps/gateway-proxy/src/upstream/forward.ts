@@ -121,6 +121,8 @@ export async function forward(request: ForwardRequest, res: HttpAnswer): Promise
   const chunks: Buffer[] = [];
   let bytes = 0;
   let answerHeaders: AnswerHeaders = {};
+  /** A capped stream the proxy ended at the cap. */
+  let cut = false;
   try {
     const upstream = await request.pool.request({
       method: request.method === "GET" ? "GET" : "POST",
@@ -174,34 +176,19 @@ export async function forward(request: ForwardRequest, res: HttpAnswer): Promise
     res.writeHead(status, headers);
     if (stream) res.flushHeaders();
     if (watcher && request.growth && status < 400) {
-      const cut = await relayGrowing(body, res, framing, watcher, request.growth, abort.signal);
-      if (cut) {
-        abort.abort();
-        return {
-          outcome: "cut",
-          status,
-          ...readAnswer(watcher, chunks, bytes, answerHeaders, request),
-          stream,
-          headersAt,
-        };
+      cut = await relayGrowing(body, res, framing, watcher, request.growth, abort.signal);
+      if (cut) abort.abort();
+      else res.end();
+    } else {
+      for await (const chunk of body) {
+        const buffer = chunk as Buffer;
+        if (watcher) watcher.push(buffer);
+        else if (bytes + buffer.length <= MAX_PARSED_BODY_BYTES) chunks.push(buffer);
+        bytes += buffer.length;
+        if (!res.write(buffer)) await drained(res, abort.signal);
       }
       res.end();
-      return {
-        outcome: "answered",
-        status,
-        ...readAnswer(watcher, chunks, bytes, answerHeaders, request),
-        stream,
-        headersAt,
-      };
     }
-    for await (const chunk of body) {
-      const buffer = chunk as Buffer;
-      if (watcher) watcher.push(buffer);
-      else if (bytes + buffer.length <= MAX_PARSED_BODY_BYTES) chunks.push(buffer);
-      bytes += buffer.length;
-      if (!res.write(buffer)) await drained(res, abort.signal);
-    }
-    res.end();
   } catch (error) {
     if (status === 0 && !abort.signal.aborted) return { outcome: "unreachable", error };
     // Not aborted: the client is still there, and the vendor's answer broke off.
@@ -220,7 +207,7 @@ export async function forward(request: ForwardRequest, res: HttpAnswer): Promise
     res.off("close", onClose);
   }
   return {
-    outcome: "answered",
+    outcome: cut ? "cut" : "answered",
     status,
     ...readAnswer(watcher, chunks, bytes, answerHeaders, request),
     stream,
