@@ -63,6 +63,22 @@ export function decodeEventStream(bytes: Uint8Array): { type: string; payload: R
   return decoded;
 }
 
+/** Bedrock adds its own invocation metrics, the answer's counts, to Claude's last event. */
+function withMetrics(event: Record<string, unknown>, usage: AnthropicUsage) {
+  if (event.type !== "message_stop") return event;
+  return {
+    ...event,
+    "amazon-bedrock-invocationMetrics": {
+      inputTokenCount: usage.input_tokens,
+      outputTokenCount: usage.output_tokens,
+      invocationLatency: 120,
+      firstByteLatency: 40,
+      cacheReadInputTokenCount: usage.cache_read_input_tokens ?? 0,
+      cacheWriteInputTokenCount: usage.cache_creation_input_tokens ?? 0,
+    },
+  };
+}
+
 const BEDROCK_PATH =
   /^\/model\/([^/]+)\/(invoke|invoke-with-response-stream|converse|converse-stream|count-tokens)$/;
 
@@ -163,15 +179,25 @@ export class FakeBedrock extends FakeUpstream {
       texts: wordPieces(this.reply),
     };
     if (method === "invoke") {
-      res.setHeader("x-amzn-bedrock-input-token-count", String(this.claudeUsage.input));
-      res.setHeader("x-amzn-bedrock-output-token-count", String(this.claudeUsage.output));
+      // Bedrock's counts of the answer, which the gateway reads first.
+      const { usage } = answer;
+      res.setHeader("x-amzn-bedrock-input-token-count", String(usage.input_tokens));
+      res.setHeader("x-amzn-bedrock-output-token-count", String(usage.output_tokens));
+      res.setHeader(
+        "x-amzn-bedrock-cache-read-input-token-count",
+        String(usage.cache_read_input_tokens ?? 0),
+      );
+      res.setHeader(
+        "x-amzn-bedrock-cache-write-input-token-count",
+        String(usage.cache_creation_input_tokens ?? 0),
+      );
       return sendBedrockJson(res, 200, anthropicMessage(answer));
     }
     return this.writeStream(
       res,
       anthropicStreamEvents(answer).map(({ data }) =>
         eventStreamMessage("chunk", {
-          bytes: Buffer.from(JSON.stringify(this.withMetrics(data))).toString("base64"),
+          bytes: Buffer.from(JSON.stringify(withMetrics(data, answer.usage))).toString("base64"),
           p: "abcdefgh",
         }),
       ),
@@ -181,23 +207,6 @@ export class FakeBedrock extends FakeUpstream {
   private invalidBody(res: ServerResponse, problem: string) {
     this.invalid.push(problem);
     return bedrockError(res, 400, "ValidationException", problem);
-  }
-
-  /** Bedrock adds its own invocation metrics to Claude's last event. */
-  private withMetrics(event: Record<string, unknown>) {
-    if (event.type !== "message_stop") return event;
-    const u = this.claudeUsage;
-    return {
-      ...event,
-      "amazon-bedrock-invocationMetrics": {
-        inputTokenCount: u.input,
-        outputTokenCount: u.output,
-        invocationLatency: 120,
-        firstByteLatency: 40,
-        cacheReadInputTokenCount: u.cacheRead,
-        cacheWriteInputTokenCount: u.cacheWrite,
-      },
-    };
   }
 
   private claudeAnswerUsage(): AnthropicUsage {

@@ -42,10 +42,10 @@ describe("editedJsonText: the caller's bytes but for the members edited", () => 
     expect(edit('{\n  "a": 1,\n  "b": 2\n}', (body) => delete body.b).result).toBe('{\n  "a": 1\n}');
     expect(edit("{}", (body) => Object.assign(body, { a: 1 })).result).toBe('{"a":1}');
     expect(edit(" { } \n", (body) => Object.assign(body, { a: 1, b: [2] })).result).toBe(
-      ' { "a":1,"b":[2]} \n',
+      ' {"a":1,"b":[2] } \n',
     );
     expect(edit('{\n  "a": "}"\n}\n', (body) => Object.assign(body, { b: 2 })).result).toBe(
-      '{\n  "a": "}"\n,"b":2}\n',
+      '{\n  "a": "}","b":2\n}\n',
     );
   });
 

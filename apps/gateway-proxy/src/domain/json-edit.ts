@@ -71,12 +71,14 @@ function withAppended(
   added: readonly string[],
   edited: JsonObject,
 ): string {
-  const close = text.lastIndexOf("}");
+  // Right after the last member (or `{`), as a member is written: the caller's whitespace stays before `}`.
+  let at = text.lastIndexOf("}");
+  while (at > 0 && isWhitespace(text.charCodeAt(at - 1))) at--;
   let members = "";
   for (const [index, key] of added.entries()) {
     members += `${hasMembers || index > 0 ? "," : ""}${JSON.stringify(key)}:${JSON.stringify(edited[key])}`;
   }
-  return text.slice(0, close) + members + text.slice(close);
+  return text.slice(0, at) + members + text.slice(at);
 }
 
 /** A member the edits kept (a value of `undefined` is no member: JSON.stringify leaves it out). */
