@@ -239,8 +239,10 @@ describe("faults with traffic flowing (agentnet up, real processes)", () => {
     // Capped requests are served within the proxy's leases; those that outlast them (6 s) are 503
     // until the restarted leader's grace ends (it cannot know what the dead one granted before),
     // and the events the dead one had fetched and not acked have come again (ack wait, 10 s).
+    // A lease is renewed within half its TTL, so at the kill it has 3 to 6 s left: 30 % of the
+    // window at the least, less the requests on its edges (29.9 % was seen on a slow machine).
     () =>
-      underFault("consumption killed (kill -9), a cap in force", 0.3, killService("consumption"), {
+      underFault("consumption killed (kill -9), a cap in force", 0.25, killService("consumption"), {
         recoveredAfterMs: 20_000,
       }),
     120_000,
