@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { promisify } from "node:util";
-import { findRepoRoot, freePort } from "@agentnet/local-backends";
+import { findRepoRoot, freePorts } from "@agentnet/local-backends";
 import { TEST_SEALING_KEY } from "@agentnet/testkit";
 
 const ROOT = findRepoRoot();
@@ -71,17 +71,17 @@ const matches = (part: StackPart, argv: string[]) =>
  */
 export async function startUpStack(extraEnv: Record<string, string> = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), "agn-faults-"));
-  const apiPort = await freePort();
-  const proxyPort = await freePort();
+  // Distinct ports: a port freed by one probe may be handed out again by the next.
+  const [apiPort, proxyPort, demoPort, natsPort, mongoPort] = await freePorts(5);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     AGN_DATA_DIR: dataDir,
     AGN_SEALING_KEY: TEST_SEALING_KEY,
     AGN_API_PORT: String(apiPort),
     AGN_PROXY_PORT: String(proxyPort),
-    AGN_DEMO_UPSTREAM_PORT: String(await freePort()),
-    NATS_URL: `nats://127.0.0.1:${await freePort()}`,
-    MONGO_URL: `mongodb://127.0.0.1:${await freePort()}/agentnet`,
+    AGN_DEMO_UPSTREAM_PORT: String(demoPort),
+    NATS_URL: `nats://127.0.0.1:${natsPort}`,
+    MONGO_URL: `mongodb://127.0.0.1:${mongoPort}/agentnet`,
     LOG_LEVEL: "info",
     ...extraEnv,
   };
