@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { promisify } from "node:util";
-import { findRepoRoot, freePort, probeMongo } from "@agentnet/local-backends";
+import { findRepoRoot, freePorts, probeMongo } from "@agentnet/local-backends";
 import { isolatedNatsUrl, TEST_SEALING_KEY } from "@agentnet/testkit";
 import { connect } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -25,11 +25,12 @@ describe("agentnet up, end to end", () => {
   const printed: string[] = [];
 
   beforeAll(async () => {
-    const port = await freePort();
-    proxyPort = await freePort();
-    upstreamPort = await freePort();
+    // Distinct ports: a port freed by one probe may be handed out again by the next.
+    const [port = 0, proxy = 0, upstream = 0, mongo = 0, demo = 0] = await freePorts(5);
+    proxyPort = proxy;
+    upstreamPort = upstream;
     // Nothing answers there: `up` starts its own FerretDB, with a login.
-    mongoUrl = `mongodb://127.0.0.1:${await freePort()}/agentnet`;
+    mongoUrl = `mongodb://127.0.0.1:${mongo}/agentnet`;
     // NATS_URL names a server that is not the stack's (this file's own, which refuses the stack's
     // credentials): `up` must start its own authenticated nats-server on another port and say so.
     takenNatsUrl = await isolatedNatsUrl();
@@ -41,7 +42,7 @@ describe("agentnet up, end to end", () => {
       AGN_SEALING_KEY: TEST_SEALING_KEY,
       AGN_API_PORT: String(port),
       AGN_PROXY_PORT: String(proxyPort),
-      AGN_DEMO_UPSTREAM_PORT: String(await freePort()),
+      AGN_DEMO_UPSTREAM_PORT: String(demo),
       AGN_ALLOWED_PRIVATE_UPSTREAMS: `127.0.0.1:${upstreamPort}`,
       AGN_DATA_DIR: dataDir,
     };
