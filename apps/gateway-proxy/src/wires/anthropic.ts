@@ -154,12 +154,6 @@ export function anthropicEndingEvents({ openBlock, outputTokens }: StreamSoFar):
   ];
 }
 
-/** The `error` event Anthropic streams on a failure mid-stream; its SDK raises an APIError on it. */
-export const anthropicStreamError = (message: string) => ({
-  type: "error",
-  error: { type: "api_error", message },
-});
-
 /**
  * Anthropic's stream events (message_start, content_block_delta, message_delta, …): the usage is
  * split over message_start and message_delta, and deltas generate.
@@ -188,7 +182,8 @@ const stream: StreamFormat = {
     anthropicEndingEvents(soFar)
       .map((event) => sseEvent(event, String(event.type)))
       .join(""),
-  broken: (message) => sseEvent(anthropicStreamError(message), "error"),
+  // The `error` event Anthropic streams on a failure mid-stream; its SDK raises an APIError on it.
+  broken: (message) => sseEvent({ type: "error", error: { type: "api_error", message } }, "error"),
 };
 
 /**

@@ -214,6 +214,7 @@ function headerCount(headers: AnswerHeaders, name: string): number | undefined {
 
 /** InvokeModel's usage: Bedrock's token-count headers (any model), else Claude's `usage` in the body. */
 function invokeUsage(body: unknown, headers: AnswerHeaders): UsageCounts {
+  const claude = readAnthropicUsage(isJsonObject(body) ? body.usage : undefined);
   const counted = bedrockCounts(
     {
       input: headerCount(headers, "x-amzn-bedrock-input-token-count"),
@@ -221,9 +222,9 @@ function invokeUsage(body: unknown, headers: AnswerHeaders): UsageCounts {
       cacheRead: headerCount(headers, "x-amzn-bedrock-cache-read-input-token-count"),
       cacheWrite: headerCount(headers, "x-amzn-bedrock-cache-write-input-token-count"),
     },
-    readAnthropicUsage(isJsonObject(body) ? body.usage : undefined),
+    claude,
   );
-  return counted ?? (isJsonObject(body) ? readAnthropicUsage(body.usage) : zeroUsage());
+  return counted ?? claude;
 }
 
 /**

@@ -144,12 +144,9 @@ const stream: StreamFormat = {
   structural: (data, sawFirstEvent) =>
     !sawFirstEvent && data.includes('"response.') && RESPONSE_STARTED.test(data),
   track(event, structure) {
+    if (event.type !== "response.created" && event.type !== "response.in_progress") return;
     const response = child(event, "response");
-    if (
-      (event.type === "response.created" || event.type === "response.in_progress") &&
-      isJsonObject(response)
-    )
-      structure.response = response;
+    if (isJsonObject(response)) structure.response = response;
   },
   ending: openAiEnding,
   // What OpenAI streams on a failure mid-stream; its SDK raises an APIError on an event with `error`.
