@@ -119,12 +119,14 @@ export async function startNatsCluster(options: NatsClusterOptions = {}): Promis
   await Promise.all(nodes.map((node) => node.restart()));
   const urls = nodes.map((node) => node.clientUrl);
   const url = urls.join(",");
+  /** The meta leader every running node names; a node that names none answers JetStream requests with "temporarily unavailable". */
   const metaLeader = async () => {
+    const named = new Set<string | undefined>();
     for (const node of nodes.filter((each) => each.running())) {
       const jsz = await monitor<{ meta_cluster?: { leader?: string } }>(node.monitorPort, "jsz");
-      if (jsz?.meta_cluster?.leader) return jsz.meta_cluster.leader;
+      named.add(jsz?.meta_cluster?.leader || undefined);
     }
-    return undefined;
+    return named.size === 1 ? [...named][0] : undefined;
   };
   const formed = (timeoutMs = 30_000) =>
     waitUntil(
