@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { request } from "@agentnet/bus";
 import { ControlPlane } from "@agentnet/contracts";
-import { freePort } from "@agentnet/local-backends";
+import { freePorts } from "@agentnet/local-backends";
 import { connectTestBus, TEST_SEALING_KEY, testBackends, testBusEnv, uniqueId } from "@agentnet/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OtlpReceiver } from "../tracing/receiver";
@@ -42,13 +42,13 @@ describe("the production bundles, deployed as the Dockerfile deploys them", () =
     await deployBundles(root);
 
     const { mongoUrl } = testBackends();
+    // Distinct ports: separate freePort calls may hand out the same one twice.
+    const [proxyPort, apiPort, ...healthPorts] = await freePorts(6);
     const healthPort = async (app: BundledApp) => {
-      const port = await freePort();
+      const port = healthPorts.pop();
       readyz.set(app, `http://127.0.0.1:${port}/readyz`);
       return { HEALTH_PORT: String(port) };
     };
-    const proxyPort = await freePort();
-    const apiPort = await freePort();
     proxyUrl = `http://127.0.0.1:${proxyPort}`;
     apiUrl = `http://127.0.0.1:${apiPort}`;
     readyz.set("gateway-proxy", `${proxyUrl}/readyz`);

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { identify, killProcess, type ProcessIdentity, stillRuns } from "@agentnet/cli/processes";
-import { freePort } from "@agentnet/local-backends";
+import { freePorts } from "@agentnet/local-backends";
 import { TEST_SEALING_KEY } from "@agentnet/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import {
@@ -43,15 +43,16 @@ const spawned: ChildProcess[] = [];
 async function stackEnv(): Promise<NodeJS.ProcessEnv> {
   const dataDir = mkdtempSync(join(tmpdir(), "agentnet-ctrl-c-"));
   dataDirs.push(dataDir);
+  const [apiPort, proxyPort, upstreamPort, natsPort, mongoPort] = await freePorts(5);
   return {
     ...process.env,
     AGN_DATA_DIR: dataDir,
     AGN_SEALING_KEY: TEST_SEALING_KEY,
-    AGN_API_PORT: String(await freePort()),
-    AGN_PROXY_PORT: String(await freePort()),
-    AGN_DEMO_UPSTREAM_PORT: String(await freePort()),
-    NATS_URL: `nats://127.0.0.1:${await freePort()}`,
-    MONGO_URL: `mongodb://127.0.0.1:${await freePort()}/agentnet`,
+    AGN_API_PORT: String(apiPort),
+    AGN_PROXY_PORT: String(proxyPort),
+    AGN_DEMO_UPSTREAM_PORT: String(upstreamPort),
+    NATS_URL: `nats://127.0.0.1:${natsPort}`,
+    MONGO_URL: `mongodb://127.0.0.1:${mongoPort}/agentnet`,
   };
 }
 
