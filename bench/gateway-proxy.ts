@@ -3,8 +3,10 @@
  * directly, through agentnet (policy decision, token auth, one JetStream event per request), through
  * agentnet with a cap in force (decided against the proxy's leases of headroom, renewed off the
  * request path), through the same proxy without metrics when `BENCH_TARGETS` names
- * "agentnet (metrics off)" (the others run with AGN_METRICS_PORT set), and through Portkey's
- * open-source gateway (`@portkey-ai/gateway`, a child process) — non-streaming and streaming.
+ * "agentnet (metrics off)" (the others run with AGN_METRICS_PORT set), through the "node floor"
+ * (`node-floor.ts`: what any Node gateway does per request, agentnet's features aside), and through
+ * Portkey's open-source gateway (`@portkey-ai/gateway`, a child process) — non-streaming and
+ * streaming.
  * Latency: sequential requests on one keep-alive connection (added = p50/p99 minus direct).
  * Throughput: autocannon, 64 connections, fixed duration; agentnet's targets take turns in 1 s
  * slices. The gateway under test has a CPU to itself. Everything on loopback.
@@ -47,6 +49,7 @@ import {
   startChild,
   startConsumptionProcess,
   startMockUpstream,
+  startNodeFloor,
   startProxyProcess,
   stopChildren,
 } from "./proxy-stack";
@@ -65,6 +68,9 @@ const METRICS_OFF = "agentnet (metrics off)";
  */
 const BASELINE = "agentnet (baseline build)";
 const BASELINE_ROOT = process.env.BENCH_BASELINE_ROOT;
+
+/** The bare Node proxy agentnet's targets are compared with (issue 39's floor). */
+const NODE_FLOOR = "node floor";
 
 /**
  * The gateway under test runs on a CPU of its own (the last one); this process, the upstream,
@@ -148,6 +154,8 @@ async function main() {
     const proxy = await startProxy("agentnet", true);
     const unmetered = TARGETS?.includes(METRICS_OFF) ? await startProxy(METRICS_OFF, false) : undefined;
     const baseline = BASELINE_ROOT ? await startProxy(BASELINE, false, BASELINE_ROOT) : undefined;
+    const floor = await startNodeFloor(upstream.url, onGatewayCpu);
+    children.push(floor.child);
     const portkeyPort = await freePort();
     const portkeyMain = join(
       ROOT,
@@ -205,6 +213,7 @@ async function main() {
             },
           ]
         : []),
+      { name: NODE_FLOOR, url: floor.url, headers: { authorization: "Bearer sk-bench" }, pid: floor.pid },
       {
         name: "portkey",
         url: `http://127.0.0.1:${portkeyPort}/v1/chat/completions`,
@@ -260,10 +269,11 @@ async function main() {
             stream,
           )),
         ]);
-        // agentnet's two targets run their throughput phase in slices, taking turns slice by slice:
-        // the machine's speed drifts over seconds, and in slices it drifts under both alike. A
-        // slice is shorter than the proxy's lease idle time, so the capped target's leases see
-        // steady load, as in one long phase. The other targets (references) run in one piece.
+        // agentnet's targets and the node floor run their throughput phase in slices, taking turns
+        // slice by slice: the machine's speed drifts over seconds, and in slices it drifts under
+        // all alike. A slice is shorter than the proxy's lease idle time, so the capped target's
+        // leases see steady load, as in one long phase. The other targets (direct, Portkey) run in
+        // one piece.
         const loads = new Map(ordered.map((target) => [target.name, emptyLoad()]));
         const measure = async (target: Target, seconds: number) => {
           const load = loads.get(target.name) as Load;
@@ -278,7 +288,9 @@ async function main() {
           load.seconds += result.seconds;
           load.failed += result.non2xx + result.errors;
         };
-        const sliced = ordered.filter((target) => target.name.startsWith("agentnet"));
+        const sliced = ordered.filter(
+          (target) => target.name.startsWith("agentnet") || target.name === NODE_FLOOR,
+        );
         for (const target of ordered) if (!sliced.includes(target)) await measure(target, SECONDS);
         // In the round's order every slice (which target goes first alternates by round): a target
         // then waits one slice between its own, never two.
@@ -328,11 +340,14 @@ async function main() {
     process.stdout.write(
       `\n| mode | target | latency p50 / p99 (ms) | added p50 / p99 (ms) | req/s (${CONNECTIONS} conns, ${SECONDS} s) | non-2xx + errors |\n|---|---|---|---|---|---|\n${table.join("\n")}\n`,
     );
-    // The cap's cost, the metrics' and the change's against the baseline build, round by round.
+    // The cap's cost, the metrics', the change's against the baseline build, and agentnet's share
+    // of the node floor, round by round.
     const pairs = [
       ["agentnet + cap", "agentnet"],
       ["agentnet", METRICS_OFF],
       [METRICS_OFF, BASELINE],
+      ["agentnet", NODE_FLOOR],
+      ["agentnet + cap", NODE_FLOOR],
     ] as const;
     for (const stream of modes) {
       for (const [name, baseName] of pairs) {
@@ -340,13 +355,13 @@ async function main() {
         const runs = samples.get(`${stream} ${name}`) ?? [];
         if (baseRuns.length === 0 || runs.length !== baseRuns.length) continue;
         const compared = compareRounds(
-          runs.map((run) => ({ rps: run.rps, p99: run.lat.p99 })),
-          baseRuns.map((run) => ({ rps: run.rps, p99: run.lat.p99 })),
+          runs.map((run) => ({ rps: run.rps, ...run.lat })),
+          baseRuns.map((run) => ({ rps: run.rps, ...run.lat })),
         );
         const base = summary(stream, baseName);
         const row = summary(stream, name);
         process.stdout.write(
-          `${stream ? "streaming" : "non-streaming"}: ${name} = ${compared.ratio} of ${baseName} req/s; its p99 ${compared.p99} from ${baseName}'s; CPU per request: proxy ${row.proxyCpuUs.toFixed(0)} vs ${base.proxyCpuUs.toFixed(0)} µs, consumption + NATS + FerretDB ${row.backendCpuUs.toFixed(0)} vs ${base.backendCpuUs.toFixed(0)} µs\n`,
+          `${stream ? "streaming" : "non-streaming"}: ${name} = ${compared.ratio} of ${baseName} req/s; its p50 ${compared.p50} and p99 ${compared.p99} from ${baseName}'s; CPU per request: proxy ${row.proxyCpuUs.toFixed(0)} vs ${base.proxyCpuUs.toFixed(0)} µs, consumption + NATS + FerretDB ${row.backendCpuUs.toFixed(0)} vs ${base.backendCpuUs.toFixed(0)} µs\n`,
         );
       }
     }

@@ -274,8 +274,8 @@ async function main() {
         const runs = samples.get(`${stream} ${CLUSTER}${suffix}`) ?? [];
         const baseRuns = samples.get(`${stream} ${ONE_NODE}${suffix}`) ?? [];
         const compared = compareRounds(
-          runs.map((run) => ({ rps: run.rps, p99: run.lat.p99 })),
-          baseRuns.map((run) => ({ rps: run.rps, p99: run.lat.p99 })),
+          runs.map((run) => ({ rps: run.rps, ...run.lat })),
+          baseRuns.map((run) => ({ rps: run.rps, ...run.lat })),
         );
         process.stdout.write(
           `${stream ? "streaming" : "non-streaming"}: ${CLUSTER}${suffix} = ${compared.ratio} of ${ONE_NODE}${suffix} req/s; its p99 ${compared.p99} from ${ONE_NODE}${suffix}'s\n`,

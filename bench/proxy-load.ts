@@ -178,13 +178,17 @@ const range = (values: number[], digits: number) =>
  * speed between rounds cancels out of the ratio instead of landing on whichever target it hit.
  */
 export function compareRounds(
-  runs: { rps: number; p99: number }[],
-  baseRuns: { rps: number; p99: number }[],
+  runs: { rps: number; p50: number; p99: number }[],
+  baseRuns: { rps: number; p50: number; p99: number }[],
 ) {
   const ratios = runs.map((run, i) => (run.rps / (baseRuns[i]?.rps ?? Number.NaN)) * 100);
-  const p99s = runs.map((run, i) => run.p99 - (baseRuns[i]?.p99 ?? Number.NaN));
+  const difference = (quantile: "p50" | "p99") => {
+    const differences = runs.map((run, i) => run[quantile] - (baseRuns[i]?.[quantile] ?? Number.NaN));
+    return `${median(differences).toFixed(2)} ms (${range(differences, 2)})`;
+  };
   return {
     ratio: `${median(ratios).toFixed(0)} % (median of ${ratios.length} rounds, ${range(ratios, 0)} %)`,
-    p99: `${median(p99s).toFixed(2)} ms (${range(p99s, 2)})`,
+    p50: difference("p50"),
+    p99: difference("p99"),
   };
 }

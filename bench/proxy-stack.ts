@@ -55,6 +55,21 @@ export async function startMockUpstream() {
   return { port, url: `http://127.0.0.1:${port}`, child };
 }
 
+/** The "node floor" (`node-floor.ts`) in its own process, forwarding to `upstreamUrl`. */
+export async function startNodeFloor(
+  upstreamUrl: string,
+  wrap: (args: string[]) => string[] = (args) => args,
+) {
+  const port = await freePort();
+  const child = await startChild(
+    "node floor",
+    wrap([tsx(ROOT), join(ROOT, "bench", "node-floor.ts")]),
+    { PORT: String(port), UPSTREAM: upstreamUrl },
+    '"ready":true',
+  );
+  return { pid: child.pid ?? 0, child, url: `http://127.0.0.1:${port}/v1/chat/completions` };
+}
+
 export interface ProxyProcessOptions {
   name: string;
   /** How it joins the bus (`NATS_URL`, its user, `AGN_STREAM_REPLICAS`). */
