@@ -28,6 +28,11 @@ export function identityHeaders(provider: GatewayProvider, caller: Caller): Reco
  * the path are copied, not changed: the caller's members stay as sent (`editedJsonText`).
  */
 function setPath(target: JsonObject, path: string, value: unknown): void {
+  // Most vendors' member is top-level (OpenAI's `user`): no path to split.
+  if (!path.includes(".")) {
+    target[path] = value;
+    return;
+  }
   const keys = path.split(".");
   let node = target;
   for (const key of keys.slice(0, -1)) {
