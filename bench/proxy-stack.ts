@@ -43,29 +43,39 @@ export function startChild(
   });
 }
 
-/** The mock vendor (`mock-upstream.ts`) in its own process; `url` is its origin. */
-export async function startMockUpstream() {
+/**
+ * A script of `bench/` run with tsx in its own process on a free port (`PORT`), once it logs
+ * `"ready":true`; `wrap` wraps its command line (e.g. `taskset -c 1 ...`).
+ */
+async function startBenchScript(
+  name: string,
+  [script, ...args]: [string, ...string[]],
+  env: NodeJS.ProcessEnv,
+  wrap: (args: string[]) => string[] = (command) => command,
+) {
   const port = await freePort();
   const child = await startChild(
-    "upstream",
-    [tsx(ROOT), join(ROOT, "bench", "mock-upstream.ts"), "serve"],
-    { PORT: String(port) },
+    name,
+    wrap([tsx(ROOT), join(ROOT, "bench", script), ...args]),
+    { ...env, PORT: String(port) },
     '"ready":true',
   );
+  return { port, child };
+}
+
+/** The mock vendor (`mock-upstream.ts`) in its own process; `url` is its origin. */
+export async function startMockUpstream() {
+  const { port, child } = await startBenchScript("upstream", ["mock-upstream.ts", "serve"], {});
   return { port, url: `http://127.0.0.1:${port}`, child };
 }
 
 /** The "node floor" (`node-floor.ts`) in its own process, forwarding to `upstreamUrl`. */
-export async function startNodeFloor(
-  upstreamUrl: string,
-  wrap: (args: string[]) => string[] = (args) => args,
-) {
-  const port = await freePort();
-  const child = await startChild(
+export async function startNodeFloor(upstreamUrl: string, wrap?: (args: string[]) => string[]) {
+  const { port, child } = await startBenchScript(
     "node floor",
-    wrap([tsx(ROOT), join(ROOT, "bench", "node-floor.ts")]),
-    { PORT: String(port), UPSTREAM: upstreamUrl },
-    '"ready":true',
+    ["node-floor.ts"],
+    { UPSTREAM: upstreamUrl },
+    wrap,
   );
   return { pid: child.pid ?? 0, child, url: `http://127.0.0.1:${port}/v1/chat/completions` };
 }
