@@ -151,6 +151,7 @@ export async function forward(request: ForwardRequest, res: HttpAnswer): Promise
     const restreaming = restream?.from.carries(contentType) === true;
     stream = restreaming || framing.carries(contentType);
     let body: AsyncIterable<unknown> = upstream.body;
+    let firstBytesHere = upstream.body.readableLength > 0;
     if (stream && request.mayRetry) {
       // The answer is the client's only once a byte of it came: until then another attempt may go.
       const parts = upstream.body[Symbol.asyncIterator]();
@@ -162,6 +163,7 @@ export async function forward(request: ForwardRequest, res: HttpAnswer): Promise
         return { outcome: "retryable", status: 0, error: STREAM_FAILED_EARLY, headers, body: EMPTY };
       }
       body = startingWith(first, parts);
+      firstBytesHere = true;
     }
     if (restreaming) {
       body = restreamed(body, restream);
@@ -174,7 +176,10 @@ export async function forward(request: ForwardRequest, res: HttpAnswer): Promise
     if (stream)
       watcher = new StreamWatcher(request.wire.stream, request.captureLimit, request.growth !== undefined);
     res.writeHead(status, headers);
-    if (stream) res.flushHeaders();
+    // A stream's headers go out at once, so its client knows the answer began before its first
+    // event. When the upstream's first bytes came with its headers (nearly always), they go out
+    // together in the relay's first write instead: one write to the socket fewer per stream.
+    if (stream && (restreaming || !firstBytesHere)) res.flushHeaders();
     if (watcher && request.growth && status < 400) {
       cut = await relayGrowing(body, res, framing, watcher, request.growth, abort.signal);
       if (cut) abort.abort();
