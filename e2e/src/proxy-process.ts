@@ -35,25 +35,33 @@ export async function startProxyProcess(
   );
   const killOnExit = () => child.kill("SIGKILL");
   process.once("exit", killOnExit);
-  const ready = await new Promise<{ url: string; metrics?: string }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("the proxy process did not get ready in 30 s")), 30_000);
-    child.once("exit", (code) => reject(new Error(`the proxy process exited with ${code}`)));
-    const lines = createInterface({ input: child.stdout as NonNullable<ChildProcess["stdout"]> });
-    lines.on("line", (line) => {
-      const parsed = safeJson(line);
-      if (parsed?.ready === true && typeof parsed.url === "string") {
-        clearTimeout(timer);
-        resolve({
-          url: parsed.url,
-          ...(typeof parsed.metrics === "string" ? { metrics: parsed.metrics } : {}),
-        });
-      }
-    });
-  });
+  const ready = await new Promise<{ url: string; metrics?: string; line: Record<string, unknown> }>(
+    (resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error("the proxy process did not get ready in 30 s")),
+        30_000,
+      );
+      child.once("exit", (code) => reject(new Error(`the proxy process exited with ${code}`)));
+      const lines = createInterface({ input: child.stdout as NonNullable<ChildProcess["stdout"]> });
+      lines.on("line", (line) => {
+        const parsed = safeJson(line);
+        if (parsed?.ready === true && typeof parsed.url === "string") {
+          clearTimeout(timer);
+          resolve({
+            url: parsed.url,
+            ...(typeof parsed.metrics === "string" ? { metrics: parsed.metrics } : {}),
+            line: parsed,
+          });
+        }
+      });
+    },
+  );
   return {
     url: ready.url,
     /** Where its `/metrics` answers, when started with `AGN_METRICS_PORT`. */
     metricsUrl: ready.metrics,
+    /** Its ready log line, parsed (with several workers: `worker_pids`). */
+    readyLine: ready.line,
     /** Kills the process as a crash would (SIGKILL): no drain, no flush, no goodbye. */
     async crash() {
       process.removeListener("exit", killOnExit);
@@ -62,12 +70,13 @@ export async function startProxyProcess(
       child.kill("SIGKILL");
       await exited;
     },
-    async stop() {
+    /** SIGTERM, as a supervisor stops it; its exit code once it has drained. */
+    async stop(): Promise<number | null> {
       process.removeListener("exit", killOnExit);
-      if (child.exitCode !== null) return;
-      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+      if (child.exitCode !== null) return child.exitCode;
+      const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
       child.kill("SIGTERM");
-      await exited;
+      return exited;
     },
   };
 }

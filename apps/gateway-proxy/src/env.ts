@@ -20,6 +20,11 @@ export const GatewayProxyEnv = z.object({
   ...httpServerEnv,
   AGN_PROXY_HOST: z.string().default("127.0.0.1"),
   AGN_PROXY_PORT: envPort.default(8090),
+  /**
+   * Proxy processes sharing the port (`node:cluster`), each a proxy of its own: one per core uses
+   * the host. `agentnet up` sets it to the number of CPUs.
+   */
+  AGN_PROXY_WORKERS: z.coerce.number().int().min(1).max(256).default(1),
   /** 32 random bytes, base64: opens the provider credentials the control-plane sealed. */
   AGN_SEALING_KEY: z.string({ error: "AGN_SEALING_KEY is required (openssl rand -base64 32)" }).min(1),
   /** Endpoints this proxy always announces in its heartbeat, on top of the ones it served lately. */

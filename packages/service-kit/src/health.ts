@@ -1,7 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Registry } from "prom-client";
-import { metricsResponse } from "./metrics";
+import { type MetricsSource, metricsResponse } from "./metrics";
 
 export interface Health {
   /** Ready once connections are up; no longer ready once shutdown began. */
@@ -38,7 +37,7 @@ export async function startHealthServer(
   health: Health,
   port: number,
   host = "127.0.0.1",
-  metrics?: Registry,
+  metrics?: MetricsSource,
 ): Promise<Server> {
   const server = createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0] ?? "/";

@@ -12,3 +12,4 @@ export * from "./mongo";
 export * from "./run";
 export * from "./tokens";
 export * from "./tracing-env";
+export * from "./workers";

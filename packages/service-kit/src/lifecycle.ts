@@ -1,4 +1,6 @@
+import cluster from "node:cluster";
 import type { Logger } from "pino";
+import { isStopMessage } from "./workers";
 
 type Cleanup = () => Promise<unknown> | unknown;
 
@@ -28,6 +30,15 @@ export class Lifecycle {
     };
     process.on("SIGTERM", handle);
     process.on("SIGINT", handle);
+    // A worker of `runWorkers`: its primary asks it to stop. A Ctrl-C signals the worker too, so
+    // the request may come second: it is not a second signal.
+    if (cluster.isWorker) {
+      process.on("message", (message) => {
+        if (!isStopMessage(message) || this.stopping) return;
+        this.logger.info({ signal: "primary" }, "shutting down");
+        void this.stop().then(() => process.exit(0));
+      });
+    }
   }
 
   stop(): Promise<void> {

@@ -30,8 +30,16 @@ export const metricsSettings = (env: {
 }): MetricsSettings | undefined =>
   env.AGN_METRICS_PORT === undefined ? undefined : { port: env.AGN_METRICS_PORT, host: env.AGN_METRICS_HOST };
 
+/** What a scrape reads: a registry, or the sum of a cluster's workers' registries (`runWorkers`). */
+export interface MetricsSource {
+  contentType: string;
+  metrics(): Promise<string>;
+}
+
 /** The scrape answer: every metric of `registry` in Prometheus' text format. */
-export async function metricsResponse(registry: Registry): Promise<{ contentType: string; body: string }> {
+export async function metricsResponse(
+  registry: MetricsSource,
+): Promise<{ contentType: string; body: string }> {
   return { contentType: registry.contentType, body: await registry.metrics() };
 }
 

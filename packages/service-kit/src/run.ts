@@ -1,4 +1,6 @@
+import cluster from "node:cluster";
 import type { Tracer } from "@opentelemetry/api";
+import { AggregatorRegistry } from "prom-client";
 import { handleProcessFaults } from "./faults";
 import { createHealth, type Health, serverPort, startHealthServer } from "./health";
 import { Lifecycle } from "./lifecycle";
@@ -10,6 +12,7 @@ import {
   metricsSettings,
 } from "./metrics";
 import { type TracingEnv, type TracingSettings, tracingSettings } from "./tracing-env";
+import { announceWorkerReady } from "./workers";
 
 export interface ServiceKit {
   logger: Logger;
@@ -72,7 +75,11 @@ export async function runService(
       const server = await startHealthServer(health, options.healthPort);
       lifecycle.onStop("health server", () => new Promise((resolve) => server.close(resolve)));
     }
-    const metrics = options.metrics && (await serveMetrics(options.name, options.metrics, health, lifecycle));
+    const metrics =
+      options.metrics &&
+      (cluster.isWorker
+        ? { registry: workerMetricsRegistry(options.name), url: undefined }
+        : await serveMetrics(options.name, options.metrics, health, lifecycle));
     const details = await start({
       logger,
       lifecycle,
@@ -82,15 +89,30 @@ export async function runService(
     });
     lifecycle.onStop("readiness", () => health.setReady(false));
     health.setReady(true);
-    logger.info(
-      { ready: true, ...details, ...(metrics ? { metrics: metrics.url } : {}) },
-      `${options.name} ready`,
-    );
+    if (cluster.isWorker) {
+      // Its primary's line, once every worker's is in, is the one `"ready":true` of the service.
+      logger.info({ worker: process.env.AGN_WORKER_INDEX, ...details }, `${options.name} worker ready`);
+      announceWorkerReady(details);
+    } else {
+      logger.info(
+        { ready: true, ...details, ...(metrics?.url ? { metrics: metrics.url } : {}) },
+        `${options.name} ready`,
+      );
+    }
   } catch (error) {
     logger.fatal({ err: error }, `${options.name} failed to start`);
     await lifecycle.stop();
     process.exit(1);
   }
+}
+
+/** A worker's registry: its primary serves it, summed with the other workers' (`runWorkers`). */
+function workerMetricsRegistry(name: string) {
+  const registry = createMetricsRegistry(name);
+  AggregatorRegistry.setRegistries([registry]);
+  // prom-client answers the primary's requests from a worker once an aggregator exists there.
+  new AggregatorRegistry();
+  return registry;
 }
 
 /** The service's metrics registry, served on its own listener from now on. */
