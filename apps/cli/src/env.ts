@@ -28,6 +28,11 @@ export const CliEnv = z.object({
   AGN_API_HOST: z.string().default("127.0.0.1"),
   AGN_API_PORT: envPort.default(8080),
   AGN_PROXY_PORT: envPort.default(8090),
+  /**
+   * Proxy processes sharing each proxy's port; unset: one per CPU on one machine, one per proxy of
+   * a cluster (`--cluster` runs three proxies already).
+   */
+  AGN_PROXY_WORKERS: z.coerce.number().int().min(1).max(256).optional(),
   /** The demo upstream `up` runs for `quickstart` without a vendor key (loopback only). */
   AGN_DEMO_UPSTREAM_PORT: envPort.default(8091),
   /** Private upstreams the stack's proxy allows besides the demo upstream (self-hosted models). */
