@@ -69,6 +69,13 @@ const METRICS_OFF = "agentnet (metrics off)";
 const BASELINE = "agentnet (baseline build)";
 const BASELINE_ROOT = process.env.BENCH_BASELINE_ROOT;
 
+/**
+ * The proxy as two worker processes on one port (`AGN_PROXY_WORKERS=2`), metrics on, against
+ * "agentnet": run only when `BENCH_TARGETS` names it. Its workers are pinned with the others to the
+ * gateway's one CPU unless `BENCH_PIN=0`, the run that says what a second core brings.
+ */
+const TWO_WORKERS = "agentnet (2 workers)";
+
 /** The bare Node proxy agentnet's targets are compared with (issue 39's floor). */
 const NODE_FLOOR = "node floor";
 
@@ -138,7 +145,7 @@ async function main() {
     // The proxy as deployed with metrics on (AGN_METRICS_PORT; nothing scrapes it during the run,
     // so what is measured is the counting on the request path) and, for the "metrics off" target,
     // a second one without: both on the gateway's CPU, loaded in turns.
-    const startProxy = async (name: string, metrics: boolean, root = ROOT) => {
+    const startProxy = async (name: string, metrics: boolean, root = ROOT, workers?: number) => {
       const started = await startProxyProcess({
         name,
         busEnv: nats.serviceEnv("gateway-proxy"),
@@ -146,6 +153,7 @@ async function main() {
         upstreamPort: upstream.port,
         metrics,
         root,
+        ...(workers === undefined ? {} : { workers }),
         wrap: onGatewayCpu,
       });
       children.push(started.child);
@@ -154,6 +162,9 @@ async function main() {
     const proxy = await startProxy("agentnet", true);
     const unmetered = TARGETS?.includes(METRICS_OFF) ? await startProxy(METRICS_OFF, false) : undefined;
     const baseline = BASELINE_ROOT ? await startProxy(BASELINE, false, BASELINE_ROOT) : undefined;
+    const twoWorkers = TARGETS?.includes(TWO_WORKERS)
+      ? await startProxy(TWO_WORKERS, true, ROOT, 2)
+      : undefined;
     const floor = await startNodeFloor(upstream.url, onGatewayCpu);
     children.push(floor.child);
     const portkeyPort = await freePort();
@@ -210,6 +221,16 @@ async function main() {
               url: baseline.url,
               headers: { authorization: `Bearer ${plain}` },
               pid: baseline.pid,
+            },
+          ]
+        : []),
+      ...(twoWorkers
+        ? [
+            {
+              name: TWO_WORKERS,
+              url: twoWorkers.url,
+              headers: { authorization: `Bearer ${plain}` },
+              pid: twoWorkers.pid,
             },
           ]
         : []),
@@ -346,6 +367,7 @@ async function main() {
       ["agentnet + cap", "agentnet"],
       ["agentnet", METRICS_OFF],
       [METRICS_OFF, BASELINE],
+      [TWO_WORKERS, "agentnet"],
       ["agentnet", NODE_FLOOR],
       ["agentnet + cap", NODE_FLOOR],
     ] as const;

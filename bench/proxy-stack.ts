@@ -90,6 +90,8 @@ export interface ProxyProcessOptions {
   metrics: boolean;
   /** The checkout whose proxy runs; this one by default. */
   root?: string;
+  /** `AGN_PROXY_WORKERS`: processes sharing its port (1 by default). */
+  workers?: number;
   /** Wraps the command line (e.g. `taskset -c 1 ...`). */
   wrap?: (args: string[]) => string[];
 }
@@ -112,6 +114,7 @@ export async function startProxyProcess(options: ProxyProcessOptions) {
       AGN_SEALING_KEY: options.sealingText,
       AGN_PROXY_PORT: String(port),
       AGN_METRICS_PORT: options.metrics ? "0" : undefined,
+      AGN_PROXY_WORKERS: options.workers === undefined ? undefined : String(options.workers),
       // The bench's vendor listens on loopback, which the proxy refuses unless allowed.
       AGN_ALLOWED_PRIVATE_UPSTREAMS: `127.0.0.1:${options.upstreamPort}`,
       LOG_LEVEL: "info",
