@@ -3,7 +3,8 @@
  * directly, through agentnet (policy decision, token auth, one JetStream event per request), through
  * agentnet with a cap in force (decided against the proxy's leases of headroom, renewed off the
  * request path), through the same proxy without metrics when `BENCH_TARGETS` names
- * "agentnet (metrics off)" (the others run with AGN_METRICS_PORT set), through the "node floor"
+ * "agentnet (metrics off)" (the others run with AGN_METRICS_PORT set), through two workers of it
+ * when it names "agentnet (2 workers)" (AGN_PROXY_WORKERS=2), through the "node floor"
  * (`node-floor.ts`: what any Node gateway does per request, agentnet's features aside), and through
  * Portkey's open-source gateway (`@portkey-ai/gateway`, a child process) — non-streaming and
  * streaming.
