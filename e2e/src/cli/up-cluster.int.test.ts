@@ -43,24 +43,65 @@ async function clusterEnv(dataDir: string): Promise<NodeJS.ProcessEnv> {
   };
 }
 
-/** `agentnet up --cluster` as a child of the test; resolves once it is ready, its lines in `printed`. */
-async function startClusterUp(env: NodeJS.ProcessEnv, printed: string[]): Promise<ChildProcess> {
+// Sixteen processes start at once on a machine whose two cores others share: generous bounds.
+const START_TIMEOUT_MS = 300_000;
+
+/**
+ * `agentnet up --cluster` as a child of the test; resolves once it is ready, its lines in
+ * `printed`. Not ready within `timeoutMs`: rejects with what `up` printed and what each NATS node
+ * says of its routes and of its JetStream cluster (`natsDiagnosis`).
+ */
+async function startClusterUp(
+  env: NodeJS.ProcessEnv,
+  printed: string[],
+  timeoutMs = START_TIMEOUT_MS - 20_000,
+): Promise<ChildProcess> {
   const child = spawn(process.execPath, [cli, "up", "--cluster"], { env, stdio: ["ignore", "pipe", "pipe"] });
   child.stderr?.on("data", (chunk: Buffer) => printed.push(chunk.toString()));
-  await new Promise<void>((resolve, reject) => {
-    createInterface({ input: child.stdout ?? process.stdin }).on("line", (line) => {
-      printed.push(line);
-      if (line.startsWith("ready:")) resolve();
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      createInterface({ input: child.stdout ?? process.stdin }).on("line", (line) => {
+        printed.push(line);
+        if (line.startsWith("ready:")) resolve();
+      });
+      child.once("exit", (code) =>
+        reject(new Error(`agentnet up --cluster exited with ${code}: ${printed.join("\n")}`)),
+      );
+      timer = setTimeout(() => {
+        void natsDiagnosis(env.AGN_DATA_DIR ?? "").then((diagnosis) =>
+          reject(
+            new Error(
+              `agentnet up --cluster not ready in ${timeoutMs / 1000} s: ${printed.join("\n")}\n${diagnosis}`,
+            ),
+          ),
+        );
+      }, timeoutMs);
     });
-    child.once("exit", (code) =>
-      reject(new Error(`agentnet up --cluster exited with ${code}: ${printed.join("\n")}`)),
-    );
-  });
+  } finally {
+    clearTimeout(timer);
+  }
   return child;
 }
 
-// Sixteen processes start at once on a machine whose two cores others share: generous bounds.
-const START_TIMEOUT_MS = 300_000;
+/** What each NATS node of the stack in `dataDir` says of its routes and its JetStream cluster. */
+async function natsDiagnosis(dataDir: string): Promise<string> {
+  const nodes = (readStack(dataDir)?.endpoints ?? []).filter((endpoint) => endpoint.monitor_url);
+  const lines = await Promise.all(
+    nodes.flatMap((node) =>
+      ["/healthz", "/routez", "/jsz"].map(async (path) => {
+        const url = `${node.monitor_url}${path}`;
+        try {
+          const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+          return `${node.name} ${path} ${response.status}: ${(await response.text()).replace(/\s+/g, " ")}`;
+        } catch (error) {
+          return `${node.name} ${path}: ${String(error)}`;
+        }
+      }),
+    ),
+  );
+  return lines.join("\n");
+}
 
 describe("agentnet up --cluster", () => {
   let stack: ChildProcess;
