@@ -29,8 +29,8 @@ export const CliEnv = z.object({
   AGN_API_PORT: envPort.default(8080),
   AGN_PROXY_PORT: envPort.default(8090),
   /**
-   * Proxy processes sharing each proxy's port; unset: one per CPU on one machine, one per proxy of
-   * a cluster (`--cluster` runs three proxies already).
+   * Proxy processes sharing each proxy's port (the proxy's own setting, passed on); unset, one.
+   * Not one per CPU by default: each worker holds leases of its own (docs/DEPLOY.md).
    */
   AGN_PROXY_WORKERS: z.coerce.number().int().min(1).max(256).optional(),
   /** The demo upstream `up` runs for `quickstart` without a vendor key (loopback only). */

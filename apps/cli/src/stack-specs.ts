@@ -5,7 +5,6 @@ import type { ServiceSpec } from "./services";
 import type { StackEndpoint } from "./stack-file";
 import {
   CLUSTER_NATS_NODES,
-  proxyWorkers,
   replicaCount,
   replicaName,
   replicaPorts,
@@ -111,7 +110,7 @@ export function serviceSpecs(plan: StackPlan): ServiceSpec[] {
         AGN_SEALING_KEY: plan.sealingKey,
         AGN_PROXY_HOST: env.AGN_API_HOST,
         AGN_PROXY_PORT: String(plan.ports.proxy[index]),
-        AGN_PROXY_WORKERS: String(env.AGN_PROXY_WORKERS ?? proxyWorkers(topology)),
+        ...(env.AGN_PROXY_WORKERS ? { AGN_PROXY_WORKERS: String(env.AGN_PROXY_WORKERS) } : {}),
         // The demo upstream listens on loopback, which the proxy refuses unless allowed: allowed
         // by address and port, besides what the operator allows.
         AGN_ALLOWED_PRIVATE_UPSTREAMS: [

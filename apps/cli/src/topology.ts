@@ -1,4 +1,3 @@
-import { availableParallelism } from "node:os";
 /**
  * How many processes of each service `agentnet up` runs, what each is called and where it
  * listens: one of each on one NATS server, or (`--cluster`) replicas of every service on a
@@ -32,12 +31,6 @@ export function replicaCount(app: ServiceApp, topology: Topology, clickhouse: bo
   if (app === "telemetry" && !clickhouse) return 1;
   return 2;
 }
-
-/**
- * Worker processes per proxy (`AGN_PROXY_WORKERS`) unless the operator says: one machine's proxy
- * uses every CPU; a cluster's three proxies share this machine's CPUs already.
- */
-export const proxyWorkers = (topology: Topology) => (topology === "single" ? availableParallelism() : 1);
 
 /** What `up` and the stack file call replica `index` (0-based) of `count`: `gateway-proxy#2`. */
 export const replicaName = (app: string, index: number, count: number) =>

@@ -22,7 +22,7 @@ export const GatewayProxyEnv = z.object({
   AGN_PROXY_PORT: envPort.default(8090),
   /**
    * Proxy processes sharing the port (`node:cluster`), each a proxy of its own: one per core uses
-   * the host. `agentnet up` sets it to the number of CPUs.
+   * the host, at a cost under a cap when NATS is lost (docs/DEPLOY.md, "Every core of a proxy's machine").
    */
   AGN_PROXY_WORKERS: z.coerce.number().int().min(1).max(256).default(1),
   /** 32 random bytes, base64: opens the provider credentials the control-plane sealed. */
