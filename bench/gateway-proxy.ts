@@ -154,7 +154,7 @@ async function main() {
         upstreamPort: upstream.port,
         metrics,
         root,
-        ...(workers === undefined ? {} : { workers }),
+        ...(workers === undefined ? {} : { env: { AGN_PROXY_WORKERS: String(workers) } }),
         wrap: onGatewayCpu,
       });
       children.push(started.child);

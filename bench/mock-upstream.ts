@@ -3,7 +3,7 @@
  * ~0.1 ms, run as a process of its own (`tsx mock-upstream.ts serve`, on `PORT` or a free one).
  * Logs a line with "ready":true and the port once it listens.
  */
-import { createServer } from "node:http";
+import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
 /** The usage of every answer, streamed or not: a run knows the tokens it was served from the answers it counted. */
@@ -22,7 +22,32 @@ const completion = JSON.stringify({
 });
 const chunk = (content: string) =>
   `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "gpt-4o-mini", choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
-const stream = `${["Hello", " there", ",", " friend", "!"].map(chunk).join("")}data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "gpt-4o-mini", choices: [], usage })}\n\ndata: [DONE]\n\n`;
+const streamEnd = `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "gpt-4o-mini", choices: [], usage })}\n\ndata: [DONE]\n\n`;
+const stream = `${["Hello", " there", ",", " friend", "!"].map(chunk).join("")}${streamEnd}`;
+
+/**
+ * `MOCK_STREAM_EVENTS` > 0: a stream sends that many one-token events, one every
+ * `MOCK_STREAM_INTERVAL_MS` (1,000), then the usage and `[DONE]`: a model that takes its time, as
+ * the long streams of coding agents do (`bench:streams`). Unset: the whole stream at once.
+ */
+const SLOW_EVENTS = Number(process.env.MOCK_STREAM_EVENTS ?? 0);
+const SLOW_INTERVAL_MS = Number(process.env.MOCK_STREAM_INTERVAL_MS ?? 1_000);
+
+function slowStream(res: ServerResponse) {
+  res.writeHead(200, { "content-type": "text/event-stream" });
+  res.write(chunk(" token"));
+  let sent = 1;
+  const timer = setInterval(() => {
+    if (sent === SLOW_EVENTS) {
+      clearInterval(timer);
+      res.end(streamEnd);
+      return;
+    }
+    res.write(chunk(" token"));
+    sent++;
+  }, SLOW_INTERVAL_MS);
+  res.once("close", () => clearInterval(timer));
+}
 
 function serveMockUpstream() {
   const server = createServer((req, res) => {
@@ -32,6 +57,7 @@ function serveMockUpstream() {
     });
     req.on("end", () => {
       if (body.includes('"stream":true')) {
+        if (SLOW_EVENTS > 0) return slowStream(res);
         res.writeHead(200, { "content-type": "text/event-stream" });
         res.end(stream);
       } else {

@@ -63,9 +63,12 @@ async function startBenchScript(
   return { port, child };
 }
 
-/** The mock vendor (`mock-upstream.ts`) in its own process; `url` is its origin. */
-export async function startMockUpstream() {
-  const { port, child } = await startBenchScript("upstream", ["mock-upstream.ts", "serve"], {});
+/**
+ * The mock vendor (`mock-upstream.ts`) in its own process; `url` is its origin. `env` sets its
+ * knobs (`MOCK_STREAM_EVENTS`) and `wrap` its command line.
+ */
+export async function startMockUpstream(env: NodeJS.ProcessEnv = {}, wrap?: (args: string[]) => string[]) {
+  const { port, child } = await startBenchScript("upstream", ["mock-upstream.ts", "serve"], env, wrap);
   return { port, url: `http://127.0.0.1:${port}`, child };
 }
 
@@ -90,8 +93,8 @@ export interface ProxyProcessOptions {
   metrics: boolean;
   /** The checkout whose proxy runs; this one by default. */
   root?: string;
-  /** `AGN_PROXY_WORKERS`: processes sharing its port (1 by default). */
-  workers?: number;
+  /** More of its settings (e.g. `AGN_PROXY_WORKERS`). */
+  env?: Record<string, string>;
   /** Wraps the command line (e.g. `taskset -c 1 ...`). */
   wrap?: (args: string[]) => string[];
 }
@@ -100,6 +103,7 @@ export interface ProxyProcessOptions {
 export async function startProxyProcess(options: ProxyProcessOptions) {
   const root = options.root ?? ROOT;
   const port = await freePort();
+  const metricsPort = options.metrics ? await freePort() : undefined;
   const args = [
     tsx(root),
     // BENCH_PROXY_NODE_ARGS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, profiles the proxy under load.
@@ -113,15 +117,21 @@ export async function startProxyProcess(options: ProxyProcessOptions) {
       ...options.busEnv,
       AGN_SEALING_KEY: options.sealingText,
       AGN_PROXY_PORT: String(port),
-      AGN_METRICS_PORT: options.metrics ? "0" : undefined,
-      AGN_PROXY_WORKERS: options.workers === undefined ? undefined : String(options.workers),
+      AGN_METRICS_PORT: metricsPort === undefined ? undefined : String(metricsPort),
       // The bench's vendor listens on loopback, which the proxy refuses unless allowed.
       AGN_ALLOWED_PRIVATE_UPSTREAMS: `127.0.0.1:${options.upstreamPort}`,
       LOG_LEVEL: "info",
+      ...options.env,
     },
     '"ready":true',
   );
-  return { port, pid: child.pid ?? 0, child, url: `http://127.0.0.1:${port}/v1/chat/completions` };
+  return {
+    port,
+    pid: child.pid ?? 0,
+    child,
+    url: `http://127.0.0.1:${port}/v1/chat/completions`,
+    metricsUrl: metricsPort === undefined ? undefined : `http://127.0.0.1:${metricsPort}/metrics`,
+  };
 }
 
 export type ProxyProcess = Awaited<ReturnType<typeof startProxyProcess>>;
