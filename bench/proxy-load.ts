@@ -25,7 +25,8 @@ export interface Target {
   pid?: number;
 }
 
-const requestBody = (stream: boolean) =>
+/** The chat completion every bench sends, streamed or not. */
+export const requestBody = (stream: boolean) =>
   JSON.stringify({
     model: "gpt-4o-mini",
     messages: [{ role: "user", content: "Say hello" }],

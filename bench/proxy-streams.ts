@@ -28,6 +28,7 @@ import { runBench } from "./bench-script";
 import { startBenchNats } from "./bus";
 import { settledExactness } from "./exactness";
 import { percentile } from "./percentile";
+import { requestBody } from "./proxy-load";
 import {
   createBenchAccount,
   ROOT,
@@ -76,14 +77,6 @@ function raiseOpenFiles(): boolean {
   }
 }
 
-const body = (stream: boolean) =>
-  JSON.stringify({
-    model: "gpt-4o-mini",
-    messages: [{ role: "user", content: "Say hello" }],
-    max_tokens: 16,
-    ...(stream ? { stream: true } : {}),
-  });
-
 /** The sample's p50 and p99 of `count` requests, one at a time on one keep-alive connection, in ms. */
 async function sequentialLatency(url: string, headers: Record<string, string>, count: number) {
   const target = new URL(url);
@@ -97,7 +90,7 @@ async function sequentialLatency(url: string, headers: Record<string, string>, c
         method: "POST",
         path: target.pathname,
         headers: { "content-type": "application/json", ...headers },
-        body: body(false),
+        body: requestBody(false),
       });
       await answer.body.text();
       samples.push(performance.now() - started);
@@ -207,7 +200,7 @@ async function main() {
             method: "POST",
             path: origin.pathname,
             headers: { "content-type": "application/json", ...headers },
-            body: body(true),
+            body: requestBody(true),
             headersTimeout: 0,
             bodyTimeout: 0,
           })
