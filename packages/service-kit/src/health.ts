@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type MetricsSource, metricsResponse } from "./metrics";
+import { type MetricsSettings, type MetricsSource, metricsResponse } from "./metrics";
 
 export interface Health {
   /** Ready once connections are up; no longer ready once shutdown began. */
@@ -60,3 +60,10 @@ export async function startHealthServer(
 }
 
 export const serverPort = (server: Server) => (server.address() as AddressInfo).port;
+
+/** `/metrics` of `source` (with `/healthz`, `/readyz`) on the listener `settings` name; its URL. */
+export async function startMetricsServer(health: Health, settings: MetricsSettings, source: MetricsSource) {
+  const server = await startHealthServer(health, settings.port, settings.host, source);
+  const host = settings.host.includes(":") ? `[${settings.host}]` : settings.host;
+  return { server, url: `http://${host}:${serverPort(server)}/metrics` };
+}

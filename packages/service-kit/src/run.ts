@@ -2,7 +2,7 @@ import cluster from "node:cluster";
 import type { Tracer } from "@opentelemetry/api";
 import { AggregatorRegistry } from "prom-client";
 import { handleProcessFaults } from "./faults";
-import { createHealth, type Health, serverPort, startHealthServer } from "./health";
+import { createHealth, type Health, startHealthServer, startMetricsServer } from "./health";
 import { Lifecycle } from "./lifecycle";
 import { createLogger, type Logger } from "./logger";
 import {
@@ -118,10 +118,9 @@ function workerMetricsRegistry(name: string) {
 /** The service's metrics registry, served on its own listener from now on. */
 async function serveMetrics(name: string, settings: MetricsSettings, health: Health, lifecycle: Lifecycle) {
   const registry = createMetricsRegistry(name);
-  const server = await startHealthServer(health, settings.port, settings.host, registry);
+  const { server, url } = await startMetricsServer(health, settings, registry);
   lifecycle.onStop("metrics server", () => new Promise((resolve) => server.close(resolve)));
-  const host = settings.host.includes(":") ? `[${settings.host}]` : settings.host;
-  return { registry, url: `http://${host}:${serverPort(server)}/metrics` };
+  return { registry, url };
 }
 
 async function startServiceTracing(name: string, settings: TracingSettings, logger: Logger) {

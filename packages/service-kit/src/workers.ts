@@ -1,7 +1,7 @@
 import cluster, { type Worker } from "node:cluster";
 import { AggregatorRegistry } from "prom-client";
 import { handleProcessFaults } from "./faults";
-import { createHealth, type Health, serverPort, startHealthServer } from "./health";
+import { createHealth, type Health, startMetricsServer } from "./health";
 import { createLogger } from "./logger";
 import type { MetricsSettings } from "./metrics";
 
@@ -119,10 +119,9 @@ export async function runWorkers(options: WorkersOptions): Promise<void> {
 /** The workers' metrics summed, on the service's metrics port; its URL. */
 async function serveClusterMetrics(settings: MetricsSettings, health: Health): Promise<string> {
   const aggregator = new AggregatorRegistry();
-  const server = await startHealthServer(health, settings.port, settings.host, {
+  const { url } = await startMetricsServer(health, settings, {
     contentType: aggregator.contentType,
     metrics: () => aggregator.clusterMetrics(),
   });
-  const host = settings.host.includes(":") ? `[${settings.host}]` : settings.host;
-  return `http://${host}:${serverPort(server)}/metrics`;
+  return url;
 }
