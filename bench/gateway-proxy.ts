@@ -20,14 +20,8 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { deleteDurableConsumer } from "@agentnet/bus";
 import { ACCOUNT_EVENTS_STREAM } from "@agentnet/contracts";
-import { startControlPlane } from "@agentnet/control-plane/app";
-import { ensureMongo, freePort } from "@agentnet/local-backends";
-import { startVerifier } from "@agentnet/provider-verifier/app";
-import { generateSealingKey, parseSealingKeys } from "@agentnet/sealing";
-import { createLogger } from "@agentnet/service-kit";
-import mongoose from "mongoose";
+import { freePort } from "@agentnet/local-backends";
 import { runBench } from "./bench-script";
-import { startBenchNats } from "./bus";
 import { processTreeCpuMs } from "./process-cpu";
 import {
   CONNECTIONS,
@@ -47,6 +41,7 @@ import {
 import {
   createBenchAccount,
   ROOT,
+  startBenchBackends,
   startChild,
   startConsumptionProcess,
   startMockUpstream,
@@ -121,27 +116,13 @@ const emptyLoad = (): Load => ({
 // ---- the run ----
 async function main() {
   pinBenchAwayFromGateway();
-  const logger = createLogger("bench", "warn");
-  const dataDir = join(ROOT, ".data", "bench");
-  const nats = await startBenchNats();
-  const mongo = await ensureMongo({
-    url: process.env.BENCH_MONGO_URL ?? "mongodb://127.0.0.1:27455/agentnet_bench",
-    dataDir,
-  });
+  const backends = await startBenchBackends("agentnet_bench");
+  const { nats, nc, mongo, sealingText } = backends;
   const children: ChildProcess[] = [];
   const durable = `bench-proxy-${Date.now()}`;
-  const nc = await nats.connectOperator("bench");
-  // A database per run: its credentials are sealed with this run's key.
-  const database = new URL(mongo.url);
-  database.pathname = `/agentnet_bench_${Date.now()}`;
-  const connection = await mongoose.createConnection(database.toString()).asPromise();
-  const sealingText = generateSealingKey();
-  const sealingKey = parseSealingKeys(sealingText);
   try {
     const upstream = await startMockUpstream();
     children.push(upstream.child);
-    await startControlPlane({ nc: await nats.connectAs("control-plane"), connection, logger, sealingKey });
-    await startVerifier({ nc: await nats.connectAs("provider-verifier"), logger });
 
     // The proxy as deployed with metrics on (AGN_METRICS_PORT; nothing scrapes it during the run,
     // so what is measured is the counting on the request path) and, for the "metrics off" target,
@@ -252,7 +233,7 @@ async function main() {
     const consumptionChild = await startConsumptionProcess({
       name: "consumption",
       busEnv: nats.serviceEnv("consumption"),
-      mongoUrl: database.toString(),
+      mongoUrl: backends.databaseUrl,
       durable,
     });
     children.push(consumptionChild);
@@ -392,10 +373,7 @@ async function main() {
     await stopChildren(children);
     await deleteDurableConsumer(nc, durable).catch(() => undefined);
     await deleteDurableConsumer(nc, `${durable}-accounts`, ACCOUNT_EVENTS_STREAM).catch(() => undefined);
-    await nc.drain();
-    await connection.close();
-    await mongo.stop();
-    await nats.stop();
+    await backends.stop();
   }
 }
 

@@ -1,17 +1,62 @@
 /**
- * What bench:proxy and bench:cluster start: the mock vendor, gateway-proxy processes as deployed,
- * and an account whose policy routes to the vendor, plain or with a cap far from binding.
+ * What bench:proxy, bench:streams and bench:cluster start: the backends of a one-node stack, the
+ * mock vendor, gateway-proxy processes as deployed, and an account whose policy routes to the
+ * vendor, plain or with a cap far from binding.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import { request } from "@agentnet/bus";
 import { type Caller, ControlPlane } from "@agentnet/contracts";
-import { findRepoRoot, freePort } from "@agentnet/local-backends";
-import { hashToken } from "@agentnet/service-kit";
+import { startControlPlane } from "@agentnet/control-plane/app";
+import { ensureMongo, findRepoRoot, freePort } from "@agentnet/local-backends";
+import { startVerifier } from "@agentnet/provider-verifier/app";
+import { generateSealingKey, parseSealingKeys } from "@agentnet/sealing";
+import { createLogger, hashToken } from "@agentnet/service-kit";
 import type { NatsConnection } from "@nats-io/transport-node";
+import mongoose from "mongoose";
+import { startBenchNats } from "./bus";
 
 export const ROOT = findRepoRoot();
 const tsx = (root: string) => join(root, "node_modules", ".bin", "tsx");
+
+/**
+ * What a one-node bench of the proxy stands on: its own NATS, the bench's MongoDB with a database
+ * of this run (`databaseName` and the time: its credentials are sealed with this run's key), and
+ * the control plane and the verifier in this process. `stop` ends them, the operator's `nc` last.
+ */
+export async function startBenchBackends(databaseName: string) {
+  const logger = createLogger("bench", "warn");
+  const nats = await startBenchNats();
+  const mongo = await ensureMongo({
+    url: process.env.BENCH_MONGO_URL ?? "mongodb://127.0.0.1:27455/agentnet_bench",
+    dataDir: join(ROOT, ".data", "bench"),
+  });
+  const nc = await nats.connectOperator("bench");
+  const database = new URL(mongo.url);
+  database.pathname = `/${databaseName}_${Date.now()}`;
+  const connection = await mongoose.createConnection(database.toString()).asPromise();
+  const sealingText = generateSealingKey();
+  await startControlPlane({
+    nc: await nats.connectAs("control-plane"),
+    connection,
+    logger,
+    sealingKey: parseSealingKeys(sealingText),
+  });
+  await startVerifier({ nc: await nats.connectAs("provider-verifier"), logger });
+  return {
+    nats,
+    nc,
+    mongo,
+    databaseUrl: database.toString(),
+    sealingText,
+    async stop() {
+      await nc.drain();
+      await connection.close();
+      await mongo.stop();
+      await nats.stop();
+    },
+  };
+}
 
 /** Starts a process and resolves once its output shows `readyText`; rejects if it exits first or takes a minute. */
 export function startChild(

@@ -17,21 +17,14 @@
  *   BENCH_STREAMS=10000 pnpm --filter @agentnet/bench bench:streams
  */
 import { type ChildProcess, execFileSync } from "node:child_process";
-import { startControlPlane } from "@agentnet/control-plane/app";
-import { ensureMongo } from "@agentnet/local-backends";
-import { startVerifier } from "@agentnet/provider-verifier/app";
-import { generateSealingKey, parseSealingKeys } from "@agentnet/sealing";
-import { createLogger } from "@agentnet/service-kit";
-import mongoose from "mongoose";
 import { Pool } from "undici";
 import { runBench } from "./bench-script";
-import { startBenchNats } from "./bus";
 import { settledExactness } from "./exactness";
 import { percentile } from "./percentile";
 import { requestBody } from "./proxy-load";
 import {
   createBenchAccount,
-  ROOT,
+  startBenchBackends,
   startConsumptionProcess,
   startMockUpstream,
   startProxyProcess,
@@ -126,18 +119,9 @@ async function main() {
   const raised = raiseOpenFiles();
   const withOpenFiles = (args: string[]) =>
     raised ? ["prlimit", `--nofile=${OPEN_FILES}:${OPEN_FILES}`, ...args] : args;
-  const logger = createLogger("bench", "warn");
-  const nats = await startBenchNats();
-  const mongo = await ensureMongo({
-    url: process.env.BENCH_MONGO_URL ?? "mongodb://127.0.0.1:27455/agentnet_bench",
-    dataDir: `${ROOT}/.data/bench`,
-  });
+  const backends = await startBenchBackends("agentnet_bench_streams");
+  const { nats, nc, sealingText } = backends;
   const children: ChildProcess[] = [];
-  const nc = await nats.connectOperator("bench");
-  const database = new URL(mongo.url);
-  database.pathname = `/agentnet_bench_streams_${Date.now()}`;
-  const connection = await mongoose.createConnection(database.toString()).asPromise();
-  const sealingText = generateSealingKey();
   let streamsPool: Pool | undefined;
   try {
     const upstream = await startMockUpstream(
@@ -145,18 +129,11 @@ async function main() {
       withOpenFiles,
     );
     children.push(upstream.child);
-    await startControlPlane({
-      nc: await nats.connectAs("control-plane"),
-      connection,
-      logger,
-      sealingKey: parseSealingKeys(sealingText),
-    });
-    await startVerifier({ nc: await nats.connectAs("provider-verifier"), logger });
     children.push(
       await startConsumptionProcess({
         name: "consumption",
         busEnv: nats.serviceEnv("consumption"),
-        mongoUrl: database.toString(),
+        mongoUrl: backends.databaseUrl,
         durable: `bench-streams-${Date.now()}`,
       }),
     );
@@ -263,10 +240,7 @@ async function main() {
   } finally {
     await streamsPool?.destroy();
     await stopChildren(children);
-    await nc.drain();
-    await connection.close();
-    await mongo.stop();
-    await nats.stop();
+    await backends.stop();
   }
 }
 
