@@ -141,7 +141,10 @@ export async function startNatsCluster(options: NatsClusterOptions = {}): Promis
       },
       timeoutMs,
       `a NATS cluster of ${running(nodes)} nodes with a JetStream meta leader and every stream led and current`,
-    );
+    ).catch(async (error: unknown) => {
+      const states = await Promise.all(nodes.map(describeNode));
+      throw new Error(`${error instanceof Error ? error.message : String(error)}; ${states.join("; ")}`);
+    });
   await formed();
   return {
     url,
@@ -168,7 +171,10 @@ const running = (nodes: NatsClusterNode[]) => nodes.filter((node) => node.runnin
 
 interface JetStreamPage {
   account_details?: {
-    stream_detail?: { cluster?: { leader?: string; replicas?: { current?: boolean }[] } }[];
+    stream_detail?: {
+      name?: string;
+      cluster?: { leader?: string; replicas?: { name?: string; current?: boolean }[] };
+    }[];
   }[];
 }
 
@@ -187,6 +193,34 @@ async function streamsSettled(node: NatsClusterNode): Promise<boolean> {
       cluster?.leader !== undefined &&
       (cluster.leader !== node.name || (cluster.replicas ?? []).every((replica) => replica.current === true)),
   );
+}
+
+/**
+ * What a node says of its routes, its meta group and each stream's leader and replicas: what a
+ * cluster that did not form within its bound looked like, said in the failure.
+ */
+async function describeNode(node: NatsClusterNode): Promise<string> {
+  if (!node.running()) return `${node.name} down`;
+  const [routez, jsz] = await Promise.all([
+    monitor<{ num_routes?: number }>(node.monitorPort, "routez"),
+    monitor<JetStreamPage & MetaPage>(node.monitorPort, "jsz?accounts=true&streams=true"),
+  ]);
+  if (!jsz) return `${node.name} (state ${processState(node.pid)}) does not answer /jsz`;
+  const meta = jsz.meta_cluster;
+  const peers = (meta?.replicas ?? []).map((peer) => `${peer.name}${peer.current ? "" : "(behind)"}`);
+  const streams = (jsz.account_details ?? []).flatMap((account) =>
+    (account.stream_detail ?? []).map(({ name, cluster }) => {
+      const replicas = (cluster?.replicas ?? []).map(
+        (replica) => `${replica.name}${replica.current ? "" : "(behind)"}`,
+      );
+      return `${name} led by ${cluster?.leader ?? "none"} [${replicas.join(" ")}]`;
+    }),
+  );
+  return `${node.name}: ${routez?.num_routes ?? "?"} routes, meta leader ${meta?.leader || "none"} of ${meta?.cluster_size ?? "?"} [${peers.join(" ")}], streams: ${streams.join(", ") || "none"}`;
+}
+
+interface MetaPage {
+  meta_cluster?: { leader?: string; cluster_size?: number; replicas?: { name?: string; current?: boolean }[] };
 }
 
 /** The state letter of `/proc/<pid>/stat` (`T` stopped, `S` sleeping, `R` running), if the process is there. */
