@@ -220,7 +220,11 @@ async function describeNode(node: NatsClusterNode): Promise<string> {
 }
 
 interface MetaPage {
-  meta_cluster?: { leader?: string; cluster_size?: number; replicas?: { name?: string; current?: boolean }[] };
+  meta_cluster?: {
+    leader?: string;
+    cluster_size?: number;
+    replicas?: { name?: string; current?: boolean }[];
+  };
 }
 
 /** The state letter of `/proc/<pid>/stat` (`T` stopped, `S` sleeping, `R` running), if the process is there. */
