@@ -70,11 +70,16 @@ describe("usage series", () => {
     await stack.settle();
     const fromEvents = await series(owner, { granularity: "hour" });
     await stack.telemetry.rollHours(new Date(Date.parse(at(10, 12, 10))));
-    const rolled = await stack.warehouse.query<{ hour: string }>(
-      "SELECT DISTINCT hour FROM usage_hourly WHERE account_id = {a:String} ORDER BY hour",
-      { a: accountId },
-    );
-    expect(rolled.map((row) => row.hour)).toEqual(["2025-03-10 10:00:00", "2025-03-10 11:00:00"]);
+    for (const rollup of ["usage_hourly", "usage_hourly_totals"]) {
+      const rolled = await stack.warehouse.query<{ hour: string }>(
+        "SELECT DISTINCT hour FROM {rollup:Identifier} WHERE account_id = {a:String} ORDER BY hour",
+        { rollup, a: accountId },
+      );
+      expect(
+        rolled.map((row) => row.hour),
+        rollup,
+      ).toEqual(["2025-03-10 10:00:00", "2025-03-10 11:00:00"]);
+    }
 
     const hours = await series(owner, { granularity: "hour" });
     expect(hours).toEqual(fromEvents);

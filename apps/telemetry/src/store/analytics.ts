@@ -31,8 +31,8 @@ export const UsageSeriesRow = z.object({
 
 /**
  * Requests, errors, denials, latency quantiles, tokens and cost per bucket, oldest first; buckets
- * without requests are absent. Like the overview, rolled hours come from usage_hourly and the rest
- * from usage_events; each side sums its bucket and builds its latency state, and the two are added
+ * without requests are absent. Like the overview, rolled hours come from a rollup (without a
+ * dimension filter, usage_hourly_totals: a row per hour) and the rest from usage_events; each side sums its bucket and builds its latency state, and the two are added
  * and merged (t-digest states merge, quantiles would not).
  */
 export const usageSeries = defineQuery({
@@ -98,6 +98,7 @@ export const usageBreakdown = defineQuery({
     FROM (${rolledAndEvents(params, {
       rolled: `${key} AS key, requests, total_tokens, cost_usd`,
       events: `${key} AS key, 1 AS requests, total_tokens, cost_usd`,
+      byDimension: true,
     })})
     GROUP BY key
     ORDER BY cost_usd DESC, total_tokens DESC, requests DESC, key
@@ -106,7 +107,7 @@ export const usageBreakdown = defineQuery({
   bind: (params) => ({ ...bindRolledAndEvents(params), limit: params.limit }),
 });
 
-/** The series of the filters, rolled hours from usage_hourly (as the overview reads them). */
+/** The series of the filters, rolled hours from a rollup (as the overview reads them). */
 export async function readUsageSeries(
   warehouse: Warehouse,
   params: z.input<typeof UsageFilterParams> & { granularity: Granularity },

@@ -37,6 +37,7 @@ export async function deleteAccountRows(warehouse: Warehouse, accountId: string)
     ACCESS_LOGS_BY_USER,
     USAGE_EVENTS,
     "usage_hourly",
+    "usage_hourly_totals",
     "access_log_hourly",
     "access_log_sessions",
   ]) {

@@ -132,6 +132,9 @@ const bindOf =
 /** The WHERE clause of usage reads and its parameters. */
 export const usageWhere = whereOf(USAGE_TERMS);
 export const bindUsageFilters = bindOf(USAGE_TERMS);
+/** Whether the filters name a user, group, provider or model (not just the account). */
+export const namesDimension = (filters: UsageFilterParams): boolean =>
+  DIMENSION_TERMS.filter((term) => term.present(filters)).length > 1;
 /** The same on usage_hourly: its dimensions only (no time, no session). */
 export const dimensionWhere = whereOf(DIMENSION_TERMS);
 export const bindDimensionFilters = bindOf(DIMENSION_TERMS);

@@ -6,13 +6,13 @@ import { ChNumber, defineQuery } from "./query";
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
-/** The progress marks' name: both rollups advance together. */
+/** The progress marks' name: every rollup advances together. */
 const ROLLUP = "hourly";
 /** An hour is rolled this long after it ended: events of the hour are then mostly in. */
 const ROLL_GRACE_MS = 10 * 60_000;
 
 /*
- * usage_hourly and access_log_hourly are built from their tables read FINAL, one whole
+ * usage_hourly, usage_hourly_totals and access_log_hourly are built from their tables read FINAL, one whole
  * (account, hour) at a time, never summed from inserts: a redelivered event is collapsed by FINAL
  * before it is counted, and the newest computation of an hour replaces the older ones
  * (ReplacingMergeTree(computed_at)). Two marks in rollup_progress keep reads exact
@@ -33,6 +33,12 @@ const ROLLUPS = [
   FROM usage_events FINAL
   WHERE {where}
   GROUP BY account_id, hour, user_id, resolved_provider_id, model, group_ids`,
+  `INSERT INTO usage_hourly_totals (account_id, hour, ${USAGE_COLUMNS}, requests, errors, denied,
+    latency_ms, computed_at)
+  SELECT account_id, toStartOfHour(timestamp) AS hour, ${USAGE_SUMS}, ${OUTCOME_SUMS}, now64(6) AS computed_at
+  FROM usage_events FINAL
+  WHERE {where}
+  GROUP BY account_id, hour`,
   `INSERT INTO access_log_hourly
   SELECT account_id, toStartOfHour(timestamp) AS hour, count() AS entries,
     countIf(session_id = '') AS singletons, now64(6) AS computed_at
@@ -41,7 +47,7 @@ const ROLLUPS = [
   GROUP BY account_id, hour`,
 ];
 
-/** Recomputes both rollups for the rows `where` selects (whole hours). */
+/** Recomputes every rollup for the rows `where` selects (whole hours). */
 async function computeHours(warehouse: Warehouse, where: string, params: Record<string, unknown>) {
   for (const rollup of ROLLUPS) await warehouse.command(rollup.replace("{where}", where), params);
 }

@@ -9,6 +9,7 @@ import {
   dimensionWhere,
   EARLIEST,
   LATEST,
+  namesDimension,
   UsageFilterParams,
   usageWhere,
 } from "./filters";
@@ -34,7 +35,7 @@ export const UsageBucketRow = z.object({
   ...costNumbers,
 });
 
-/** The filters and the whole hours in [rolled_from, rolled_to) read from usage_hourly; equal bounds: none. */
+/** The filters and the whole hours in [rolled_from, rolled_to) read from a rollup; equal bounds: none. */
 export const RolledFilterParams = UsageFilterParams.extend({
   rolled_from: z.date(),
   rolled_to: z.date(),
@@ -44,19 +45,23 @@ export type RolledFilterParams = z.infer<typeof RolledFilterParams>;
 const OverviewParams = RolledFilterParams.extend({ granularity: Granularity });
 
 /**
- * The rows a usage read aggregates: the `rolled` select list over usage_hourly's rolled hours and
- * the `events` one over usage_events outside them (all of it when nothing is rolled), both read
- * FINAL and joined by UNION ALL (by position: the lists name the same columns in the same order).
- * `groupBy` groups each side before the union, for aggregates that must be built per side.
+ * The rows a usage read aggregates: the `rolled` select list over the rolled hours and the
+ * `events` one over usage_events outside them (all of it when nothing is rolled), both read FINAL
+ * and joined by UNION ALL (by position: the lists name the same columns in the same order).
+ * `groupBy` groups each side before the union, for aggregates that must be built per side. The
+ * rolled hours come from usage_hourly_totals, a row per hour, when the filters name no dimension
+ * and the `rolled` list reads none (`byDimension` unset), else from usage_hourly.
  */
 export function rolledAndEvents(
   params: RolledFilterParams,
-  select: { rolled: string; events: string; groupBy?: string },
+  select: { rolled: string; events: string; groupBy?: string; byDimension?: boolean },
 ): string {
   const groupBy = select.groupBy === undefined ? "" : `\n  GROUP BY ${select.groupBy}`;
   const events = `SELECT ${select.events} FROM usage_events FINAL WHERE ${usageWhere(params)}`;
   if (params.rolled_from >= params.rolled_to) return `${events}${groupBy}`;
-  return `SELECT ${select.rolled} FROM usage_hourly FINAL
+  const rollup =
+    select.byDimension === true || namesDimension(params) ? "usage_hourly" : "usage_hourly_totals";
+  return `SELECT ${select.rolled} FROM ${rollup} FINAL
     WHERE ${dimensionWhere(params)}
       AND hour >= {rolled_from:DateTime64(3)} AND hour < {rolled_to:DateTime64(3)}${groupBy}
   UNION ALL
@@ -74,7 +79,7 @@ export const bindRolledAndEvents = (params: RolledFilterParams): Record<string, 
 
 /**
  * Token and cost sums per bucket, oldest first; buckets without usage are absent. Rolled hours come
- * from usage_hourly, the rest (the unrolled tail, partial hours at the range's edges) from
+ * from a rollup (`rolledAndEvents`), the rest (the unrolled tail, partial hours at the range's edges) from
  * usage_events. Both read FINAL: a redelivered event that still sits in an unmerged part counts
  * once, and so does an hour computed more than once.
  */
