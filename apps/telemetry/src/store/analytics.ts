@@ -32,8 +32,9 @@ export const UsageSeriesRow = z.object({
 /**
  * Requests, errors, denials, latency quantiles, tokens and cost per bucket, oldest first; buckets
  * without requests are absent. Like the overview, rolled hours come from a rollup (without a
- * dimension filter, usage_hourly_totals: a row per hour) and the rest from usage_events; each side sums its bucket and builds its latency state, and the two are added
- * and merged (t-digest states merge, quantiles would not).
+ * dimension filter, usage_hourly_totals: a row per hour) and the rest from usage_events; each side
+ * sums its bucket and builds its latency state, and the two are added and merged (t-digest states
+ * merge, quantiles would not).
  */
 export const usageSeries = defineQuery({
   name: "usage_series",

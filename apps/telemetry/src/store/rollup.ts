@@ -12,10 +12,10 @@ const ROLLUP = "hourly";
 const ROLL_GRACE_MS = 10 * 60_000;
 
 /*
- * usage_hourly, usage_hourly_totals and access_log_hourly are built from their tables read FINAL, one whole
- * (account, hour) at a time, never summed from inserts: a redelivered event is collapsed by FINAL
- * before it is counted, and the newest computation of an hour replaces the older ones
- * (ReplacingMergeTree(computed_at)). Two marks in rollup_progress keep reads exact
+ * usage_hourly, usage_hourly_totals and access_log_hourly are built from their tables read FINAL,
+ * one whole (account, hour) at a time, never summed from inserts: a redelivered event is
+ * collapsed by FINAL before it is counted, and the newest computation of an hour replaces the
+ * older ones (ReplacingMergeTree(computed_at)). Two marks in rollup_progress keep reads exact
  * (infra/clickhouse/004_rollups.sql):
  * - the roll claims hours (`claimed`) before it reads them and marks them `done` after writing;
  *   reads take hours before `done` from the rollups and everything else from the events;
