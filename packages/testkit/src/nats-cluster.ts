@@ -123,7 +123,7 @@ export async function startNatsCluster(options: NatsClusterOptions = {}): Promis
   const metaLeader = async () => {
     const named = new Set<string | undefined>();
     for (const node of nodes.filter((each) => each.running())) {
-      const jsz = await monitor<{ meta_cluster?: { leader?: string } }>(node.monitorPort, "jsz");
+      const jsz = await monitor<MetaPage>(node.monitorPort, "jsz");
       named.add(jsz?.meta_cluster?.leader || undefined);
     }
     return named.size === 1 ? [...named][0] : undefined;
@@ -207,17 +207,17 @@ async function describeNode(node: NatsClusterNode): Promise<string> {
   ]);
   if (!jsz) return `${node.name} (state ${processState(node.pid)}) does not answer /jsz`;
   const meta = jsz.meta_cluster;
-  const peers = (meta?.replicas ?? []).map((peer) => `${peer.name}${peer.current ? "" : "(behind)"}`);
   const streams = (jsz.account_details ?? []).flatMap((account) =>
-    (account.stream_detail ?? []).map(({ name, cluster }) => {
-      const replicas = (cluster?.replicas ?? []).map(
-        (replica) => `${replica.name}${replica.current ? "" : "(behind)"}`,
-      );
-      return `${name} led by ${cluster?.leader ?? "none"} [${replicas.join(" ")}]`;
-    }),
+    (account.stream_detail ?? []).map(
+      ({ name, cluster }) => `${name} led by ${cluster?.leader ?? "none"} [${peerList(cluster?.replicas)}]`,
+    ),
   );
-  return `${node.name}: ${routez?.num_routes ?? "?"} routes, meta leader ${meta?.leader || "none"} of ${meta?.cluster_size ?? "?"} [${peers.join(" ")}], streams: ${streams.join(", ") || "none"}`;
+  return `${node.name}: ${routez?.num_routes ?? "?"} routes, meta leader ${meta?.leader || "none"} of ${meta?.cluster_size ?? "?"} [${peerList(meta?.replicas)}], streams: ${streams.join(", ") || "none"}`;
 }
+
+/** A group's peers as a node reports them, each marked when behind. */
+const peerList = (peers: { name?: string; current?: boolean }[] = []) =>
+  peers.map((peer) => `${peer.name}${peer.current ? "" : "(behind)"}`).join(" ");
 
 interface MetaPage {
   meta_cluster?: {

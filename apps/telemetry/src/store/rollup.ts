@@ -11,6 +11,17 @@ const ROLLUP = "hourly";
 /** An hour is rolled this long after it ended: events of the hour are then mostly in. */
 const ROLL_GRACE_MS = 10 * 60_000;
 
+/** A usage rollup: usage_events summed per account, hour and `dimensions`, with the outcomes. */
+function usageRollup(table: string, dimensions: string[]): string {
+  const keys = ["account_id", "hour", ...dimensions].join(", ");
+  return `INSERT INTO ${table} (${keys}, ${USAGE_COLUMNS}, requests, errors, denied, latency_ms, computed_at)
+  SELECT ${["account_id", "toStartOfHour(timestamp) AS hour", ...dimensions].join(", ")},
+    ${USAGE_SUMS}, ${OUTCOME_SUMS}, now64(6) AS computed_at
+  FROM usage_events FINAL
+  WHERE {where}
+  GROUP BY ${keys}`;
+}
+
 /*
  * usage_hourly, usage_hourly_totals and access_log_hourly are built from their tables read FINAL,
  * one whole (account, hour) at a time, never summed from inserts: a redelivered event is
@@ -26,19 +37,8 @@ const ROLL_GRACE_MS = 10 * 60_000;
  * read later, so the newest one has seen every insert that finished before it.
  */
 const ROLLUPS = [
-  `INSERT INTO usage_hourly (account_id, hour, user_id, resolved_provider_id, model, group_ids,
-    ${USAGE_COLUMNS}, requests, errors, denied, latency_ms, computed_at)
-  SELECT account_id, toStartOfHour(timestamp) AS hour, user_id, resolved_provider_id, model, group_ids,
-    ${USAGE_SUMS}, ${OUTCOME_SUMS}, now64(6) AS computed_at
-  FROM usage_events FINAL
-  WHERE {where}
-  GROUP BY account_id, hour, user_id, resolved_provider_id, model, group_ids`,
-  `INSERT INTO usage_hourly_totals (account_id, hour, ${USAGE_COLUMNS}, requests, errors, denied,
-    latency_ms, computed_at)
-  SELECT account_id, toStartOfHour(timestamp) AS hour, ${USAGE_SUMS}, ${OUTCOME_SUMS}, now64(6) AS computed_at
-  FROM usage_events FINAL
-  WHERE {where}
-  GROUP BY account_id, hour`,
+  usageRollup("usage_hourly", ["user_id", "resolved_provider_id", "model", "group_ids"]),
+  usageRollup("usage_hourly_totals", []),
   `INSERT INTO access_log_hourly
   SELECT account_id, toStartOfHour(timestamp) AS hour, count() AS entries,
     countIf(session_id = '') AS singletons, now64(6) AS computed_at

@@ -79,8 +79,8 @@ export const bindRolledAndEvents = (params: RolledFilterParams): Record<string, 
 
 /**
  * Token and cost sums per bucket, oldest first; buckets without usage are absent. Rolled hours come
- * from a rollup (`rolledAndEvents`), the rest (the unrolled tail, partial hours at the range's edges) from
- * usage_events. Both read FINAL: a redelivered event that still sits in an unmerged part counts
+ * from a rollup (`rolledAndEvents`), the rest (the unrolled tail, partial hours at the range's
+ * edges) from usage_events. Both read FINAL: a redelivered event that still sits in an unmerged part counts
  * once, and so does an hour computed more than once.
  */
 export const usageOverview = defineQuery({
