@@ -163,7 +163,7 @@ async function underFault(fault: Fault) {
     [usdCap, "nano-USD"],
   ] as const) {
     capResults.push(
-      `| ${fault.name} | ${figures.cap} ${unit} (${capacity} requests) | ${figures.charged} | ${figures.overshoot} | ${figures.refusals} | ${figures.fullWithRoom} | ${figures.heldWithRoom} | ${figures.mostRoom} |`,
+      `| ${fault.name} | ${figures.cap} ${unit} (${capacity} requests) | ${figures.charged} | ${figures.overshoot} | ${figures.refusals} | ${figures.fullWithRoom} | ${figures.heldWithRoom} | ${figures.mostRoom}${figures.mostRoomRefusal ? ` (${((figures.mostRoomRefusal.done - faultAt) / 1000).toFixed(1)} s into the fault, proxy ${figures.mostRoomRefusal.proxies.join(" then ")})` : ""} |`,
     );
   }
 

@@ -216,13 +216,17 @@ export function capFigures(
   let fullWithRoom = 0;
   let heldWithRoom = 0;
   let mostRoom = 0;
+  let mostRoomRefusal: Sent | undefined;
   for (const refusal of refusals) {
     const admittedBefore = lowerBound(servedAt, refusal.done) + lostCharges;
     const room = Math.floor((cap - perRequest * admittedBefore) / perRequest);
     if (room < 1) continue;
     if ((refusal.retryAfter ?? 0) > HELD_RETRY_AFTER_SECONDS) fullWithRoom++;
     else heldWithRoom++;
-    mostRoom = Math.max(mostRoom, room);
+    if (room > mostRoom) {
+      mostRoom = room;
+      mostRoomRefusal = refusal;
+    }
   }
   return {
     cap,
@@ -233,6 +237,8 @@ export function capFigures(
     heldWithRoom,
     /** The most room (in requests) any refusal left unused. */
     mostRoom,
+    /** That refusal: when it was answered, and by which proxies. */
+    mostRoomRefusal,
   };
 }
 
