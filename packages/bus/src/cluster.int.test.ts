@@ -19,6 +19,7 @@ import {
   connectBus,
   consumeBatches,
   contendForLeadership,
+  DEFAULT_LEASE_TTL_MS,
   ensureAccountEventsStream,
   ensureDurableConsumer,
   ensureRequestStream,
@@ -303,26 +304,43 @@ describe("replicas set by AGN_STREAM_REPLICAS", () => {
     console.info(
       `[cluster] R1 to R3: both copied to every node ${secondsSince(restarted)} s after the restart`,
     );
-    // A durable consumer keeps the stream's replicas (num_replicas 0): it moved to three nodes with it.
+    // A durable consumer keeps the stream's replicas (num_replicas 0): it moves to three nodes with
+    // it, a moment after the stream.
+    await eventually(
+      async () => (await jsm.consumers.info(ACCOUNT_EVENTS_STREAM, durable)).cluster?.replicas?.length === 2,
+      20_000,
+    );
     const consumer = await jsm.consumers.info(ACCOUNT_EVENTS_STREAM, durable);
     expect(consumer.config.num_replicas ?? 0).toBe(0);
-    expect(consumer.cluster?.replicas?.length).toBe(2);
     await replicatedLeader.release();
   });
 });
 
-/** A consumption replica's contention for leadership over a connection of its own (4 s TTL). */
-async function leadershipContender(key: string) {
-  const nc = await join({ service: "consumption" });
+/**
+ * A consumption replica's contention for leadership over a connection of its own (4 s TTL), to the
+ * whole cluster or to `node` alone.
+ */
+async function leadershipContender(key: string, node?: (typeof cluster.nodes)[number], ttlMs = 4_000) {
+  const nc = node
+    ? await connectBus({
+        url: node.clientUrl,
+        service: "consumption",
+        auth: { user: "consumption", password: cluster.credentials.consumption },
+        streamReplicas: cluster.replicas,
+      })
+    : await join({ service: "consumption" });
+  if (node) open.push(nc);
+  /** Its elections and depositions, in order. */
+  const terms: string[] = [];
   const leadership = await contendForLeadership(nc, {
     key,
     holder: uniqueId("holder"),
-    ttlMs: 4_000,
-    onElected: async () => undefined,
-    onDeposed: async () => undefined,
+    ttlMs,
+    onElected: async () => void terms.push("elected"),
+    onDeposed: async (reason) => void terms.push(reason),
     onError: () => undefined,
   });
-  return { nc, leadership };
+  return { nc, leadership, terms };
 }
 
 describe("leadership on a three-node NATS cluster", () => {
@@ -357,7 +375,10 @@ describe("leadership on a three-node NATS cluster", () => {
 describe("a leadership holder whose node freezes", () => {
   it("stops leading before its key can expire, though its renewal hangs instead of failing", async () => {
     const key = uniqueId("lease");
-    const contenders = [await leadershipContender(key), await leadershipContender(key)];
+    const contenders = [
+      await leadershipContender(key, undefined, DEFAULT_LEASE_TTL_MS),
+      await leadershipContender(key, undefined, DEFAULT_LEASE_TTL_MS),
+    ];
     const leaders = () => contenders.filter(({ leadership }) => leadership.isLeader());
     const [holder] = leaders();
     if (!holder) throw new Error("nobody leads");
@@ -372,8 +393,50 @@ describe("a leadership holder whose node freezes", () => {
     await node.thaw();
     expect(most).toBe(1);
     await eventually(() => leaders().length === 1, 15_000);
+    const [other] = contenders.filter((each) => each !== holder);
+    console.info(
+      `[cluster] leadership after its holder's node froze: holder ${holder.terms.join(", ")}; standby ${other?.terms.join(", ") || "never elected"}`,
+    );
     await restoreCluster();
     for (const { leadership } of contenders) await leadership.release();
+  });
+});
+
+describe("a leadership bucket whose leader's node freezes", () => {
+  it("gives the key back to the holder it cut off, not to the standby", async () => {
+    const key = uniqueId("lease");
+    const first = await leadershipContender(key);
+    const jsm = await jetstreamManager(first.nc);
+    const bucketLeader = (await jsm.streams.info("KV_agn_leases")).cluster?.leader;
+    const frozen = cluster.nodes.find((node) => node.name === bucketLeader);
+    const other = cluster.nodes.find((node) => node.name !== bucketLeader);
+    if (!frozen || !other)
+      throw new Error(`the leases bucket has no leader on the cluster (${bucketLeader})`);
+    await first.leadership.release();
+    // Both on a node that stays up: only the bucket is in trouble, not their connections.
+    const holder = await leadershipContender(key, other);
+    const standby = await leadershipContender(key, other);
+    expect(holder.leadership.isLeader()).toBe(true);
+    await frozen.freeze();
+    const at = performance.now();
+    let both = false;
+    // Longer than the key lives: the holder cannot renew until the bucket has elected a leader.
+    while (performance.now() - at < 10_000) {
+      both ||= holder.leadership.isLeader() && standby.leadership.isLeader();
+      await sleep(50);
+    }
+    await frozen.thaw();
+    await eventually(() => holder.leadership.isLeader() || standby.leadership.isLeader(), 20_000);
+    console.info(
+      `[cluster] leadership after the leases bucket's node froze: holder ${holder.terms.join(", ")}; standby ${standby.terms.join(", ") || "never elected"}`,
+    );
+    expect(both).toBe(false);
+    // The holder could not renew for longer than it may lead without renewing.
+    expect(holder.terms).toContain("lost");
+    expect(holder.leadership.isLeader()).toBe(true);
+    expect(standby.leadership.isLeader()).toBe(false);
+    await restoreCluster();
+    for (const { leadership } of [holder, standby]) await leadership.release();
   });
 });
 

@@ -1,4 +1,4 @@
-import { jetstreamManager } from "@nats-io/jetstream";
+import { JetStreamApiCodes, JetStreamApiError, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { type KV, Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { streamReplicasOf } from "./connect";
@@ -32,6 +32,9 @@ export interface Leadership {
 
 export const DEFAULT_LEASE_TTL_MS = 6_000;
 
+/** A lease operation's timeout is a sixth of the TTL, never less than this (a busy host answers late). */
+const MIN_OPERATION_TIMEOUT_MS = 1_000;
+
 /**
  * The lease bucket, on `streamReplicasOf(nc)` servers: a lease on one node of a cluster would go
  * with that node, and no standby could be elected until it came back. `Kvm.create` leaves an
@@ -44,12 +47,15 @@ async function leaseBucket(nc: NatsConnection, bucket: string, ttlMs: number): P
   try {
     // Patient, as the streams are: a replica started beside a cluster still electing its leaders.
     return await patiently(async () => {
-      const kv = await new Kvm(nc).create(bucket, { ttl: ttlMs, history: 1, replicas });
+      await new Kvm(nc).create(bucket, { ttl: ttlMs, history: 1, replicas });
       const jsm = await jetstreamManager(nc);
       const { config } = await jsm.streams.info(stream);
       if (config.num_replicas !== replicas)
         await jsm.streams.update(stream, { ...config, num_replicas: replicas });
-      return kv;
+      // Its operations time out well within the key's life: one that waits on a frozen node would
+      // otherwise hold back the next attempt past the moment the key expires.
+      const operations = jetstream(nc, { timeout: Math.max(ttlMs / 6, MIN_OPERATION_TIMEOUT_MS) });
+      return await new Kvm(operations).open(bucket, { allow_direct: config.allow_direct });
     });
   } catch (error) {
     throw withReplicas(error, stream, replicas);
@@ -92,7 +98,11 @@ export async function contendForLeadership(
   /** Whether the last renewal is so old that another process may soon take the expired key. */
   const renewalOverdue = () => revision !== undefined && Date.now() - renewedAt > (ttlMs * 2) / 3;
 
+  /** Whether the last attempt failed for JetStream trouble: a holder tries again sooner than a round. */
+  let troubled = false;
+
   const attempt = async () => {
+    troubled = false;
     if (revision !== undefined) {
       const renewing = revision;
       try {
@@ -103,6 +113,14 @@ export async function contendForLeadership(
         renewedAt = Date.now();
       } catch (error) {
         options.onError(error);
+        troubled = true;
+        // A renewal that timed out here may have been written there: the key still names this
+        // holder, at a revision this process has not seen.
+        const entry = isTaken(error) ? await kv.get(options.key).catch(() => null) : null;
+        if (revision === renewing && entry?.operation === "PUT" && entry.string() === options.holder) {
+          revision = entry.revision;
+          return;
+        }
         // Either someone else holds the key now, or this holder cannot reach it: in both cases
         // another process may take over once the key expires, so stop well before that.
         if (revision === renewing && renewalOverdue()) await depose("lost");
@@ -110,21 +128,25 @@ export async function contendForLeadership(
       return;
     }
     if (stopped) return;
-    // Just after JetStream trouble (a NATS node lost, the bucket electing its own leader for longer
-    // than the key lives), a standby leaves a round to the holder the trouble cut off: that one
-    // takes the key back with its state, while a new holder starts over (for the consumption
-    // leader: waiting out its predecessor's leases). A holder that died costs a round more.
-    if (!heldBefore && Date.now() - troubleSeenAt < ttlMs / 2) return;
+    // Just after JetStream trouble (a NATS node lost or frozen, the bucket electing its own leader
+    // for longer than the key lives), a standby leaves the holder the trouble cut off a lease's
+    // TTL, two of its rounds even when one of them waited out a request timeout: that one takes
+    // the key back with its state, while a new holder starts over (for the consumption leader:
+    // waiting out its predecessor's leases). A holder that died costs its standby that TTL more.
+    if (!heldBefore && Date.now() - troubleSeenAt < ttlMs) return;
     try {
       revision = await kv.create(options.key, options.holder);
     } catch (error) {
       // Held: by someone else, or still by this process after a lost connection outlived its
       // renewals (nobody else could take a key that never expired): then it is this holder's again.
       const entry = await kv.get(options.key).catch(() => null);
-      // Neither taken nor readable: JetStream is in trouble, which a standby would otherwise hide.
-      if (!entry) {
+      // Anything but "the key exists" (a timeout, no responders: the bucket has no leader), or a
+      // key neither taken nor readable: JetStream is in trouble. A key is read from any replica,
+      // so a standby that only read it would not notice that its holder cannot renew it.
+      if (!entry || !isTaken(error)) {
         options.onError(error);
         troubleSeenAt = Date.now();
+        troubled = true;
       }
       if (entry?.string() !== options.holder) {
         // Another holder has it since: this one is no longer the one to take it back.
@@ -160,10 +182,13 @@ export async function contendForLeadership(
   watchdog.unref();
   let timer: NodeJS.Timeout | undefined;
   let attempting: Promise<void> = Promise.resolve();
+  // A holder whose renewal failed tries again at once: its NATS node frozen, the client moves to
+  // another node within seconds, and a renewal sent from there before the key expires keeps the
+  // leadership (and the consumption leader's state) where a round's wait would lose it.
   const loop = async () => {
     attempting = attempt().catch(options.onError);
     await attempting;
-    if (!stopped) timer = setTimeout(loop, ttlMs / 3);
+    if (!stopped) timer = setTimeout(loop, troubled && heldBefore ? ttlMs / 12 : ttlMs / 3);
   };
   await loop();
   await transition;
@@ -184,3 +209,7 @@ export async function contendForLeadership(
     stepDown: () => depose("lost"),
   };
 }
+
+/** A create refused because the key exists: the bucket answered, someone holds it. */
+const isTaken = (error: unknown) =>
+  error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamWrongLastSequence;
