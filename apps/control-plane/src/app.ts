@@ -14,6 +14,7 @@ import { registerCredentialAlerts } from "./handlers/credential-alerts";
 import { registerGroupHandlers } from "./handlers/groups";
 import { registerGuardrailHandlers } from "./handlers/guardrails";
 import { registerIdentityHandlers } from "./handlers/identity";
+import { registerMcpServerHandlers } from "./handlers/mcp-servers";
 import { registerNotificationHandlers } from "./handlers/notifications";
 import { registerPolicyHandlers } from "./handlers/policies";
 import { registerProviderHandlers } from "./handlers/providers";
@@ -82,6 +83,7 @@ export async function startControlPlane(deps: ControlPlaneDeps) {
     registerProviderHandlers,
     registerPolicyHandlers,
     registerGuardrailHandlers,
+    registerMcpServerHandlers,
     registerAgentConfigHandlers,
     registerSealingHandlers,
     registerNotificationHandlers,

@@ -192,7 +192,12 @@ describe("policies", () => {
       source_groups: [group.body.id],
       destination_provider_ids: [provider.body.id],
     });
-    expect(created.body).toMatchObject({ enabled: true, description: "", guardrail_ids: [] });
+    expect(created.body).toMatchObject({
+      enabled: true,
+      description: "",
+      guardrail_ids: [],
+      mcp_servers: [],
+    });
     expect(created.body).not.toHaveProperty("limits");
 
     const other = await owner();

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { BudgetRule } from "./budget-rules";
 import { Id, SealedSecret, Timestamp } from "./common";
 import { Guardrail } from "./guardrails";
+import { GatewayMcpServer } from "./mcp-servers";
 import { Policy } from "./policies";
 import { Provider } from "./providers";
 import { Settings } from "./settings";
@@ -21,6 +22,8 @@ export const GatewaySnapshot = z.object({
   policies: z.array(Policy),
   guardrails: z.array(Guardrail),
   budget_rules: z.array(BudgetRule),
+  /** Defaults to none: snapshots of control-planes older than MCP servers carry no list. */
+  mcp_servers: z.array(GatewayMcpServer).default([]),
   /**
    * The latest change among what it holds (its newest `updated_at`; the epoch when it holds nothing):
    * the same on every control-plane replica, so each renders the same pages (see `PagedEndpoint`).

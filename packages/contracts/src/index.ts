@@ -13,6 +13,7 @@ export * from "./gateway";
 export * from "./groups";
 export * from "./guardrails";
 export * from "./limits";
+export * from "./mcp-servers";
 export * from "./notifications";
 export * from "./pages";
 export * from "./policies";

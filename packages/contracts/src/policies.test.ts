@@ -25,6 +25,7 @@ const makePolicy = (overrides: Partial<Policy> = {}): Policy => ({
   source_groups: ["grp-eng"],
   destination_provider_ids: ["prov-openai"],
   guardrail_ids: [],
+  mcp_servers: [],
   created_at: "2025-01-01T00:00:00Z",
   updated_at: "2025-01-01T00:00:00Z",
   ...overrides,
@@ -47,6 +48,7 @@ describe("PolicyBody", () => {
       description: "",
       enabled: true,
       guardrail_ids: [],
+      mcp_servers: [],
     });
   });
 
@@ -65,6 +67,22 @@ describe("PolicyBody", () => {
   it.each(["name", "source_groups", "destination_provider_ids"])("requires %s", (field) => {
     const { [field as "name"]: _dropped, ...rest } = makePolicyBody();
     expect(issuePaths(PolicyBody.safeParse(rest))).toEqual([field]);
+  });
+
+  it("takes no provider in a policy that grants an MCP server, and needs one of the two", () => {
+    const grant = { server_id: "mcp-1" };
+    const parsed = PolicyBody.parse(makePolicyBody({ destination_provider_ids: [], mcp_servers: [grant] }));
+    expect(parsed.mcp_servers).toEqual([{ server_id: "mcp-1", include_tools: [], exclude_tools: [] }]);
+    expect(issuePaths(PolicyBody.safeParse(makePolicyBody({ destination_provider_ids: [] })))).toEqual([
+      "destination_provider_ids",
+    ]);
+  });
+
+  it("rejects a server granted twice in one policy", () => {
+    const grants = [{ server_id: "mcp-1" }, { server_id: "mcp-1", include_tools: ["x"] }];
+    expect(issuePaths(PolicyBody.safeParse(makePolicyBody({ mcp_servers: grants })))).toEqual([
+      "mcp_servers.1.server_id",
+    ]);
   });
 
   it("rejects a blank name", () => {

@@ -76,3 +76,18 @@ export const MAX_WINDOW_SECONDS = 10 * 365 * 86_400;
 
 /** Longest access-log retention: a century (0 or less keeps rows forever). */
 export const MAX_RETENTION_DAYS = 36_500;
+
+/**
+ * An MCP server's name. Clients prefix each tool with it, and add their own prefix for the gateway
+ * (`mcp__{gateway}__{server}__{tool}`), where tool names are meant to stay within 128 characters.
+ */
+export const MAX_MCP_SERVER_NAME_LENGTH = 32;
+
+/** One tool-name pattern of a policy's MCP grant; MCP tool names are meant to be 1 to 128 characters. */
+export const MAX_MCP_TOOL_PATTERN_LENGTH = 128;
+
+/** Patterns in one include or exclude list of a grant. */
+export const MAX_MCP_TOOL_PATTERNS = 200;
+
+/** The most one tool call may be priced at, in USD. */
+export const MAX_PRICE_PER_CALL_USD = 100;

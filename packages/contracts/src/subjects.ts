@@ -7,6 +7,7 @@ import { Caller, Empty, Id } from "./common";
 import { GatewaySnapshot } from "./gateway";
 import { Group, GroupBody } from "./groups";
 import { Guardrail, GuardrailBody } from "./guardrails";
+import { CreateMcpServerBody, McpServer, UpdateMcpServerBody } from "./mcp-servers";
 import { PageRequest, TextPage } from "./pages";
 import { Policy, PolicyBody } from "./policies";
 import { CreateProviderBody, Provider, UpdateProviderBody } from "./providers";
@@ -142,6 +143,20 @@ export const ControlPlane = {
     Guardrail,
   ),
   guardrailsDelete: endpoint("agn.ctl.guardrails.delete", byCaller({ guardrail_id: Id }), Empty),
+
+  mcpServersList: endpoint("agn.ctl.mcp_servers.list", byCaller({}), z.array(McpServer)),
+  mcpServersGet: endpoint("agn.ctl.mcp_servers.get", byCaller({ server_id: Id }), McpServer),
+  mcpServersCreate: endpoint(
+    "agn.ctl.mcp_servers.create",
+    byCaller({ body: CreateMcpServerBody }),
+    McpServer,
+  ),
+  mcpServersUpdate: endpoint(
+    "agn.ctl.mcp_servers.update",
+    byCaller({ server_id: Id, body: UpdateMcpServerBody }),
+    McpServer,
+  ),
+  mcpServersDelete: endpoint("agn.ctl.mcp_servers.delete", byCaller({ server_id: Id }), Empty),
 
   /** Paged: a caller reaching providers with thousands of model rows gets them all listed. */
   agentConfig: pagedEndpoint("agn.ctl.agent_config", byCaller({}), AgentConfig),

@@ -10,6 +10,7 @@ const makePolicy = (overrides: Partial<Policy> = {}): Policy => ({
   source_groups: ["eng"],
   destination_provider_ids: ["openai"],
   guardrail_ids: [],
+  mcp_servers: [],
   created_at: "2026-01-01T00:00:00Z",
   updated_at: "2026-01-01T00:00:00Z",
   ...overrides,

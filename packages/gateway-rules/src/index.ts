@@ -1,6 +1,7 @@
 import { type Guardrail, type Policy, type Provider, policyCovers } from "@agentnet/contracts";
 
 export * from "./address";
+export * from "./mcp-grants";
 export * from "./private-allowance";
 
 /**

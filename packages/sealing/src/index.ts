@@ -96,3 +96,7 @@ export function unseal(keys: SealingKeys, sealed: SealedSecret, aad: string): st
 /** The owner a provider credential is sealed to: the control-plane seals with it, the proxy opens with it. */
 export const providerCredentialAad = (accountId: string, providerId: string): string =>
   `provider:${accountId}:${providerId}`;
+
+/** The owner an MCP server's credential is sealed to: the control-plane seals with it, the proxy opens with it. */
+export const mcpServerCredentialAad = (accountId: string, serverId: string): string =>
+  `mcp-server:${accountId}:${serverId}`;

@@ -2,12 +2,14 @@ import type { NatsConnection } from "@agentnet/bus";
 import {
   BudgetRuleBody,
   ControlPlane,
+  CreateMcpServerBody,
   CreateProviderBody,
   CreateSettingsBody,
   DiscoverModelsBody,
   type Endpoint,
   GuardrailBody,
   PolicyBody,
+  UpdateMcpServerBody,
   UpdateProviderBody,
   UpdateSettingsBody,
 } from "@agentnet/contracts";
@@ -17,7 +19,10 @@ import { mount, param, type RouteSpec } from "../http/route";
 
 const body = <T extends z.ZodType>(schema: T, req: Request): z.output<T> => schema.parse(req.body ?? {});
 
-/** Spec endpoints 5–31: settings, budget rules, catalog, providers, policies, guardrails, agent-config. */
+/**
+ * Spec endpoints 5–31: settings, budget rules, catalog, providers, policies, guardrails, agent-config;
+ * and MCP servers (not in the spec; docs/API.md "MCP servers").
+ */
 export function agentNetworkRoutes(nc: NatsConnection, timeoutMs: number): Router {
   const router = Router();
   const add = <E extends Endpoint>(spec: RouteSpec<E>) => mount(router, nc, timeoutMs, spec);
@@ -175,6 +180,20 @@ export function agentNetworkRoutes(nc: NatsConnection, timeoutMs: number): Route
       delete: ControlPlane.guardrailsDelete,
     },
     { create: GuardrailBody, update: GuardrailBody },
+  );
+  crud(
+    "mcp-servers",
+    { one: "MCP server", many: "MCP servers" },
+    "serverId",
+    "server_id",
+    {
+      list: ControlPlane.mcpServersList,
+      get: ControlPlane.mcpServersGet,
+      create: ControlPlane.mcpServersCreate,
+      update: ControlPlane.mcpServersUpdate,
+      delete: ControlPlane.mcpServersDelete,
+    },
+    { create: CreateMcpServerBody, update: UpdateMcpServerBody },
   );
 
   add({

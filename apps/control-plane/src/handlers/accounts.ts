@@ -66,6 +66,7 @@ export function registerAccountHandlers(ctx: HandlerContext) {
       models.Provider.deleteMany(byAccount),
       models.Policy.deleteMany(byAccount),
       models.Guardrail.deleteMany(byAccount),
+      models.McpServer.deleteMany(byAccount),
       models.BudgetRule.deleteMany(byAccount),
       models.NotificationSettings.deleteMany(byAccount),
       models.NotificationDelivery.deleteMany(byAccount),

@@ -152,9 +152,11 @@ export async function refuseIfPoliciesUse(
   ctx: HandlerContext,
   accountId: string,
   reference: {
-    field: "destination_provider_ids" | "guardrail_ids";
+    field: "destination_provider_ids" | "guardrail_ids" | "mcp_servers.server_id";
     id: string;
-    what: "provider" | "guardrail";
+    /** How the message names it, and the error code's prefix (`<code>.in_use`). */
+    what: string;
+    code: "provider" | "guardrail" | "mcp_server";
   },
 ): Promise<void> {
   const users = await ctx.models.Policy.find(
@@ -163,7 +165,7 @@ export async function refuseIfPoliciesUse(
   ).lean();
   if (users.length > 0) {
     throw conflict(
-      `${reference.what}.in_use`,
+      `${reference.code}.in_use`,
       `the ${reference.what} is used by policies: ${users.map((p) => p.name).join(", ")}; remove it from them first`,
     );
   }

@@ -56,6 +56,7 @@ export function registerGuardrailHandlers(ctx: HandlerContext) {
       field: "guardrail_ids",
       id: stored._id,
       what: "guardrail",
+      code: "guardrail",
     });
     await models.Guardrail.deleteOne({ _id: stored._id, account_id: caller.account_id });
     announceConfigChange(ctx, caller.account_id);

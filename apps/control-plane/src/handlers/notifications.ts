@@ -9,7 +9,7 @@ import {
   notFound,
   unprocessable,
 } from "@agentnet/contracts";
-import { SealingError, type SealingKeys, seal, unseal } from "@agentnet/sealing";
+import { type SealingKeys, seal } from "@agentnet/sealing";
 import { requireAccountWideGrant, requireWriter } from "../domain/access";
 import { generateSigningSecret, signingSecretAad } from "../domain/webhooks";
 import { toBudgetRule, toPolicy } from "../store/agent-views";
@@ -154,40 +154,4 @@ export function registerNotificationHandlers(ctx: HandlerContext) {
       budget_rules: rules.map(toBudgetRule),
     };
   });
-}
-
-/**
- * Key rotation for signing secrets (`agentnet reseal`), as for provider credentials: every secret
- * not sealed with the current key is opened with the ring and sealed again, each write conditional
- * on the envelope it read.
- */
-export async function resealSigningSecrets(ctx: HandlerContext) {
-  const { models, sealingKey } = ctx;
-  const stale = await models.NotificationSettings.find({
-    "sealed_secret.kid": { $ne: sealingKey.current.kid },
-  }).lean();
-  let resealed = 0;
-  let unopened = 0;
-  for (const doc of stale) {
-    const aad = signingSecretAad(doc.account_id);
-    let secret: string;
-    try {
-      secret = unseal(sealingKey, doc.sealed_secret, aad);
-    } catch (error) {
-      if (!(error instanceof SealingError)) throw error;
-      unopened++;
-      ctx.logger.warn(
-        { account_id: doc.account_id, kid: doc.sealed_secret.kid },
-        "signing secret not opened by any key",
-      );
-      continue;
-    }
-    const written = await models.NotificationSettings.updateOne(
-      { _id: doc._id, account_id: doc.account_id, "sealed_secret.iv": doc.sealed_secret.iv },
-      { $set: { sealed_secret: seal(sealingKey, secret, aad) } },
-    );
-    if (written.modifiedCount === 1) resealed++;
-  }
-  const total = await models.NotificationSettings.countDocuments({});
-  return { resealed, unopened, total };
 }

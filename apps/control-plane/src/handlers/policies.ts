@@ -16,17 +16,23 @@ import { assertConfigFits } from "./snapshot";
 export function registerPolicyHandlers(ctx: HandlerContext) {
   const { models } = ctx;
 
-  /** Every group, provider and guardrail a policy names must exist in the caller's account. */
+  /** Every group, provider, guardrail and MCP server a policy names must exist in the caller's account. */
   const requireReferencesExist = async (caller: Caller, body: PolicyBody) => {
-    const [groups, providers, guardrails] = await Promise.all([
+    const [groups, providers, guardrails, mcpServers] = await Promise.all([
       missingIds(models.Group, caller.account_id, body.source_groups),
       missingIds(models.Provider, caller.account_id, body.destination_provider_ids),
       missingIds(models.Guardrail, caller.account_id, body.guardrail_ids),
+      missingIds(
+        models.McpServer,
+        caller.account_id,
+        body.mcp_servers.map((grant) => grant.server_id),
+      ),
     ]);
     const details: ErrorDetail[] = [
       ...groups.map((id) => ({ path: "source_groups", message: `unknown group ${id}` })),
       ...providers.map((id) => ({ path: "destination_provider_ids", message: `unknown provider ${id}` })),
       ...guardrails.map((id) => ({ path: "guardrail_ids", message: `unknown guardrail ${id}` })),
+      ...mcpServers.map((id) => ({ path: "mcp_servers", message: `unknown MCP server ${id}` })),
     ];
     if (details.length > 0) {
       throw unprocessable("policy.unknown_reference", details.map((d) => d.message).join("; "), details);
@@ -40,6 +46,7 @@ export function registerPolicyHandlers(ctx: HandlerContext) {
     source_groups: body.source_groups,
     destination_provider_ids: body.destination_provider_ids,
     guardrail_ids: body.guardrail_ids,
+    mcp_servers: body.mcp_servers,
     limits: body.limits,
     routing: body.routing,
   });

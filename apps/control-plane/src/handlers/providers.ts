@@ -142,6 +142,7 @@ export function registerProviderHandlers(ctx: HandlerContext) {
       field: "destination_provider_ids",
       id: stored._id,
       what: "provider",
+      code: "provider",
     });
     await models.Provider.deleteOne({ _id: stored._id, account_id: caller.account_id });
     announceConfigChange(ctx, caller.account_id);

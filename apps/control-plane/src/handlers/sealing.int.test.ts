@@ -1,6 +1,13 @@
 import { type NatsConnection, request } from "@agentnet/bus";
 import { ControlPlane } from "@agentnet/contracts";
-import { generateSealingKey, parseSealingKeys, providerCredentialAad, seal, unseal } from "@agentnet/sealing";
+import {
+  generateSealingKey,
+  mcpServerCredentialAad,
+  parseSealingKeys,
+  providerCredentialAad,
+  seal,
+  unseal,
+} from "@agentnet/sealing";
 import { createLogger, newId } from "@agentnet/service-kit";
 import { connectTestBus, connectTestMongo, uniqueId } from "@agentnet/testkit";
 import type { Connection } from "mongoose";
@@ -128,6 +135,39 @@ describe("rotating the sealing key", () => {
     const doc = await notifications.NotificationSettings.findById(accountId).lean();
     expect(doc?.sealed_secret.kid).toBe(onlyNew.current.kid);
     expect(unseal(onlyNew, doc?.sealed_secret ?? ({} as never), aad)).toBe("whsec_kept");
+  });
+
+  it("re-seals MCP server credentials, and passes over servers without one", async () => {
+    const serverWith = async (id: string, sealed: object) =>
+      models.McpServer.create({
+        _id: id,
+        account_id: accountId,
+        name: id,
+        description: "",
+        url: "https://mcp.example.com/mcp",
+        transport: "streamable_http",
+        enabled: true,
+        skip_tls_verification: false,
+        price_per_call: 0,
+        ...sealed,
+      });
+    const aad = mcpServerCredentialAad(accountId, "issues");
+    await serverWith("issues", {
+      credential_kind: "header",
+      credential_header: "Authorization",
+      sealed_credential: seal(parseSealingKeys(oldText), "Bearer kept", aad),
+    });
+    await serverWith("open", { credential_kind: "none" });
+    await expect(request(cli, ControlPlane.sealingReseal, {})).resolves.toMatchObject({
+      resealed: 1,
+      already_current: 3,
+      unopened: 0,
+    });
+    const onlyNew = parseSealingKeys(newText);
+    const doc = await models.McpServer.findById("issues").lean();
+    expect(doc?.sealed_credential?.kid).toBe(onlyNew.current.kid);
+    expect(unseal(onlyNew, doc?.sealed_credential ?? ({} as never), aad)).toBe("Bearer kept");
+    expect((await models.McpServer.findById("open").lean())?.sealed_credential).toBeUndefined();
   });
 
   it("is refused to the other services' bus users", async () => {

@@ -1,57 +1,121 @@
-import { ControlPlane } from "@agentnet/contracts";
-import { providerCredentialAad, SealingError, seal, unseal } from "@agentnet/sealing";
+import { ControlPlane, type SealedSecret } from "@agentnet/contracts";
+import { mcpServerCredentialAad, providerCredentialAad, SealingError, seal, unseal } from "@agentnet/sealing";
+import { signingSecretAad } from "../domain/webhooks";
+import type { McpServerDoc, ProviderDoc } from "../store/agent-models";
+import type { NotificationSettingsDoc } from "../store/notification-models";
 import { resealCanary } from "../store/sealing-canary";
 import { announceConfigChange, type HandlerContext, handle } from "./context";
-import { resealSigningSecrets } from "./notifications";
+
+interface SealedDoc {
+  _id: string;
+  account_id: string;
+}
+
+/** A collection holding one sealed secret per document, and what each is sealed to. */
+interface SealedCollection<D extends SealedDoc> {
+  what: string;
+  model: {
+    find(filter: object): { lean(): PromiseLike<D[]> };
+    updateOne(filter: object, update: object): PromiseLike<{ modifiedCount: number }>;
+    countDocuments(filter: object): PromiseLike<number>;
+  };
+  /** The document field holding the envelope. */
+  field: string;
+  sealedOf: (doc: D) => SealedSecret | undefined;
+  aadOf: (doc: D) => string;
+  /** Whether proxies hold it in account snapshots, so a re-sealed account must be announced. */
+  inSnapshot: boolean;
+}
 
 /**
- * Key rotation: every provider credential (and webhook signing secret) not sealed with the current
- * key is opened with the key ring and sealed again with the current key. Each write is conditional
- * on the envelope it read, so a credential replaced meanwhile is left as its new writer sealed it.
- * Proxies drop the snapshots of the accounts touched.
+ * Key rotation: every stored credential (provider keys, MCP server credentials, webhook signing
+ * secrets) not sealed with the current key is opened with the key ring and sealed again with the
+ * current key. Each write is conditional on the envelope it read, so a credential replaced
+ * meanwhile is left as its new writer sealed it. Proxies drop the snapshots of the accounts touched.
  */
 export function registerSealingHandlers(ctx: HandlerContext) {
   const { models } = ctx;
-  handle(ctx, ControlPlane.sealingReseal, async () => {
-    const current = ctx.sealingKey.current.kid;
-    const stale = await models.Provider.find({ "sealed_api_key.kid": { $ne: current } }).lean();
-    const accounts = new Set<string>();
+  const current = () => ctx.sealingKey.current.kid;
+
+  async function reseal<D extends SealedDoc>(collection: SealedCollection<D>, accounts: Set<string>) {
+    const held = { [collection.field]: { $exists: true } };
+    const stale = await collection.model
+      .find({ ...held, [`${collection.field}.kid`]: { $ne: current() } })
+      .lean();
     let resealed = 0;
     let unopened = 0;
     for (const doc of stale) {
-      const aad = providerCredentialAad(doc.account_id, doc._id);
+      const sealed = collection.sealedOf(doc);
+      if (!sealed) continue;
+      const aad = collection.aadOf(doc);
       let plaintext: string;
       try {
-        plaintext = unseal(ctx.sealingKey, doc.sealed_api_key, aad);
+        plaintext = unseal(ctx.sealingKey, sealed, aad);
       } catch (error) {
         if (!(error instanceof SealingError)) throw error;
         unopened++;
         ctx.logger.warn(
-          { provider: doc._id, kid: doc.sealed_api_key.kid },
-          "credential not opened by any key",
+          { what: collection.what, id: doc._id, account_id: doc.account_id, kid: sealed.kid },
+          "secret not opened by any key",
         );
         continue;
       }
-      const sealed = seal(ctx.sealingKey, plaintext, aad);
-      const written = await models.Provider.updateOne(
-        { _id: doc._id, account_id: doc.account_id, "sealed_api_key.iv": doc.sealed_api_key.iv },
-        { $set: { sealed_api_key: sealed } },
+      const written = await collection.model.updateOne(
+        { _id: doc._id, account_id: doc.account_id, [`${collection.field}.iv`]: sealed.iv },
+        { $set: { [collection.field]: seal(ctx.sealingKey, plaintext, aad) } },
       );
       if (written.modifiedCount === 1) {
         resealed++;
-        accounts.add(doc.account_id);
+        if (collection.inSnapshot) accounts.add(doc.account_id);
       }
     }
-    const secrets = await resealSigningSecrets(ctx);
-    resealed += secrets.resealed;
-    unopened += secrets.unopened;
+    const total = await collection.model.countDocuments(held);
+    return { resealed, unopened, total };
+  }
+
+  handle(ctx, ControlPlane.sealingReseal, async () => {
+    const accounts = new Set<string>();
+    const outcomes = [
+      await reseal<ProviderDoc>(
+        {
+          what: "provider credential",
+          model: models.Provider,
+          field: "sealed_api_key",
+          sealedOf: (doc) => doc.sealed_api_key,
+          aadOf: (doc) => providerCredentialAad(doc.account_id, doc._id),
+          inSnapshot: true,
+        },
+        accounts,
+      ),
+      await reseal<McpServerDoc>(
+        {
+          what: "MCP server credential",
+          model: models.McpServer,
+          field: "sealed_credential",
+          sealedOf: (doc) => doc.sealed_credential,
+          aadOf: (doc) => mcpServerCredentialAad(doc.account_id, doc._id),
+          inSnapshot: true,
+        },
+        accounts,
+      ),
+      await reseal<NotificationSettingsDoc>(
+        {
+          what: "signing secret",
+          model: models.NotificationSettings,
+          field: "sealed_secret",
+          sealedOf: (doc) => doc.sealed_secret,
+          aadOf: (doc) => signingSecretAad(doc.account_id),
+          inSnapshot: false,
+        },
+        accounts,
+      ),
+    ];
+    const sum = (key: "resealed" | "unopened" | "total") =>
+      outcomes.reduce((total, outcome) => total + outcome[key], 0);
+    const [resealed, unopened, total] = [sum("resealed"), sum("unopened"), sum("total")];
     if (unopened === 0) await resealCanary(models, ctx.sealingKey);
     for (const accountId of accounts) announceConfigChange(ctx, accountId);
-    const total = (await models.Provider.countDocuments({})) + secrets.total;
-    ctx.logger.info(
-      { current_key: current, resealed, unopened },
-      "re-sealed provider credentials and signing secrets",
-    );
-    return { current_key: current, resealed, already_current: total - resealed - unopened, unopened };
+    ctx.logger.info({ current_key: current(), resealed, unopened }, "re-sealed stored credentials");
+    return { current_key: current(), resealed, already_current: total - resealed - unopened, unopened };
   });
 }

@@ -1,7 +1,14 @@
 import { jsonOrUndefined, pageBookOn } from "@agentnet/bus";
 import { AppError, ConfigChangedEvent, Events, type GatewaySnapshot } from "@agentnet/contracts";
 import { configSizeAfter } from "../domain/config-size";
-import { toBudgetRule, toGatewayProvider, toGuardrail, toPolicy, toSettings } from "../store/agent-views";
+import {
+  toBudgetRule,
+  toGatewayMcpServer,
+  toGatewayProvider,
+  toGuardrail,
+  toPolicy,
+  toSettings,
+} from "../store/agent-views";
 import type { HandlerContext } from "./context";
 
 /**
@@ -24,15 +31,16 @@ export async function loadAccountConfig(ctx: Pick<HandlerContext, "models">, acc
   const byAccount = { account_id: accountId };
   // _id breaks ties: every replica must list equal data in the same order (see `PagedEndpoint`).
   const order = { created_at: 1, _id: 1 } as const;
-  const [settings, providers, policies, guardrails, budgetRules] = await Promise.all([
+  const [settings, providers, policies, guardrails, budgetRules, mcpServers] = await Promise.all([
     models.Settings.findOne(byAccount).lean(),
     models.Provider.find(byAccount).sort(order).lean(),
     models.Policy.find(byAccount).sort(order).lean(),
     models.Guardrail.find(byAccount).sort(order).lean(),
     models.BudgetRule.find(byAccount).sort(order).lean(),
+    models.McpServer.find(byAccount).sort(order).lean(),
   ]);
-  const changed = [settings, ...providers, ...policies, ...guardrails, ...budgetRules].map((doc) =>
-    doc ? doc.updated_at.getTime() : 0,
+  const changed = [settings, ...providers, ...policies, ...guardrails, ...budgetRules, ...mcpServers].map(
+    (doc) => (doc ? doc.updated_at.getTime() : 0),
   );
   return {
     settings: settings ? toSettings(settings) : null,
@@ -40,6 +48,7 @@ export async function loadAccountConfig(ctx: Pick<HandlerContext, "models">, acc
     policies: policies.map(toPolicy),
     guardrails: guardrails.map(toGuardrail),
     budget_rules: budgetRules.map(toBudgetRule),
+    mcp_servers: mcpServers.map(toGatewayMcpServer),
     generated_at: new Date(Math.max(0, ...changed)).toISOString(),
   };
 }

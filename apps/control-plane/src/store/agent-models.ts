@@ -2,6 +2,8 @@ import type {
   CredentialKind,
   GuardrailChecks,
   Limits,
+  McpServerGrant,
+  McpTransport,
   PolicyRouting,
   ProviderModel,
   SealedSecret,
@@ -57,9 +59,29 @@ export interface PolicyDoc {
   source_groups: string[];
   destination_provider_ids: string[];
   guardrail_ids: string[];
+  /** Absent on policies stored before MCP servers: they grant none. */
+  mcp_servers?: McpServerGrant[];
   limits?: Limits;
   /** Absent when the last create or replace sent none: the policy routes by `DEFAULT_ROUTING`. */
   routing?: PolicyRouting;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface McpServerDoc {
+  _id: string;
+  account_id: string;
+  name: string;
+  description: string;
+  url: string;
+  transport: McpTransport;
+  /** `header` sends `credential_header: <sealed_credential opened>`; `none` sends nothing. */
+  credential_kind: "none" | "header";
+  credential_header?: string;
+  sealed_credential?: SealedSecret;
+  enabled: boolean;
+  skip_tls_verification: boolean;
+  price_per_call: number;
   created_at: Date;
   updated_at: Date;
 }
@@ -147,6 +169,8 @@ const policySchema = new Schema<PolicyDoc>(
     source_groups: [String],
     destination_provider_ids: [String],
     guardrail_ids: [String],
+    // No default: a policy stored before MCP servers reads as granting none either way.
+    mcp_servers: { ...mixed, default: undefined },
     limits: mixed,
     routing: mixed,
   },
@@ -154,6 +178,27 @@ const policySchema = new Schema<PolicyDoc>(
   { timestamps, minimize: false },
 );
 policySchema.index({ account_id: 1, created_at: 1 });
+
+const mcpServerSchema = new Schema<McpServerDoc>(
+  {
+    _id: String,
+    account_id: { type: String, required: true },
+    name: String,
+    description: String,
+    url: String,
+    transport: String,
+    credential_kind: String,
+    credential_header: String,
+    sealed_credential: mixed,
+    enabled: Boolean,
+    skip_tls_verification: Boolean,
+    price_per_call: Number,
+  },
+  { timestamps },
+);
+mcpServerSchema.index({ account_id: 1, created_at: 1 });
+// A name is a path segment and a tool prefix: one server per name in an account, decided by the index.
+mcpServerSchema.index({ account_id: 1, name: 1 }, { unique: true });
 
 const guardrailSchema = new Schema<GuardrailDoc>(
   {
@@ -188,6 +233,7 @@ export interface AgentModels {
   Provider: Model<ProviderDoc>;
   Policy: Model<PolicyDoc>;
   Guardrail: Model<GuardrailDoc>;
+  McpServer: Model<McpServerDoc>;
   BudgetRule: Model<BudgetRuleDoc>;
   SealingCanary: Model<SealingCanaryDoc>;
 }
@@ -198,6 +244,7 @@ export async function createAgentModels(connection: Connection): Promise<AgentMo
     Provider: connection.model("Provider", providerSchema, "providers"),
     Policy: connection.model("Policy", policySchema, "policies"),
     Guardrail: connection.model("Guardrail", guardrailSchema, "guardrails"),
+    McpServer: connection.model("McpServer", mcpServerSchema, "mcp_servers"),
     BudgetRule: connection.model("BudgetRule", budgetRuleSchema, "budget_rules"),
     SealingCanary: connection.model("SealingCanary", canarySchema, "sealing_canary"),
   };
@@ -206,6 +253,7 @@ export async function createAgentModels(connection: Connection): Promise<AgentMo
     models.Provider.createIndexes(),
     models.Policy.createIndexes(),
     models.Guardrail.createIndexes(),
+    models.McpServer.createIndexes(),
     models.BudgetRule.createIndexes(),
   ]);
   return models;

@@ -1,5 +1,21 @@
-import type { BudgetRule, GatewayProvider, Guardrail, Policy, Provider, Settings } from "@agentnet/contracts";
-import type { BudgetRuleDoc, GuardrailDoc, PolicyDoc, ProviderDoc, SettingsDoc } from "./agent-models";
+import type {
+  BudgetRule,
+  GatewayMcpServer,
+  GatewayProvider,
+  Guardrail,
+  McpServer,
+  Policy,
+  Provider,
+  Settings,
+} from "@agentnet/contracts";
+import type {
+  BudgetRuleDoc,
+  GuardrailDoc,
+  McpServerDoc,
+  PolicyDoc,
+  ProviderDoc,
+  SettingsDoc,
+} from "./agent-models";
 
 const stamps = (doc: { created_at: Date; updated_at: Date }) => ({
   created_at: doc.created_at.toISOString(),
@@ -49,6 +65,7 @@ export const toPolicy = (doc: PolicyDoc): Policy => ({
   source_groups: doc.source_groups,
   destination_provider_ids: doc.destination_provider_ids,
   guardrail_ids: doc.guardrail_ids,
+  mcp_servers: doc.mcp_servers ?? [],
   ...(doc.limits ? { limits: doc.limits } : {}),
   ...(doc.routing ? { routing: doc.routing } : {}),
   ...stamps(doc),
@@ -70,4 +87,27 @@ export const toBudgetRule = (doc: BudgetRuleDoc): BudgetRule => ({
   target_users: doc.target_users,
   limits: doc.limits,
   ...stamps(doc),
+});
+
+/** The API view: the credential's kind and header, never its value. */
+export const toMcpServer = (doc: McpServerDoc): McpServer => ({
+  id: doc._id,
+  name: doc.name,
+  description: doc.description,
+  url: doc.url,
+  transport: doc.transport,
+  credential:
+    doc.credential_kind === "header"
+      ? { kind: "header", header_name: doc.credential_header ?? "" }
+      : { kind: "none" },
+  enabled: doc.enabled,
+  skip_tls_verification: doc.skip_tls_verification,
+  price_per_call: doc.price_per_call,
+  ...stamps(doc),
+});
+
+/** The proxy's view: the credential's value stays sealed. */
+export const toGatewayMcpServer = (doc: McpServerDoc): GatewayMcpServer => ({
+  ...toMcpServer(doc),
+  ...(doc.sealed_credential ? { sealed_credential: doc.sealed_credential } : {}),
 });

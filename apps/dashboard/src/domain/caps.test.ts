@@ -43,6 +43,7 @@ const policy = (overrides: Partial<Policy> = {}): Policy => {
     source_groups: ["g-eng"],
     destination_provider_ids: ["prov"],
     guardrail_ids: [],
+    mcp_servers: [],
     limits,
     created_at: "2031-01-01T00:00:00Z",
     updated_at: "2031-01-01T00:00:00Z",

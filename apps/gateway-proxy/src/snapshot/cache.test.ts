@@ -9,6 +9,7 @@ const snapshot = (accountId: string): GatewaySnapshot => ({
   policies: [],
   guardrails: [],
   budget_rules: [],
+  mcp_servers: [],
   generated_at: new Date(0).toISOString(),
 });
 

@@ -37,6 +37,7 @@ export const makePolicy = (overrides: Partial<Policy> = {}): Policy => ({
   source_groups: ["grp_eng"],
   destination_provider_ids: ["prov_openai"],
   guardrail_ids: [],
+  mcp_servers: [],
   created_at: at,
   updated_at: at,
   ...overrides,

@@ -104,6 +104,7 @@ export async function startProxyHarness(
       ],
       guardrails: [],
       budget_rules: [],
+      mcp_servers: [],
       generated_at: new Date().toISOString(),
     });
     const token = `agn_${uniqueId("t").padEnd(40, "x").slice(0, 40)}`;

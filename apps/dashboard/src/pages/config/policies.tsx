@@ -94,7 +94,9 @@ function PolicyForm(props: {
     };
     if (name.trim() === "") found.name = "enter a name";
     if (groups.length === 0) found.source_groups = "pick at least one source group";
-    if (providers.length === 0) found.destination_provider_ids = "pick at least one provider";
+    if (providers.length === 0 && (e?.mcp_servers ?? []).length === 0) {
+      found.destination_provider_ids = "pick at least one provider";
+    }
     if (!errors.submitted(found)) return;
     const routingToSend = routingBody(routing, providers);
     const body = {
@@ -104,6 +106,8 @@ function PolicyForm(props: {
       source_groups: groups,
       destination_provider_ids: providers,
       guardrail_ids: guardrails,
+      // The form does not edit MCP grants yet: a replace keeps the stored ones.
+      mcp_servers: e?.mcp_servers ?? [],
       ...(capped ? { limits } : {}),
       ...(routingToSend ? { routing: routingToSend } : {}),
     };

@@ -1,0 +1,106 @@
+import { type Caller, ControlPlane, conflict, type McpCredentialBody } from "@agentnet/contracts";
+import { mcpServerCredentialAad, seal } from "@agentnet/sealing";
+import { newId } from "@agentnet/service-kit";
+import { requireAccountWideGrant, requireWriter } from "../domain/access";
+import { mergeMcpServerUpdate } from "../domain/mcp-servers";
+import type { McpServerDoc } from "../store/agent-models";
+import { toMcpServer } from "../store/agent-views";
+import { isDuplicateKey } from "../store/models";
+import { announceConfigChange, type HandlerContext, handle, loadOwned, refuseIfPoliciesUse } from "./context";
+import { assertConfigFits } from "./snapshot";
+
+/** MCP servers (docs/API.md "MCP servers"): configuration beside providers, granted by policies. */
+export function registerMcpServerHandlers(ctx: HandlerContext) {
+  const { models } = ctx;
+
+  const nameTaken = (name: string) =>
+    conflict("mcp_server.exists", `an MCP server named ${name} already exists`);
+
+  /** The stored form of a credential: its value sealed to this server of this account. */
+  const storedCredential = (accountId: string, serverId: string, credential: McpCredentialBody) =>
+    credential.kind === "header"
+      ? {
+          credential_kind: "header" as const,
+          credential_header: credential.header_name,
+          sealed_credential: seal(
+            ctx.sealingKey,
+            credential.value,
+            mcpServerCredentialAad(accountId, serverId),
+          ),
+        }
+      : { credential_kind: "none" as const };
+
+  const load = (caller: Caller, id: string) =>
+    loadOwned<McpServerDoc>(models.McpServer, caller, id, "MCP server");
+
+  handle(ctx, ControlPlane.mcpServersList, async ({ caller }) => {
+    requireAccountWideGrant(caller);
+    const docs = await models.McpServer.find({ account_id: caller.account_id })
+      .sort({ created_at: 1, _id: 1 })
+      .lean();
+    return docs.map(toMcpServer);
+  });
+
+  handle(ctx, ControlPlane.mcpServersGet, async ({ caller, server_id }) => {
+    requireAccountWideGrant(caller);
+    return toMcpServer(await load(caller, server_id));
+  });
+
+  handle(ctx, ControlPlane.mcpServersCreate, async ({ caller, body }) => {
+    requireWriter(caller);
+    const id = newId();
+    const { credential, ...fields } = body;
+    const document = {
+      _id: id,
+      account_id: caller.account_id,
+      ...fields,
+      ...storedCredential(caller.account_id, id, credential),
+    };
+    await assertConfigFits(ctx, caller.account_id, { after: document });
+    try {
+      const created = await models.McpServer.create(document);
+      ctx.logger.info({ account_id: caller.account_id, mcp_server: id }, "MCP server created");
+      announceConfigChange(ctx, caller.account_id);
+      return toMcpServer(created.toObject());
+    } catch (error) {
+      if (isDuplicateKey(error)) throw nameTaken(body.name);
+      throw error;
+    }
+  });
+
+  handle(ctx, ControlPlane.mcpServersUpdate, async ({ caller, server_id, body }) => {
+    requireWriter(caller);
+    const stored = await load(caller, server_id);
+    const { set, unset } = mergeMcpServerUpdate(stored, body, (credential) =>
+      storedCredential(caller.account_id, stored._id, credential),
+    );
+    await assertConfigFits(ctx, caller.account_id, { before: stored, after: { ...stored, ...set } });
+    try {
+      const updated = await models.McpServer.findOneAndUpdate(
+        { _id: stored._id, account_id: caller.account_id },
+        Object.keys(unset).length > 0 ? { $set: set, $unset: unset } : { $set: set },
+        { new: true },
+      ).lean();
+      if (!updated) return toMcpServer(await load(caller, server_id));
+      announceConfigChange(ctx, caller.account_id);
+      return toMcpServer(updated);
+    } catch (error) {
+      if (isDuplicateKey(error)) throw nameTaken(body.name);
+      throw error;
+    }
+  });
+
+  handle(ctx, ControlPlane.mcpServersDelete, async ({ caller, server_id }) => {
+    requireWriter(caller);
+    const stored = await load(caller, server_id);
+    await refuseIfPoliciesUse(ctx, caller.account_id, {
+      field: "mcp_servers.server_id",
+      id: stored._id,
+      what: "MCP server",
+      code: "mcp_server",
+    });
+    await models.McpServer.deleteOne({ _id: stored._id, account_id: caller.account_id });
+    announceConfigChange(ctx, caller.account_id);
+    return {};
+  });
+}

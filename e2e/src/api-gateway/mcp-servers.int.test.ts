@@ -1,0 +1,303 @@
+import { requestPaged } from "@agentnet/bus";
+import {
+  ControlPlane,
+  type Group,
+  type McpServer,
+  type PersonalAccessTokenGenerated,
+  type Policy,
+  type User,
+} from "@agentnet/contracts";
+import { mcpServerCredentialAad, parseSealingKeys, unseal } from "@agentnet/sealing";
+import { TEST_SEALING_KEY, uniqueId } from "@agentnet/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ApiHarness, startApiHarness } from "./harness";
+
+let api: ApiHarness;
+beforeAll(async () => {
+  api = await startApiHarness();
+});
+afterAll(async () => {
+  await api.stop();
+});
+
+const servers = "/api/agent-network/mcp-servers";
+const policies = "/api/agent-network/policies";
+const SECRET = "Bearer mcp-secret-7f3a";
+
+const makeServerBody = (overrides: Record<string, unknown> = {}) => ({
+  name: "issues",
+  url: "https://mcp.example.com/mcp",
+  credential: { kind: "header", header_name: "Authorization", value: SECRET },
+  ...overrides,
+});
+
+async function owner() {
+  const created = await api.bootstrap();
+  const call = <T>(method: string, path: string, body?: unknown) =>
+    api.call<T>(method, path, { token: created.token, ...(body === undefined ? {} : { body }) });
+  const post = <T>(path: string, body: unknown) => call<T>("POST", path, body);
+  return { ...created, call, post };
+}
+
+async function member(ownerToken: string, role: "admin" | "auditor" | "user") {
+  const created = await api.call<User>("POST", "/api/users", {
+    token: ownerToken,
+    body: { email: `${uniqueId(role)}@example.com`, role },
+  });
+  const token = await api.call<PersonalAccessTokenGenerated>("POST", `/api/users/${created.body.id}/tokens`, {
+    token: ownerToken,
+    body: { name: "t", expires_in: 30 },
+  });
+  return token.body.plain_token;
+}
+
+describe("MCP servers", () => {
+  it("creates with defaults, stores the credential sealed and never returns it", async () => {
+    const o = await owner();
+    const created = await o.post<McpServer>(servers, makeServerBody());
+    expect(created.status).toBe(200);
+    expect(created.body).toMatchObject({
+      name: "issues",
+      description: "",
+      url: "https://mcp.example.com/mcp",
+      transport: "streamable_http",
+      credential: { kind: "header", header_name: "Authorization" },
+      enabled: true,
+      skip_tls_verification: false,
+      price_per_call: 0,
+    });
+    expect(JSON.stringify(created.body)).not.toContain("mcp-secret");
+
+    const listed = await o.call<McpServer[]>("GET", servers);
+    expect(listed.body).toEqual([created.body]);
+    expect((await o.call<McpServer>("GET", `${servers}/${created.body.id}`)).body).toEqual(created.body);
+
+    // Only the proxy's view carries the value, sealed to this server of this account.
+    const snapshot = await requestPaged(api.nc, ControlPlane.gatewaySnapshot, { account_id: o.account_id });
+    const [held] = snapshot.mcp_servers;
+    expect(held?.sealed_credential).toBeDefined();
+    const keys = parseSealingKeys(TEST_SEALING_KEY);
+    if (!held?.sealed_credential) throw new Error("no sealed credential");
+    expect(unseal(keys, held.sealed_credential, mcpServerCredentialAad(o.account_id, held.id))).toBe(SECRET);
+    expect(() =>
+      unseal(keys, held.sealed_credential as never, mcpServerCredentialAad("other", held.id)),
+    ).toThrow();
+  });
+
+  it("refuses bad fields with 400 and the field named", async () => {
+    const o = await owner();
+    const refused = async (overrides: Record<string, unknown>, path: string) => {
+      const response = await o.post(servers, makeServerBody(overrides));
+      expect(response.status, JSON.stringify(overrides)).toBe(400);
+      expect(response.body).toMatchObject({
+        code: 400,
+        details: expect.arrayContaining([expect.objectContaining({ path })]),
+      });
+    };
+    await refused({ name: "Issues" }, "name");
+    await refused({ name: "my__issues" }, "name");
+    await refused({ name: "issues-" }, "name");
+    await refused({ name: "a".repeat(33) }, "name");
+    await refused({ url: "ftp://mcp.example.com" }, "url");
+    await refused({ transport: "websocket" }, "transport");
+    await refused({ credential: { kind: "header", header_name: "Authorization" } }, "credential.value");
+    await refused(
+      { credential: { kind: "header", header_name: "X-Key", value: "a\r\nX-Evil: 1" } },
+      "credential.value",
+    );
+    await refused(
+      { credential: { kind: "header", header_name: "bad header", value: "v" } },
+      "credential.header_name",
+    );
+    await refused({ credential: { kind: "oauth" } }, "credential.kind");
+    await refused({ price_per_call: -0.01 }, "price_per_call");
+    await refused({ price_per_call: 101 }, "price_per_call");
+    expect((await o.call<McpServer[]>("GET", servers)).body).toEqual([]);
+  });
+
+  it("keeps names unique in an account (409), not across accounts", async () => {
+    const o = await owner();
+    expect((await o.post(servers, makeServerBody())).status).toBe(200);
+    const again = await o.post(servers, makeServerBody({ url: "https://other.example.com/mcp" }));
+    expect(again).toMatchObject({
+      status: 409,
+      body: { code: 409, message: expect.stringContaining("issues") },
+    });
+
+    const docs = await o.post<McpServer>(servers, makeServerBody({ name: "docs" }));
+    const renamed = await o.call("PUT", `${servers}/${docs.body.id}`, makeServerBody());
+    expect(renamed.status).toBe(409);
+
+    const other = await owner();
+    expect((await other.post(servers, makeServerBody())).status).toBe(200);
+  });
+
+  it("keeps what a PUT leaves out, replaces a credential sent whole and drops it for none", async () => {
+    const o = await owner();
+    const created = await o.post<McpServer>(
+      servers,
+      makeServerBody({ price_per_call: 0.002, enabled: false }),
+    );
+    const path = `${servers}/${created.body.id}`;
+    const sealedValue = async () => {
+      const snapshot = await requestPaged(api.nc, ControlPlane.gatewaySnapshot, {
+        account_id: o.account_id,
+        fresh: true,
+      });
+      const held = snapshot.mcp_servers[0];
+      return held?.sealed_credential
+        ? unseal(
+            parseSealingKeys(TEST_SEALING_KEY),
+            held.sealed_credential,
+            mcpServerCredentialAad(o.account_id, held.id),
+          )
+        : undefined;
+    };
+
+    const renamed = await o.call<McpServer>("PUT", path, {
+      name: "tracker",
+      url: "https://mcp.example.com/v2",
+    });
+    expect(renamed.body).toMatchObject({
+      name: "tracker",
+      url: "https://mcp.example.com/v2",
+      enabled: false,
+      price_per_call: 0.002,
+      credential: { kind: "header", header_name: "Authorization" },
+    });
+    expect(await sealedValue()).toBe(SECRET);
+
+    const rekeyed = await o.call<McpServer>("PUT", path, {
+      name: "tracker",
+      url: "https://mcp.example.com/v2",
+      credential: { kind: "header", header_name: "X-Api-Key", value: "k2" },
+    });
+    expect(rekeyed.body.credential).toEqual({ kind: "header", header_name: "X-Api-Key" });
+    expect(await sealedValue()).toBe("k2");
+
+    const open = await o.call<McpServer>("PUT", path, {
+      name: "tracker",
+      url: "https://mcp.example.com/v2",
+      credential: { kind: "none" },
+    });
+    expect(open.body.credential).toEqual({ kind: "none" });
+    expect(await sealedValue()).toBeUndefined();
+  });
+
+  it("hides another account's server behind 404, and lets auditors read but only owners and admins write", async () => {
+    const o = await owner();
+    const created = await o.post<McpServer>(servers, makeServerBody());
+    const other = await owner();
+    for (const [method, body] of [["GET"], ["PUT", makeServerBody()], ["DELETE"]] as const) {
+      const response = await other.call(method, `${servers}/${created.body.id}`, body);
+      expect(response.status, method).toBe(404);
+    }
+
+    const auditor = await member(o.token, "auditor");
+    expect((await api.call("GET", servers, { token: auditor })).status).toBe(200);
+    expect(
+      (await api.call("POST", servers, { token: auditor, body: makeServerBody({ name: "x" }) })).status,
+    ).toBe(403);
+    const user = await member(o.token, "user");
+    expect((await api.call("GET", servers, { token: user })).status).toBe(403);
+    const admin = await member(o.token, "admin");
+    expect(
+      (await api.call("POST", servers, { token: admin, body: makeServerBody({ name: "x" }) })).status,
+    ).toBe(200);
+  });
+});
+
+describe("policies granting MCP servers", () => {
+  async function setUp() {
+    const o = await owner();
+    const server = await o.post<McpServer>(servers, makeServerBody());
+    const group = await o.post<Group>("/api/groups", { name: "eng" });
+    return { o, server: server.body, group: group.body };
+  }
+
+  it("grants servers with tool filters, defaults the filters to every tool, and needs no provider", async () => {
+    const { o, server, group } = await setUp();
+    const created = await o.post<Policy>(policies, {
+      name: "eng tools",
+      source_groups: [group.id],
+      destination_provider_ids: [],
+      mcp_servers: [{ server_id: server.id, exclude_tools: ["delete_*"] }],
+    });
+    expect(created.status).toBe(200);
+    expect(created.body.mcp_servers).toEqual([
+      { server_id: server.id, include_tools: [], exclude_tools: ["delete_*"] },
+    ]);
+
+    const snapshot = await requestPaged(api.nc, ControlPlane.gatewaySnapshot, { account_id: o.account_id });
+    expect(snapshot.policies[0]?.mcp_servers).toEqual(created.body.mcp_servers);
+
+    const replaced = await o.call<Policy>("PUT", `${policies}/${created.body.id}`, {
+      name: "eng tools",
+      source_groups: [group.id],
+      destination_provider_ids: [],
+      mcp_servers: [{ server_id: server.id, include_tools: ["get_*", "search"] }],
+    });
+    expect(replaced.body.mcp_servers).toEqual([
+      { server_id: server.id, include_tools: ["get_*", "search"], exclude_tools: [] },
+    ]);
+  });
+
+  it("refuses a policy with no destination at all, a server granted twice and bad patterns (400)", async () => {
+    const { o, server, group } = await setUp();
+    const refused = async (body: Record<string, unknown>, path: string) => {
+      const response = await o.post(policies, { name: "p", source_groups: [group.id], ...body });
+      expect(response.status, JSON.stringify(body)).toBe(400);
+      expect(response.body).toMatchObject({
+        details: expect.arrayContaining([expect.objectContaining({ path })]),
+      });
+    };
+    await refused({ destination_provider_ids: [] }, "destination_provider_ids");
+    await refused({ mcp_servers: [{ server_id: server.id }] }, "destination_provider_ids");
+    await refused(
+      { destination_provider_ids: [], mcp_servers: [{ server_id: server.id }, { server_id: server.id }] },
+      "mcp_servers.1.server_id",
+    );
+    await refused(
+      { destination_provider_ids: [], mcp_servers: [{ server_id: server.id, include_tools: ["get issue"] }] },
+      "mcp_servers.0.include_tools.0",
+    );
+    await refused(
+      { destination_provider_ids: [], mcp_servers: [{ server_id: server.id, exclude_tools: [""] }] },
+      "mcp_servers.0.exclude_tools.0",
+    );
+  });
+
+  it("refuses a server of another account (422) and deleting a granted server (409)", async () => {
+    const { o, server, group } = await setUp();
+    const other = await owner();
+    const foreign = await other.post<McpServer>(servers, makeServerBody());
+    const refused = await o.post(policies, {
+      name: "p",
+      source_groups: [group.id],
+      destination_provider_ids: [],
+      mcp_servers: [{ server_id: foreign.body.id }],
+    });
+    expect(refused).toMatchObject({
+      status: 422,
+      body: {
+        code: 422,
+        details: [{ path: "mcp_servers", message: expect.stringContaining(foreign.body.id) }],
+      },
+    });
+
+    const granting = await o.post<Policy>(policies, {
+      name: "granting",
+      source_groups: [group.id],
+      destination_provider_ids: [],
+      mcp_servers: [{ server_id: server.id }],
+    });
+    const inUse = await o.call("DELETE", `${servers}/${server.id}`);
+    expect(inUse).toMatchObject({
+      status: 409,
+      body: { code: 409, message: expect.stringContaining("granting") },
+    });
+    await o.call("DELETE", `${policies}/${granting.body.id}`);
+    expect((await o.call("DELETE", `${servers}/${server.id}`)).body).toEqual({});
+    expect((await o.call("GET", `${servers}/${server.id}`)).status).toBe(404);
+  });
+});
