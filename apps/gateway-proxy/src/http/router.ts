@@ -1,6 +1,8 @@
 import { tracerOf } from "@agentnet/bus";
 import { type Health, type HttpAnswer, type HttpRequest, healthResponse } from "@agentnet/service-kit";
 import type { ProxyContext } from "../context";
+import { answerProtectedResourceMetadata, PROTECTED_RESOURCE_PREFIX } from "../mcp/metadata";
+import { handleMcp, mcpServerNameOf } from "../mcp/relay";
 import { matchListing, matchRoute, wireOfUnknownPath } from "../wires";
 import { sendError } from "./errors";
 import { handleModels } from "./models";
@@ -62,6 +64,24 @@ export function createRequestHandler(ctx: ProxyContext, health: Health, inFlight
         `${path} is served over HTTP (POST, with "stream": true for streaming), not over a WebSocket`,
       );
       req.resume();
+      return;
+    }
+    const mcpServer = mcpServerNameOf(path);
+    if (mcpServer !== undefined) {
+      inFlight.track(handleMcp(ctx, req, res, mcpServer)).catch(done);
+      return;
+    }
+    if (
+      req.method === "GET" &&
+      path.startsWith(PROTECTED_RESOURCE_PREFIX) &&
+      mcpServerNameOf(path.slice(PROTECTED_RESOURCE_PREFIX.length)) !== undefined
+    ) {
+      answerProtectedResourceMetadata(
+        req,
+        res,
+        path.slice(PROTECTED_RESOURCE_PREFIX.length),
+        ctx.options.trustProxy,
+      );
       return;
     }
     if (route && req.method === "POST") {

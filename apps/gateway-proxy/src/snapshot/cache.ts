@@ -4,7 +4,7 @@ import type { GatewaySnapshot, Guardrail } from "@agentnet/contracts";
 export interface AccountView {
   snapshot: GatewaySnapshot;
   guardrails: ReadonlyMap<string, Guardrail>;
-  /** Unsealed provider credentials, opened on first use (see `ProxyContext.apiKey`). */
+  /** Unsealed provider and MCP server credentials, opened on first use (`apiKeyOf`, mcp/relay.ts). */
   keys: Map<string, string>;
   loadedAt: number;
 }

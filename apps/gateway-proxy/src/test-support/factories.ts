@@ -1,6 +1,7 @@
 import type {
   BudgetRule,
   Caller,
+  GatewayMcpServer,
   GatewayProvider,
   Guardrail,
   Limits,
@@ -92,5 +93,21 @@ export const makeCaller = (overrides: Partial<Caller> = {}): Caller => ({
   group_ids: ["grp_all", "grp_eng"],
   email: "dev@example.com",
   name: "Dev",
+  ...overrides,
+});
+
+/** An MCP server as the snapshot carries it, with no credential unless given. */
+export const makeMcpServer = (overrides: Partial<GatewayMcpServer> = {}): GatewayMcpServer => ({
+  id: "mcp_1",
+  name: "tools",
+  description: "",
+  url: "http://127.0.0.1:9/mcp",
+  transport: "streamable_http",
+  credential: { kind: "none" },
+  enabled: true,
+  skip_tls_verification: false,
+  price_per_call: 0,
+  created_at: at,
+  updated_at: at,
   ...overrides,
 });

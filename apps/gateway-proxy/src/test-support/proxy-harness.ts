@@ -29,6 +29,15 @@ export interface ProxyHarness {
     providers: AccountProvider[],
     options?: { accountId?: string; routing?: PolicyRouting },
   ): { accountId: string; token: string; providers: GatewayProvider[] };
+  /**
+   * Registers an account from parts of its snapshot (settings made up when absent, nothing else)
+   * and one caller per entry of `callers`, and answers their agentnet tokens in that order.
+   */
+  accountOf(
+    parts: Partial<Omit<GatewaySnapshot, "account_id">>,
+    callers: Partial<Caller>[],
+    accountId?: string,
+  ): { accountId: string; tokens: string[] };
   stop(): Promise<void>;
 }
 
@@ -107,14 +116,37 @@ export async function startProxyHarness(
       mcp_servers: [],
       generated_at: new Date().toISOString(),
     });
+    return { accountId, token: tokenFor(makeCaller({ account_id: accountId })), providers };
+  };
+
+  const tokenFor = (caller: Caller) => {
     const token = `agn_${uniqueId("t").padEnd(40, "x").slice(0, 40)}`;
-    callers.set(hashToken(token), makeCaller({ account_id: accountId }));
-    return { accountId, token, providers };
+    callers.set(hashToken(token), caller);
+    return token;
+  };
+
+  const accountOf: ProxyHarness["accountOf"] = (parts, accountCallers, accountId = uniqueId("acc")) => {
+    snapshots.set(accountId, {
+      account_id: accountId,
+      settings: makeSettings(),
+      providers: [],
+      policies: [],
+      guardrails: [],
+      budget_rules: [],
+      mcp_servers: [],
+      generated_at: new Date().toISOString(),
+      ...parts,
+    });
+    const tokens = accountCallers.map((caller) =>
+      tokenFor(makeCaller({ user_id: uniqueId("usr"), ...caller, account_id: accountId })),
+    );
+    return { accountId, tokens };
   };
 
   return {
     proxy,
     accountWith,
+    accountOf,
     async stop() {
       await proxy.stop();
       for (const subscription of served) subscription.unsubscribe();

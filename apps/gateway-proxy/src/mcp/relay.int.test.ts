@@ -1,0 +1,205 @@
+import { McpServerGrant } from "@agentnet/contracts";
+import { mcpServerCredentialAad, parseSealingKeys, seal } from "@agentnet/sealing";
+import { TEST_SEALING_KEY } from "@agentnet/testkit";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { CreateMessageRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeMcpServer, makePolicy } from "../test-support/factories";
+import { startTestMcpServer, type TestMcpServer } from "../test-support/mcp-server";
+import { type ProxyHarness, startProxyHarness } from "../test-support/proxy-harness";
+
+const SERVER_KEY = "srv-key-5b1e";
+let harness: ProxyHarness;
+let upstream: TestMcpServer;
+/** Callers of one account: `eng` is granted the server (but not delete_*), `ops` is not. */
+let tokens: { eng: string; engToo: string; ops: string };
+
+beforeAll(async () => {
+  harness = await startProxyHarness("mcp-relay");
+  upstream = await startTestMcpServer({ requiredHeader: { name: "X-Api-Key", value: SERVER_KEY } });
+  const accountId = "acc_mcp_relay";
+  const serverId = "mcp_tools";
+  const server = makeMcpServer({
+    id: serverId,
+    name: "tools",
+    url: upstream.url,
+    credential: { kind: "header", header_name: "X-Api-Key" },
+    sealed_credential: seal(
+      parseSealingKeys(TEST_SEALING_KEY),
+      SERVER_KEY,
+      mcpServerCredentialAad(accountId, serverId),
+    ),
+  });
+  const policy = makePolicy({
+    id: "pol_tools",
+    source_groups: ["grp_eng"],
+    destination_provider_ids: [],
+    mcp_servers: [McpServerGrant.parse({ server_id: serverId, exclude_tools: ["delete_*"] })],
+  });
+  const {
+    tokens: [eng = "", engToo = "", ops = ""],
+  } = harness.accountOf(
+    {
+      mcp_servers: [server, makeMcpServer({ id: "mcp_off", name: "off", enabled: false })],
+      policies: [policy],
+    },
+    [{ group_ids: ["grp_eng"] }, { group_ids: ["grp_eng"] }, { group_ids: ["grp_ops"] }],
+    accountId,
+  );
+  tokens = { eng, engToo, ops };
+});
+afterAll(async () => {
+  await harness.stop();
+  await upstream.stop();
+});
+
+async function connect(token: string, path = "/mcp/tools") {
+  const client = new Client({ name: "relay-test", version: "1.0.0" }, { capabilities: { sampling: {} } });
+  client.setRequestHandler(CreateMessageRequestSchema, async (request) => ({
+    role: "assistant",
+    model: "test-model",
+    content: { type: "text", text: `model read ${request.params.messages.length} message` },
+  }));
+  const transport = new StreamableHTTPClientTransport(new URL(`${harness.proxy.url}${path}`), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+  });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+const post = (
+  token: string | undefined,
+  body: string,
+  headers: Record<string, string> = {},
+  path = "/mcp/tools",
+) =>
+  fetch(`${harness.proxy.url}${path}`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...headers,
+    },
+    body,
+  });
+
+const initialize = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+});
+
+describe("/mcp/{server} through the SDK's client", () => {
+  it("lists only the granted tools and runs one with the server's credential, never the caller's token", async () => {
+    const { client } = await connect(tokens.eng);
+    const listed = await client.listTools();
+    expect(listed.tools.map((tool) => tool.name).sort()).toEqual(["echo", "get_issue", "summarize"]);
+
+    const echoed = await client.callTool({ name: "echo", arguments: { text: "hi" } });
+    expect(echoed.content).toEqual([{ type: "text", text: "hi" }]);
+
+    await expect(client.callTool({ name: "delete_issue", arguments: { text: "7" } })).rejects.toThrow(
+      /Unknown tool: delete_issue: no policy grants it to you on tools/,
+    );
+    expect(upstream.called).not.toContain("delete_issue");
+    for (const headers of upstream.received) {
+      expect(headers["x-api-key"]).toBe(SERVER_KEY);
+      expect(JSON.stringify(headers)).not.toContain(tokens.eng);
+    }
+    await client.close();
+  });
+
+  it("relays resources, prompts, and the server's own request to the client's model inside a tool call", async () => {
+    const { client } = await connect(tokens.eng);
+    const summary = await client.callTool({ name: "summarize", arguments: { text: "a long text" } });
+    expect(summary.content).toEqual([{ type: "text", text: "summary: model read 1 message" }]);
+    const resource = await client.readResource({ uri: "test://readme" });
+    expect(resource.contents).toEqual([{ uri: "test://readme", text: "read me" }]);
+    const prompt = await client.getPrompt({ name: "greet", arguments: { who: "Ada" } });
+    expect(prompt.messages[0]?.content).toEqual({ type: "text", text: "hello Ada" });
+    await client.close();
+  });
+
+  it("hands out a sealed session id that only its caller can use", async () => {
+    const { client, transport } = await connect(tokens.eng);
+    const sessionId = transport.sessionId ?? "";
+    expect(sessionId).toMatch(/^agn1\./);
+    const upstreamIds = upstream.received.map((headers) => headers["mcp-session-id"]).filter(Boolean);
+    expect(upstreamIds).not.toContain(sessionId);
+
+    const ping = JSON.stringify({ jsonrpc: "2.0", id: 9, method: "ping" });
+    const protocol = { "mcp-protocol-version": "2025-11-25" };
+    const own = await post(tokens.eng, ping, { ...protocol, "mcp-session-id": sessionId });
+    expect(own.status).toBe(200);
+    const stolen = await post(tokens.engToo, ping, { ...protocol, "mcp-session-id": sessionId });
+    expect(stolen.status).toBe(404);
+    expect(await stolen.json()).toMatchObject({
+      jsonrpc: "2.0",
+      error: { message: expect.stringMatching(/session/) },
+    });
+    await client.close();
+  });
+});
+
+describe("/mcp/{server} refusals", () => {
+  it("answers 401 with where its protected-resource metadata is (RFC 9728) without a valid token", async () => {
+    for (const token of [undefined, "agn_not_a_token"]) {
+      const response = await post(token, initialize);
+      expect(response.status).toBe(401);
+      const challenge = response.headers.get("www-authenticate") ?? "";
+      const metadataUrl = /resource_metadata="([^"]+)"/.exec(challenge)?.[1] ?? "";
+      expect(metadataUrl).toBe(`${harness.proxy.url}/.well-known/oauth-protected-resource/mcp/tools`);
+      const metadata = await (await fetch(metadataUrl)).json();
+      expect(metadata).toMatchObject({
+        resource: `${harness.proxy.url}/mcp/tools`,
+        bearer_methods_supported: ["header"],
+      });
+    }
+  });
+
+  it("answers 404 for a server the account has not, 403 for one not granted to the caller or disabled", async () => {
+    expect((await post(tokens.eng, initialize, {}, "/mcp/nope")).status).toBe(404);
+    const ops = await post(tokens.ops, initialize);
+    expect(ops.status).toBe(403);
+    expect(await ops.json()).toMatchObject({
+      error: { message: expect.stringContaining("no policy grants it") },
+    });
+    expect((await post(tokens.eng, initialize, {}, "/mcp/off")).status).toBe(403);
+  });
+
+  it("answers server/discover with 400 method-not-found, so clients fall back to initialize", async () => {
+    const response = await post(
+      tokens.eng,
+      JSON.stringify({ jsonrpc: "2.0", id: 1, method: "server/discover" }),
+    );
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      error: { code: -32601, message: expect.any(String) },
+    });
+  });
+
+  it("refuses malformed JSON, batches and messages that are not JSON-RPC with a JSON-RPC error", async () => {
+    const cases: [string, number][] = [
+      ["{not json", -32700],
+      [JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "ping" }]), -32600],
+      [JSON.stringify({ jsonrpc: "1.0", id: 3, method: "ping" }), -32600],
+    ];
+    for (const [body, code] of cases) {
+      const response = await post(tokens.eng, body);
+      expect(response.status, body).toBe(400);
+      expect(await response.json(), body).toMatchObject({ jsonrpc: "2.0", error: { code } });
+    }
+    const huge = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 4,
+      method: "tools/call",
+      params: { name: "echo", arguments: { text: "x".repeat(11 * 1024 * 1024) } },
+    });
+    expect((await post(tokens.eng, huge)).status).toBe(413);
+  });
+});

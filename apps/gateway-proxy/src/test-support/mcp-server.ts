@@ -1,0 +1,101 @@
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { z } from "zod";
+
+export interface TestMcpServer {
+  url: string;
+  /** Headers of every request the server received, in order. */
+  received: IncomingHttpHeaders[];
+  /** Tool calls the server ran, by tool name. */
+  called: string[];
+  stop(): Promise<void>;
+}
+
+/**
+ * A real MCP server (the SDK's `McpServer` over its Streamable HTTP transport, one session per
+ * client), standing in for a team's tool server behind the gateway. With `requiredHeader`, a request
+ * without that header and value is 401, as a server taking an API key answers.
+ */
+export async function startTestMcpServer(
+  options: { requiredHeader?: { name: string; value: string } } = {},
+): Promise<TestMcpServer> {
+  const received: IncomingHttpHeaders[] = [];
+  const called: string[] = [];
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+
+  const build = () => {
+    const server = new McpServer({ name: "test-tools", version: "1.0.0" });
+    const tool = (name: string, run: (text: string) => Promise<string> | string) =>
+      server.registerTool(
+        name,
+        { description: `the ${name} tool`, inputSchema: { text: z.string() } },
+        async ({ text }) => {
+          called.push(name);
+          return { content: [{ type: "text", text: await run(text) }] };
+        },
+      );
+    tool("echo", (text) => text);
+    tool("get_issue", (text) => `issue ${text}: open`);
+    tool("delete_issue", (text) => `issue ${text} deleted`);
+    // Asks the client's model through the gateway: a server-to-client request inside a tool call.
+    tool("summarize", async (text) => {
+      const answer = await server.server.createMessage({
+        messages: [{ role: "user", content: { type: "text", text: `summarize: ${text}` } }],
+        maxTokens: 50,
+      });
+      return answer.content.type === "text" ? `summary: ${answer.content.text}` : "summary: (none)";
+    });
+    server.registerResource("readme", "test://readme", { mimeType: "text/plain" }, async (uri) => ({
+      contents: [{ uri: uri.href, text: "read me" }],
+    }));
+    server.registerPrompt("greet", { argsSchema: { who: z.string() } }, ({ who }) => ({
+      messages: [{ role: "user", content: { type: "text", text: `hello ${who}` } }],
+    }));
+    return server;
+  };
+
+  const http: Server = createServer(async (req, res) => {
+    received.push(req.headers);
+    const required = options.requiredHeader;
+    if (required && req.headers[required.name.toLowerCase()] !== required.value) {
+      res.writeHead(401, { "content-type": "application/json" }).end('{"error":"unauthorized"}');
+      return;
+    }
+    const sessionId = req.headers["mcp-session-id"];
+    let transport = typeof sessionId === "string" ? sessions.get(sessionId) : undefined;
+    if (typeof sessionId === "string" && !transport) {
+      res.writeHead(404, { "content-type": "application/json" });
+      res.end('{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"Session not found"}}');
+      return;
+    }
+    if (!transport) {
+      const fresh = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => {
+          sessions.set(id, fresh);
+        },
+      });
+      fresh.onclose = () => {
+        if (fresh.sessionId) sessions.delete(fresh.sessionId);
+      };
+      await build().connect(fresh);
+      transport = fresh;
+    }
+    await transport.handleRequest(req, res);
+  });
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+  const { port } = http.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    received,
+    called,
+    async stop() {
+      for (const transport of sessions.values()) await transport.close();
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}
