@@ -26,6 +26,20 @@ export const CostTotals = z.object({
 });
 export type CostTotals = z.infer<typeof CostTotals>;
 
+/**
+ * Not in the spec: the MCP tool call an entry stands for (docs/API.md "MCP gateway"). Such an entry's
+ * provider is `mcp` and its model `{server}__{tool}`; this names them apart and says how much
+ * travelled each way (the JSON-RPC request the client sent, the answer it got).
+ */
+export const McpToolCall = z.object({
+  server_id: z.string(),
+  server: z.string(),
+  tool: z.string(),
+  request_bytes: z.number().int().min(0),
+  response_bytes: z.number().int().min(0),
+});
+export type McpToolCall = z.infer<typeof McpToolCall>;
+
 /** One gateway request. source_ip, host and path are empty when log collection is disabled. */
 export const AccessLogEntry = z.object({
   id: z.string(),
@@ -65,6 +79,8 @@ export const AccessLogEntry = z.object({
    * Absent for a request that took one attempt, and in events of builds before routing.
    */
   attempts: z.array(RequestAttempt).max(MAX_ATTEMPTS_LISTED).optional(),
+  /** Present only on an MCP tool call's entry; events of builds before the MCP gateway lack it. */
+  tool_call: McpToolCall.optional(),
 });
 export type AccessLogEntry = z.infer<typeof AccessLogEntry>;
 
@@ -192,6 +208,7 @@ export const AccessLogSortField = AccessLogEntry.keyof().exclude([
   "request_prompt",
   "response_completion",
   "attempts",
+  "tool_call",
 ]);
 export type AccessLogSortField = z.infer<typeof AccessLogSortField>;
 

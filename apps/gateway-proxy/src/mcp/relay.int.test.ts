@@ -1,6 +1,6 @@
 import { McpServerGrant } from "@agentnet/contracts";
 import { mcpServerCredentialAad, parseSealingKeys, seal } from "@agentnet/sealing";
-import { TEST_SEALING_KEY } from "@agentnet/testkit";
+import { eventually, TEST_SEALING_KEY } from "@agentnet/testkit";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CreateMessageRequestSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -8,21 +8,25 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeMcpServer, makePolicy } from "../test-support/factories";
 import { startTestMcpServer, type TestMcpServer } from "../test-support/mcp-server";
 import { type ProxyHarness, startProxyHarness } from "../test-support/proxy-harness";
+import { keptEvents } from "../test-support/requests";
 
 const SERVER_KEY = "srv-key-5b1e";
+const ACCOUNT = "acc_mcp_relay";
+const kept = keptEvents();
 let harness: ProxyHarness;
 let upstream: TestMcpServer;
 /** Callers of one account: `eng` is granted the server (but not delete_*), `ops` is not. */
 let tokens: { eng: string; engToo: string; ops: string };
 
 beforeAll(async () => {
-  harness = await startProxyHarness("mcp-relay");
+  harness = await startProxyHarness("mcp-relay", { publish: kept.publish });
   upstream = await startTestMcpServer({ requiredHeader: { name: "X-Api-Key", value: SERVER_KEY } });
-  const accountId = "acc_mcp_relay";
+  const accountId = ACCOUNT;
   const serverId = "mcp_tools";
   const server = makeMcpServer({
     id: serverId,
     name: "tools",
+    price_per_call: 0.002,
     url: upstream.url,
     credential: { kind: "header", header_name: "X-Api-Key" },
     sealed_credential: seal(
@@ -141,6 +145,68 @@ describe("/mcp/{server} through the SDK's client", () => {
       error: { message: expect.stringMatching(/session/) },
     });
     await client.close();
+  });
+});
+
+describe("tool call rows", () => {
+  it("publishes one row per tools/call, granted or refused, in the MCP session, and none for other methods", async () => {
+    const before = kept.of(ACCOUNT).length;
+    const { client, transport } = await connect(tokens.eng);
+    await client.listTools();
+    await client.callTool({ name: "get_issue", arguments: { text: "42" } });
+    await expect(client.callTool({ name: "delete_issue", arguments: { text: "42" } })).rejects.toThrow();
+    await client.close();
+    await eventually(() => kept.of(ACCOUNT).length >= before + 2);
+    const [granted, refused, ...more] = kept.of(ACCOUNT).slice(before);
+    expect(more).toEqual([]);
+    expect(granted).toMatchObject({
+      provider: "mcp",
+      model: "tools__get_issue",
+      resolved_provider_id: "mcp_tools",
+      selected_policy_id: "pol_tools",
+      decision: "allow",
+      deny_reason: "",
+      status_code: 200,
+      method: "POST",
+      path: "/mcp",
+      total_tokens: 0,
+      cost_usd: 0.002,
+      tool_call: { server_id: "mcp_tools", server: "tools", tool: "get_issue" },
+    });
+    expect(granted?.tool_call?.request_bytes).toBeGreaterThan(20);
+    expect(granted?.tool_call?.response_bytes).toBeGreaterThan(20);
+    expect(refused).toMatchObject({
+      model: "tools__delete_issue",
+      decision: "deny",
+      deny_reason: "mcp.tool_not_granted",
+      status_code: 403,
+      selected_policy_id: "",
+      cost_usd: 0,
+      path: "/mcp/tools",
+    });
+    // Both in one session: the MCP session's, short and the same for every call of it.
+    expect(granted?.session_id).toMatch(/^mcp-[A-Za-z0-9_-]{22}$/);
+    expect(refused?.session_id).toBe(granted?.session_id);
+    expect(granted?.session_id).not.toContain(transport.sessionId ?? "none");
+  });
+
+  it("puts the call in the session the client names, and captures arguments and answers only when asked", async () => {
+    const before = kept.of(ACCOUNT).length;
+    const client = new Client({ name: "named", version: "1" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${harness.proxy.url}/mcp/tools`), {
+        requestInit: { headers: { Authorization: `Bearer ${tokens.eng}`, "x-session-id": "run-77" } },
+      }),
+    );
+    await client.callTool({ name: "echo", arguments: { text: "secret words" } });
+    await client.close();
+    await eventually(() => kept.of(ACCOUNT).length >= before + 1);
+    const [row, ...more] = kept.of(ACCOUNT).slice(before);
+    expect(more).toEqual([]);
+    expect(row?.session_id).toBe("run-77");
+    // The account's snapshot turns no capture on: neither text leaves the proxy.
+    expect(row).not.toHaveProperty("request_prompt");
+    expect(row).not.toHaveProperty("response_completion");
   });
 });
 

@@ -1,24 +1,23 @@
-import type { Caller, GatewayMcpServer } from "@agentnet/contracts";
-import { isToolGranted, type McpServerReach, reachableMcpServers } from "@agentnet/gateway-rules";
-import { mcpServerCredentialAad, unseal } from "@agentnet/sealing";
+import { type Caller, Events } from "@agentnet/contracts";
+import { grantAllowsTool, isToolGranted, reachableMcpServers } from "@agentnet/gateway-rules";
 import type { HttpAnswer, HttpRequest } from "@agentnet/service-kit";
-import type { Dispatcher } from "undici";
 import type { ProxyContext } from "../context";
-import { BodyNotUtf8, BodyTooLarge, callerToken, readBody } from "../http/body";
-import { sendJson } from "../http/errors";
+import { captured, capturePlan } from "../domain/capture";
+import { sessionIdFrom } from "../domain/session";
+import { BodyNotUtf8, BodyTooLarge, callerToken, readBody, sourceIp } from "../http/body";
+import { requestId } from "../http/request-id";
 import type { AccountView } from "../snapshot/cache";
-import { privateUpstreamOf } from "../upstream/pools";
 import { calledTool, grantedToolList } from "./grants";
-import { errorResponse, JSON_RPC, type JsonRpcId, JsonRpcResponse, parseClientMessage } from "./jsonrpc";
+import { JSON_RPC, type JsonRpcRequest, parseClientMessage } from "./jsonrpc";
 import { protectedResourceMetadataUrl } from "./metadata";
-import { type McpSessionOwner, openSessionId, sealSessionId } from "./session-token";
-import { SseEventRewriter } from "./sse";
+import { type McpSessionOwner, openSessionId } from "./session-token";
+import { type ToolCallRecord, toolCallEvent, toolCallSession } from "./tool-call";
+import { answerError, forward, headerOf, type Relay, type Target } from "./upstream";
 
-/** Headers of a client's request the server needs; everything else (the agentnet token first) stays here. */
-const FORWARDED_HEADERS = ["accept", "content-type", "mcp-protocol-version", "last-event-id"] as const;
+const NO_COLLECTION = { enable_log_collection: false, enable_prompt_collection: false, redact_pii: false };
 
-/** The largest JSON answer read whole (to filter a tool list); the gateway's requests are bounded too. */
-const MAX_READ_ANSWER_BYTES = 16 * 1024 * 1024;
+/** The status a tool call refused by the grants is logged with (the client gets a JSON-RPC error). */
+const TOOL_REFUSED_STATUS = 403;
 
 /** The server a `/mcp/{server}` path names (a trailing slash allowed), or undefined for any other path. */
 export function mcpServerNameOf(path: string): string | undefined {
@@ -69,10 +68,14 @@ export async function handleMcp(
     answerError(res, 404, null, JSON_RPC.gatewayRefusal, "session not found: initialize a new one");
     return;
   }
-  const relay: Relay = { ctx, req, res, target, owner, upstreamSession };
+  const session =
+    sessionHeader === undefined || upstreamSession === undefined
+      ? undefined
+      : { sealed: sessionHeader, upstream: upstreamSession };
+  const relay: Relay = { ctx, req, res, caller, target, owner, session };
   if (req.method !== "POST") {
     req.resume();
-    await forward(relay, { method: req.method, body: undefined, filterTools: undefined });
+    await forward(relay, { method: req.method, body: undefined });
     return;
   }
   let text: string;
@@ -95,52 +98,98 @@ export async function handleMcp(
     return;
   }
   if (parsed.kind !== "request") {
-    await forward(relay, { method: "POST", body: text, filterTools: undefined });
+    await forward(relay, { method: "POST", body: text });
     return;
   }
-  const { id, method, params } = parsed.message;
+  const { id, method } = parsed.message;
   if (method === "server/discover") {
     // The 2026-07-28 revision's discovery: a 400 makes clients fall back to `initialize`.
     answerError(res, 400, id, JSON_RPC.methodNotFound, "server/discover is not supported: use initialize");
     return;
   }
   if (method === "tools/call") {
-    const tool = calledTool(params);
-    if (tool === undefined || !isToolGranted(target.reach, tool)) {
-      // As the MCP schema answers an unknown tool (-32602): a tool not granted is one the caller cannot see.
-      sendJson(
-        res,
-        200,
-        errorResponse(
-          id,
-          JSON_RPC.invalidParams,
-          `Unknown tool: ${tool ?? "(none named)"}: no policy grants it to you on ${target.server.name}`,
-          { reason: "mcp.tool_not_granted" },
-        ),
-      );
-      return;
-    }
+    await relayToolCall(relay, parsed.message, text);
+    return;
   }
+  const granted = (tool: string) => isToolGranted(target.reach, tool);
   await forward(relay, {
     method: "POST",
     body: text,
-    filterTools: method === "tools/list" ? { id } : undefined,
+    ...(method === "tools/list"
+      ? { watch: { id, rewrite: (result) => grantedToolList(result, granted) } }
+      : {}),
   });
 }
 
-interface Target {
-  view: AccountView;
-  server: GatewayMcpServer;
-  reach: McpServerReach<GatewayMcpServer, unknown>;
-}
-
-interface Relay {
-  ctx: ProxyContext;
-  req: HttpRequest;
-  res: HttpAnswer;
-  target: Target;
-  owner: McpSessionOwner;
-  upstreamSession: string | undefined;
+/**
+ * A `tools/call`: relayed when a grant lets the tool through, answered by the gateway otherwise,
+ * and either way one row (`toolCallEvent`), its arguments and answer captured as the granting
+ * policy's capture plan says.
+ */
+async function relayToolCall(relay: Relay, message: JsonRpcRequest, text: string): Promise<void> {
+  const { ctx, req, res, target } = relay;
+  const startedAt = Date.now();
+  const tool = calledTool(message.params);
+  const granting =
+    tool === undefined ? undefined : target.reach.grants.find(({ grant }) => grantAllowsTool(grant, tool));
+  // reachServer answered every account without settings: they are here.
+  const settings = target.view.snapshot.settings ?? NO_COLLECTION;
+  const plan = capturePlan(settings, granting?.policy, target.view.guardrails);
+  const record: ToolCallRecord = {
+    id: requestId(),
+    startedAt,
+    endedAt: startedAt,
+    caller: relay.caller,
+    settings,
+    server: target.server,
+    policyId: granting?.policy.id ?? "",
+    tool: tool ?? "",
+    sourceIp: sourceIp(req, ctx.options.trustProxy),
+    path: new URL(target.server.url).pathname,
+    sessionId: toolCallSession(sessionIdFrom(req.headers), target.server.id, relay.session?.upstream),
+    decision: "allow",
+    denyReason: "",
+    status: 200,
+    requestBytes: Buffer.byteLength(text),
+    responseBytes: 0,
+  };
+  const args = captured(JSON.stringify(message.params?.arguments ?? {}), plan);
+  if (args !== undefined) record.arguments = args;
+  if (!granting) {
+    // As the MCP schema answers an unknown tool (-32602): a tool not granted is one the caller cannot see.
+    record.responseBytes = answerError(
+      res,
+      200,
+      message.id,
+      JSON_RPC.invalidParams,
+      `Unknown tool: ${tool ?? "(none named)"}: no policy grants it to you on ${target.server.name}`,
+      {},
+      { reason: "mcp.tool_not_granted" },
+    );
+    Object.assign(record, {
+      decision: "deny",
+      denyReason: "mcp.tool_not_granted",
+      status: TOOL_REFUSED_STATUS,
+      path: req.url ?? "",
+    });
+  } else {
+    const outcome = await forward(relay, {
+      method: "POST",
+      body: text,
+      watch: {
+        id: message.id,
+        seen: (answer) => {
+          const shown = captured(JSON.stringify("result" in answer ? answer.result : answer.error), plan);
+          if (shown !== undefined) record.answer = shown;
+        },
+      },
+    });
+    record.status = outcome.status;
+    record.responseBytes = outcome.bytes;
+  }
+  record.endedAt = Date.now();
+  const event = toolCallEvent(record);
+  ctx.publisher.enqueue(Events.requests(event.account_id), event, event.id);
 }
 
 /** The caller, or undefined after answering 401 with where to learn how to authenticate (RFC 9728). */
@@ -210,156 +259,4 @@ async function reachServer(
     return undefined;
   }
   return { view, server, reach };
-}
-
-/**
- * Sends the request on to the server and its answer back: as it streams, except a tool list,
- * whose granted part is all the caller sees.
- */
-async function forward(
-  relay: Relay,
-  request: { method: string; body: string | undefined; filterTools: { id: JsonRpcId } | undefined },
-): Promise<void> {
-  const { ctx, req, res, target } = relay;
-  const url = new URL(target.server.url);
-  const headers: Record<string, string> = { "user-agent": "agentnet-mcp-gateway" };
-  for (const name of FORWARDED_HEADERS) {
-    const value = headerOf(req, name);
-    if (value !== undefined) headers[name] = value;
-  }
-  if (relay.upstreamSession !== undefined) headers["mcp-session-id"] = relay.upstreamSession;
-  const credential = credentialOf(ctx, target.view, target.server);
-  if (credential) headers[credential.header.toLowerCase()] = credential.value;
-
-  const abort = new AbortController();
-  const onClose = () => {
-    if (!res.writableFinished) abort.abort();
-  };
-  res.on("close", onClose);
-  let upstream: Dispatcher.ResponseData;
-  try {
-    upstream = await ctx.pools.get(url.origin, target.server.skip_tls_verification).pool.request({
-      method: request.method as Dispatcher.HttpMethod,
-      path: `${url.pathname}${url.search}`,
-      headers,
-      body: request.body ?? null,
-      signal: abort.signal,
-      // A GET stream may stay quiet for long: it ends when the client or the server closes it.
-      ...(request.method === "GET" ? { bodyTimeout: 0 } : {}),
-    });
-  } catch (error) {
-    res.off("close", onClose);
-    if (abort.signal.aborted) return;
-    const refused = privateUpstreamOf(error);
-    const reason = refused ? `it is refused (${refused.message})` : "it cannot be reached";
-    ctx.logger.warn({ server: target.server.id, err: error }, "MCP server unreachable");
-    answerError(res, 502, null, JSON_RPC.gatewayRefusal, `MCP server ${target.server.name}: ${reason}`);
-    return;
-  }
-  try {
-    await answer(relay, upstream, request.filterTools);
-  } catch (error) {
-    if (!abort.signal.aborted) {
-      ctx.logger.warn({ server: target.server.id, err: error }, "MCP answer cut");
-      res.destroy();
-    }
-  } finally {
-    res.off("close", onClose);
-  }
-}
-
-/** Relays the server's answer: its status and the headers MCP defines, its session id sealed. */
-async function answer(
-  relay: Relay,
-  upstream: Dispatcher.ResponseData,
-  filterTools: { id: JsonRpcId } | undefined,
-): Promise<void> {
-  const { ctx, res, target, owner } = relay;
-  const headers: Record<string, string> = {};
-  const contentType = String(upstream.headers["content-type"] ?? "");
-  if (contentType) headers["content-type"] = contentType;
-  const session = upstream.headers["mcp-session-id"];
-  if (typeof session === "string" && session !== "") {
-    headers["mcp-session-id"] = sealSessionId(ctx.sealingKey, owner, session);
-  }
-  if (contentType.includes("text/event-stream")) {
-    headers["cache-control"] = "no-cache";
-    res.writeHead(upstream.statusCode, headers);
-    res.flushHeaders?.();
-    const granted = (tool: string) => isToolGranted(target.reach, tool);
-    const rewriter = filterTools
-      ? new SseEventRewriter((data) => filteredAnswer(data, filterTools.id, granted))
-      : undefined;
-    for await (const chunk of upstream.body as AsyncIterable<Buffer>) {
-      const out = rewriter ? rewriter.push(chunk) : chunk;
-      if (out.length > 0) res.write(out);
-    }
-    if (rewriter) res.write(rewriter.end());
-    res.end();
-    return;
-  }
-  if (filterTools && contentType.includes("application/json") && upstream.statusCode === 200) {
-    const text = await upstream.body.text();
-    const filtered =
-      text.length <= MAX_READ_ANSWER_BYTES
-        ? filteredAnswer(text, filterTools.id, (tool) => isToolGranted(target.reach, tool))
-        : undefined;
-    const body = filtered ?? text;
-    res.writeHead(upstream.statusCode, { ...headers, "content-length": String(Buffer.byteLength(body)) });
-    res.end(body);
-    return;
-  }
-  res.writeHead(upstream.statusCode, headers);
-  for await (const chunk of upstream.body as AsyncIterable<Buffer>) res.write(chunk);
-  res.end();
-}
-
-/** The answer to the tool list asked for, with only granted tools; undefined for any other message. */
-function filteredAnswer(data: string, id: JsonRpcId, granted: (tool: string) => boolean): string | undefined {
-  let message: unknown;
-  try {
-    message = JSON.parse(data);
-  } catch {
-    return undefined;
-  }
-  const parsed = JsonRpcResponse.safeParse(message);
-  if (!parsed.success || parsed.data.id !== id || !("result" in parsed.data)) return undefined;
-  return JSON.stringify({ ...parsed.data, result: grantedToolList(parsed.data.result, granted) });
-}
-
-/** The server's credential header, unsealed once per snapshot (a changed credential arrives as a new one). */
-function credentialOf(
-  ctx: ProxyContext,
-  view: AccountView,
-  server: GatewayMcpServer,
-): { header: string; value: string } | undefined {
-  if (server.credential.kind !== "header" || !server.sealed_credential) return undefined;
-  const key = `mcp-server:${server.id}`;
-  let value = view.keys.get(key);
-  if (value === undefined) {
-    value = unseal(
-      ctx.sealingKey,
-      server.sealed_credential,
-      mcpServerCredentialAad(view.snapshot.account_id, server.id),
-    );
-    view.keys.set(key, value);
-  }
-  return { header: server.credential.header_name, value };
-}
-
-const headerOf = (req: HttpRequest, name: string): string | undefined => {
-  const value = req.headers[name];
-  const first = Array.isArray(value) ? value[0] : value;
-  return first === undefined || first === "" ? undefined : first;
-};
-
-function answerError(
-  res: HttpAnswer,
-  status: number,
-  id: JsonRpcId | null,
-  code: number,
-  message: string,
-  headers: Record<string, string> = {},
-): void {
-  sendJson(res, status, errorResponse(id, code, message), headers);
 }

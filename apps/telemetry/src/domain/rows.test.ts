@@ -50,10 +50,21 @@ describe("rows", () => {
       cache_cost_usd: "0",
       response_completion: "",
       attempts: JSON.stringify(attempts),
+      tool_call: "",
     });
     const single = byColumn(ACCESS_LOG_LINE_COLUMNS, toAccessLogLine(makeEvent()));
     expect(single.trace_id).toBe("");
     expect(single.attempts).toBe("");
+    const toolCall = {
+      server_id: "mcp_1",
+      server: "issues",
+      tool: "get",
+      request_bytes: 9,
+      response_bytes: 40,
+    };
+    expect(
+      byColumn(ACCESS_LOG_LINE_COLUMNS, toAccessLogLine(makeEvent({ tool_call: toolCall }))).tool_call,
+    ).toBe(JSON.stringify(toolCall));
     expect(byColumn(ACCESS_LOG_LINE_COLUMNS, toAccessLogLine(makeEvent({ attempts: [] }))).attempts).toBe("");
     expect(toAccessLogLine(makeEvent({ logged: false }))).toBeUndefined();
   });

@@ -109,6 +109,7 @@ export const ACCESS_LOG_LINE_COLUMNS = [
   "response_completion",
   "trace_id",
   "attempts",
+  "tool_call",
 ] as const;
 
 /**
@@ -158,5 +159,7 @@ export function toAccessLogLine(event: GatewayRequestEvent): string | undefined 
     event.trace_id ?? "",
     // JSON text (infra/clickhouse/009_attempts.sql); empty means one attempt, and reads leave it out.
     event.attempts === undefined || event.attempts.length === 0 ? "" : JSON.stringify(event.attempts),
+    // JSON text (infra/clickhouse/011_tool_calls.sql); empty on a model call's row.
+    event.tool_call === undefined ? "" : JSON.stringify(event.tool_call),
   ]);
 }

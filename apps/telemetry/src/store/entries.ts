@@ -29,6 +29,12 @@ const AttemptsColumn = z
   .transform((text): unknown => (text === "" ? undefined : JSON.parse(text)))
   .pipe(AccessLogEntry.shape.attempts);
 
+/** The tool_call column (infra/clickhouse/011_tool_calls.sql): JSON text, empty on a model call's row. */
+const ToolCallColumn = z
+  .string()
+  .transform((text): unknown => (text === "" ? undefined : JSON.parse(text)))
+  .pipe(AccessLogEntry.shape.tool_call);
+
 /**
  * One access_logs row's entry columns as they arrive; an empty prompt or completion was not
  * captured. A row with more columns extends this object (`EntryColumns.extend`) rather than
@@ -43,6 +49,7 @@ export const EntryColumns = AccessLogEntry.extend({
   response_completion: z.string(),
   trace_id: z.string(),
   attempts: AttemptsColumn,
+  tool_call: ToolCallColumn,
 });
 
 /**
@@ -54,6 +61,7 @@ export const toEntry = ({
   response_completion,
   trace_id,
   attempts,
+  tool_call,
   ...entry
 }: z.output<typeof EntryColumns>): AccessLogEntry => ({
   ...entry,
@@ -61,6 +69,7 @@ export const toEntry = ({
   ...(response_completion === "" ? {} : { response_completion }),
   ...(trace_id === "" ? {} : { trace_id }),
   ...(attempts === undefined ? {} : { attempts }),
+  ...(tool_call === undefined ? {} : { tool_call }),
 });
 
 /** What a list reads of a captured text: its first code points, and whether the stored text is longer. */
@@ -97,6 +106,7 @@ export const ListColumns = AccessLogEntry.omit({ request_prompt: true, response_
   response_completion_cut: ChNumber,
   trace_id: z.string(),
   attempts: AttemptsColumn,
+  tool_call: ToolCallColumn,
 });
 
 /**
@@ -110,11 +120,13 @@ export const toListEntry = ({
   response_completion_cut,
   trace_id,
   attempts,
+  tool_call,
   ...entry
 }: z.output<typeof ListColumns>): AccessLogEntryView => ({
   ...entry,
   ...(trace_id === "" ? {} : { trace_id }),
   ...(attempts === undefined ? {} : { attempts }),
+  ...(tool_call === undefined ? {} : { tool_call }),
   ...(request_prompt_preview === "" ? {} : { request_prompt: request_prompt_preview }),
   ...(request_prompt_cut > 0 ? { request_prompt_truncated: true } : {}),
   ...(response_completion_preview === "" ? {} : { response_completion: response_completion_preview }),

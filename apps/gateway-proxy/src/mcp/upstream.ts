@@ -1,0 +1,223 @@
+import type { Caller, GatewayMcpServer, Policy } from "@agentnet/contracts";
+import type { McpServerReach } from "@agentnet/gateway-rules";
+import { mcpServerCredentialAad, unseal } from "@agentnet/sealing";
+import type { HttpAnswer, HttpRequest } from "@agentnet/service-kit";
+import type { Dispatcher } from "undici";
+import type { ProxyContext } from "../context";
+import type { JsonObject } from "../domain/json";
+import { sendJson } from "../http/errors";
+import type { AccountView } from "../snapshot/cache";
+import { privateUpstreamOf } from "../upstream/pools";
+import { errorResponse, JSON_RPC, type JsonRpcId, JsonRpcResponse } from "./jsonrpc";
+import { type McpSessionOwner, sealSessionId } from "./session-token";
+import { SseEventRewriter } from "./sse";
+
+/** Headers of a client's request the server needs; everything else (the agentnet token first) stays here. */
+const FORWARDED_HEADERS = ["accept", "content-type", "mcp-protocol-version", "last-event-id"] as const;
+
+/** The largest JSON answer read whole (to see or rewrite one message of it); a larger one passes unread. */
+const MAX_READ_ANSWER_BYTES = 16 * 1024 * 1024;
+
+/** Status of a call whose client went away before its answer ended (nginx's "client closed request"). */
+export const CLIENT_CLOSED = 499;
+
+/** The server an MCP request goes to, with the caller's grants of it. */
+export interface Target {
+  view: AccountView;
+  server: GatewayMcpServer;
+  reach: McpServerReach<GatewayMcpServer, Policy>;
+}
+
+/** One client request on its way to the server. */
+export interface Relay {
+  ctx: ProxyContext;
+  req: HttpRequest;
+  res: HttpAnswer;
+  caller: Caller;
+  target: Target;
+  owner: McpSessionOwner;
+  /** The session as the client named it (sealed) and as the server knows it; both absent before one. */
+  session: { sealed: string; upstream: string } | undefined;
+}
+
+/** What the relay does with the server's answer to one request of the client's (by its id). */
+export interface AnswerWatch {
+  id: JsonRpcId;
+  /** A new result for that answer (a tool list's granted part); undefined sends it as it is. */
+  rewrite?: (result: JsonObject) => JsonObject | undefined;
+  /** Told that answer as the client gets it. */
+  seen?: (answer: JsonRpcResponse) => void;
+}
+
+/** How a relayed request ended: the status the client got and the bytes of the answer's body. */
+export interface RelayOutcome {
+  status: number;
+  bytes: number;
+}
+
+export const headerOf = (req: HttpRequest, name: string): string | undefined => {
+  const value = req.headers[name];
+  const first = Array.isArray(value) ? value[0] : value;
+  return first === undefined || first === "" ? undefined : first;
+};
+
+/** Answers a JSON-RPC error the gateway decided; the bytes of its body. */
+export function answerError(
+  res: HttpAnswer,
+  status: number,
+  id: JsonRpcId | null,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+  data?: unknown,
+): number {
+  const body = errorResponse(id, code, message, data);
+  sendJson(res, status, body, headers);
+  return Buffer.byteLength(JSON.stringify(body));
+}
+
+/**
+ * Sends the request on to the server and its answer back as it streams, the watched answer seen
+ * and rewritten on its way.
+ */
+export async function forward(
+  relay: Relay,
+  request: { method: string; body: string | undefined; watch?: AnswerWatch },
+): Promise<RelayOutcome> {
+  const { ctx, req, res, target } = relay;
+  const url = new URL(target.server.url);
+  const headers: Record<string, string> = { "user-agent": "agentnet-mcp-gateway" };
+  for (const name of FORWARDED_HEADERS) {
+    const value = headerOf(req, name);
+    if (value !== undefined) headers[name] = value;
+  }
+  if (relay.session) headers["mcp-session-id"] = relay.session.upstream;
+  const credential = credentialOf(ctx, target.view, target.server);
+  if (credential) headers[credential.header.toLowerCase()] = credential.value;
+
+  const abort = new AbortController();
+  const onClose = () => {
+    if (!res.writableFinished) abort.abort();
+  };
+  res.on("close", onClose);
+  try {
+    let upstream: Dispatcher.ResponseData;
+    try {
+      upstream = await ctx.pools.get(url.origin, target.server.skip_tls_verification).pool.request({
+        method: request.method as Dispatcher.HttpMethod,
+        path: `${url.pathname}${url.search}`,
+        headers,
+        body: request.body ?? null,
+        signal: abort.signal,
+        // A GET stream may stay quiet for long: it ends when the client or the server closes it.
+        ...(request.method === "GET" ? { bodyTimeout: 0 } : {}),
+      });
+    } catch (error) {
+      if (abort.signal.aborted) return { status: CLIENT_CLOSED, bytes: 0 };
+      const refused = privateUpstreamOf(error);
+      const reason = refused ? `it is refused (${refused.message})` : "it cannot be reached";
+      ctx.logger.warn({ server: target.server.id, err: error }, "MCP server unreachable");
+      const message = `MCP server ${target.server.name}: ${reason}`;
+      return { status: 502, bytes: answerError(res, 502, null, JSON_RPC.gatewayRefusal, message) };
+    }
+    const sent = { status: upstream.statusCode, bytes: 0 };
+    try {
+      await answer(relay, upstream, request.watch, sent);
+    } catch (error) {
+      if (abort.signal.aborted) return { status: CLIENT_CLOSED, bytes: sent.bytes };
+      ctx.logger.warn({ server: target.server.id, err: error }, "MCP answer cut");
+      res.destroy();
+      return { status: 502, bytes: sent.bytes };
+    }
+    return sent;
+  } finally {
+    res.off("close", onClose);
+  }
+}
+
+/** Relays the server's answer: its status and the headers MCP defines, its session id sealed. */
+async function answer(
+  relay: Relay,
+  upstream: Dispatcher.ResponseData,
+  watch: AnswerWatch | undefined,
+  sent: RelayOutcome,
+): Promise<void> {
+  const { ctx, res, owner } = relay;
+  const headers: Record<string, string> = {};
+  const contentType = String(upstream.headers["content-type"] ?? "");
+  if (contentType) headers["content-type"] = contentType;
+  const session = upstream.headers["mcp-session-id"];
+  if (typeof session === "string" && session !== "") {
+    // The client's own token while the session is the same: a new seal per answer would change it.
+    headers["mcp-session-id"] =
+      session === relay.session?.upstream
+        ? relay.session.sealed
+        : sealSessionId(ctx.sealingKey, owner, session);
+  }
+  const write = (chunk: string | Buffer) => {
+    if (chunk.length === 0) return;
+    sent.bytes += typeof chunk === "string" ? Buffer.byteLength(chunk) : chunk.length;
+    res.write(chunk);
+  };
+  if (contentType.includes("text/event-stream")) {
+    headers["cache-control"] = "no-cache";
+    res.writeHead(upstream.statusCode, headers);
+    res.flushHeaders?.();
+    const rewriter = watch ? new SseEventRewriter((data) => watched(data, watch)) : undefined;
+    for await (const chunk of upstream.body as AsyncIterable<Buffer>)
+      write(rewriter ? rewriter.push(chunk) : chunk);
+    if (rewriter) write(rewriter.end());
+    res.end();
+    return;
+  }
+  if (watch && contentType.includes("application/json")) {
+    const text = await upstream.body.text();
+    const body = (text.length <= MAX_READ_ANSWER_BYTES ? watched(text, watch) : undefined) ?? text;
+    sent.bytes = Buffer.byteLength(body);
+    res.writeHead(upstream.statusCode, { ...headers, "content-length": String(sent.bytes) });
+    res.end(body);
+    return;
+  }
+  res.writeHead(upstream.statusCode, headers);
+  for await (const chunk of upstream.body as AsyncIterable<Buffer>) write(chunk);
+  res.end();
+}
+
+/**
+ * A message of the server's answer, as the client is to get it: the watched answer rewritten when
+ * the watch rewrites it (undefined: as the server sent it).
+ */
+function watched(data: string, watch: AnswerWatch): string | undefined {
+  let message: unknown;
+  try {
+    message = JSON.parse(data);
+  } catch {
+    return undefined;
+  }
+  const parsed = JsonRpcResponse.safeParse(message);
+  if (!parsed.success || parsed.data.id !== watch.id) return undefined;
+  const result = "result" in parsed.data && watch.rewrite ? watch.rewrite(parsed.data.result) : undefined;
+  const answer = result ? { ...parsed.data, result } : parsed.data;
+  watch.seen?.(answer);
+  return result ? JSON.stringify(answer) : undefined;
+}
+
+/** The server's credential header, unsealed once per snapshot (a changed credential arrives as a new one). */
+function credentialOf(
+  ctx: ProxyContext,
+  view: AccountView,
+  server: GatewayMcpServer,
+): { header: string; value: string } | undefined {
+  if (server.credential.kind !== "header" || !server.sealed_credential) return undefined;
+  const key = `mcp-server:${server.id}`;
+  let value = view.keys.get(key);
+  if (value === undefined) {
+    value = unseal(
+      ctx.sealingKey,
+      server.sealed_credential,
+      mcpServerCredentialAad(view.snapshot.account_id, server.id),
+    );
+    view.keys.set(key, value);
+  }
+  return { header: server.credential.header_name, value };
+}
