@@ -6,6 +6,7 @@ import { ApiReferencePage } from "./pages/api-reference";
 import { AlertsPage } from "./pages/config/alerts";
 import { BudgetRulesPage } from "./pages/config/budget-rules";
 import { GuardrailsPage } from "./pages/config/guardrails";
+import { McpServersPage } from "./pages/config/mcp-servers";
 import { PoliciesPage } from "./pages/config/policies";
 import { ProvidersPage } from "./pages/config/providers";
 import { SettingsPage } from "./pages/config/settings";
@@ -78,6 +79,13 @@ const PAGES: Page[] = [
     section: "Configuration",
     visible: configReader,
     render: () => <ProvidersPage />,
+  },
+  {
+    path: "/config/mcp-servers",
+    label: "MCP servers",
+    section: "Configuration",
+    visible: configReader,
+    render: () => <McpServersPage />,
   },
   {
     path: "/config/policies",

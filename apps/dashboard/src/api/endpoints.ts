@@ -12,6 +12,7 @@ import type {
   DiscoveredModel,
   Group,
   Guardrail,
+  McpServer,
   NotificationDelivery,
   NotificationSettings,
   NotificationSettingsWithSecret,
@@ -20,6 +21,7 @@ import type {
   Policy,
   Provider,
   Settings,
+  UpdateMcpServerBody,
   UpdateUserBody,
   UsageBreakdown,
   UsageSeries,
@@ -48,6 +50,11 @@ export type ProviderBody = Omit<Provider, "id" | "created_at" | "updated_at" | "
 };
 export type PolicyBody = Omit<Policy, "id" | "created_at" | "updated_at">;
 export type GuardrailBody = Omit<Guardrail, "id" | "created_at" | "updated_at">;
+/**
+ * One body for POST and PUT, as PUT takes it: `credential` left out keeps the stored one on PUT
+ * (its value is write-only) and is `none` on POST.
+ */
+export type McpServerBody = UpdateMcpServerBody;
 export type BudgetRuleBody = Omit<BudgetRule, "id" | "created_at" | "updated_at">;
 export type NotificationBody = Omit<NotificationSettings, "created_at" | "updated_at">;
 export type UserInvite = Pick<User, "email" | "role" | "auto_groups"> & { name?: string };
@@ -116,6 +123,7 @@ export function createApi(token: string) {
     providers: crud<Provider, ProviderBody>("providers"),
     policies: crud<Policy, PolicyBody>("policies"),
     guardrails: crud<Guardrail, GuardrailBody>("guardrails"),
+    mcpServers: crud<McpServer, McpServerBody>("mcp-servers"),
     budgetRules: crud<BudgetRule, BudgetRuleBody>("budget-rules"),
     /** The webhook for alerts, or undefined when the account has none. */
     notifications: () =>

@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { credentialBody, credentialDraft, credentialSummary } from "./mcp-credential";
+
+const stored = { kind: "header", header_name: "Authorization" } as const;
+
+describe("the MCP server form's write-only credential", () => {
+  it("starts empty, on the stored header's name or Authorization", () => {
+    expect(credentialDraft(undefined)).toEqual({ kind: "none", header_name: "Authorization", value: "" });
+    expect(credentialDraft({ kind: "header", header_name: "X-Api-Key" })).toEqual({
+      kind: "header",
+      header_name: "X-Api-Key",
+      value: "",
+    });
+  });
+
+  it("sends nothing when the value is left empty on the stored header: the stored one is kept", () => {
+    expect(credentialBody(credentialDraft(stored), stored)).toEqual({});
+  });
+
+  it("sends a new value whole, with its header name", () => {
+    expect(credentialBody({ kind: "header", header_name: "X-Api-Key", value: "k2" }, stored)).toEqual({
+      credential: { kind: "header", header_name: "X-Api-Key", value: "k2" },
+    });
+  });
+
+  it("sends none to drop a stored value, and on create", () => {
+    expect(credentialBody({ kind: "none", header_name: "Authorization", value: "" }, stored)).toEqual({
+      credential: { kind: "none" },
+    });
+    expect(credentialBody(credentialDraft(undefined), undefined)).toEqual({ credential: { kind: "none" } });
+  });
+
+  it("asks for a value when there is none stored to keep, or it would move to another header", () => {
+    expect(credentialBody({ kind: "header", header_name: "Authorization", value: "" }, undefined)).toEqual({
+      error: "enter the header's value",
+    });
+    expect(
+      credentialBody({ kind: "header", header_name: "Authorization", value: "" }, { kind: "none" }),
+    ).toEqual({ error: "enter the header's value" });
+    expect(credentialBody({ kind: "header", header_name: "X-Api-Key", value: "" }, stored)).toEqual({
+      error: "enter the value again to send it as X-Api-Key",
+    });
+  });
+
+  it("shows the kind and header name, never a value", () => {
+    expect(credentialSummary(stored)).toBe("header Authorization");
+    expect(credentialSummary({ kind: "none" })).toBe("none");
+  });
+});

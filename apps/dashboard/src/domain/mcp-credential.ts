@@ -1,0 +1,49 @@
+import type { McpCredential, McpCredentialBody, McpTransport } from "@agentnet/contracts";
+
+export const TRANSPORT_LABELS: Record<McpTransport, string> = {
+  streamable_http: "Streamable HTTP",
+  sse: "HTTP+SSE (2024-11-05)",
+};
+
+/** The header most servers take their key in, offered when a server gets its first header. */
+export const DEFAULT_CREDENTIAL_HEADER = "Authorization";
+
+/** The MCP server form's credential: its kind, the header's name, and a value typed anew (or not). */
+export interface CredentialDraft {
+  kind: McpCredential["kind"];
+  header_name: string;
+  /** Write-only: empty on edit until the user types a new value. */
+  value: string;
+}
+
+export const credentialDraft = (stored: McpCredential | undefined): CredentialDraft => ({
+  kind: stored?.kind ?? "none",
+  header_name: stored?.kind === "header" ? stored.header_name : DEFAULT_CREDENTIAL_HEADER,
+  value: "",
+});
+
+/** A credential as the list shows it: its kind and header name, never a value (reads have none). */
+export const credentialSummary = (credential: McpCredential): string =>
+  credential.kind === "header" ? `header ${credential.header_name}` : "none";
+
+/**
+ * The body's `credential`, undefined when the stored one is kept (docs/API.md: a PUT without it
+ * keeps the stored credential, one sent replaces it whole). "none" is always sent: it drops a
+ * stored value. A header with a new value is sent whole. A header left empty keeps the stored one,
+ * which only works for the header it is stored under: the value cannot be read back to send it
+ * under another name, so it must be typed again; a server with no stored header needs one typed.
+ */
+export function credentialBody(
+  draft: CredentialDraft,
+  stored: McpCredential | undefined,
+): { credential?: McpCredentialBody; error?: string } {
+  if (draft.kind === "none") return { credential: { kind: "none" } };
+  if (draft.value !== "") {
+    return { credential: { kind: "header", header_name: draft.header_name, value: draft.value } };
+  }
+  if (stored?.kind !== "header") return { error: "enter the header's value" };
+  if (stored.header_name !== draft.header_name) {
+    return { error: `enter the value again to send it as ${draft.header_name || "another header"}` };
+  }
+  return {};
+}
