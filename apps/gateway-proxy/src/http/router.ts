@@ -3,6 +3,7 @@ import { type Health, type HttpAnswer, type HttpRequest, healthResponse } from "
 import type { ProxyContext } from "../context";
 import { answerProtectedResourceMetadata, PROTECTED_RESOURCE_PREFIX } from "../mcp/metadata";
 import { handleMcp, mcpServerNameOf } from "../mcp/relay";
+import { handleMcpUnion } from "../mcp/union";
 import { matchListing, matchRoute, wireOfUnknownPath } from "../wires";
 import { sendError } from "./errors";
 import { handleModels } from "./models";
@@ -66,16 +67,19 @@ export function createRequestHandler(ctx: ProxyContext, health: Health, inFlight
       req.resume();
       return;
     }
+    if (path === "/mcp" || path === "/mcp/") {
+      inFlight.track(handleMcpUnion(ctx, req, res)).catch(done);
+      return;
+    }
     const mcpServer = mcpServerNameOf(path);
     if (mcpServer !== undefined) {
       inFlight.track(handleMcp(ctx, req, res, mcpServer)).catch(done);
       return;
     }
-    if (
-      req.method === "GET" &&
-      path.startsWith(PROTECTED_RESOURCE_PREFIX) &&
-      mcpServerNameOf(path.slice(PROTECTED_RESOURCE_PREFIX.length)) !== undefined
-    ) {
+    const resource = path.startsWith(PROTECTED_RESOURCE_PREFIX)
+      ? path.slice(PROTECTED_RESOURCE_PREFIX.length)
+      : "";
+    if (req.method === "GET" && (resource === "/mcp" || mcpServerNameOf(resource) !== undefined)) {
       answerProtectedResourceMetadata(
         req,
         res,

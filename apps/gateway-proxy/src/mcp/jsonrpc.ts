@@ -99,3 +99,23 @@ export const errorResponse = (id: JsonRpcId | null, code: number, message: strin
   id,
   error: { code, message, ...(data === undefined ? {} : { data }) },
 });
+
+/**
+ * On `/mcp`, a server's request to the client (sampling, elicitation, roots) travels with an id
+ * naming the server's place in the client's session and its own id, so the client's answer, which
+ * may reach any proxy, goes back to that server with the id it knows.
+ */
+export const joinedRequestId = (index: number, id: JsonRpcId): string => `agn~${index}~${JSON.stringify(id)}`;
+
+/** The server's place and its own id in a `joinedRequestId`, or undefined for any other id. */
+export function splitJoinedRequestId(id: JsonRpcId | null): { index: number; id: JsonRpcId } | undefined {
+  if (typeof id !== "string") return undefined;
+  const match = /^agn~(\d{1,4})~(.+)$/s.exec(id);
+  if (!match?.[1] || match[2] === undefined) return undefined;
+  try {
+    const own = JsonRpcId.safeParse(JSON.parse(match[2]));
+    return own.success ? { index: Number(match[1]), id: own.data } : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,7 +1,7 @@
 import { generateSealingKey, parseSealingKeys } from "@agentnet/sealing";
 import { describe, expect, it } from "vitest";
 import { calledTool, grantedToolList } from "./grants";
-import { parseClientMessage } from "./jsonrpc";
+import { joinedRequestId, parseClientMessage, splitJoinedRequestId } from "./jsonrpc";
 import { openSessionId, sealSessionId } from "./session-token";
 import { SseEventRewriter } from "./sse";
 
@@ -85,5 +85,19 @@ describe("SseEventRewriter", () => {
     expect(feed(rewriter, [": ping\r\n\r\n", "data: a\r\n\r\n", "data: cut"])).toBe(
       ": ping\r\n\r\ndata: a\r\n\r\ndata: cut",
     );
+  });
+});
+
+describe("the ids of servers' requests on /mcp", () => {
+  it("carry the server's place and its own id, number or string, there and back", () => {
+    for (const id of [0, 42, "req-1", "agn~1~2", ""]) {
+      expect(splitJoinedRequestId(joinedRequestId(3, id))).toEqual({ index: 3, id });
+    }
+  });
+
+  it("name no server for any other id", () => {
+    for (const id of [null, 7, "req-1", "agn~x~1", "agn~1~", "agn~1~{bad", "agn~1~[1]", "agn~12345~1"]) {
+      expect(splitJoinedRequestId(id)).toBeUndefined();
+    }
   });
 });

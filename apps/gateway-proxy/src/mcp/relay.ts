@@ -1,4 +1,4 @@
-import { type Caller, Events } from "@agentnet/contracts";
+import { type Caller, Events, type McpServerGrant, type Policy } from "@agentnet/contracts";
 import { grantAllowsTool, isToolGranted, reachableMcpServers } from "@agentnet/gateway-rules";
 import type { HttpAnswer, HttpRequest } from "@agentnet/service-kit";
 import type { ProxyContext } from "../context";
@@ -108,7 +108,16 @@ export async function handleMcp(
     return;
   }
   if (method === "tools/call") {
-    await relayToolCall(relay, parsed.message, text);
+    const route: ToolCallRoute = {
+      caller,
+      view: target.view,
+      server: target.server,
+      tool: calledTool(parsed.message.params),
+      relay,
+      grants: target.reach.grants,
+      session: session ? `${target.server.id}\n${session.upstream}` : undefined,
+    };
+    await runToolCall(ctx, req, res, route, parsed.message, text);
     return;
   }
   const granted = (tool: string) => isToolGranted(target.reach, tool);
@@ -121,59 +130,74 @@ export async function handleMcp(
   });
 }
 
+/** Where a `tools/call` goes, as `/mcp/{server}` or `/mcp` resolved it. */
+export interface ToolCallRoute {
+  caller: Caller;
+  view: AccountView;
+  server: ToolCallRecord["server"];
+  tool: string | undefined;
+  /** The relay to the server; undefined when the caller does not reach it. */
+  relay: Relay | undefined;
+  grants: readonly { policy: Policy; grant: McpServerGrant }[];
+  /** What the row's session is a digest of when the client names none: its MCP session. */
+  session: string | undefined;
+}
+
 /**
  * A `tools/call`: relayed when a grant lets the tool through, answered by the gateway otherwise,
  * and either way one row (`toolCallEvent`), its arguments and answer captured as the granting
  * policy's capture plan says.
  */
-async function relayToolCall(relay: Relay, message: JsonRpcRequest, text: string): Promise<void> {
-  const { ctx, req, res, target } = relay;
+export async function runToolCall(
+  ctx: ProxyContext,
+  req: HttpRequest,
+  res: HttpAnswer,
+  route: ToolCallRoute,
+  message: JsonRpcRequest,
+  text: string,
+): Promise<void> {
   const startedAt = Date.now();
-  const tool = calledTool(message.params);
+  const { tool, server } = route;
   const granting =
-    tool === undefined ? undefined : target.reach.grants.find(({ grant }) => grantAllowsTool(grant, tool));
-  // reachServer answered every account without settings: they are here.
-  const settings = target.view.snapshot.settings ?? NO_COLLECTION;
-  const plan = capturePlan(settings, granting?.policy, target.view.guardrails);
+    tool === undefined || !route.relay
+      ? undefined
+      : route.grants.find(({ grant }) => grantAllowsTool(grant, tool));
+  // Accounts without settings were answered before: they are not here.
+  const settings = route.view.snapshot.settings ?? NO_COLLECTION;
+  const plan = capturePlan(settings, granting?.policy, route.view.guardrails);
   const record: ToolCallRecord = {
     id: requestId(),
     startedAt,
     endedAt: startedAt,
-    caller: relay.caller,
+    caller: route.caller,
     settings,
-    server: target.server,
+    server,
     policyId: granting?.policy.id ?? "",
     tool: tool ?? "",
     sourceIp: sourceIp(req, ctx.options.trustProxy),
-    path: new URL(target.server.url).pathname,
-    sessionId: toolCallSession(sessionIdFrom(req.headers), target.server.id, relay.session?.upstream),
-    decision: "allow",
-    denyReason: "",
-    status: 200,
+    path: req.url ?? "",
+    sessionId: toolCallSession(sessionIdFrom(req.headers), route.session),
+    decision: "deny",
+    denyReason: "mcp.tool_not_granted",
+    status: TOOL_REFUSED_STATUS,
     requestBytes: Buffer.byteLength(text),
     responseBytes: 0,
   };
   const args = captured(JSON.stringify(message.params?.arguments ?? {}), plan);
   if (args !== undefined) record.arguments = args;
-  if (!granting) {
+  if (!granting || !route.relay) {
     // As the MCP schema answers an unknown tool (-32602): a tool not granted is one the caller cannot see.
     record.responseBytes = answerError(
       res,
       200,
       message.id,
       JSON_RPC.invalidParams,
-      `Unknown tool: ${tool ?? "(none named)"}: no policy grants it to you on ${target.server.name}`,
+      `Unknown tool: ${tool ?? "(none named)"}: no policy grants it to you on ${server.name}`,
       {},
       { reason: "mcp.tool_not_granted" },
     );
-    Object.assign(record, {
-      decision: "deny",
-      denyReason: "mcp.tool_not_granted",
-      status: TOOL_REFUSED_STATUS,
-      path: req.url ?? "",
-    });
   } else {
-    const outcome = await forward(relay, {
+    const outcome = await forward(route.relay, {
       method: "POST",
       body: text,
       watch: {
@@ -184,8 +208,13 @@ async function relayToolCall(relay: Relay, message: JsonRpcRequest, text: string
         },
       },
     });
-    record.status = outcome.status;
-    record.responseBytes = outcome.bytes;
+    Object.assign(record, {
+      decision: "allow",
+      denyReason: "",
+      status: outcome.status,
+      responseBytes: outcome.bytes,
+      path: new URL(server.url).pathname,
+    });
   }
   record.endedAt = Date.now();
   const event = toolCallEvent(record);
@@ -193,7 +222,7 @@ async function relayToolCall(relay: Relay, message: JsonRpcRequest, text: string
 }
 
 /** The caller, or undefined after answering 401 with where to learn how to authenticate (RFC 9728). */
-async function authenticateMcp(
+export async function authenticateMcp(
   ctx: ProxyContext,
   req: HttpRequest,
   res: HttpAnswer,
@@ -222,13 +251,12 @@ async function authenticateMcp(
   return caller;
 }
 
-/** The named server with the caller's grants of it, or undefined after answering why not. */
-async function reachServer(
+/** The caller's account view, or undefined after answering why there is none to serve. */
+export async function mcpAccountView(
   ctx: ProxyContext,
   res: HttpAnswer,
   caller: Caller,
-  serverName: string,
-): Promise<Target | undefined> {
+): Promise<AccountView | undefined> {
   let view: AccountView;
   try {
     view = await ctx.snapshots.get(caller.account_id);
@@ -242,11 +270,23 @@ async function reachServer(
     );
     return undefined;
   }
-  const { snapshot } = view;
-  if (!snapshot.settings) {
+  if (!view.snapshot.settings) {
     answerError(res, 403, null, JSON_RPC.gatewayRefusal, "this account has no agent network configured");
     return undefined;
   }
+  return view;
+}
+
+/** The named server with the caller's grants of it, or undefined after answering why not. */
+async function reachServer(
+  ctx: ProxyContext,
+  res: HttpAnswer,
+  caller: Caller,
+  serverName: string,
+): Promise<Target | undefined> {
+  const view = await mcpAccountView(ctx, res, caller);
+  if (!view) return undefined;
+  const { snapshot } = view;
   const server = snapshot.mcp_servers.find((candidate) => candidate.name === serverName);
   if (!server) {
     answerError(res, 404, null, JSON_RPC.gatewayRefusal, `no MCP server named ${serverName}`);

@@ -43,18 +43,14 @@ const MAX_TOOL_CHARS = MAX_MODEL_LENGTH - 40;
 
 /**
  * The session a tool call belongs to: the one the client names (`x-session-id`, Claude Code's
- * header, ...) when it names one, else its MCP session, as a short digest of the server's session
- * id (which never leaves the gateway), else none (a singleton, as for model calls).
+ * header, ...) when it names one, else its MCP session, as a short digest of what identifies it
+ * (`mcpSession`: on `/mcp/{server}` the server's own session id, which never leaves the gateway; on
+ * `/mcp` the client's joined session), else none (a singleton, as for model calls).
  */
-export function toolCallSession(
-  named: string,
-  serverId: string,
-  upstreamSession: string | undefined,
-): string {
+export function toolCallSession(named: string, mcpSession: string | undefined): string {
   if (named !== "" && named.length <= MAX_SESSION_ID_LENGTH) return named;
-  if (upstreamSession === undefined) return "";
-  const digest = createHash("sha256").update(`${serverId}\n${upstreamSession}`).digest("base64url");
-  return `mcp-${digest.slice(0, 22)}`;
+  if (mcpSession === undefined) return "";
+  return `mcp-${createHash("sha256").update(mcpSession).digest("base64url").slice(0, 22)}`;
 }
 
 /** The tool call's request event: a row beside model calls, counted in usage with the server's price. */
@@ -64,7 +60,6 @@ export function toolCallEvent(record: ToolCallRecord): GatewayRequestEvent {
   const answered = record.decision === "allow" && record.status >= 200 && record.status < 300;
   // Priced as the admin set it, in whole nano-USD as every cost is.
   const cost = answered ? nanosToUsd(usdToNanos(record.server.price_per_call)) : 0;
-  const upstream = new URL(record.server.url);
   const event: GatewayRequestEvent = {
     v: 1,
     id: record.id,
@@ -78,7 +73,7 @@ export function toolCallEvent(record: ToolCallRecord): GatewayRequestEvent {
     user_name: record.caller.name,
     source_ip: logged ? record.sourceIp : "",
     method: "POST",
-    host: logged && record.decision === "allow" ? upstream.host : "",
+    host: logged && record.decision === "allow" ? new URL(record.server.url).host : "",
     path: logged ? record.path : "",
     provider: MCP_PROVIDER,
     model: `${record.server.name}__${tool}`,

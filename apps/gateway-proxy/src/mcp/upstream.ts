@@ -8,7 +8,15 @@ import type { JsonObject } from "../domain/json";
 import { sendJson } from "../http/errors";
 import type { AccountView } from "../snapshot/cache";
 import { privateUpstreamOf } from "../upstream/pools";
-import { errorResponse, JSON_RPC, type JsonRpcId, JsonRpcResponse } from "./jsonrpc";
+import {
+  errorResponse,
+  JSON_RPC,
+  type JsonRpcId,
+  type JsonRpcNotification,
+  JsonRpcRequest,
+  JsonRpcResponse,
+  joinedRequestId,
+} from "./jsonrpc";
 import { type McpSessionOwner, sealSessionId } from "./session-token";
 import { SseEventRewriter } from "./sse";
 
@@ -38,6 +46,12 @@ export interface Relay {
   owner: McpSessionOwner;
   /** The session as the client named it (sealed) and as the server knows it; both absent before one. */
   session: { sealed: string; upstream: string } | undefined;
+  /**
+   * On `/mcp`, where several servers are joined: the server's place in the client's session (its
+   * requests to the client carry it in their ids) and the protocol version it agreed to, which may
+   * be older than the one the client and the gateway speak.
+   */
+  joined?: { index: number; protocolVersion: string };
 }
 
 /** What the relay does with the server's answer to one request of the client's (by its id). */
@@ -86,14 +100,13 @@ export async function forward(
 ): Promise<RelayOutcome> {
   const { ctx, req, res, target } = relay;
   const url = new URL(target.server.url);
-  const headers: Record<string, string> = { "user-agent": "agentnet-mcp-gateway" };
+  const forwarded: Record<string, string> = {};
   for (const name of FORWARDED_HEADERS) {
     const value = headerOf(req, name);
-    if (value !== undefined) headers[name] = value;
+    if (value !== undefined) forwarded[name] = value;
   }
-  if (relay.session) headers["mcp-session-id"] = relay.session.upstream;
-  const credential = credentialOf(ctx, target.view, target.server);
-  if (credential) headers[credential.header.toLowerCase()] = credential.value;
+  if (relay.joined) forwarded["mcp-protocol-version"] = relay.joined.protocolVersion;
+  const headers = serverHeaders(ctx, target, relay.session?.upstream, forwarded);
 
   const abort = new AbortController();
   const onClose = () => {
@@ -147,7 +160,10 @@ async function answer(
   const contentType = String(upstream.headers["content-type"] ?? "");
   if (contentType) headers["content-type"] = contentType;
   const session = upstream.headers["mcp-session-id"];
-  if (typeof session === "string" && session !== "") {
+  if (relay.joined) {
+    // The client's session joins several servers' sessions: it stays as the client has it.
+    if (relay.session) headers["mcp-session-id"] = relay.session.sealed;
+  } else if (typeof session === "string" && session !== "") {
     // The client's own token while the session is the same: a new seal per answer would change it.
     headers["mcp-session-id"] =
       session === relay.session?.upstream
@@ -163,7 +179,11 @@ async function answer(
     headers["cache-control"] = "no-cache";
     res.writeHead(upstream.statusCode, headers);
     res.flushHeaders?.();
-    const rewriter = watch ? new SseEventRewriter((data) => watched(data, watch)) : undefined;
+    const joined = relay.joined?.index;
+    const rewriter =
+      watch || joined !== undefined
+        ? new SseEventRewriter((data) => watched(data, watch, joined))
+        : undefined;
     for await (const chunk of upstream.body as AsyncIterable<Buffer>)
       write(rewriter ? rewriter.push(chunk) : chunk);
     if (rewriter) write(rewriter.end());
@@ -172,7 +192,7 @@ async function answer(
   }
   if (watch && contentType.includes("application/json")) {
     const text = await upstream.body.text();
-    const body = (text.length <= MAX_READ_ANSWER_BYTES ? watched(text, watch) : undefined) ?? text;
+    const body = (text.length <= MAX_READ_ANSWER_BYTES ? watched(text, watch, undefined) : undefined) ?? text;
     sent.bytes = Buffer.byteLength(body);
     res.writeHead(upstream.statusCode, { ...headers, "content-length": String(sent.bytes) });
     res.end(body);
@@ -185,21 +205,118 @@ async function answer(
 
 /**
  * A message of the server's answer, as the client is to get it: the watched answer rewritten when
- * the watch rewrites it (undefined: as the server sent it).
+ * the watch rewrites it, and on `/mcp` (`joined`, the server's place) a request of the server's
+ * with an id that names the server, so the client's answer finds its way back (undefined: as the
+ * server sent it).
  */
-function watched(data: string, watch: AnswerWatch): string | undefined {
+function watched(
+  data: string,
+  watch: AnswerWatch | undefined,
+  joined: number | undefined,
+): string | undefined {
   let message: unknown;
   try {
     message = JSON.parse(data);
   } catch {
     return undefined;
   }
+  if (joined !== undefined) {
+    const request = JsonRpcRequest.safeParse(message);
+    if (request.success)
+      return JSON.stringify({ ...request.data, id: joinedRequestId(joined, request.data.id) });
+  }
   const parsed = JsonRpcResponse.safeParse(message);
-  if (!parsed.success || parsed.data.id !== watch.id) return undefined;
+  if (!watch || !parsed.success || parsed.data.id !== watch.id) return undefined;
   const result = "result" in parsed.data && watch.rewrite ? watch.rewrite(parsed.data.result) : undefined;
   const answer = result ? { ...parsed.data, result } : parsed.data;
   watch.seen?.(answer);
   return result ? JSON.stringify(answer) : undefined;
+}
+
+/** What every request to a server carries: the client's protocol headers, the server's session and credential. */
+function serverHeaders(
+  ctx: ProxyContext,
+  target: Pick<Target, "view" | "server">,
+  upstreamSession: string | undefined,
+  forwarded: Record<string, string>,
+): Record<string, string> {
+  const headers: Record<string, string> = { "user-agent": "agentnet-mcp-gateway", ...forwarded };
+  if (upstreamSession !== undefined) headers["mcp-session-id"] = upstreamSession;
+  const credential = credentialOf(ctx, target.view, target.server);
+  if (credential) headers[credential.header.toLowerCase()] = credential.value;
+  return headers;
+}
+
+/** What a server answered one message the gateway sent it on its own (`exchange`). */
+export interface Exchanged {
+  status: number;
+  /** The session id it named, if any. */
+  session: string | undefined;
+  /** Its answer to the message, when the message was a request and the answer came. */
+  answer: JsonRpcResponse | undefined;
+}
+
+/**
+ * Sends one message to a server and reads its answer whole, whether JSON or an event stream (the
+ * answer to the message's id; anything else in the stream is dropped): how `/mcp` joins several
+ * servers, asking each the same (initialize, tools/list) or telling each (notifications, DELETE).
+ * Throws when the server cannot be reached or the answer is cut.
+ */
+export async function exchange(
+  ctx: ProxyContext,
+  target: Pick<Target, "view" | "server">,
+  request: {
+    method: "POST" | "DELETE";
+    message?: JsonRpcRequest | JsonRpcNotification;
+    upstreamSession: string | undefined;
+    protocolVersion: string | undefined;
+  },
+): Promise<Exchanged> {
+  const url = new URL(target.server.url);
+  const forwarded: Record<string, string> = {
+    accept: "application/json, text/event-stream",
+    ...(request.message ? { "content-type": "application/json" } : {}),
+    ...(request.protocolVersion ? { "mcp-protocol-version": request.protocolVersion } : {}),
+  };
+  const upstream = await ctx.pools.get(url.origin, target.server.skip_tls_verification).pool.request({
+    method: request.method,
+    path: `${url.pathname}${url.search}`,
+    headers: serverHeaders(ctx, target, request.upstreamSession, forwarded),
+    body: request.message ? JSON.stringify(request.message) : null,
+  });
+  const session = upstream.headers["mcp-session-id"];
+  const exchanged: Exchanged = {
+    status: upstream.statusCode,
+    session: typeof session === "string" && session !== "" ? session : undefined,
+    answer: undefined,
+  };
+  const id = request.message && "id" in request.message ? request.message.id : undefined;
+  const take = (data: string) => {
+    if (id === undefined || exchanged.answer) return undefined;
+    try {
+      const parsed = JsonRpcResponse.safeParse(JSON.parse(data));
+      if (parsed.success && parsed.data.id === id) exchanged.answer = parsed.data;
+    } catch {
+      // Not JSON: not the answer.
+    }
+    return undefined;
+  };
+  const contentType = String(upstream.headers["content-type"] ?? "");
+  const reader = contentType.includes("text/event-stream") ? new SseEventRewriter(take) : undefined;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of upstream.body as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_READ_ANSWER_BYTES) throw new Error(`the answer of ${target.server.name} is too large`);
+    if (!reader) chunks.push(chunk);
+    else {
+      reader.push(chunk);
+      // A stream may stay open after the answer (a server's own requests): the answer is all we read.
+      if (exchanged.answer) break;
+    }
+  }
+  if (!reader && contentType.includes("application/json")) take(Buffer.concat(chunks).toString("utf8"));
+  return exchanged;
 }
 
 /** The server's credential header, unsealed once per snapshot (a changed credential arrives as a new one). */

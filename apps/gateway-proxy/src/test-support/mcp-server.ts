@@ -3,6 +3,15 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import {
+  CreateMessageResultSchema,
+  type ServerNotification,
+  type ServerRequest,
+} from "@modelcontextprotocol/sdk/types.js";
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
 import { z } from "zod";
 
 export interface TestMcpServer {
@@ -28,24 +37,31 @@ export async function startTestMcpServer(
 
   const build = () => {
     const server = new McpServer({ name: "test-tools", version: "1.0.0" });
-    const tool = (name: string, run: (text: string) => Promise<string> | string) =>
+    const tool = (name: string, run: (text: string, extra: Extra) => Promise<string> | string) =>
       server.registerTool(
         name,
         { description: `the ${name} tool`, inputSchema: { text: z.string() } },
-        async ({ text }) => {
+        async ({ text }, extra) => {
           called.push(name);
-          return { content: [{ type: "text", text: await run(text) }] };
+          return { content: [{ type: "text", text: await run(text, extra) }] };
         },
       );
     tool("echo", (text) => text);
     tool("get_issue", (text) => `issue ${text}: open`);
     tool("delete_issue", (text) => `issue ${text} deleted`);
-    // Asks the client's model through the gateway: a server-to-client request inside a tool call.
-    tool("summarize", async (text) => {
-      const answer = await server.server.createMessage({
-        messages: [{ role: "user", content: { type: "text", text: `summarize: ${text}` } }],
-        maxTokens: 50,
-      });
+    // Asks the client's model through the gateway: a server-to-client request inside the tool call
+    // (sent on the call's own answer stream, as `extra.sendRequest` does).
+    tool("summarize", async (text, extra) => {
+      const answer = await extra.sendRequest(
+        {
+          method: "sampling/createMessage",
+          params: {
+            messages: [{ role: "user", content: { type: "text", text: `summarize: ${text}` } }],
+            maxTokens: 50,
+          },
+        },
+        CreateMessageResultSchema,
+      );
       return answer.content.type === "text" ? `summary: ${answer.content.text}` : "summary: (none)";
     });
     server.registerResource("readme", "test://readme", { mimeType: "text/plain" }, async (uri) => ({
