@@ -1,23 +1,16 @@
-import { type Caller, Events, type McpServerGrant, type Policy } from "@agentnet/contracts";
-import { grantAllowsTool, isToolGranted, reachableMcpServers } from "@agentnet/gateway-rules";
+import type { Caller } from "@agentnet/contracts";
+import { isToolGranted, reachableMcpServers } from "@agentnet/gateway-rules";
 import type { HttpAnswer, HttpRequest } from "@agentnet/service-kit";
 import type { ProxyContext } from "../context";
-import { captured, capturePlan } from "../domain/capture";
-import { sessionIdFrom } from "../domain/session";
-import { BodyNotUtf8, BodyTooLarge, callerToken, readBody, sourceIp } from "../http/body";
-import { requestId } from "../http/request-id";
+import { checkHost } from "../domain/host";
+import { BodyNotUtf8, BodyTooLarge, callerToken, readBody } from "../http/body";
 import type { AccountView } from "../snapshot/cache";
+import { runToolCall, type ToolCallRoute } from "./call";
 import { calledTool, grantedToolList } from "./grants";
-import { JSON_RPC, type JsonRpcRequest, parseClientMessage } from "./jsonrpc";
+import { JSON_RPC, parseClientMessage } from "./jsonrpc";
 import { protectedResourceMetadataUrl } from "./metadata";
 import { type McpSessionOwner, openSessionId } from "./session-token";
-import { type ToolCallRecord, toolCallEvent, toolCallSession } from "./tool-call";
 import { answerError, forward, headerOf, type Relay, type Target } from "./upstream";
-
-const NO_COLLECTION = { enable_log_collection: false, enable_prompt_collection: false, redact_pii: false };
-
-/** The status a tool call refused by the grants is logged with (the client gets a JSON-RPC error). */
-const TOOL_REFUSED_STATUS = 403;
 
 /** The server a `/mcp/{server}` path names (a trailing slash allowed), or undefined for any other path. */
 export function mcpServerNameOf(path: string): string | undefined {
@@ -49,7 +42,7 @@ export async function handleMcp(
   }
   const caller = await authenticateMcp(ctx, req, res);
   if (!caller) return;
-  const target = await reachServer(ctx, res, caller, serverName);
+  const target = await reachServer(ctx, req, res, caller, serverName);
   if (!target) {
     req.resume();
     return;
@@ -130,97 +123,6 @@ export async function handleMcp(
   });
 }
 
-/** Where a `tools/call` goes, as `/mcp/{server}` or `/mcp` resolved it. */
-export interface ToolCallRoute {
-  caller: Caller;
-  view: AccountView;
-  server: ToolCallRecord["server"];
-  tool: string | undefined;
-  /** The relay to the server; undefined when the caller does not reach it. */
-  relay: Relay | undefined;
-  grants: readonly { policy: Policy; grant: McpServerGrant }[];
-  /** What the row's session is a digest of when the client names none: its MCP session. */
-  session: string | undefined;
-}
-
-/**
- * A `tools/call`: relayed when a grant lets the tool through, answered by the gateway otherwise,
- * and either way one row (`toolCallEvent`), its arguments and answer captured as the granting
- * policy's capture plan says.
- */
-export async function runToolCall(
-  ctx: ProxyContext,
-  req: HttpRequest,
-  res: HttpAnswer,
-  route: ToolCallRoute,
-  message: JsonRpcRequest,
-  text: string,
-): Promise<void> {
-  const startedAt = Date.now();
-  const { tool, server } = route;
-  const granting =
-    tool === undefined || !route.relay
-      ? undefined
-      : route.grants.find(({ grant }) => grantAllowsTool(grant, tool));
-  // Accounts without settings were answered before: they are not here.
-  const settings = route.view.snapshot.settings ?? NO_COLLECTION;
-  const plan = capturePlan(settings, granting?.policy, route.view.guardrails);
-  const record: ToolCallRecord = {
-    id: requestId(),
-    startedAt,
-    endedAt: startedAt,
-    caller: route.caller,
-    settings,
-    server,
-    policyId: granting?.policy.id ?? "",
-    tool: tool ?? "",
-    sourceIp: sourceIp(req, ctx.options.trustProxy),
-    path: req.url ?? "",
-    sessionId: toolCallSession(sessionIdFrom(req.headers), route.session),
-    decision: "deny",
-    denyReason: "mcp.tool_not_granted",
-    status: TOOL_REFUSED_STATUS,
-    requestBytes: Buffer.byteLength(text),
-    responseBytes: 0,
-  };
-  const args = captured(JSON.stringify(message.params?.arguments ?? {}), plan);
-  if (args !== undefined) record.arguments = args;
-  if (!granting || !route.relay) {
-    // As the MCP schema answers an unknown tool (-32602): a tool not granted is one the caller cannot see.
-    record.responseBytes = answerError(
-      res,
-      200,
-      message.id,
-      JSON_RPC.invalidParams,
-      `Unknown tool: ${tool ?? "(none named)"}: no policy grants it to you on ${server.name}`,
-      {},
-      { reason: "mcp.tool_not_granted" },
-    );
-  } else {
-    const outcome = await forward(route.relay, {
-      method: "POST",
-      body: text,
-      watch: {
-        id: message.id,
-        seen: (answer) => {
-          const shown = captured(JSON.stringify("result" in answer ? answer.result : answer.error), plan);
-          if (shown !== undefined) record.answer = shown;
-        },
-      },
-    });
-    Object.assign(record, {
-      decision: "allow",
-      denyReason: "",
-      status: outcome.status,
-      responseBytes: outcome.bytes,
-      path: new URL(server.url).pathname,
-    });
-  }
-  record.endedAt = Date.now();
-  const event = toolCallEvent(record);
-  ctx.publisher.enqueue(Events.requests(event.account_id), event, event.id);
-}
-
 /** The caller, or undefined after answering 401 with where to learn how to authenticate (RFC 9728). */
 export async function authenticateMcp(
   ctx: ProxyContext,
@@ -254,6 +156,7 @@ export async function authenticateMcp(
 /** The caller's account view, or undefined after answering why there is none to serve. */
 export async function mcpAccountView(
   ctx: ProxyContext,
+  req: HttpRequest,
   res: HttpAnswer,
   caller: Caller,
 ): Promise<AccountView | undefined> {
@@ -270,8 +173,20 @@ export async function mcpAccountView(
     );
     return undefined;
   }
-  if (!view.snapshot.settings) {
+  const { settings } = view.snapshot;
+  if (!settings) {
     answerError(res, 403, null, JSON_RPC.gatewayRefusal, "this account has no agent network configured");
+    return undefined;
+  }
+  // As for model calls: a token is served at its own account's endpoint (or on loopback).
+  if (!checkHost(settings.endpoint, headerOf(req, "host") ?? headerOf(req, ":authority")).ok) {
+    answerError(
+      res,
+      403,
+      null,
+      JSON_RPC.gatewayRefusal,
+      "this token's account is served at another endpoint",
+    );
     return undefined;
   }
   return view;
@@ -280,11 +195,12 @@ export async function mcpAccountView(
 /** The named server with the caller's grants of it, or undefined after answering why not. */
 async function reachServer(
   ctx: ProxyContext,
+  req: HttpRequest,
   res: HttpAnswer,
   caller: Caller,
   serverName: string,
 ): Promise<Target | undefined> {
-  const view = await mcpAccountView(ctx, res, caller);
+  const view = await mcpAccountView(ctx, req, res, caller);
   if (!view) return undefined;
   const { snapshot } = view;
   const server = snapshot.mcp_servers.find((candidate) => candidate.name === serverName);

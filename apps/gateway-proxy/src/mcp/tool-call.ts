@@ -5,6 +5,7 @@ import {
   type GatewayRequestEvent,
   MAX_MODEL_LENGTH,
   MAX_SESSION_ID_LENGTH,
+  type ReservedCounter,
   type Settings,
 } from "@agentnet/contracts";
 import { nanosToUsd, usdToNanos } from "@agentnet/pricing";
@@ -33,6 +34,8 @@ export interface ToolCallRecord {
   status: number;
   requestBytes: number;
   responseBytes: number;
+  /** The counters the call counts on (a priced call under caps, with the lease that admitted it). */
+  counters?: ReservedCounter[];
   /** The call's arguments and its answer, as the capture plan lets them leave the proxy. */
   arguments?: string;
   answer?: string;
@@ -53,13 +56,16 @@ export function toolCallSession(named: string, mcpSession: string | undefined): 
   return `mcp-${createHash("sha256").update(mcpSession).digest("base64url").slice(0, 22)}`;
 }
 
+/** A call costs its server's price once the server answered it (2xx); a refused or failed call costs nothing. */
+export const isCharged = (record: Pick<ToolCallRecord, "decision" | "status">): boolean =>
+  record.decision === "allow" && record.status >= 200 && record.status < 300;
+
 /** The tool call's request event: a row beside model calls, counted in usage with the server's price. */
 export function toolCallEvent(record: ToolCallRecord): GatewayRequestEvent {
   const logged = record.settings.enable_log_collection;
   const tool = record.tool.length > MAX_TOOL_CHARS ? record.tool.slice(0, MAX_TOOL_CHARS) : record.tool;
-  const answered = record.decision === "allow" && record.status >= 200 && record.status < 300;
   // Priced as the admin set it, in whole nano-USD as every cost is.
-  const cost = answered ? nanosToUsd(usdToNanos(record.server.price_per_call)) : 0;
+  const cost = isCharged(record) ? nanosToUsd(usdToNanos(record.server.price_per_call)) : 0;
   const event: GatewayRequestEvent = {
     v: 1,
     id: record.id,
@@ -104,6 +110,7 @@ export function toolCallEvent(record: ToolCallRecord): GatewayRequestEvent {
       response_bytes: record.responseBytes,
     },
   };
+  if (record.counters && record.counters.length > 0) event.reserved_counters = record.counters;
   if (record.arguments !== undefined) event.request_prompt = record.arguments;
   if (record.answer !== undefined) event.response_completion = record.answer;
   return event;

@@ -6,6 +6,7 @@ import type { ProxyContext } from "../context";
 import { isJsonObject, type JsonObject } from "../domain/json";
 import { BodyNotUtf8, BodyTooLarge, readBody } from "../http/body";
 import { sendJson } from "../http/errors";
+import { runToolCall, type ToolCallRoute } from "./call";
 import { calledTool, grantedToolList } from "./grants";
 import {
   JSON_RPC,
@@ -14,7 +15,7 @@ import {
   parseClientMessage,
   splitJoinedRequestId,
 } from "./jsonrpc";
-import { authenticateMcp, mcpAccountView, runToolCall, type ToolCallRoute } from "./relay";
+import { authenticateMcp, mcpAccountView } from "./relay";
 import { type McpSessionOwner, openSessionId, sealSessionId } from "./session-token";
 import { answerError, exchange, forward, headerOf, type Relay, type Target } from "./upstream";
 
@@ -62,7 +63,7 @@ export async function handleMcpUnion(ctx: ProxyContext, req: HttpRequest, res: H
   }
   const caller = await authenticateMcp(ctx, req, res);
   if (!caller) return;
-  const view = await mcpAccountView(ctx, res, caller);
+  const view = await mcpAccountView(ctx, req, res, caller);
   if (!view) {
     req.resume();
     return;

@@ -1,0 +1,126 @@
+import type { AccessLogPage, McpServer } from "@agentnet/contracts";
+import { startTestMcpServer, type TestMcpServer } from "@agentnet/gateway-proxy/test-support/mcp-server";
+import { eventually } from "@agentnet/testkit";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { clearOfHourEnd, configure, readUntil, userCounter } from "../setup";
+import { type Stack, startStack } from "../stack";
+
+let stack: Stack;
+let upstream: TestMcpServer;
+beforeAll(async () => {
+  upstream = await startTestMcpServer({ requiredHeader: { name: "X-Api-Key", value: "issues-key" } });
+  stack = await startStack({
+    telemetry: true,
+    proxy: { allowedPrivateUpstreams: [new URL(upstream.url).host] },
+  });
+});
+afterAll(async () => {
+  await stack?.stop();
+  await upstream?.stop();
+});
+// Counters are per window: no test straddles an hour's end.
+beforeEach(() => clearOfHourEnd(), 30_000);
+
+const HOUR = 3_600;
+
+/** An account with the test MCP server registered through the API, at `price` USD per call. */
+async function accountWithServer(price: number) {
+  const account = await stack.newAccount({ enable_log_collection: true });
+  const server = await account.must(
+    stack.api<McpServer>("POST", "/agent-network/mcp-servers", account.token, {
+      name: "issues",
+      url: upstream.url,
+      credential: { kind: "header", header_name: "X-Api-Key", value: "issues-key" },
+      price_per_call: price,
+    }),
+  );
+  return { account, server, setup: configure(stack, account) };
+}
+
+async function connect(token: string, path: string) {
+  const client = new Client({ name: "e2e", version: "1.0.0" });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${stack.proxy.url}${path}`), {
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    }),
+  );
+  return client;
+}
+
+describe("the MCP gateway, configured through the API", () => {
+  it("serves a granted server's tools on /mcp/{server} and /mcp, and logs each call beside model calls", async () => {
+    const { account, server, setup } = await accountWithServer(0);
+    await setup.policy([account.anthropicProvider.id], {
+      mcp_servers: [{ server_id: server.id, exclude_tools: ["delete_*"] }],
+    });
+    const single = await connect(account.token, "/mcp/issues");
+    expect((await single.listTools()).tools.map((tool) => tool.name).sort()).toEqual([
+      "echo",
+      "get_issue",
+      "summarize",
+    ]);
+    expect((await single.callTool({ name: "get_issue", arguments: { text: "1" } })).content).toEqual([
+      { type: "text", text: "issue 1: open" },
+    ]);
+    await single.close();
+    const joined = await connect(account.token, "/mcp");
+    expect((await joined.listTools()).tools.map((tool) => tool.name).sort()).toEqual([
+      "issues__echo",
+      "issues__get_issue",
+      "issues__summarize",
+    ]);
+    await expect(joined.callTool({ name: "issues__delete_issue", arguments: { text: "1" } })).rejects.toThrow(
+      /Unknown tool/,
+    );
+    await joined.close();
+
+    const logs = await readUntil(
+      async () => (await stack.api<AccessLogPage>("GET", "/agent-network/access-logs", account.token)).body,
+      (page) => page.total_records >= 2,
+    );
+    expect(logs.data.map((entry) => [entry.model, entry.decision, entry.deny_reason])).toEqual([
+      ["issues__delete_issue", "deny", "mcp.tool_not_granted"],
+      ["issues__get_issue", "allow", ""],
+    ]);
+    expect(logs.data[1]).toMatchObject({
+      provider: "mcp",
+      resolved_provider_id: server.id,
+      tool_call: { server_id: server.id, server: "issues", tool: "get_issue" },
+    });
+  });
+
+  it("counts a priced tool's calls toward the caller's USD cap: every call within it answers, the next is refused", async () => {
+    const { account, server, setup } = await accountWithServer(0.25);
+    await setup.policy([], {
+      mcp_servers: [{ server_id: server.id }],
+      limits: {
+        token_limit: { enabled: false, group_cap: 0, user_cap: 0, window_seconds: HOUR },
+        budget_limit: { enabled: true, group_cap_usd: 0, user_cap_usd: 1, window_seconds: HOUR },
+      },
+    });
+    const client = await connect(account.token, "/mcp/issues");
+    const calledBefore = upstream.called.length;
+    for (let call = 0; call < 4; call++) {
+      const answer = await client.callTool({ name: "echo", arguments: { text: `call ${call}` } });
+      expect(answer.content).toEqual([{ type: "text", text: `call ${call}` }]);
+    }
+    await expect(client.callTool({ name: "echo", arguments: { text: "one too many" } })).rejects.toThrow(
+      /llm_policy.budget_cap_exceeded/,
+    );
+    expect(upstream.called.length - calledBefore).toBe(4);
+    await client.close();
+
+    const events = await account.events.waitFor(5);
+    expect(events.map((event) => [event.decision, event.status_code, event.cost_usd])).toEqual([
+      ["allow", 200, 0.25],
+      ["allow", 200, 0.25],
+      ["allow", 200, 0.25],
+      ["allow", 200, 0.25],
+      ["deny", 429, 0],
+    ]);
+    expect(events[4]?.deny_reason).toBe("llm_policy.budget_cap_exceeded");
+    await eventually(async () => (await userCounter(stack, account.token))?.cost_usd === 1);
+  });
+});
