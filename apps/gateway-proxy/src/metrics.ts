@@ -164,6 +164,9 @@ export class ProxyMetrics {
     stream: new Map<string, CounterSeries>(),
   };
   private readonly askSeries = new Map<string, CounterSeries>();
+  private readonly toolCalls: BoundCounter<"decision" | "code">;
+  private readonly toolCallSeconds: BoundHistogram<"decision">;
+  private readonly toolCallSeries = new Map<string, { count: CounterSeries; seconds: HistogramSeries }>();
 
   constructor(private readonly registry: MetricsRegistry) {
     this.upstream = new UpstreamMetrics(registry);
@@ -203,6 +206,17 @@ export class ProxyMetrics {
       name: "agentnet_proxy_cap_refusals_total",
       help: "Requests refused at a usage cap (stage admission: 429 or 503 consumption.unavailable) or streams cut at one (stage stream), by reason",
       labelNames: ["reason", "stage"],
+    });
+    this.toolCalls = new BoundCounter(registry, {
+      name: "agentnet_proxy_mcp_tool_calls_total",
+      help: "MCP tool calls (tools/call on /mcp and /mcp/{server}), by decision and the status their row records (403 not granted, 429 capped, 499 client gone, 502 server unreachable)",
+      labelNames: ["decision", "code"],
+    });
+    this.toolCallSeconds = new BoundHistogram(registry, {
+      name: "agentnet_proxy_mcp_tool_call_duration_seconds",
+      help: "From a tools/call's arrival to the end of its answer, by decision",
+      labelNames: ["decision"],
+      buckets: UPSTREAM_SECONDS_BUCKETS,
     });
     this.leaseAsks = new BoundCounter(registry, {
       name: "agentnet_proxy_lease_asks_total",
@@ -260,6 +274,25 @@ export class ProxyMetrics {
       this.answerListeners.set(route, listener);
     }
     res.on("close", listener);
+  }
+
+  /** Counts one MCP tool call as its row records it; one refused at a cap counts as a cap refusal too. */
+  toolCalled(
+    { decision, status, denyReason }: { decision: string; status: number; denyReason: string },
+    seconds: number,
+  ): void {
+    if (CAP_REASONS.has(denyReason)) this.capRefused(denyReason, false);
+    const key = `${decision} ${status}`;
+    let series = this.toolCallSeries.get(key);
+    if (!series) {
+      series = {
+        count: this.toolCalls.bind({ decision, code: String(status) }),
+        seconds: this.toolCallSeconds.bind({ decision }),
+      };
+      this.toolCallSeries.set(key, series);
+    }
+    series.count.value++;
+    series.seconds.observe(seconds);
   }
 
   capRefused(reason: string, cutStream: boolean): void {

@@ -4,6 +4,7 @@ import { eventually } from "@agentnet/testkit";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { scrape, total } from "../metrics";
 import { clearOfHourEnd, configure, readUntil, userCounter } from "../setup";
 import { type Stack, startStack } from "../stack";
 
@@ -13,6 +14,7 @@ beforeAll(async () => {
   upstream = await startTestMcpServer({ requiredHeader: { name: "X-Api-Key", value: "issues-key" } });
   stack = await startStack({
     telemetry: true,
+    metrics: true,
     proxy: { allowedPrivateUpstreams: [new URL(upstream.url).host] },
   });
 });
@@ -102,6 +104,8 @@ describe("the MCP gateway, configured through the API", () => {
     });
     const client = await connect(account.token, "/mcp/issues");
     const calledBefore = upstream.called.length;
+    const proxyMetrics = stack.metricsUrls?.proxy ?? "";
+    const before = await scrape(proxyMetrics);
     for (let call = 0; call < 4; call++) {
       const answer = await client.callTool({ name: "echo", arguments: { text: `call ${call}` } });
       expect(answer.content).toEqual([{ type: "text", text: `call ${call}` }]);
@@ -111,6 +115,18 @@ describe("the MCP gateway, configured through the API", () => {
     );
     expect(upstream.called.length - calledBefore).toBe(4);
     await client.close();
+    const after = await scrape(proxyMetrics);
+    const counted = (name: string, labels: Record<string, string>) =>
+      total(after, name, labels) - total(before, name, labels);
+    expect(counted("agentnet_proxy_mcp_tool_calls_total", { decision: "allow", code: "200" })).toBe(4);
+    expect(counted("agentnet_proxy_mcp_tool_calls_total", { decision: "deny", code: "429" })).toBe(1);
+    expect(counted("agentnet_proxy_mcp_tool_call_duration_seconds", { decision: "allow" })).toBe(4);
+    expect(
+      counted("agentnet_proxy_cap_refusals_total", {
+        reason: "llm_policy.budget_cap_exceeded",
+        stage: "admission",
+      }),
+    ).toBe(1);
 
     const events = await account.events.waitFor(5);
     expect(events.map((event) => [event.decision, event.status_code, event.cost_usd])).toEqual([

@@ -146,6 +146,7 @@ export async function runToolCall(
 /** Publishes the call's one event; `stored` tells the caps leases once the stream has it. */
 function publish(ctx: ProxyContext, record: ToolCallRecord, stored?: () => void): void {
   record.endedAt = Date.now();
+  ctx.metrics?.toolCalled(record, (record.endedAt - record.startedAt) / 1000);
   const event = toolCallEvent(record);
   ctx.publisher.enqueue(Events.requests(event.account_id), event, event.id, undefined, stored);
 }
