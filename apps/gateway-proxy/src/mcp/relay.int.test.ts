@@ -45,8 +45,20 @@ beforeAll(async () => {
     tokens: [eng = "", engToo = "", ops = ""],
   } = harness.accountOf(
     {
-      mcp_servers: [server, makeMcpServer({ id: "mcp_off", name: "off", enabled: false })],
-      policies: [policy],
+      mcp_servers: [
+        server,
+        makeMcpServer({ id: "mcp_off", name: "off", enabled: false }),
+        makeMcpServer({ id: "mcp_legacy", name: "legacy", transport: "sse" }),
+      ],
+      policies: [
+        policy,
+        makePolicy({
+          id: "pol_legacy",
+          source_groups: ["grp_eng"],
+          destination_provider_ids: [],
+          mcp_servers: [McpServerGrant.parse({ server_id: "mcp_legacy" })],
+        }),
+      ],
     },
     [{ group_ids: ["grp_eng"] }, { group_ids: ["grp_eng"] }, { group_ids: ["grp_ops"] }],
     accountId,
@@ -226,7 +238,7 @@ describe("/mcp/{server} refusals", () => {
     }
   });
 
-  it("answers 404 for a server the account has not, 403 for one not granted to the caller or disabled", async () => {
+  it("answers 404 for a server the account has not, 403 for one not granted or disabled, 501 for an HTTP+SSE one", async () => {
     expect((await post(tokens.eng, initialize, {}, "/mcp/nope")).status).toBe(404);
     const ops = await post(tokens.ops, initialize);
     expect(ops.status).toBe(403);
@@ -234,6 +246,9 @@ describe("/mcp/{server} refusals", () => {
       error: { message: expect.stringContaining("no policy grants it") },
     });
     expect((await post(tokens.eng, initialize, {}, "/mcp/off")).status).toBe(403);
+    const legacy = await post(tokens.eng, initialize, {}, "/mcp/legacy");
+    expect(legacy.status).toBe(501);
+    expect(await legacy.json()).toMatchObject({ error: { message: expect.stringContaining("HTTP+SSE") } });
   });
 
   it("answers server/discover with 400 method-not-found, so clients fall back to initialize", async () => {

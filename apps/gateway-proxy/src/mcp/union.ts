@@ -15,7 +15,7 @@ import {
   parseClientMessage,
   splitJoinedRequestId,
 } from "./jsonrpc";
-import { authenticateMcp, mcpAccountView } from "./relay";
+import { authenticateMcp, mcpAccountView, SSE_NOT_RELAYED, servesTransport } from "./relay";
 import { type McpSessionOwner, openSessionId, sealSessionId } from "./session-token";
 import { answerError, exchange, forward, headerOf, type Relay, type Target } from "./upstream";
 
@@ -234,6 +234,10 @@ async function initialize(joined: Joined, message: JsonRpcRequest): Promise<void
   const request = { ...message, params: { ...message.params, protocolVersion: offered } };
   const initialized = await Promise.all(
     joined.reach.map(async (reach): Promise<Member | undefined> => {
+      if (!servesTransport(reach.server)) {
+        ctx.logger.warn({ server: reach.server.id }, SSE_NOT_RELAYED(reach.server.name));
+        return undefined;
+      }
       try {
         const answer = await exchange(ctx, targetOf(joined, reach), {
           method: "POST",
