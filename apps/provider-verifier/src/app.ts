@@ -47,6 +47,10 @@ export const verifierEndpoints = (subjectPrefix?: string): typeof Verifier =>
           subject: `${subjectPrefix}.${Verifier.verifyProvider.subject}`,
         },
         discover: { ...Verifier.discover, subject: `${subjectPrefix}.${Verifier.discover.subject}` },
+        verifyMcpServer: {
+          ...Verifier.verifyMcpServer,
+          subject: `${subjectPrefix}.${Verifier.verifyMcpServer.subject}`,
+        },
       };
 
 /** Wires the verifier's endpoints onto a bus connection; `stop()` unsubscribes them. */

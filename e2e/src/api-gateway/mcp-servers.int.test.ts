@@ -7,17 +7,21 @@ import {
   type Policy,
   type User,
 } from "@agentnet/contracts";
+import { GOOD_KEY, type Harness, startHarness } from "@agentnet/provider-verifier/test-support";
 import { mcpServerCredentialAad, parseSealingKeys, unseal } from "@agentnet/sealing";
 import { TEST_SEALING_KEY, uniqueId } from "@agentnet/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiHarness, startApiHarness } from "./harness";
 
 let api: ApiHarness;
+let vendors: Harness;
 beforeAll(async () => {
-  api = await startApiHarness();
+  vendors = await startHarness({ timeoutMs: 2_000 });
+  api = await startApiHarness({ verifier: vendors.endpoints });
 });
 afterAll(async () => {
   await api.stop();
+  await vendors.stop();
 });
 
 const servers = "/api/agent-network/mcp-servers";
@@ -26,7 +30,7 @@ const SECRET = "Bearer mcp-secret-7f3a";
 
 const makeServerBody = (overrides: Record<string, unknown> = {}) => ({
   name: "issues",
-  url: "https://mcp.example.com/mcp",
+  url: "http://mcp.example.com/mcp",
   credential: { kind: "header", header_name: "Authorization", value: SECRET },
   ...overrides,
 });
@@ -59,7 +63,7 @@ describe("MCP servers", () => {
     expect(created.body).toMatchObject({
       name: "issues",
       description: "",
-      url: "https://mcp.example.com/mcp",
+      url: "http://mcp.example.com/mcp",
       transport: "streamable_http",
       credential: { kind: "header", header_name: "Authorization" },
       enabled: true,
@@ -118,7 +122,7 @@ describe("MCP servers", () => {
   it("keeps names unique in an account (409), not across accounts", async () => {
     const o = await owner();
     expect((await o.post(servers, makeServerBody())).status).toBe(200);
-    const again = await o.post(servers, makeServerBody({ url: "https://other.example.com/mcp" }));
+    const again = await o.post(servers, makeServerBody({ url: "http://other.example.com/mcp" }));
     expect(again).toMatchObject({
       status: 409,
       body: { code: 409, message: expect.stringContaining("issues") },
@@ -156,11 +160,11 @@ describe("MCP servers", () => {
 
     const renamed = await o.call<McpServer>("PUT", path, {
       name: "tracker",
-      url: "https://mcp.example.com/v2",
+      url: "http://mcp.example.com/v2",
     });
     expect(renamed.body).toMatchObject({
       name: "tracker",
-      url: "https://mcp.example.com/v2",
+      url: "http://mcp.example.com/v2",
       enabled: false,
       price_per_call: 0.002,
       credential: { kind: "header", header_name: "Authorization" },
@@ -169,7 +173,7 @@ describe("MCP servers", () => {
 
     const rekeyed = await o.call<McpServer>("PUT", path, {
       name: "tracker",
-      url: "https://mcp.example.com/v2",
+      url: "http://mcp.example.com/v2",
       credential: { kind: "header", header_name: "X-Api-Key", value: "k2" },
     });
     expect(rekeyed.body.credential).toEqual({ kind: "header", header_name: "X-Api-Key" });
@@ -177,7 +181,7 @@ describe("MCP servers", () => {
 
     const open = await o.call<McpServer>("PUT", path, {
       name: "tracker",
-      url: "https://mcp.example.com/v2",
+      url: "http://mcp.example.com/v2",
       credential: { kind: "none" },
     });
     expect(open.body.credential).toEqual({ kind: "none" });
@@ -204,6 +208,45 @@ describe("MCP servers", () => {
     expect(
       (await api.call("POST", servers, { token: admin, body: makeServerBody({ name: "x" }) })).status,
     ).toBe(200);
+  });
+});
+
+describe("checking an MCP server on create and update", () => {
+  it("initializes it and lists its tools over HTTPS with its credential before storing it", async () => {
+    const o = await owner();
+    const verified = await o.post<McpServer>(
+      servers,
+      makeServerBody({
+        url: vendors.upstream("mcp.vendor.test", "/mcp"),
+        credential: { kind: "header", header_name: "X-Api-Key", value: GOOD_KEY },
+      }),
+    );
+    expect(verified.status).toBe(200);
+    const path = `${servers}/${verified.body.id}`;
+
+    // A URL that moves is checked again, with the stored credential; refused, nothing changes.
+    const moved = await o.call("PUT", path, {
+      name: "issues",
+      url: vendors.upstream("outage.vendor.test", "/mcp"),
+    });
+    expect(moved).toMatchObject({ status: 422, body: { code: 422, reason: "mcp_server.outage" } });
+    expect((await o.call<McpServer>("GET", path)).body.url).toBe(verified.body.url);
+    // A rename alone is not checked.
+    expect((await o.call("PUT", path, { name: "tracker", url: verified.body.url })).status).toBe(200);
+  });
+
+  it("refuses a server that rejects its credential (422), storing nothing, and never echoes the credential", async () => {
+    const o = await owner();
+    const refused = await o.post(
+      servers,
+      makeServerBody({
+        url: vendors.upstream("mcp.vendor.test", "/mcp"),
+        credential: { kind: "header", header_name: "X-Api-Key", value: "wrong-key-1234" },
+      }),
+    );
+    expect(refused).toMatchObject({ status: 422, body: { reason: "mcp_server.credential_rejected" } });
+    expect(JSON.stringify(refused.body)).not.toContain("wrong-key-1234");
+    expect((await o.call<McpServer[]>("GET", servers)).body).toEqual([]);
   });
 });
 

@@ -14,8 +14,8 @@ let owner: { token: string };
 const cspViolations: string[] = [];
 
 const SECRET = "Bearer mcp-secret-7f3a";
-const URL_V1 = "https://mcp.example.com/mcp";
-const URL_V2 = "https://mcp.example.com/v2";
+const URL_V1 = "http://mcp.example.com/mcp";
+const URL_V2 = "http://mcp.example.com/v2";
 
 const go = (p: Page, hash: string) => p.goto(`${stack.baseUrl}/#${hash}`);
 const heading = (p: Page, name: string) => p.getByRole("heading", { level: 1, name });
@@ -97,7 +97,7 @@ describe("MCP servers in the dashboard", { timeout: 60_000 }, () => {
   it("says a name is taken (409)", async () => {
     await page.getByRole("button", { name: "New MCP server" }).click();
     await page.getByLabel("Name", { exact: true }).fill("issues");
-    await page.getByLabel("URL").fill("https://other.example.com/mcp");
+    await page.getByLabel("URL").fill("http://other.example.com/mcp");
     await page.getByRole("button", { name: "Create MCP server" }).click();
     await page.getByRole("alert").getByText("An MCP server named issues already exists").waitFor();
     await page.getByRole("button", { name: "Cancel" }).click();

@@ -66,8 +66,45 @@ export type DiscoverRequest = z.infer<typeof DiscoverRequest>;
 export const DiscoverReply = z.object({ models: z.array(DiscoveredModel) });
 export type DiscoverReply = z.infer<typeof DiscoverReply>;
 
-/** The provider-verifier: the only part that dials vendor listing endpoints. */
+/** Why an MCP server was stored without a check; none is an error. */
+export const UnverifiedMcpReason = z.enum([
+  /** An http:// URL: the verifier sends credentials over TLS only (the proxy relays as configured). */
+  "plain_http",
+  /** The server resolves to a private, loopback, link-local or otherwise non-public address. */
+  "private_address",
+  /** skip_tls_verification is on: the verifier never dials with verification off. */
+  "tls_verification_skipped",
+]);
+export type UnverifiedMcpReason = z.infer<typeof UnverifiedMcpReason>;
+
+/** Codes of a refused MCP server check, thrown as AppError 422 and passed on by the control-plane. */
+export const MCP_VERIFY_REFUSALS = {
+  rejectedCredential: "mcp_server.credential_rejected",
+  unresolvable: "mcp_server.unresolvable",
+  unreachable: "mcp_server.unreachable",
+  outage: "mcp_server.outage",
+  timeout: "mcp_server.timeout",
+  badResponse: "mcp_server.bad_response",
+} as const;
+
+export const VerifyMcpServerRequest = z.object({
+  url: z.string(),
+  /** The header the server takes its credential in, with the value; absent for a server without one. */
+  credential: z.object({ header_name: z.string(), value: z.string() }).optional(),
+  skip_tls_verification: z.boolean(),
+});
+export type VerifyMcpServerRequest = z.infer<typeof VerifyMcpServerRequest>;
+
+export const VerifyMcpServerReply = z.discriminatedUnion("outcome", [
+  /** It initialized and listed its tools (how many, all of them, before any grant). */
+  z.object({ outcome: z.literal("verified"), tools: z.number().int().min(0) }),
+  z.object({ outcome: z.literal("unverified"), reason: UnverifiedMcpReason }),
+]);
+export type VerifyMcpServerReply = z.infer<typeof VerifyMcpServerReply>;
+
+/** The provider-verifier: the only part that dials vendor listing endpoints and MCP servers on create. */
 export const Verifier = {
   verifyProvider: endpoint("agn.verify.provider", VerifyProviderRequest, VerifyProviderReply),
   discover: endpoint("agn.verify.discover", DiscoverRequest, DiscoverReply),
+  verifyMcpServer: endpoint("agn.verify.mcp_server", VerifyMcpServerRequest, VerifyMcpServerReply),
 } as const;

@@ -1,5 +1,12 @@
-import { type Caller, ControlPlane, conflict, type McpCredentialBody } from "@agentnet/contracts";
-import { mcpServerCredentialAad, seal } from "@agentnet/sealing";
+import { request } from "@agentnet/bus";
+import {
+  type Caller,
+  ControlPlane,
+  conflict,
+  type McpCredentialBody,
+  type VerifyMcpServerReply,
+} from "@agentnet/contracts";
+import { mcpServerCredentialAad, seal, unseal } from "@agentnet/sealing";
 import { newId } from "@agentnet/service-kit";
 import { requireAccountWideGrant, requireWriter } from "../domain/access";
 import { mergeMcpServerUpdate } from "../domain/mcp-servers";
@@ -33,6 +40,38 @@ export function registerMcpServerHandlers(ctx: HandlerContext) {
   const load = (caller: Caller, id: string) =>
     loadOwned<McpServerDoc>(models.McpServer, caller, id, "MCP server");
 
+  /** Asks the verifier to initialize the server and list its tools; a refusal comes back as its 422. */
+  const verify = async (fields: {
+    url: string;
+    skip_tls_verification: boolean;
+    credential: { header_name: string; value: string } | undefined;
+  }): Promise<string> => {
+    const reply: VerifyMcpServerReply = await request(
+      ctx.nc,
+      ctx.verifier.verifyMcpServer,
+      {
+        url: fields.url,
+        skip_tls_verification: fields.skip_tls_verification,
+        ...(fields.credential ? { credential: fields.credential } : {}),
+      },
+      { timeoutMs: ctx.verifyTimeoutMs },
+    );
+    return reply.outcome === "verified" ? `verified:${reply.tools}_tools` : `unverified:${reply.reason}`;
+  };
+
+  /** The credential a check sends: the one a body sends, else the stored one (opened). */
+  const credentialToCheck = (stored: McpServerDoc | undefined, sent: McpCredentialBody | undefined) => {
+    if (sent)
+      return sent.kind === "header" ? { header_name: sent.header_name, value: sent.value } : undefined;
+    if (stored?.credential_kind !== "header" || !stored.sealed_credential) return undefined;
+    const value = unseal(
+      ctx.sealingKey,
+      stored.sealed_credential,
+      mcpServerCredentialAad(stored.account_id, stored._id),
+    );
+    return { header_name: stored.credential_header ?? "", value };
+  };
+
   handle(ctx, ControlPlane.mcpServersList, async ({ caller }) => {
     requireAccountWideGrant(caller);
     const docs = await models.McpServer.find({ account_id: caller.account_id })
@@ -50,16 +89,23 @@ export function registerMcpServerHandlers(ctx: HandlerContext) {
     requireWriter(caller);
     const id = newId();
     const { credential, ...fields } = body;
+    // A refusal throws here, before anything is written.
+    const verification = await verify({
+      url: body.url,
+      skip_tls_verification: body.skip_tls_verification,
+      credential: credentialToCheck(undefined, credential),
+    });
     const document = {
       _id: id,
       account_id: caller.account_id,
       ...fields,
       ...storedCredential(caller.account_id, id, credential),
+      verification,
     };
     await assertConfigFits(ctx, caller.account_id, { after: document });
     try {
       const created = await models.McpServer.create(document);
-      ctx.logger.info({ account_id: caller.account_id, mcp_server: id }, "MCP server created");
+      ctx.logger.info({ account_id: caller.account_id, mcp_server: id, verification }, "MCP server created");
       announceConfigChange(ctx, caller.account_id);
       return toMcpServer(created.toObject());
     } catch (error) {
@@ -74,6 +120,19 @@ export function registerMcpServerHandlers(ctx: HandlerContext) {
     const { set, unset } = mergeMcpServerUpdate(stored, body, (credential) =>
       storedCredential(caller.account_id, stored._id, credential),
     );
+    const skipTls = body.skip_tls_verification ?? stored.skip_tls_verification;
+    if (
+      body.url !== stored.url ||
+      body.credential !== undefined ||
+      skipTls !== stored.skip_tls_verification
+    ) {
+      // Where it is, or how it is reached, changed: checked again; a refusal leaves the stored server as it was.
+      set.verification = await verify({
+        url: body.url,
+        skip_tls_verification: skipTls,
+        credential: credentialToCheck(stored, body.credential),
+      });
+    }
     await assertConfigFits(ctx, caller.account_id, { before: stored, after: { ...stored, ...set } });
     try {
       const updated = await models.McpServer.findOneAndUpdate(

@@ -82,6 +82,8 @@ export interface McpServerDoc {
   enabled: boolean;
   skip_tls_verification: boolean;
   price_per_call: number;
+  /** The last check: `verified:<n>_tools`, or why the server was stored unverified (`unverified:<reason>`). */
+  verification?: string;
   created_at: Date;
   updated_at: Date;
 }
@@ -193,6 +195,7 @@ const mcpServerSchema = new Schema<McpServerDoc>(
     enabled: Boolean,
     skip_tls_verification: Boolean,
     price_per_call: Number,
+    verification: String,
   },
   { timestamps },
 );

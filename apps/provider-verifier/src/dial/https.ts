@@ -66,7 +66,7 @@ export function errorCodeOf(error: unknown, depth = 0): string | undefined {
   return inner ?? own;
 }
 
-const failureFor = (error: unknown, host: string): DialFailure => {
+export const failureFor = (error: unknown, host: string): DialFailure => {
   const code = errorCodeOf(error) ?? "ECONNRESET";
   if (
     code === "UND_ERR_CONNECT_TIMEOUT" ||
@@ -80,13 +80,13 @@ const failureFor = (error: unknown, host: string): DialFailure => {
 };
 
 /** Drops a body unread. The abort it causes is expected, so it must not surface as uncaught. */
-const discard = (body: Readable) => {
+export const discard = (body: Readable) => {
   body.on("error", () => undefined);
   body.destroy();
 };
 
 /** Reads at most `limit` bytes; beyond that the stream is dropped and undefined returned. */
-async function readCapped(body: Readable, limit: number) {
+export async function readCapped(body: Readable, limit: number) {
   const chunks: Buffer[] = [];
   let size = 0;
   body.on("error", () => undefined);

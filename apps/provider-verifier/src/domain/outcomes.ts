@@ -15,7 +15,7 @@ export type DialFailure =
   | { kind: "not_json"; host: string }
   | { kind: "bad_shape"; host: string; why: string };
 
-const TLS_HINT: Record<string, string> = {
+export const TLS_HINT: Record<string, string> = {
   ERR_TLS_CERT_ALTNAME_INVALID: "the certificate does not name this host",
   CERT_HAS_EXPIRED: "the certificate has expired",
   DEPTH_ZERO_SELF_SIGNED_CERT: "the certificate is self-signed",
@@ -24,7 +24,7 @@ const TLS_HINT: Record<string, string> = {
   UNABLE_TO_GET_ISSUER_CERT_LOCALLY: "the certificate is not signed by a trusted authority",
 };
 
-const UNREACHABLE_HINT: Record<string, string> = {
+export const UNREACHABLE_HINT: Record<string, string> = {
   ECONNREFUSED: "refused the connection",
   ECONNRESET: "closed the connection",
   UND_ERR_SOCKET: "closed the connection",

@@ -3,6 +3,7 @@ import { type Endpoint, QUEUE, type Verifier } from "@agentnet/contracts";
 import type { Logger } from "@agentnet/service-kit";
 import type { CheckContext } from "../checks/context";
 import { discoverModels } from "../checks/discover";
+import { verifyMcpServer } from "../checks/verify-mcp-server";
 import { verifyProvider } from "../checks/verify-provider";
 import { withoutCredential } from "../domain/outcomes";
 
@@ -18,7 +19,7 @@ const handle = <E extends Endpoint>(
     onUnexpectedError: (err, subject) => logger.error({ err, subject }, "handler failed"),
   });
 
-/** Answers `agn.verify.provider` and `agn.verify.discover` (or their test-prefixed subjects). */
+/** Answers `agn.verify.provider`, `agn.verify.discover` and `agn.verify.mcp_server` (or their test-prefixed subjects). */
 export function registerVerifierHandlers(
   nc: NatsConnection,
   ctx: CheckContext,
@@ -37,6 +38,13 @@ export function registerVerifierHandlers(
         return await discoverModels(ctx, req);
       } catch (error) {
         throw withoutCredential(error, req.api_key);
+      }
+    }),
+    handle(nc, ctx.logger, endpoints.verifyMcpServer, async (req) => {
+      try {
+        return await verifyMcpServer(ctx, req);
+      } catch (error) {
+        throw req.credential ? withoutCredential(error, req.credential.value) : error;
       }
     }),
   ];

@@ -47,6 +47,59 @@ const ANTHROPIC_PAGES: Record<string, unknown> = {
  */
 export const vertexTokens: { accepts: (token: string | undefined) => boolean } = { accepts: () => false };
 
+/**
+ * A minimal MCP server on the Streamable HTTP transport, taking GOOD_KEY in `x-api-key`: it answers
+ * `initialize` as JSON with a session id, `tools/list` as an event stream, notifications with 202,
+ * and DELETE of its session; what it was asked is in `mcpCalls`.
+ */
+export const mcpCalls: string[] = [];
+const MCP_SESSION = "mcp-session-1";
+const mcpScenario: Scenario = (req, res, url) => {
+  if (url.pathname !== "/mcp") return json(res, 404, {});
+  if (req.headers["x-api-key"] !== GOOD_KEY) return json(res, 401, { error: "unauthorized" });
+  if (req.method === "DELETE") {
+    mcpCalls.push("DELETE");
+    res.writeHead(200).end();
+    return;
+  }
+  let text = "";
+  req.on("data", (chunk: Buffer) => {
+    text += chunk.toString();
+  });
+  req.on("end", () => {
+    const message = JSON.parse(text) as { id?: number; method: string };
+    mcpCalls.push(message.method);
+    if (message.id === undefined) {
+      res.writeHead(202).end();
+      return;
+    }
+    if (message.method === "initialize") {
+      res.writeHead(200, { "content-type": "application/json", "mcp-session-id": MCP_SESSION });
+      res.end(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: message.id,
+          result: {
+            protocolVersion: "2025-06-18",
+            capabilities: { tools: {} },
+            serverInfo: { name: "t", version: "1" },
+          },
+        }),
+      );
+      return;
+    }
+    if (req.headers["mcp-session-id"] !== MCP_SESSION) return json(res, 404, { error: "no session" });
+    const tools = [
+      { name: "search", inputSchema: { type: "object" } },
+      { name: "fetch", inputSchema: { type: "object" } },
+    ];
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.end(
+      `event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: message.id, result: { tools } })}\n\n`,
+    );
+  });
+};
+
 /** One vendor behaviour per hostname (the Host header), all on the same local HTTPS server. */
 const SCENARIOS: Record<string, Scenario> = {
   "ok.vendor.test": (req, res, url) => {
@@ -118,6 +171,7 @@ const SCENARIOS: Record<string, Scenario> = {
     });
   },
   "bedrock.vendor.test": bedrockScenario(GOOD_KEY),
+  "mcp.vendor.test": mcpScenario,
   "azure.vendor.test": (req, res, url) => {
     if (url.pathname !== "/openai/deployments" || url.searchParams.get("api-version") !== "2022-12-01") {
       return json(res, 404, {});
