@@ -25,6 +25,22 @@ export interface FakeUsage {
   creation: number;
 }
 
+/** A tool call a fake vendor answers with in place of its text reply. */
+export interface FakeToolCall {
+  /** Its id: Anthropic's `tool_use` id, the Responses API's `call_id`. */
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+  /** The Responses API's tool namespace the function is in (Codex lists each MCP server's tools in one). */
+  namespace?: string;
+}
+
+/**
+ * Picks one turn's answer from the request's body: a tool call, or undefined for the text reply.
+ * An agent's turns scripted by what the conversation holds so far (a tool result answers the call).
+ */
+export type FakeTurns = (body: Record<string, unknown>) => FakeToolCall | undefined;
+
 export interface SeenRequest {
   method: string;
   path: string;
@@ -45,6 +61,8 @@ export class FakeUpstream {
   usage: FakeUsage = { input: 100, output: 20, cached: 0, creation: 0 };
   reply = "Hello from upstream";
   holdStream = false;
+  /** Set to answer some turns with a tool call (Anthropic Messages and the Responses API). */
+  turns: FakeTurns | undefined;
   seen: SeenRequest[] = [];
   /** Requests whose client went away before the answer was complete. */
   aborted = 0;
@@ -140,12 +158,16 @@ export class FakeUpstream {
   }
 
   private responses(res: ServerResponse, body: Record<string, unknown>) {
-    this.json(res, responseObject(this.openaiAnswer(body, [this.reply])));
+    const call = this.turns?.(body);
+    const answer = responseObject(this.openaiAnswer(body, [this.reply]));
+    this.json(res, call ? { ...answer, output: [functionCallItem(call)] } : answer);
   }
 
   /** The Responses API's streaming events, as Codex reads them; usage comes in `response.completed`. */
   private responsesStream(res: ServerResponse, body: Record<string, unknown>) {
-    return this.sse(res, responseEvents(this.openaiAnswer(body, [this.reply])));
+    const call = this.turns?.(body);
+    const answer = this.openaiAnswer(body, [this.reply]);
+    return this.sse(res, call ? functionCallEvents(responseObject(answer), call) : responseEvents(answer));
   }
 
   private embeddings(res: ServerResponse, body: Record<string, unknown>) {
@@ -178,10 +200,95 @@ export class FakeUpstream {
   }
 
   private anthropic(res: ServerResponse, body: Record<string, unknown>) {
-    this.json(res, anthropicMessage(this.anthropicAnswer(body)));
+    const call = this.turns?.(body);
+    const message = anthropicMessage({
+      ...this.anthropicAnswer(body),
+      ...(call ? { id: `msg_${call.id}` } : {}),
+    });
+    this.json(
+      res,
+      call
+        ? {
+            ...message,
+            content: [{ type: "tool_use", id: call.id, name: call.name, input: call.input }],
+            stop_reason: "tool_use",
+          }
+        : message,
+    );
   }
 
   private anthropicStream(res: ServerResponse, body: Record<string, unknown>) {
-    return this.sse(res, anthropicStreamEvents(this.anthropicAnswer(body)));
+    const call = this.turns?.(body);
+    const answer = this.anthropicAnswer(body);
+    // A message id of its own: Claude Code joins the blocks of messages that share one.
+    return this.sse(
+      res,
+      call ? toolUseEvents({ ...answer, id: `msg_${call.id}` }, call) : anthropicStreamEvents(answer),
+    );
   }
+}
+
+/**
+ * An Anthropic stream whose one content block is a `tool_use`, its input in one JSON delta, ending
+ * with stop reason `tool_use`.
+ */
+function toolUseEvents(answer: AnthropicAnswer, call: FakeToolCall) {
+  const [start, ...rest] = anthropicStreamEvents({ ...answer, stopReason: "tool_use" });
+  const end = rest.filter((e) => e.event === "message_delta" || e.event === "message_stop");
+  const event = (type: string, data: Record<string, unknown>) => ({ event: type, data: { type, ...data } });
+  return [
+    ...(start ? [start] : []),
+    event("content_block_start", {
+      index: 0,
+      content_block: { type: "tool_use", id: call.id, name: call.name, input: {} },
+    }),
+    event("content_block_delta", {
+      index: 0,
+      delta: { type: "input_json_delta", partial_json: JSON.stringify(call.input) },
+    }),
+    event("content_block_stop", { index: 0 }),
+    ...end,
+  ];
+}
+
+/** The Responses API's output item of a function call, completed. */
+const functionCallItem = (call: FakeToolCall) => ({
+  type: "function_call",
+  id: `fc_${call.id}`,
+  call_id: call.id,
+  name: call.name,
+  ...(call.namespace === undefined ? {} : { namespace: call.namespace }),
+  arguments: JSON.stringify(call.input),
+  status: "completed",
+});
+
+/** The Responses API's streaming events of an answer whose one output is a function call. */
+function functionCallEvents(done: Record<string, unknown>, call: FakeToolCall) {
+  const item = functionCallItem(call);
+  const events: Record<string, unknown>[] = [
+    { type: "response.created", response: { ...done, status: "in_progress", output: [], usage: null } },
+    {
+      type: "response.output_item.added",
+      output_index: 0,
+      item: { ...item, arguments: "", status: "in_progress" },
+    },
+    {
+      type: "response.function_call_arguments.delta",
+      item_id: item.id,
+      output_index: 0,
+      delta: item.arguments,
+    },
+    {
+      type: "response.function_call_arguments.done",
+      item_id: item.id,
+      output_index: 0,
+      arguments: item.arguments,
+    },
+    { type: "response.output_item.done", output_index: 0, item },
+    { type: "response.completed", response: { ...done, output: [item] } },
+  ];
+  return events.map((data, sequence) => ({
+    event: String(data.type),
+    data: { ...data, sequence_number: sequence },
+  }));
 }

@@ -19,10 +19,29 @@ export interface ClaudeRun extends AgentRun {
   json: { result?: string; is_error?: boolean; session_id?: string; subtype?: string } | undefined;
 }
 
+/** A remote MCP server as a user adds it (`claude mcp add --transport http`), with its headers. */
+export interface ClaudeMcpServer {
+  name: string;
+  url: string;
+  headers: Record<string, string>;
+}
+
+/** The `claude mcp add` a user runs once for `server` (local scope: this HOME, which is the working directory). */
+export const mcpAddArgs = (server: ClaudeMcpServer): string[] => [
+  "mcp",
+  "add",
+  "--transport",
+  "http",
+  server.name,
+  server.url,
+  ...Object.entries(server.headers).flatMap(([name, value]) => ["--header", `${name}: ${value}`]),
+];
+
 /**
  * Runs `claude -p <prompt> --output-format json` with an agentnet token (sent as
  * `Authorization: Bearer`), with telemetry and non-essential traffic off: pointed at `baseUrl`
- * on Anthropic's API, or where `env` says (Vertex mode names its own base URL there).
+ * on Anthropic's API, or where `env` says (Vertex mode names its own base URL there). `mcpServers`
+ * are added first with `claude mcp add` in the same HOME; `args` go on the run's command line.
  */
 export async function runClaude(options: {
   baseUrl?: string;
@@ -31,10 +50,19 @@ export async function runClaude(options: {
   model?: string;
   timeoutMs?: number;
   env?: Record<string, string>;
+  mcpServers?: ClaudeMcpServer[];
+  args?: string[];
 }): Promise<ClaudeRun> {
   const run = await runAgent(
     claudeBinary(),
-    ["-p", options.prompt, "--output-format", "json", ...(options.model ? ["--model", options.model] : [])],
+    [
+      "-p",
+      options.prompt,
+      "--output-format",
+      "json",
+      ...(options.model ? ["--model", options.model] : []),
+      ...(options.args ?? []),
+    ],
     {
       ...(options.baseUrl ? { ANTHROPIC_BASE_URL: options.baseUrl } : {}),
       ANTHROPIC_AUTH_TOKEN: options.token,
@@ -43,7 +71,7 @@ export async function runClaude(options: {
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
       ...options.env,
     },
-    { timeoutMs: options.timeoutMs },
+    { timeoutMs: options.timeoutMs, setup: (options.mcpServers ?? []).map(mcpAddArgs) },
   );
   return { ...run, json: parseResult(run.stdout) };
 }

@@ -20,7 +20,8 @@ function codexBinary(): string {
 /**
  * Runs `codex exec --skip-git-repo-check <prompt>` with no configuration file: the key in
  * CODEX_API_KEY (Codex 0.169 no longer reads OPENAI_API_KEY or OPENAI_BASE_URL for `exec`) and the
- * gateway as the built-in OpenAI provider's base URL, given on the command line.
+ * gateway as the built-in OpenAI provider's base URL, given on the command line. `config` is
+ * written as `~/.codex/config.toml` (CODEX_HOME's default) when given; `env` adds to its environment.
  */
 export function runCodex(options: {
   baseUrl: string;
@@ -28,6 +29,8 @@ export function runCodex(options: {
   prompt: string;
   model?: string;
   timeoutMs?: number;
+  config?: string;
+  env?: Record<string, string>;
 }): Promise<AgentRun> {
   return runAgent(
     codexBinary(),
@@ -39,7 +42,10 @@ export function runCodex(options: {
       ...(options.model ? ["-m", options.model] : []),
       options.prompt,
     ],
-    { CODEX_API_KEY: options.token },
-    { timeoutMs: options.timeoutMs },
+    { CODEX_API_KEY: options.token, ...options.env },
+    {
+      timeoutMs: options.timeoutMs,
+      ...(options.config === undefined ? {} : { files: { ".codex/config.toml": options.config } }),
+    },
   );
 }
