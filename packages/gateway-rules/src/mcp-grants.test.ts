@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { grantAllowsTool, isToolGranted, reachableMcpServers, toolPatternMatches } from "./mcp-grants";
+import {
+  grantAllowsTool,
+  isToolGranted,
+  reachableMcpServers,
+  toolGrant,
+  toolPatternMatches,
+} from "./mcp-grants";
 
 const grant = (server_id: string, include_tools: string[] = [], exclude_tools: string[] = []) => ({
   server_id,
@@ -11,11 +17,17 @@ const policy = (
   source_groups: string[],
   mcp_servers: ReturnType<typeof grant>[],
   enabled = true,
-) => ({
+  guardrail_ids: string[] = [],
+) => ({ id, enabled, source_groups, mcp_servers, guardrail_ids });
+const NO_GUARDRAILS = new Map();
+/** A guardrail whose only check is a tool blocklist. */
+const blocking = (id: string, patterns: string[], enabled = true) => ({
   id,
-  enabled,
-  source_groups,
-  mcp_servers,
+  checks: {
+    model_allowlist: { enabled: false, models: [] },
+    prompt_capture: { enabled: false, redact_pii: false },
+    tool_blocklist: { enabled, patterns },
+  },
 });
 
 describe("toolPatternMatches", () => {
@@ -64,9 +76,9 @@ describe("grantAllowsTool", () => {
 
 describe("reachableMcpServers", () => {
   const servers = [
-    { id: "srv-docs", enabled: true },
-    { id: "srv-db", enabled: true },
-    { id: "srv-off", enabled: false },
+    { id: "srv-docs", name: "docs", enabled: true },
+    { id: "srv-db", name: "db", enabled: true },
+    { id: "srv-off", name: "off", enabled: false },
   ];
 
   it("denies by default: a server no covering policy grants is not reached", () => {
@@ -90,11 +102,11 @@ describe("reachableMcpServers", () => {
     ];
     const [both] = reachableMcpServers(servers, policies, ["grp-eng", "grp-oncall"]);
     expect(both?.grants.map((g) => g.policy.id)).toEqual(["p1", "p2"]);
-    expect(both && isToolGranted(both, "restart")).toBe(true);
-    expect(both && isToolGranted(both, "read_rows")).toBe(true);
-    expect(both && isToolGranted(both, "drop_table")).toBe(false);
+    expect(both && isToolGranted(both, "restart", NO_GUARDRAILS)).toBe(true);
+    expect(both && isToolGranted(both, "read_rows", NO_GUARDRAILS)).toBe(true);
+    expect(both && isToolGranted(both, "drop_table", NO_GUARDRAILS)).toBe(false);
     const [engOnly] = reachableMcpServers(servers, policies, ["grp-eng"]);
-    expect(engOnly && isToolGranted(engOnly, "restart")).toBe(false);
+    expect(engOnly && isToolGranted(engOnly, "restart", NO_GUARDRAILS)).toBe(false);
   });
 
   it("lists servers in the order of the first policy granting them", () => {
@@ -106,5 +118,32 @@ describe("reachableMcpServers", () => {
       "srv-db",
       "srv-docs",
     ]);
+  });
+
+  it("blocks a tool an enabled blocklist of the granting policy's guardrails names as {server}__{tool}", () => {
+    const guardrails = new Map([
+      ["g-no-deletes", blocking("g-no-deletes", ["*delete*"])],
+      ["g-off", blocking("g-off", ["*"], false)],
+    ]);
+    const blocked = [policy("p1", ["grp-eng"], [grant("srv-db")], true, ["g-no-deletes", "g-off"])];
+    const [reach] = reachableMcpServers(servers, blocked, ["grp-eng"]);
+    if (!reach) throw new Error("not reached");
+    expect(toolGrant(reach, "delete_rows", guardrails)).toEqual({ refused: "guardrail.tool_blocked" });
+    expect(toolGrant(reach, "read_rows", guardrails)).toEqual({ policy: blocked[0] });
+    // Another policy granting the tool without the guardrail lets it through: grants add up.
+    const open = [...blocked, policy("p2", ["grp-eng"], [grant("srv-db", ["delete_rows"])])];
+    const [either] = reachableMcpServers(servers, open, ["grp-eng"]);
+    if (!either) throw new Error("not reached");
+    expect(toolGrant(either, "delete_rows", guardrails)).toEqual({ policy: open[1] });
+    expect(toolGrant(either, "drop_table", guardrails)).toEqual({ policy: open[0] });
+  });
+
+  it("names the server in what a blocklist matches, so one pattern can block one server's tools", () => {
+    const guardrails = new Map([["g", blocking("g", ["db__*"])]]);
+    const policies = [policy("p1", ["grp-eng"], [grant("srv-db"), grant("srv-docs")], true, ["g"])];
+    const [db, docs] = reachableMcpServers(servers, policies, ["grp-eng"]);
+    if (!db || !docs) throw new Error("not reached");
+    expect(isToolGranted(db, "search", guardrails)).toBe(false);
+    expect(isToolGranted(docs, "search", guardrails)).toBe(true);
   });
 });

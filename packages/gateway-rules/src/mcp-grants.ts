@@ -1,4 +1,10 @@
-import { type McpServer, type McpServerGrant, type Policy, policyCovers } from "@agentnet/contracts";
+import {
+  type Guardrail,
+  type McpServer,
+  type McpServerGrant,
+  type Policy,
+  policyCovers,
+} from "@agentnet/contracts";
 
 /**
  * Whether a tool name matches a grant's pattern: the whole name, where `*` stands for any run of
@@ -60,6 +66,46 @@ export function reachableMcpServers<
   return [...reach.values()];
 }
 
-/** Grants add up: a tool of a reached server is granted when any of its grants lets it through. */
-export const isToolGranted = (reach: Pick<McpServerReach<unknown, unknown>, "grants">, tool: string) =>
-  reach.grants.some(({ grant }) => grantAllowsTool(grant, tool));
+type BlocklistSource = Pick<Guardrail, "checks">;
+
+/** Whether an enabled tool blocklist among a policy's guardrails names the tool (`{server}__{tool}`). */
+export function policyBlocksTool(
+  policy: Pick<Policy, "guardrail_ids">,
+  guardrails: ReadonlyMap<string, BlocklistSource>,
+  joinedName: string,
+): boolean {
+  return policy.guardrail_ids.some((id) => {
+    const blocklist = guardrails.get(id)?.checks.tool_blocklist;
+    return blocklist?.enabled === true && blocklist.patterns.some((p) => toolPatternMatches(p, joinedName));
+  });
+}
+
+/** Why no grant lets a tool through: none names it, or the guardrails of those that do block it. */
+export type ToolRefusal = "mcp.tool_not_granted" | "guardrail.tool_blocked";
+
+/**
+ * The policy that lets a caller call `tool` on a reached server, or why none does. Grants add up: a
+ * tool passes when any grant of the server lets it through and the guardrails of that grant's
+ * policy do not block it (as a model passes when any granting policy lets it through).
+ */
+export function toolGrant<P extends Pick<Policy, "guardrail_ids">>(
+  reach: { server: Pick<McpServer, "name">; grants: readonly { policy: P; grant: McpServerGrant }[] },
+  tool: string,
+  guardrails: ReadonlyMap<string, BlocklistSource>,
+): { policy: P } | { refused: ToolRefusal } {
+  const joinedName = `${reach.server.name}__${tool}`;
+  let named = false;
+  for (const { policy, grant } of reach.grants) {
+    if (!grantAllowsTool(grant, tool)) continue;
+    named = true;
+    if (!policyBlocksTool(policy, guardrails, joinedName)) return { policy };
+  }
+  return { refused: named ? "guardrail.tool_blocked" : "mcp.tool_not_granted" };
+}
+
+/** Whether some grant lets the caller call `tool` (`toolGrant`). */
+export const isToolGranted = <P extends Pick<Policy, "guardrail_ids">>(
+  reach: { server: Pick<McpServer, "name">; grants: readonly { policy: P; grant: McpServerGrant }[] },
+  tool: string,
+  guardrails: ReadonlyMap<string, BlocklistSource>,
+): boolean => "policy" in toolGrant(reach, tool, guardrails);

@@ -1,6 +1,6 @@
 import { NO_AMOUNT } from "@agentnet/caps";
 import { type Caller, Events, type McpServerGrant, type Policy } from "@agentnet/contracts";
-import { grantAllowsTool } from "@agentnet/gateway-rules";
+import { toolGrant } from "@agentnet/gateway-rules";
 import type { HttpAnswer, HttpRequest } from "@agentnet/service-kit";
 import type { ProxyContext } from "../context";
 import { captured, capturePlan } from "../domain/capture";
@@ -46,10 +46,11 @@ export async function runToolCall(
 ): Promise<void> {
   const startedAt = Date.now();
   const { tool, server } = route;
-  const granting =
+  const verdict =
     tool === undefined || !route.relay
-      ? undefined
-      : route.grants.find(({ grant }) => grantAllowsTool(grant, tool));
+      ? ({ refused: "mcp.tool_not_granted" } as const)
+      : toolGrant({ server, grants: route.grants }, tool, route.view.guardrails);
+  const granting = "policy" in verdict ? verdict : undefined;
   // Accounts without settings were answered before: they are not here.
   const settings = route.view.snapshot.settings ?? NO_COLLECTION;
   const plan = capturePlan(settings, granting?.policy, route.view.guardrails);
@@ -66,7 +67,7 @@ export async function runToolCall(
     path: req.url ?? "",
     sessionId: toolCallSession(sessionIdFrom(req.headers), route.session),
     decision: "deny",
-    denyReason: "mcp.tool_not_granted",
+    denyReason: "refused" in verdict ? verdict.refused : "",
     status: TOOL_REFUSED_STATUS,
     requestBytes: Buffer.byteLength(text),
     responseBytes: 0,
@@ -75,14 +76,16 @@ export async function runToolCall(
   if (args !== undefined) record.arguments = args;
   if (!granting || !route.relay) {
     // As the MCP schema answers an unknown tool (-32602): a tool not granted is one the caller cannot see.
+    const why =
+      record.denyReason === "guardrail.tool_blocked" ? "a guardrail blocks it" : "no policy grants it to you";
     record.responseBytes = answerError(
       res,
       200,
       message.id,
       JSON_RPC.invalidParams,
-      `Unknown tool: ${tool ?? "(none named)"}: no policy grants it to you on ${server.name}`,
+      `Unknown tool: ${tool ?? "(none named)"}: ${why} on ${server.name}`,
       {},
-      { reason: "mcp.tool_not_granted" },
+      { reason: record.denyReason },
     );
     publish(ctx, record);
     return;

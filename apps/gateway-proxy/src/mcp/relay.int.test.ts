@@ -5,7 +5,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CreateMessageRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeMcpServer, makePolicy } from "../test-support/factories";
+import { makeGuardrail, makeMcpServer, makePolicy, makeSettings } from "../test-support/factories";
 import { startTestMcpServer, type TestMcpServer } from "../test-support/mcp-server";
 import { type ProxyHarness, startProxyHarness } from "../test-support/proxy-harness";
 import { keptEvents } from "../test-support/requests";
@@ -282,5 +282,74 @@ describe("/mcp/{server} refusals", () => {
       params: { name: "echo", arguments: { text: "x".repeat(11 * 1024 * 1024) } },
     });
     expect((await post(tokens.eng, huge)).status).toBe(413);
+  });
+});
+
+describe("guardrails on tool traffic", () => {
+  it("hides and refuses a tool an enabled blocklist of the granting policy's guardrails names, and captures as prompts are", async () => {
+    const accountId = "acc_mcp_guarded";
+    const {
+      tokens: [token = ""],
+    } = harness.accountOf(
+      {
+        settings: makeSettings({ enable_log_collection: true, enable_prompt_collection: true }),
+        mcp_servers: [
+          makeMcpServer({
+            id: "mcp_tools",
+            name: "tools",
+            url: upstream.url,
+            credential: { kind: "header", header_name: "X-Api-Key" },
+            sealed_credential: seal(
+              parseSealingKeys(TEST_SEALING_KEY),
+              SERVER_KEY,
+              mcpServerCredentialAad(accountId, "mcp_tools"),
+            ),
+          }),
+        ],
+        guardrails: [
+          makeGuardrail({
+            id: "gr_tools",
+            checks: {
+              model_allowlist: { enabled: false, models: [] },
+              prompt_capture: { enabled: true, redact_pii: true },
+              tool_blocklist: { enabled: true, patterns: ["*__summ*"] },
+            },
+          }),
+        ],
+        policies: [
+          makePolicy({
+            id: "pol_guarded",
+            source_groups: ["grp_eng"],
+            destination_provider_ids: [],
+            guardrail_ids: ["gr_tools"],
+            mcp_servers: [McpServerGrant.parse({ server_id: "mcp_tools" })],
+          }),
+        ],
+      },
+      [{ group_ids: ["grp_eng"] }],
+      accountId,
+    );
+    const { client } = await connect(token);
+    expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual([
+      "delete_issue",
+      "echo",
+      "get_issue",
+    ]);
+    await expect(client.callTool({ name: "summarize", arguments: { text: "t" } })).rejects.toThrow(
+      /Unknown tool: summarize: a guardrail blocks it on tools/,
+    );
+    await client.callTool({ name: "echo", arguments: { text: "mail me at ada@example.com" } });
+    await client.close();
+    await eventually(() => kept.of(accountId).length >= 2);
+    const [blocked, echoed] = kept.of(accountId);
+    expect(blocked).toMatchObject({
+      decision: "deny",
+      deny_reason: "guardrail.tool_blocked",
+      status_code: 403,
+    });
+    // The capture guardrail captures arguments and answers, redacted as prompts are.
+    expect(echoed?.request_prompt).toContain("mail me at");
+    expect(echoed?.request_prompt).not.toContain("ada@example.com");
+    expect(echoed?.response_completion).not.toContain("ada@example.com");
   });
 });

@@ -123,7 +123,7 @@ export async function handleMcp(
     await runToolCall(ctx, req, res, route, parsed.message, text);
     return;
   }
-  const granted = (tool: string) => isToolGranted(target.reach, tool);
+  const granted = (tool: string) => isToolGranted(target.reach, tool, target.view.guardrails);
   await forward(relay, {
     method: "POST",
     body: text,

@@ -303,7 +303,9 @@ async function listTools(joined: Joined, message: JsonRpcRequest): Promise<void>
       });
       const result = answer.answer && "result" in answer.answer ? answer.answer.result : undefined;
       if (!result) throw new Error(`tools/list answered ${answer.status}`);
-      const granted = grantedToolList(result, (tool) => isToolGranted(target.reach, tool));
+      const granted = grantedToolList(result, (tool) =>
+        isToolGranted(target.reach, tool, target.view.guardrails),
+      );
       if (Array.isArray(granted.tools)) tools.push(...granted.tools);
       cursor =
         typeof result.nextCursor === "string" && result.nextCursor !== "" ? result.nextCursor : undefined;

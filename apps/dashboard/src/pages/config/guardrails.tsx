@@ -5,6 +5,7 @@ import { policiesUsing } from "../../components/confirm";
 import { CrudPage } from "../../components/crud";
 import { useFieldErrors } from "../../components/field-errors";
 import { Check, Field, FormActions, FormError } from "../../components/ui";
+import { parsePatterns, patternsText } from "../../domain/mcp-grants";
 import { modelChoices, type ProviderModelChoices } from "../../domain/model-choices";
 import { useLoad, useSubmit } from "../../hooks";
 import { useSession } from "../../session";
@@ -23,7 +24,7 @@ export function GuardrailsPage() {
       title="Guardrails"
       lede="Checks a policy applies: a model allowlist and prompt capture."
       noun="guardrail"
-      empty="Add one to restrict which models a policy's members may call, or to capture their prompts."
+      empty="Add one to restrict which models a policy's members may call, to capture their prompts, or to block MCP tools."
       loaded={loaded}
       remove={(id) => api.guardrails.remove(id)}
       usedBy={(guardrail) =>
@@ -43,6 +44,13 @@ export function GuardrailsPage() {
           cell: (g) =>
             g.checks.prompt_capture.enabled
               ? `on${g.checks.prompt_capture.redact_pii ? ", PII redacted" : ""}`
+              : "off",
+        },
+        {
+          label: "Blocked MCP tools",
+          cell: (g) =>
+            g.checks.tool_blocklist?.enabled
+              ? patternsText(g.checks.tool_blocklist.patterns) || "none"
               : "off",
         },
       ]}
@@ -75,17 +83,23 @@ function GuardrailForm(props: {
   const [models, setModels] = useState(e?.checks.model_allowlist.models ?? []);
   const [captureOn, setCaptureOn] = useState(e?.checks.prompt_capture.enabled ?? false);
   const [redact, setRedact] = useState(e?.checks.prompt_capture.redact_pii ?? false);
+  const [blockOn, setBlockOn] = useState(e?.checks.tool_blocklist?.enabled ?? false);
+  const [blocked, setBlocked] = useState(patternsText(e?.checks.tool_blocklist?.patterns ?? []));
   const submit = useSubmit();
   const errors = useFieldErrors(submit.error);
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
-    errors.submitted();
+    const patterns = parsePatterns(blocked);
+    const found: Record<string, string> = {};
+    if (patterns.error !== undefined) found["checks.tool_blocklist.patterns"] = patterns.error;
+    if (!errors.submitted(found)) return;
     const body = {
       name,
       description,
       checks: {
         model_allowlist: { enabled: allowOn, models },
         prompt_capture: { enabled: captureOn, redact_pii: redact },
+        tool_blocklist: { enabled: blockOn, patterns: patterns.patterns ?? [] },
       },
     };
     void submit.run(async () => {
@@ -142,6 +156,29 @@ function GuardrailForm(props: {
           checked={redact}
           onChange={setRedact}
         />
+      </fieldset>
+      <fieldset>
+        <legend>MCP tools</legend>
+        <Check
+          label="Block the MCP tools matching these patterns"
+          name="checks.tool_blocklist.enabled"
+          checked={blockOn}
+          onChange={setBlockOn}
+        />
+        <Field
+          label="Blocked tools ({server}__{tool}, * for any characters; commas or lines between)"
+          {...errors.field("checks.tool_blocklist.patterns")}
+        >
+          {(c) => (
+            <textarea
+              {...c}
+              rows={2}
+              value={blocked}
+              placeholder="*delete*, github__create_*"
+              onChange={(ev) => setBlocked(ev.target.value)}
+            />
+          )}
+        </Field>
       </fieldset>
       <FormActions busy={submit.busy} noun="guardrail" editing={e !== undefined} onCancel={props.onCancel} />
     </form>
