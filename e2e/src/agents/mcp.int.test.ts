@@ -3,27 +3,82 @@ import { startTestMcpServer, type TestMcpServer } from "@agentnet/gateway-proxy/
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type Account, configure, readUntil } from "../setup";
 import { type Stack, startStack } from "../stack";
-import type { SeenRequest } from "../upstream";
 import { runClaude } from "./claude-code";
 import { runCodex } from "./codex";
+import {
+  claudeToolResult,
+  claudeTurns,
+  codexListed,
+  codexToolOutput,
+  codexTurns,
+  mentionedTools,
+  toolNames,
+} from "./mcp-turns";
 
-/** The team's tool server takes an API key of its own, which only the gateway holds. */
-const SERVER_KEY = "srv-key-mcp-e2e-4c1d";
-/** The server's name in the account: its path on the proxy (`/mcp/issues`) and its tools' prefix. */
-const SERVER = "issues";
+/** A team's tool server as the account registers it, and the test server standing in for it. */
+interface ToolServer {
+  /** Its name in the account: its path on the proxy (`/mcp/issues`) and its tools' prefix on `/mcp`. */
+  name: string;
+  /** The credential header it takes, which only the gateway holds. */
+  header: { name: string; value: string };
+  /** The policy's tool filter for it, and what that lets through of the tools the test server lists. */
+  grant: { include_tools?: string[]; exclude_tools?: string[] };
+  granted: string[];
+  tools: TestMcpServer;
+}
+
+/** One tool an agent calls, with what it sends and what the server answers. */
+interface ToolCall {
+  server: ToolServer;
+  tool: string;
+  text: string;
+  answer: string;
+}
+
+/**
+ * A gateway endpoint as a user adds it to the agent: its name there, and whether it is `/mcp`,
+ * where every granted server's tools are joined as `{server}__{tool}`, or one server's `/mcp/{server}`.
+ */
+interface Endpoint {
+  name: string;
+  path: string;
+  joined: boolean;
+}
+
+/** A server's tool as the endpoint lists it. */
+const listedName = (endpoint: Endpoint, server: ToolServer, tool: string) =>
+  endpoint.joined ? `${server.name}__${tool}` : tool;
+
 /** What the agent asks the echo tool to say back: found again in the tool result the vendor gets. */
 const ECHOED = "ping 7f3a through the gateway";
-/** Every tool the test server lists; the policy leaves delete_issue out (`delete_*`). */
-const GRANTED = ["echo", "get_issue", "summarize"];
+/** The gateway's name in the agent when added as `/mcp`. */
+const GATEWAY = "agentnet";
 
 let stack: Stack;
-let tools: TestMcpServer;
+let issues: ToolServer;
+let docs: ToolServer;
 beforeAll(async () => {
-  tools = await startTestMcpServer({ requiredHeader: { name: "X-Api-Key", value: SERVER_KEY } });
+  const start = async (server: Omit<ToolServer, "tools">): Promise<ToolServer> => ({
+    ...server,
+    tools: await startTestMcpServer({ requiredHeader: server.header }),
+  });
+  issues = await start({
+    name: "issues",
+    header: { name: "X-Api-Key", value: "srv-key-mcp-e2e-4c1d" },
+    grant: { exclude_tools: ["delete_*"] },
+    granted: ["echo", "get_issue", "summarize"],
+  });
+  // A second team's server takes a bearer token: the header the agent sends its agentnet token in.
+  docs = await start({
+    name: "docs",
+    header: { name: "Authorization", value: "Bearer srv-docs-e2e-91b7" },
+    grant: { include_tools: ["get_*"] },
+    granted: ["get_issue"],
+  });
   stack = await startStack({
     telemetry: true,
-    // The tool server listens on loopback, refused unless allowed by address and port.
-    proxy: { allowedPrivateUpstreams: [new URL(tools.url).host] },
+    // The tool servers listen on loopback, refused unless allowed by address and port.
+    proxy: { allowedPrivateUpstreams: [issues, docs].map((server) => new URL(server.tools.url).host) },
   });
 });
 afterEach(() => {
@@ -32,202 +87,268 @@ afterEach(() => {
 });
 afterAll(async () => {
   await stack?.stop();
-  await tools?.stop();
+  await issues?.tools.stop();
+  await docs?.tools.stop();
 });
 
+const echo = (): ToolCall => ({ server: issues, tool: "echo", text: ECHOED, answer: ECHOED });
+const getIssue = (): ToolCall => ({ server: docs, tool: "get_issue", text: "42", answer: "issue 42: open" });
+const oneServer = (server: ToolServer): Endpoint => ({
+  name: server.name,
+  path: `/mcp/${server.name}`,
+  joined: false,
+});
+const allServers: Endpoint = { name: GATEWAY, path: "/mcp", joined: true };
+
+/** An agent's run against `endpoint`, calling `calls` of the tools granted by `servers`. */
+interface Scenario {
+  endpoint: Endpoint;
+  servers: ToolServer[];
+  calls: ToolCall[];
+}
+
 /**
- * An account configured as an operator would: the tool server with its key as a header
- * credential, and a policy granting the All group the vendor's provider and the server but no
- * delete_* tool.
+ * An account configured as an operator would: each server with its key as a header credential, and
+ * a policy granting the All group the vendor's provider and the servers with their tool filters.
  */
-async function withToolServer(providerOf: (account: Account) => string) {
+async function withToolServers(providerOf: (account: Account) => string, servers: ToolServer[]) {
   const account = await stack.newAccount();
-  const server = await account.must(
-    stack.api<McpServer>("POST", "/agent-network/mcp-servers", account.token, {
-      name: SERVER,
-      url: tools.url,
-      credential: { kind: "header", header_name: "X-Api-Key", value: SERVER_KEY },
-    }),
-  );
-  const policy = await configure(stack, account).policy([providerOf(account)], {
-    mcp_servers: [{ server_id: server.id, exclude_tools: ["delete_*"] }],
-  });
-  return { account, server, policy, endpoint: `${stack.proxy.url}/mcp/${SERVER}` };
-}
-
-/** Every request the tool server got since `from`: each with its own key, never the caller's token. */
-function expectServerCredentialOnly(from: number, token: string) {
-  const received = tools.received.slice(from);
-  expect(received.length).toBeGreaterThan(0);
-  for (const headers of received) {
-    expect(headers["x-api-key"]).toBe(SERVER_KEY);
-    expect(JSON.stringify(headers)).not.toContain(token);
+  const registered: McpServer[] = [];
+  const grants: Record<string, unknown>[] = [];
+  for (const server of servers) {
+    const stored = await account.must(
+      stack.api<McpServer>("POST", "/agent-network/mcp-servers", account.token, {
+        name: server.name,
+        url: server.tools.url,
+        credential: { kind: "header", header_name: server.header.name, value: server.header.value },
+      }),
+    );
+    registered.push(stored);
+    grants.push({ server_id: stored.id, ...server.grant });
   }
+  const policy = await configure(stack, account).policy([providerOf(account)], { mcp_servers: grants });
+  return { account, registered, policy };
+}
+type Configured = Awaited<ReturnType<typeof withToolServers>>;
+
+/** What every test server got from now on, to check once the agent is done. */
+function watchServers() {
+  const from = [issues, docs].map((server) => ({
+    server,
+    received: server.tools.received.length,
+    called: server.tools.called.length,
+  }));
+  return {
+    /**
+     * Each server ran exactly the calls meant for it, and every request it got carried its own
+     * credential and never the caller's token.
+     */
+    expectServed(calls: ToolCall[], token: string) {
+      for (const { server, received, called } of from) {
+        const meant = calls.filter((call) => call.server === server).map((call) => call.tool);
+        expect(server.tools.called.slice(called), server.name).toEqual(meant);
+        const requests = server.tools.received.slice(received);
+        if (meant.length > 0) expect(requests.length).toBeGreaterThan(0);
+        for (const headers of requests) {
+          expect(headers[server.header.name.toLowerCase()]).toBe(server.header.value);
+          expect(JSON.stringify(headers)).not.toContain(token);
+        }
+      }
+    },
+  };
 }
 
-/** The tool call's access-log row, read through the API once telemetry has it. */
-async function toolCallRows(account: Account) {
+/** The tools the endpoint lists to the caller: each server's granted ones, never delete_issue. */
+const expectedListing = ({ endpoint, servers }: Scenario) =>
+  servers.flatMap((server) => server.granted.map((tool) => listedName(endpoint, server, tool))).sort();
+
+/**
+ * The row a granted call leaves: provider `mcp`, model `{server}__{tool}` whichever endpoint it came
+ * through, what was called, in the MCP session's own session (neither agent sends its
+ * conversation's id to an MCP server).
+ */
+const toolRow = ({ registered, policy }: Configured, call: ToolCall) => {
+  const server = registered.find((entry) => entry.name === call.server.name);
+  return {
+    provider: "mcp",
+    model: `${call.server.name}__${call.tool}`,
+    session_id: expect.stringMatching(/^mcp-/),
+    decision: "allow",
+    deny_reason: "",
+    status_code: 200,
+    resolved_provider_id: server?.id,
+    selected_policy_id: policy.id,
+    tool_call: {
+      server_id: server?.id,
+      server: call.server.name,
+      tool: call.tool,
+      request_bytes: expect.any(Number),
+      response_bytes: expect.any(Number),
+    },
+  };
+};
+
+/** One access-log row per call, read through the API once telemetry has them all. */
+async function expectToolCallRows(configured: Configured, calls: ToolCall[]) {
+  const { account } = configured;
+  const mcpRows = (page: AccessLogPage) => page.data.filter((entry) => entry.provider === "mcp");
   const page = await readUntil(
     () => account.must(stack.api<AccessLogPage>("GET", "/agent-network/access-logs", account.token)),
-    (logs) => logs.data.some((entry) => entry.provider === "mcp"),
+    (logs) => mcpRows(logs).length >= calls.length,
   );
-  return page.data.filter((entry) => entry.provider === "mcp");
+  const rows = mcpRows(page);
+  expect(rows).toHaveLength(calls.length);
+  expect(rows).toEqual(
+    expect.arrayContaining(calls.map((call) => expect.objectContaining(toolRow(configured, call)))),
+  );
+  for (const row of rows) {
+    expect(row.tool_call?.request_bytes).toBeGreaterThan(0);
+    expect(row.tool_call?.response_bytes).toBeGreaterThan(0);
+  }
+  // The calls of one run share the agent's one MCP session.
+  expect(new Set(rows.map((row) => row.session_id)).size).toBe(1);
+}
+
+/** What every agent's run must show once it is done, whichever agent and endpoint. */
+async function expectCallsThrough(
+  scenario: Scenario,
+  configured: Configured,
+  run: { listed: string[] | undefined; answerOf: (index: number) => unknown },
+  watched: ReturnType<typeof watchServers>,
+) {
+  expect(run.listed).toEqual(expectedListing(scenario));
+  watched.expectServed(scenario.calls, configured.account.token);
+  // Each tool's answer went back to the vendor as its call's result.
+  scenario.calls.forEach((call, index) => {
+    expect(JSON.stringify(run.answerOf(index)), call.tool).toContain(call.answer);
+  });
+  await expectToolCallRows(configured, scenario.calls);
 }
 
 /**
- * The row a granted echo call leaves: provider `mcp`, model `{server}__{tool}`, what was called, in
- * the MCP session's own session (neither agent sends its conversation's id to an MCP server).
+ * Claude Code with the gateway's endpoint added as a user adds it, asked (by its scripted vendor)
+ * to make the scenario's calls; -p runs no tool it was not allowed. It names an MCP tool
+ * mcp__{its name for the server}__{the tool as the endpoint lists it}.
  */
-const echoRow = (server: McpServer, policyId: string) => ({
-  provider: "mcp",
-  model: `${SERVER}__echo`,
-  session_id: expect.stringMatching(/^mcp-/),
-  decision: "allow",
-  deny_reason: "",
-  status_code: 200,
-  resolved_provider_id: server.id,
-  selected_policy_id: policyId,
-  tool_call: {
-    server_id: server.id,
-    server: SERVER,
-    tool: "echo",
-    request_bytes: expect.any(Number),
-    response_bytes: expect.any(Number),
-  },
-});
+async function expectClaudeCalls(scenario: Scenario) {
+  const { endpoint, servers, calls } = scenario;
+  const configured = await withToolServers((a) => a.anthropicProvider.id, servers);
+  const token = configured.account.token;
+  const prefix = `mcp__${endpoint.name}__`;
+  const scripted = calls.map((call, index) => ({
+    id: `toolu_${index}`,
+    name: `${prefix}${listedName(endpoint, call.server, call.tool)}`,
+    input: { text: call.text },
+  }));
+  stack.anthropic.reply = "The tools said it back.";
+  stack.anthropic.turns = claudeTurns(scripted);
+  const seenBefore = stack.anthropic.seen.length;
+  const watched = watchServers();
 
-/** The server's tool names a request body mentions anywhere (its tools, or a list of deferred ones). */
-const mentionedTools = (request: SeenRequest | undefined, prefix: string) =>
-  [...new Set(request?.text.match(new RegExp(`${prefix}[A-Za-z0-9_-]+`, "g")) ?? [])]
-    .map((name) => name.slice(prefix.length))
-    .sort();
+  const run = await runClaude({
+    baseUrl: stack.proxy.url,
+    token,
+    prompt: "call the tools through the gateway",
+    model: "claude-sonnet-4-5",
+    mcpServers: [
+      {
+        name: endpoint.name,
+        url: stack.proxy.url + endpoint.path,
+        headers: { Authorization: `Bearer ${token}` },
+      },
+    ],
+    args: ["--allowedTools", scripted.map((call) => call.name).join(",")],
+    timeoutMs: 120_000,
+  });
+  expect(run.json, run.stderr || run.stdout).toMatchObject({
+    is_error: false,
+    result: stack.anthropic.reply,
+  });
 
-type Block = { type?: string; tool_use_id?: string; content?: unknown };
-
-/** The content of the tool_result answering `id` in an Anthropic request, if it holds one. */
-function toolResultOf(body: Record<string, unknown>, id: string): unknown {
-  for (const message of (body.messages as { content?: unknown }[] | undefined) ?? []) {
-    if (!Array.isArray(message.content)) continue;
-    for (const block of message.content as Block[])
-      if (block.type === "tool_result" && block.tool_use_id === id) return block.content;
-  }
-  return undefined;
+  const seen = stack.anthropic.seen.slice(seenBefore);
+  // The tools its first turn was shown, by name (deferred: listed in a reminder, not loaded).
+  const first = seen.find((request) => toolNames(request.body).length > 0);
+  await expectCallsThrough(
+    scenario,
+    configured,
+    {
+      listed: mentionedTools(first, prefix),
+      answerOf: (index) => claudeToolResult(seen, `toolu_${index}`),
+    },
+    watched,
+  );
 }
 
-const toolNames = (body: Record<string, unknown>) =>
-  ((body.tools as { name?: string }[] | undefined) ?? []).map((tool) => tool.name);
+/**
+ * Codex with the gateway's endpoint in its config.toml, the agentnet token from the environment;
+ * `codex exec` runs under approval policy "never", which refuses an MCP call unless the tool is
+ * pre-approved. Codex 0.169 lists an MCP server's tools as one Responses API namespace,
+ * mcp__{its name for the server}, each function named as the endpoint lists the tool.
+ */
+async function expectCodexCalls(scenario: Scenario) {
+  const { endpoint, servers, calls } = scenario;
+  const configured = await withToolServers((a) => a.openaiProvider.id, servers);
+  const token = configured.account.token;
+  const namespace = `mcp__${endpoint.name}`;
+  const scripted = calls.map((call, index) => ({
+    id: `call_${index}`,
+    name: listedName(endpoint, call.server, call.tool),
+    input: { text: call.text },
+  }));
+  stack.openai.reply = "The tools said it back.";
+  stack.openai.turns = codexTurns(namespace, scripted);
+  const seenBefore = stack.openai.seen.length;
+  const watched = watchServers();
 
-describe("Claude Code calls a granted MCP tool through /mcp/{server} (the real CLI)", () => {
-  it("lists only granted tools, runs echo with the server's key, and logs the call as a row", async () => {
-    const { account, server, policy, endpoint } = await withToolServer((a) => a.anthropicProvider.id);
-    // Claude Code names an MCP tool mcp__{its name for the server}__{tool}.
-    const echo = `mcp__${SERVER}__echo`;
-    stack.anthropic.reply = "The tool said it back.";
-    // Claude Code 2.1.331 defers MCP tools even with a custom base URL: its first request lists
-    // them by name in a system reminder and offers ToolSearch, which loads a tool's schema (the tool
-    // then appears in `tools`, deferred). So: search for echo unless it is loaded, call it, answer.
-    stack.anthropic.turns = (body) => {
-      const names = toolNames(body);
-      if (names.length === 0 || toolResultOf(body, "toolu_echo") !== undefined) return undefined;
-      if (names.includes(echo)) return { id: "toolu_echo", name: echo, input: { text: ECHOED } };
-      if (names.includes("ToolSearch"))
-        return { id: "toolu_search", name: "ToolSearch", input: { query: `select:${echo}`, max_results: 5 } };
-      return undefined;
-    };
-    const seenBefore = stack.anthropic.seen.length;
-    const receivedBefore = tools.received.length;
-    const calledBefore = tools.called.length;
+  const run = await runCodex({
+    baseUrl: stack.proxy.url,
+    token,
+    prompt: "call the tools through the gateway",
+    model: "gpt-5",
+    config: [
+      `[mcp_servers.${endpoint.name}]`,
+      `url = "${stack.proxy.url}${endpoint.path}"`,
+      `bearer_token_env_var = "AGN_MCP_TOKEN"`,
+      ...scripted.flatMap((call) => [
+        `[mcp_servers.${endpoint.name}.tools.${call.name}]`,
+        `approval_mode = "approve"`,
+      ]),
+      "",
+    ].join("\n"),
+    env: { AGN_MCP_TOKEN: token },
+    timeoutMs: 120_000,
+  });
+  expect(run.exitCode, run.stderr).toBe(0);
+  expect(run.stdout).toContain(stack.openai.reply);
 
-    const run = await runClaude({
-      baseUrl: stack.proxy.url,
-      token: account.token,
-      prompt: "echo something through the issues server",
-      model: "claude-sonnet-4-5",
-      // As a user adds the gateway's server; -p runs no tool it was not allowed.
-      mcpServers: [{ name: SERVER, url: endpoint, headers: { Authorization: `Bearer ${account.token}` } }],
-      args: ["--allowedTools", echo],
-      timeoutMs: 120_000,
-    });
-    expect(run.json, run.stderr || run.stdout).toMatchObject({
-      is_error: false,
-      result: stack.anthropic.reply,
-    });
+  const seen = stack.openai.seen.slice(seenBefore);
+  await expectCallsThrough(
+    scenario,
+    configured,
+    {
+      listed: codexListed(seen, namespace),
+      answerOf: (index) => codexToolOutput(seen, `call_${index}`),
+    },
+    watched,
+  );
+}
 
-    const seen = stack.anthropic.seen.slice(seenBefore);
-    // The tools its first turn was shown: the granted ones, never delete_issue.
-    const first = seen.find((request) => toolNames(request.body).length > 0);
-    expect(mentionedTools(first, `mcp__${SERVER}__`)).toEqual(GRANTED);
-    expect(tools.called.slice(calledBefore)).toEqual(["echo"]);
-    expectServerCredentialOnly(receivedBefore, account.token);
-    // The tool's answer went back to the vendor as the echo call's result.
-    const answered = seen.find((request) => toolResultOf(request.body, "toolu_echo") !== undefined);
-    expect(JSON.stringify(toolResultOf(answered?.body ?? {}, "toolu_echo"))).toContain(ECHOED);
+describe("Claude Code calls granted MCP tools through the gateway (the real CLI)", () => {
+  it("through /mcp/{server}: lists only granted tools, runs echo with the server's key, and logs the call as a row", async () => {
+    await expectClaudeCalls({ endpoint: oneServer(issues), servers: [issues], calls: [echo()] });
+  });
 
-    const rows = await toolCallRows(account);
-    expect(rows).toEqual([expect.objectContaining(echoRow(server, policy.id))]);
-    expect(rows[0]?.tool_call?.request_bytes).toBeGreaterThan(0);
-    expect(rows[0]?.tool_call?.response_bytes).toBeGreaterThan(0);
+  it("through /mcp: lists two servers' granted tools as {server}__{tool}, runs each on its own server with its own key, and logs each call", async () => {
+    await expectClaudeCalls({ endpoint: allServers, servers: [issues, docs], calls: [echo(), getIssue()] });
   });
 });
 
-describe("Codex calls a granted MCP tool through /mcp/{server} (the real CLI)", () => {
-  it("lists only granted tools, runs echo with the server's key, and logs the call as a row", async () => {
-    const { account, server, policy, endpoint } = await withToolServer((a) => a.openaiProvider.id);
-    // Codex 0.169 lists each MCP server's tools as one Responses API namespace, mcp__{its name}.
-    const namespace = `mcp__${SERVER}`;
-    stack.openai.reply = "The tool said it back.";
-    stack.openai.turns = (body) => {
-      const input = (body.input as { type?: string; call_id?: string }[] | undefined) ?? [];
-      if (!toolNames(body).includes(namespace)) return undefined;
-      if (input.some((item) => item.type === "function_call_output" && item.call_id === "call_echo"))
-        return undefined;
-      return { id: "call_echo", name: "echo", namespace, input: { text: ECHOED } };
-    };
-    const seenBefore = stack.openai.seen.length;
-    const receivedBefore = tools.received.length;
-    const calledBefore = tools.called.length;
+describe("Codex calls granted MCP tools through the gateway (the real CLI)", () => {
+  it("through /mcp/{server}: lists only granted tools, runs echo with the server's key, and logs the call as a row", async () => {
+    await expectCodexCalls({ endpoint: oneServer(issues), servers: [issues], calls: [echo()] });
+  });
 
-    const run = await runCodex({
-      baseUrl: stack.proxy.url,
-      token: account.token,
-      prompt: "echo something through the issues server",
-      model: "gpt-5",
-      // The gateway's server with the agentnet token from the environment; `codex exec` runs
-      // under approval policy "never", which refuses an MCP call unless the tool is pre-approved.
-      config: [
-        `[mcp_servers.${SERVER}]`,
-        `url = "${endpoint}"`,
-        `bearer_token_env_var = "AGN_MCP_TOKEN"`,
-        `[mcp_servers.${SERVER}.tools.echo]`,
-        `approval_mode = "approve"`,
-        "",
-      ].join("\n"),
-      env: { AGN_MCP_TOKEN: account.token },
-      timeoutMs: 120_000,
-    });
-    expect(run.exitCode, run.stderr).toBe(0);
-    expect(run.stdout).toContain(stack.openai.reply);
-
-    const seen = stack.openai.seen.slice(seenBefore);
-    // The tools its first turn was shown: the granted ones, never delete_issue.
-    const first = seen.find((request) => toolNames(request.body).includes(namespace));
-    const listed = (first?.body.tools as { name?: string; tools?: { name: string }[] }[] | undefined)?.find(
-      (tool) => tool.name === namespace,
-    );
-    expect(listed?.tools?.map((tool) => tool.name).sort()).toEqual(GRANTED);
-    expect(tools.called.slice(calledBefore)).toEqual(["echo"]);
-    expectServerCredentialOnly(receivedBefore, account.token);
-    // The tool's answer went back to the vendor as the function call's output.
-    const outputs = seen.flatMap((request) =>
-      (
-        (request.body.input as { type?: string; call_id?: string; output?: unknown }[] | undefined) ?? []
-      ).filter((item) => item.type === "function_call_output" && item.call_id === "call_echo"),
-    );
-    expect(JSON.stringify(outputs[0]?.output)).toContain(ECHOED);
-
-    const rows = await toolCallRows(account);
-    expect(rows).toEqual([expect.objectContaining(echoRow(server, policy.id))]);
-    expect(rows[0]?.tool_call?.request_bytes).toBeGreaterThan(0);
-    expect(rows[0]?.tool_call?.response_bytes).toBeGreaterThan(0);
+  it("through /mcp: lists two servers' granted tools as {server}__{tool}, runs each on its own server with its own key, and logs each call", async () => {
+    await expectCodexCalls({ endpoint: allServers, servers: [issues, docs], calls: [echo(), getIssue()] });
   });
 });
