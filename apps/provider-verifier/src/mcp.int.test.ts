@@ -1,7 +1,8 @@
 import { request } from "@agentnet/bus";
-import { AppError, MCP_VERIFY_REFUSALS, type VerifyMcpServerRequest } from "@agentnet/contracts";
+import { MCP_VERIFY_REFUSALS, type VerifyMcpServerRequest } from "@agentnet/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  expectRefusal,
   type Harness,
   PRIVATE_HOST,
   REFUSED_HOST,
@@ -24,19 +25,6 @@ const verify = (overrides: Partial<VerifyMcpServerRequest> & { url: string }) =>
     skip_tls_verification: false,
     ...overrides,
   });
-
-/** A 422 with this code, whose message says `about` and never carries the credential. */
-const expectRefusal = async (reply: Promise<unknown>, code: string, about: RegExp) => {
-  const error = await reply.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  if (!(error instanceof AppError)) return;
-  expect({ status: error.status, code: error.code }).toEqual({ status: 422, code });
-  expect(error.message).toMatch(about);
-  expect(error.message).not.toContain(GOOD_KEY);
-};
 
 describe("verifyMcpServer", () => {
   it("initializes, lists the tools with the server's credential and ends its session", async () => {

@@ -1,9 +1,10 @@
 import { request } from "@agentnet/bus";
-import { AppError, VERIFY_REFUSALS, type VerifyProviderRequest } from "@agentnet/contracts";
+import { VERIFY_REFUSALS, type VerifyProviderRequest } from "@agentnet/contracts";
 import { type GoogleTokenServer, startGoogleTokenServer } from "@agentnet/testkit/oauth-servers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   CLOUDFLARE_LISTING_HOST,
+  expectRefusal,
   type Harness,
   MIXED_HOST,
   PRIVATE_HOST,
@@ -30,20 +31,6 @@ const verify = (overrides: Partial<VerifyProviderRequest> & { upstream_url: stri
     skip_tls_verification: false,
     ...overrides,
   });
-
-/** A 422 with this code, whose message says `about` and never carries the credential. */
-const expectRefusal = async (reply: Promise<unknown>, code: string, about: RegExp) => {
-  const error = await reply.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  if (!(error instanceof AppError)) return;
-  expect({ status: error.status, code: error.code }).toEqual({ status: 422, code });
-  expect(error.message).toMatch(about);
-  expect(error.message).not.toContain(GOOD_KEY);
-  expect(error.message).not.toContain("SECRET");
-};
 
 describe("verifyProvider: the vendor answers", () => {
   it("verifies a credential the listing accepts, sending the catalog's auth header at the catalog's path", async () => {

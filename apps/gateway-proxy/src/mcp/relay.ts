@@ -3,14 +3,14 @@ import { isToolGranted, reachableMcpServers } from "@agentnet/gateway-rules";
 import type { HttpAnswer, HttpRequest } from "@agentnet/service-kit";
 import type { ProxyContext } from "../context";
 import { checkHost } from "../domain/host";
-import { BodyNotUtf8, BodyTooLarge, callerToken, readBody } from "../http/body";
+import { callerToken } from "../http/body";
 import type { AccountView } from "../snapshot/cache";
 import { runToolCall, type ToolCallRoute } from "./call";
 import { calledTool, grantedToolList } from "./grants";
-import { JSON_RPC, parseClientMessage } from "./jsonrpc";
+import { JSON_RPC } from "./jsonrpc";
 import { protectedResourceMetadataUrl } from "./metadata";
 import { type McpSessionOwner, openSessionId } from "./session-token";
-import { answerError, forward, headerOf, type Relay, type Target } from "./upstream";
+import { answerError, forward, headerOf, type Relay, readClientMessage, type Target } from "./upstream";
 
 /**
  * The older HTTP+SSE transport (2024-11-05) ties a session to one long-lived GET stream held by one
@@ -81,25 +81,9 @@ export async function handleMcp(
     await forward(relay, { method: req.method, body: undefined });
     return;
   }
-  let text: string;
-  try {
-    text = await readBody(req, ctx.options.bodyLimitBytes);
-  } catch (error) {
-    if (error instanceof BodyTooLarge) {
-      answerError(res, 413, null, JSON_RPC.invalidRequest, "request body too large");
-      return;
-    }
-    if (error instanceof BodyNotUtf8) {
-      answerError(res, 400, null, JSON_RPC.parseError, "the request body is not valid UTF-8");
-      return;
-    }
-    throw error;
-  }
-  const parsed = parseClientMessage(text);
-  if (!("kind" in parsed)) {
-    answerError(res, 400, parsed.id, parsed.code, parsed.message);
-    return;
-  }
+  const read = await readClientMessage(ctx, req, res);
+  if (!read) return;
+  const { text, parsed } = read;
   if (parsed.kind !== "request") {
     await forward(relay, { method: "POST", body: text });
     return;

@@ -4,20 +4,21 @@ import type { HttpAnswer, HttpRequest } from "@agentnet/service-kit";
 import { z } from "zod";
 import type { ProxyContext } from "../context";
 import { isJsonObject, type JsonObject } from "../domain/json";
-import { BodyNotUtf8, BodyTooLarge, readBody } from "../http/body";
 import { sendJson } from "../http/errors";
 import { runToolCall, type ToolCallRoute } from "./call";
 import { calledTool, grantedToolList } from "./grants";
-import {
-  JSON_RPC,
-  type JsonRpcId,
-  type JsonRpcRequest,
-  parseClientMessage,
-  splitJoinedRequestId,
-} from "./jsonrpc";
+import { JSON_RPC, type JsonRpcId, type JsonRpcRequest, splitJoinedRequestId } from "./jsonrpc";
 import { authenticateMcp, mcpAccountView, SSE_NOT_RELAYED, servesTransport } from "./relay";
 import { type McpSessionOwner, openSessionId, sealSessionId } from "./session-token";
-import { answerError, exchange, forward, headerOf, type Relay, type Target } from "./upstream";
+import {
+  answerError,
+  exchange,
+  forward,
+  headerOf,
+  type Relay,
+  readClientMessage,
+  type Target,
+} from "./upstream";
 
 /**
  * `/mcp`: every MCP server the caller is granted, joined into one (docs/API.md "MCP gateway").
@@ -90,25 +91,9 @@ export async function handleMcpUnion(ctx: ProxyContext, req: HttpRequest, res: H
     res.end();
     return;
   }
-  let text: string;
-  try {
-    text = await readBody(req, ctx.options.bodyLimitBytes);
-  } catch (error) {
-    if (error instanceof BodyTooLarge) {
-      answerError(res, 413, null, JSON_RPC.invalidRequest, "request body too large");
-      return;
-    }
-    if (error instanceof BodyNotUtf8) {
-      answerError(res, 400, null, JSON_RPC.parseError, "the request body is not valid UTF-8");
-      return;
-    }
-    throw error;
-  }
-  const parsed = parseClientMessage(text);
-  if (!("kind" in parsed)) {
-    answerError(res, 400, parsed.id, parsed.code, parsed.message);
-    return;
-  }
+  const read = await readClientMessage(ctx, req, res);
+  if (!read) return;
+  const { text, parsed } = read;
   if (parsed.kind === "notification") {
     // Every server hears the client's notifications (initialized, cancelled, roots changed).
     await everyMember(joined, (target, member) =>

@@ -5,10 +5,12 @@ import type { HttpAnswer, HttpRequest } from "@agentnet/service-kit";
 import type { Dispatcher } from "undici";
 import type { ProxyContext } from "../context";
 import type { JsonObject } from "../domain/json";
+import { BodyNotUtf8, BodyTooLarge, readBody } from "../http/body";
 import { sendJson } from "../http/errors";
 import type { AccountView } from "../snapshot/cache";
 import { privateUpstreamOf } from "../upstream/pools";
 import {
+  type ClientMessage,
   errorResponse,
   JSON_RPC,
   type JsonRpcId,
@@ -16,6 +18,7 @@ import {
   JsonRpcRequest,
   JsonRpcResponse,
   joinedRequestId,
+  parseClientMessage,
 } from "./jsonrpc";
 import { type McpSessionOwner, sealSessionId } from "./session-token";
 import { SseEventRewriter } from "./sse";
@@ -74,6 +77,37 @@ export const headerOf = (req: HttpRequest, name: string): string | undefined => 
   const first = Array.isArray(value) ? value[0] : value;
   return first === undefined || first === "" ? undefined : first;
 };
+
+/**
+ * The one JSON-RPC message a client POSTed, with its text, or undefined after answering why there is
+ * none: a body past the proxy's bound (413), not UTF-8 or not JSON-RPC (400, a JSON-RPC error).
+ */
+export async function readClientMessage(
+  ctx: ProxyContext,
+  req: HttpRequest,
+  res: HttpAnswer,
+): Promise<{ text: string; parsed: ClientMessage } | undefined> {
+  let text: string;
+  try {
+    text = await readBody(req, ctx.options.bodyLimitBytes);
+  } catch (error) {
+    if (error instanceof BodyTooLarge) {
+      answerError(res, 413, null, JSON_RPC.invalidRequest, "request body too large");
+      return undefined;
+    }
+    if (error instanceof BodyNotUtf8) {
+      answerError(res, 400, null, JSON_RPC.parseError, "the request body is not valid UTF-8");
+      return undefined;
+    }
+    throw error;
+  }
+  const parsed = parseClientMessage(text);
+  if (!("kind" in parsed)) {
+    answerError(res, 400, parsed.id, parsed.code, parsed.message);
+    return undefined;
+  }
+  return { text, parsed };
+}
 
 /** Answers a JSON-RPC error the gateway decided; the bytes of its body. */
 export function answerError(

@@ -1,11 +1,12 @@
 import type { NatsConnection } from "@agentnet/bus";
-import type { Verifier } from "@agentnet/contracts";
+import { AppError, type Verifier } from "@agentnet/contracts";
 import { createLogger } from "@agentnet/service-kit";
 import { connectTestBus, uniqueId } from "@agentnet/testkit";
+import { expect } from "vitest";
 import { startVerifier, type VerifierOptions, verifierEndpoints } from "../app";
 import type { ResolveFn } from "../dial/resolve";
 import { makeTestPki } from "./tls";
-import { closedPort, startVendors, VENDOR_HOSTS, type VendorServer } from "./vendors";
+import { closedPort, GOOD_KEY, startVendors, VENDOR_HOSTS, type VendorServer } from "./vendors";
 
 /** Names pointed at 127.0.0.1 but deliberately left out of the private-host allowance. */
 export const PRIVATE_HOST = "private.vendor.test";
@@ -102,3 +103,20 @@ export async function startHarness(
   };
 }
 export { GOOD_KEY } from "./vendors";
+
+/**
+ * Expects a check to be refused with a 422 of `code` whose message says `about` and never carries
+ * the credential (vendors and servers echo keys back; the verifier must not pass them on).
+ */
+export async function expectRefusal(reply: Promise<unknown>, code: string, about: RegExp): Promise<void> {
+  const error = await reply.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(AppError);
+  if (!(error instanceof AppError)) return;
+  expect({ status: error.status, code: error.code }).toEqual({ status: 422, code });
+  expect(error.message).toMatch(about);
+  expect(error.message).not.toContain(GOOD_KEY);
+  expect(error.message).not.toContain("SECRET");
+}
