@@ -209,7 +209,7 @@ export class ProxyMetrics {
     });
     this.toolCalls = new BoundCounter(registry, {
       name: "agentnet_proxy_mcp_tool_calls_total",
-      help: "MCP tool calls (tools/call on /mcp and /mcp/{server}), by decision and the status their row records (403 not granted, 429 capped, 499 client gone, 502 server unreachable)",
+      help: "MCP tool calls (tools/call on /mcp and /mcp/{server}), by decision and the status their row records (403 not granted, 429 capped, 499 client gone, 502 server unreachable or cut, 504 no answer in time)",
       labelNames: ["decision", "code"],
     });
     this.toolCallSeconds = new BoundHistogram(registry, {

@@ -8,6 +8,7 @@ import type { JsonObject } from "../domain/json";
 import { BodyNotUtf8, BodyTooLarge, readBody } from "../http/body";
 import { sendJson } from "../http/errors";
 import type { AccountView } from "../snapshot/cache";
+import { drained } from "../upstream/forward";
 import { privateUpstreamOf } from "../upstream/pools";
 import {
   type ClientMessage,
@@ -28,6 +29,21 @@ const FORWARDED_HEADERS = ["accept", "content-type", "mcp-protocol-version", "la
 
 /** The largest JSON answer read whole (to see or rewrite one message of it); a larger one passes unread. */
 const MAX_READ_ANSWER_BYTES = 16 * 1024 * 1024;
+
+/** Whether undici gave up waiting on the server (for its headers, its body, or a connection). */
+const isTimeout = (error: unknown): boolean => {
+  for (let cause = error, depth = 0; cause instanceof Error && depth < 5; depth++) {
+    const code = (cause as { code?: unknown }).code;
+    if (
+      code === "UND_ERR_HEADERS_TIMEOUT" ||
+      code === "UND_ERR_BODY_TIMEOUT" ||
+      code === "UND_ERR_CONNECT_TIMEOUT"
+    )
+      return true;
+    cause = cause.cause;
+  }
+  return false;
+};
 
 /** Status of a call whose client went away before its answer ended (nginx's "client closed request"). */
 export const CLIENT_CLOSED = 499;
@@ -162,19 +178,33 @@ export async function forward(
     } catch (error) {
       if (abort.signal.aborted) return { status: CLIENT_CLOSED, bytes: 0 };
       const refused = privateUpstreamOf(error);
-      const reason = refused ? `it is refused (${refused.message})` : "it cannot be reached";
+      const timedOut = isTimeout(error);
+      const reason = refused
+        ? `it is refused (${refused.message})`
+        : timedOut
+          ? "it did not answer in time"
+          : "it cannot be reached";
       ctx.logger.warn({ server: target.server.id, err: error }, "MCP server unreachable");
+      const status = timedOut ? 504 : 502;
       const message = `MCP server ${target.server.name}: ${reason}`;
-      return { status: 502, bytes: answerError(res, 502, null, JSON_RPC.gatewayRefusal, message) };
+      return {
+        status,
+        bytes: answerError(res, status, request.watch?.id ?? null, JSON_RPC.gatewayRefusal, message),
+      };
     }
     const sent = { status: upstream.statusCode, bytes: 0 };
     try {
-      await answer(relay, upstream, request.watch, sent);
+      await answer(relay, upstream, request.watch, sent, abort.signal);
     } catch (error) {
       if (abort.signal.aborted) return { status: CLIENT_CLOSED, bytes: sent.bytes };
       ctx.logger.warn({ server: target.server.id, err: error }, "MCP answer cut");
-      res.destroy();
-      return { status: 502, bytes: sent.bytes };
+      const status = isTimeout(error) ? 504 : 502;
+      if (res.headersSent) res.destroy();
+      else {
+        const message = `MCP server ${target.server.name} broke off its answer`;
+        sent.bytes = answerError(res, status, request.watch?.id ?? null, JSON_RPC.gatewayRefusal, message);
+      }
+      return { status, bytes: sent.bytes };
     }
     return sent;
   } finally {
@@ -188,6 +218,7 @@ async function answer(
   upstream: Dispatcher.ResponseData,
   watch: AnswerWatch | undefined,
   sent: RelayOutcome,
+  signal: AbortSignal,
 ): Promise<void> {
   const { ctx, res, owner } = relay;
   const headers: Record<string, string> = {};
@@ -204,11 +235,13 @@ async function answer(
         ? relay.session.sealed
         : sealSessionId(ctx.sealingKey, owner, session);
   }
-  const write = (chunk: string | Buffer) => {
+  // As fast as the client reads: a slow client holds the server back, not the proxy's memory.
+  const write = async (chunk: string | Buffer) => {
     if (chunk.length === 0) return;
     sent.bytes += typeof chunk === "string" ? Buffer.byteLength(chunk) : chunk.length;
-    res.write(chunk);
+    if (!res.write(chunk)) await drained(res, signal);
   };
+  const body = upstream.body as AsyncIterable<Buffer>;
   if (contentType.includes("text/event-stream")) {
     headers["cache-control"] = "no-cache";
     res.writeHead(upstream.statusCode, headers);
@@ -218,22 +251,37 @@ async function answer(
       watch || joined !== undefined
         ? new SseEventRewriter((data) => watched(data, watch, joined))
         : undefined;
-    for await (const chunk of upstream.body as AsyncIterable<Buffer>)
-      write(rewriter ? rewriter.push(chunk) : chunk);
-    if (rewriter) write(rewriter.end());
+    for await (const chunk of body) await write(rewriter ? rewriter.push(chunk) : chunk);
+    if (rewriter) await write(rewriter.end());
     res.end();
     return;
   }
   if (watch && contentType.includes("application/json")) {
-    const text = await upstream.body.text();
-    const body = (text.length <= MAX_READ_ANSWER_BYTES ? watched(text, watch, undefined) : undefined) ?? text;
-    sent.bytes = Buffer.byteLength(body);
+    // Read whole to see (and maybe rewrite) the one answer, up to a bound; past it, passed on unread.
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const iterator = body[Symbol.asyncIterator]();
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
+      chunks.push(next.value);
+      size += next.value.length;
+      if (size > MAX_READ_ANSWER_BYTES) {
+        res.writeHead(upstream.statusCode, headers);
+        for (const chunk of chunks) await write(chunk);
+        for (let rest = await iterator.next(); !rest.done; rest = await iterator.next())
+          await write(rest.value);
+        res.end();
+        return;
+      }
+    }
+    const text = Buffer.concat(chunks).toString("utf8");
+    const answered = watched(text, watch, undefined) ?? text;
+    sent.bytes = Buffer.byteLength(answered);
     res.writeHead(upstream.statusCode, { ...headers, "content-length": String(sent.bytes) });
-    res.end(body);
+    res.end(answered);
     return;
   }
   res.writeHead(upstream.statusCode, headers);
-  for await (const chunk of upstream.body as AsyncIterable<Buffer>) write(chunk);
+  for await (const chunk of body) await write(chunk);
   res.end();
 }
 

@@ -407,7 +407,7 @@ async function firstBytes(body: AsyncIterable<unknown>): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 /** Waits for the client to take more (backpressure), or gives up when the request is aborted. */
-function drained(res: HttpAnswer, signal: AbortSignal): Promise<void> {
+export function drained(res: HttpAnswer, signal: AbortSignal): Promise<void> {
   // Aborted already (the client left before the write that filled its buffer): no 'abort' comes.
   if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => {
