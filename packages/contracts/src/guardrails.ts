@@ -56,9 +56,7 @@ const GuardrailChecksBody = GuardrailChecks.extend({
     models: z.array(ModelName).max(MAX_MODELS, `at most ${MAX_MODELS} models`),
   }),
   tool_blocklist: ToolBlocklistCheck.extend({
-    patterns: z
-      .array(McpToolPattern)
-      .max(MAX_MCP_TOOL_PATTERNS, `at most ${MAX_MCP_TOOL_PATTERNS} patterns`),
+    patterns: z.array(McpToolPattern).max(MAX_MCP_TOOL_PATTERNS, `at most ${MAX_MCP_TOOL_PATTERNS} patterns`),
   }).optional(),
 });
 
