@@ -1,5 +1,6 @@
 import { requestPaged } from "@agentnet/bus";
 import {
+  type AgentConfig,
   ControlPlane,
   type Group,
   type McpServer,
@@ -283,6 +284,29 @@ describe("policies granting MCP servers", () => {
     expect(replaced.body.mcp_servers).toEqual([
       { server_id: server.id, include_tools: ["get_*", "search"], exclude_tools: [] },
     ]);
+  });
+
+  it("shows each member, in the agent config, the servers granted to them and where the proxy serves them", async () => {
+    const o = await owner();
+    await o.call("POST", "/api/agent-network/settings", { proxy_address: "gw.example.com" });
+    const server = await o.post<McpServer>(servers, makeServerBody({ description: "the tracker" }));
+    await o.post<McpServer>(servers, makeServerBody({ name: "legacy", transport: "sse" }));
+    await o.post<McpServer>(servers, makeServerBody({ name: "ungranted" }));
+    const groups = await o.call<Group[]>("GET", "/api/groups");
+    const all = groups.body.find((group) => group.name === "All");
+    const legacy = (await o.call<McpServer[]>("GET", servers)).body.find((s) => s.name === "legacy");
+    await o.post(policies, {
+      name: "everyone",
+      source_groups: [all?.id],
+      destination_provider_ids: [],
+      mcp_servers: [{ server_id: server.body.id }, { server_id: legacy?.id }],
+    });
+    const config = await o.call<AgentConfig>("GET", "/api/agent-network/agent-config");
+    // The HTTP+SSE server is granted but not relayed by the proxy: not offered.
+    expect(config.body.mcp_servers).toEqual([
+      { name: "issues", description: "the tracker", path: "/mcp/issues" },
+    ]);
+    expect(JSON.stringify(config.body)).not.toContain("mcp-secret");
   });
 
   it("refuses a policy with no destination at all, a server granted twice and bad patterns (400)", async () => {

@@ -321,7 +321,7 @@ describe("agent-config", () => {
   it("shows a member only what their groups reach, with allowlists, and no secrets", async () => {
     const o = await owner();
     const none = await api.call<AgentConfig>("GET", "/api/agent-network/agent-config", { token: o.token });
-    expect(none.body).toEqual({ configured: false, endpoint: "", providers: [] });
+    expect(none.body).toEqual({ configured: false, endpoint: "", providers: [], mcp_servers: [] });
 
     const endpoint = `${uniqueId("e").toLowerCase().replaceAll("_", "-")}.example.com`;
     await o.post("/api/agent-network/settings", { endpoint });
@@ -371,6 +371,7 @@ describe("agent-config", () => {
           models: ["gpt-4o-mini"],
         },
       ],
+      mcp_servers: [],
     });
     expect(JSON.stringify(config.body)).not.toContain(GOOD_KEY);
 

@@ -16,6 +16,17 @@ export const AgentConfigProvider = z.object({
 export type AgentConfigProvider = z.infer<typeof AgentConfigProvider>;
 
 /**
+ * Not in the spec: an MCP server the caller is granted, served by the gateway proxy at `path`
+ * (docs/API.md "MCP gateway"); every one of them is also joined at `/mcp`.
+ */
+export const AgentConfigMcpServer = z.object({
+  name: z.string(),
+  description: z.string(),
+  path: z.string(),
+});
+export type AgentConfigMcpServer = z.infer<typeof AgentConfigMcpServer>;
+
+/**
  * What an agent needs to reach the gateway. configured is false only when the account has no
  * agent-network set up; a caller no policy covers reads true with an empty providers list.
  */
@@ -23,5 +34,7 @@ export const AgentConfig = z.object({
   configured: z.boolean(),
   endpoint: z.string(),
   providers: z.array(AgentConfigProvider),
+  /** Not in the spec; defaults to none: replies of control-planes older than the MCP gateway lack it. */
+  mcp_servers: z.array(AgentConfigMcpServer).default([]),
 });
 export type AgentConfig = z.infer<typeof AgentConfig>;

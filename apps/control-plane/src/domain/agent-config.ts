@@ -1,21 +1,23 @@
 import { findCatalogProvider } from "@agentnet/catalog";
-import type { AgentConfig, Guardrail, Policy, Provider, Settings } from "@agentnet/contracts";
-import { modelAllowance, reachableProviders } from "@agentnet/gateway-rules";
+import type { AgentConfig, Guardrail, McpServer, Policy, Provider, Settings } from "@agentnet/contracts";
+import { modelAllowance, reachableMcpServers, reachableProviders } from "@agentnet/gateway-rules";
 
 /**
  * The caller's agent config: providers reachable through enabled policies covering one of the
- * caller's groups, and per provider whether a model allowlist restricts it. `configured` is false
- * only without a settings record; a caller no policy covers reads true with no providers. Never
- * credentials, policies or guardrail configuration.
+ * caller's groups, and per provider whether a model allowlist restricts it; and the MCP servers
+ * granted to the caller that the proxy serves, each at its path. `configured` is false only without
+ * a settings record; a caller no policy covers reads true with no providers. Never credentials,
+ * policies or guardrail configuration.
  */
 export function buildAgentConfig(input: {
   settings: Settings | null;
   providers: readonly Provider[];
   policies: readonly Policy[];
   guardrails: readonly Guardrail[];
+  mcp_servers: readonly McpServer[];
   callerGroupIds: readonly string[];
 }): AgentConfig {
-  if (!input.settings) return { configured: false, endpoint: "", providers: [] };
+  if (!input.settings) return { configured: false, endpoint: "", providers: [], mcp_servers: [] };
   const guardrails = new Map(input.guardrails.map((guardrail) => [guardrail.id, guardrail]));
   const providers = reachableProviders(input.providers, input.policies, input.callerGroupIds).map(
     ({ provider, policies }) => {
@@ -35,5 +37,13 @@ export function buildAgentConfig(input: {
       };
     },
   );
-  return { configured: true, endpoint: input.settings.endpoint, providers };
+  const mcpServers = reachableMcpServers(input.mcp_servers, input.policies, input.callerGroupIds)
+    // Servers on the older HTTP+SSE transport are stored but not relayed (docs/API.md).
+    .filter(({ server }) => server.transport === "streamable_http")
+    .map(({ server }) => ({
+      name: server.name,
+      description: server.description,
+      path: `/mcp/${server.name}`,
+    }));
+  return { configured: true, endpoint: input.settings.endpoint, providers, mcp_servers: mcpServers };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { agentSnippets, maskToken } from "./snippets";
+import { agentSnippets, maskToken, mcpSnippets } from "./snippets";
 
 const code = (s: ReturnType<typeof agentSnippets>, id: string) =>
   s.snippets.find((snippet) => snippet.id === id)?.code;
@@ -55,5 +55,17 @@ describe("agentSnippets", () => {
 
   it("masks a token but its prefix and last four characters", () => {
     expect(maskToken("agn_0123456789abcdefghij")).toBe("agn_••••••••ghij");
+  });
+});
+
+describe("mcpSnippets", () => {
+  it("adds the joined /mcp to Claude Code with the token as a bearer header, and to Codex by an env var", () => {
+    const [claude, codex] = mcpSnippets("http://agn-x.gw.example.com:8090", "agn_t0ken");
+    expect(claude?.code).toBe(
+      'claude mcp add --transport http agentnet http://agn-x.gw.example.com:8090/mcp --header "Authorization: Bearer agn_t0ken"',
+    );
+    expect(codex?.code).toContain('url = "http://agn-x.gw.example.com:8090/mcp"');
+    expect(codex?.code).toContain('bearer_token_env_var = "AGENTNET_TOKEN"');
+    expect(codex?.code).not.toContain("agn_t0ken");
   });
 });

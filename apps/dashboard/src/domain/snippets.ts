@@ -14,7 +14,9 @@ export interface Snippet {
     | "claude-vertex"
     | "claude-bedrock"
     | "bedrock-sdk"
-    | "azure";
+    | "azure"
+    | "mcp-claude"
+    | "mcp-codex";
   label: string;
   code: string;
 }
@@ -206,3 +208,26 @@ export function agentSnippets(
 /** A token shown without its secret: the prefix and the last four characters. */
 export const maskToken = (token: string): string =>
   token.length > 12 ? `${token.slice(0, 4)}${"•".repeat(8)}${token.slice(-4)}` : "•".repeat(token.length);
+
+/**
+ * How to add the gateway's MCP servers to a coding agent: `/mcp` joins every server granted to the
+ * caller (tools named `{server}__{tool}`), with the caller's token as the bearer token. Codex reads
+ * the token from an environment variable, so the snippet names one instead of holding the token.
+ */
+export function mcpSnippets(origin: string, token: string): Snippet[] {
+  const url = `${origin}/mcp`;
+  return [
+    {
+      id: "mcp-claude",
+      label: "Claude Code",
+      code: `claude mcp add --transport http agentnet ${url} --header "Authorization: Bearer ${token}"`,
+    },
+    {
+      id: "mcp-codex",
+      label: "Codex (~/.codex/config.toml)",
+      code: ["[mcp_servers.agentnet]", `url = "${url}"`, 'bearer_token_env_var = "AGENTNET_TOKEN"'].join(
+        "\n",
+      ),
+    },
+  ];
+}

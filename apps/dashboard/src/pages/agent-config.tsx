@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { CopyBlock, EmptyState, LoadState } from "../components/ui";
-import { agentSnippets, maskToken, type Snippet } from "../domain/snippets";
+import { agentSnippets, maskToken, mcpSnippets, type Snippet } from "../domain/snippets";
 import { useLoad } from "../hooks";
 import { useSession } from "../session";
 
@@ -125,6 +125,48 @@ export function AgentConfigPage() {
               <CopyBlock label={current.label} code={current.code} display={shown(current.code)} />
             </div>
           ) : null}
+          <h2>MCP servers you can reach</h2>
+          {data.mcp_servers.length === 0 ? (
+            <EmptyState title="No MCP server is open to you">
+              An admin grants MCP servers to your groups in a policy.
+            </EmptyState>
+          ) : (
+            <>
+              <p className="note">
+                <code>{snippets.origin}/mcp</code> joins them all, each tool named{" "}
+                <code>{"{server}__{tool}"}</code>; each is also served on its own URL. Use your agentnet token
+                as the bearer token.
+              </p>
+              <table className="table">
+                <thead>
+                  <tr>
+                    <th scope="col">Server</th>
+                    <th scope="col">Description</th>
+                    <th scope="col">URL</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.mcp_servers.map((server) => (
+                    <tr key={server.name}>
+                      <td>{server.name}</td>
+                      <td>{server.description || "—"}</td>
+                      <td>
+                        <code>{`${snippets.origin}${server.path}`}</code>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              {mcpSnippets(snippets.origin, token).map((snippet) => (
+                <CopyBlock
+                  key={snippet.id}
+                  label={snippet.label}
+                  code={snippet.code}
+                  display={shown(snippet.code)}
+                />
+              ))}
+            </>
+          )}
         </>
       ) : null}
     </section>
