@@ -187,6 +187,21 @@ describe("MCP servers in the dashboard", { timeout: 60_000 }, () => {
     await cell(page, "issues (only get_*, search; not delete_*, admin_*)").waitFor();
   });
 
+  it("shows the granted server on the Agent config page, with the lines that add /mcp to Claude Code and Codex", async () => {
+    await stack.api("POST", "/api/agent-network/settings", owner.token, { proxy_address: "gw.example.com" });
+    await go(page, "/agent");
+    await page.getByRole("heading", { name: "MCP servers you can reach" }).waitFor();
+    await cell(page, "issues").waitFor();
+    await page.getByText("http://127.0.0.1:8090/mcp/issues", { exact: true }).waitFor();
+    await page
+      .getByText(/claude mcp add --transport http agentnet http:\/\/127\.0\.0\.1:8090\/mcp/)
+      .waitFor();
+    await page.getByText('bearer_token_env_var = "AGENTNET_TOKEN"', { exact: false }).waitFor();
+    // The token shows masked until revealed.
+    expect(await page.getByText(owner.token).count()).toBe(0);
+    expect(await axeViolations(page)).toEqual([]);
+  });
+
   it("refuses to delete the server while the policy grants it: named before, the API's 409 when stale", async () => {
     await go(page, "/config/mcp-servers");
     await page.getByRole("button", { name: "Delete issues" }).click();

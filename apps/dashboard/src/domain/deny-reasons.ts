@@ -15,6 +15,8 @@ const WORDS: Record<string, string> = {
   "gateway.upstream_busy":
     "The proxy's connections to the vendor were all in use for longer than it waits; the client may retry",
   "pricing.unknown_model": "The model has no price and a USD limit applies",
+  "mcp.tool_not_granted": "No policy grants this MCP tool to the caller",
+  "guardrail.tool_blocked": "A guardrail blocks this MCP tool",
 };
 
 /** A reason in words; an unknown code is spelled out from its last part and kept in brackets. */

@@ -1,4 +1,4 @@
-import type { AccessLogEntryView, RequestAttempt } from "@agentnet/contracts";
+import type { AccessLogEntryView, McpToolCall, RequestAttempt } from "@agentnet/contracts";
 import type { ReactNode } from "react";
 import { Conversation } from "../components/conversation";
 import { Drawer } from "../components/drawer";
@@ -83,6 +83,30 @@ export function NameLink(props: { named: Named; showId?: boolean; fallback?: str
       {name !== undefined && href ? <a href={href}>{name}</a> : label}
       {props.showId && id ? <span className="hint"> ({id})</span> : null}
     </>
+  );
+}
+
+/** What an MCP tool call's entry adds: the server and the tool by name, and what travelled each way. */
+function ToolCall(props: { call: McpToolCall }) {
+  const { call } = props;
+  const fields: [string, string][] = [
+    ["Server", call.server],
+    ["Tool", call.tool],
+    ["Request", `${formatTokens(call.request_bytes)} bytes`],
+    ["Answer", `${formatTokens(call.response_bytes)} bytes`],
+  ];
+  return (
+    <section aria-labelledby="log-tool-title">
+      <h3 id="log-tool-title">MCP tool call</h3>
+      <dl className="fields">
+        {fields.map(([k, v]) => (
+          <div key={k}>
+            <dt>{k}</dt>
+            <dd>{v}</dd>
+          </div>
+        ))}
+      </dl>
+    </section>
   );
 }
 
@@ -212,6 +236,7 @@ export function LogDrawer(props: { entry: AccessLogEntryView; onClose: () => voi
       ) : null}
       <Conversation prompt={texts.shown.request_prompt} completion={texts.shown.response_completion} />
       {e.attempts && e.attempts.length > 0 ? <Attempts attempts={e.attempts} names={names} /> : null}
+      {e.tool_call ? <ToolCall call={e.tool_call} /> : null}
       <h3>Details</h3>
       <dl className="fields">
         {rows.map(([k, v]) => (
