@@ -16,7 +16,8 @@ const makeAgentProvider = (overrides: Partial<AgentConfigProvider> = {}): AgentC
 describe("AgentConfig", () => {
   it("parses a configured account", () => {
     const config = { configured: true, endpoint: "acme.gw.example.com", providers: [makeAgentProvider()] };
-    expect(AgentConfig.parse(config)).toEqual(config);
+    // Replies of control-planes older than the MCP gateway carry no MCP servers: none.
+    expect(AgentConfig.parse(config)).toEqual({ ...config, mcp_servers: [] });
   });
 
   it("parses an unconfigured account and a caller no policy covers", () => {
