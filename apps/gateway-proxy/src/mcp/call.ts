@@ -110,11 +110,8 @@ export async function runToolCall(
         ...(admission.retryAfter === undefined ? {} : { retry_after_seconds: admission.retryAfter }),
       },
     );
-    Object.assign(record, {
-      policyId: granting.policy.id,
-      denyReason: admission.reason,
-      status: admission.status,
-    });
+    record.denyReason = admission.reason;
+    record.status = admission.status;
     publish(ctx, record);
     return;
   }
@@ -132,13 +129,11 @@ export async function runToolCall(
         },
       },
     });
-    Object.assign(record, {
-      decision: "allow",
-      denyReason: "",
-      status: outcome.status,
-      responseBytes: outcome.bytes,
-      path: new URL(server.url).pathname,
-    });
+    record.decision = "allow";
+    record.denyReason = "";
+    record.status = outcome.status;
+    record.responseBytes = outcome.bytes;
+    record.path = new URL(server.url).pathname;
   } finally {
     // Charged what its row costs: the price once the server answered, nothing otherwise.
     if (hold) ctx.leases.finish(hold.hold, isCharged(record) ? hold.amount : NO_AMOUNT);
