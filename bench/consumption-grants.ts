@@ -91,8 +91,8 @@ async function main() {
         ].map((asked) => ({
           counter: asked,
           cap_tokens: CAP,
-          committed: { tokens: holder.committed, cost_nanos: 0 },
-          need: { tokens: NEED, cost_nanos: 0 },
+          committed: { tokens: holder.committed, cost_nanos: 0, calls: 0 },
+          need: { tokens: NEED, cost_nanos: 0, calls: 0 },
         })),
       };
       const reply = await request(proxy, Consumption.lease, body);

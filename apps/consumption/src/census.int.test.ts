@@ -18,7 +18,7 @@ import {
 const DB = "agentnet_test_consumption_census";
 const QUOTA_LEASE_TTL_MS = 2_000;
 const OUTAGE_GRACE_MS = 75_000;
-const USED = { tokens: 50, costNanos: usdToNanos(0.0005) };
+const USED = { tokens: 50, costNanos: usdToNanos(0.0005), calls: 0 };
 const clock = new TestClock();
 const started: Replica[] = [];
 const stops: (() => void)[] = [];

@@ -83,8 +83,8 @@ describe("a frozen consumption leader (SIGSTOP), with a standby", () => {
             window_start: windowStart,
           },
           cap_tokens: 1_000_000,
-          committed: { tokens: 0, cost_nanos: 0 },
-          need: { tokens: 10, cost_nanos: 0 },
+          committed: { tokens: 0, cost_nanos: 0, calls: 0 },
+          need: { tokens: 10, cost_nanos: 0, calls: 0 },
         },
       ],
     };

@@ -93,7 +93,7 @@ describe("holds end with the answer", () => {
     const scope = capped(tokenCap(300));
     for (let i = 0; i < 20; i++) {
       const hold = await held(proxy, scope, clock);
-      proxy.finish(hold, { tokens: 10, costNanos: 0 });
+      proxy.finish(hold, { tokens: 10, costNanos: 0, calls: 0 });
     }
     expect((await admit(proxy, scope, clock, 110)).kind).toBe("refused");
   });
@@ -123,7 +123,7 @@ describe("holds end with the answer", () => {
     const first = proxyOn(one.nc, clock, 0);
     const scope = capped(tokenCap(1000));
     const hold = await held(first, scope, clock, 100);
-    first.finish(hold, { tokens: 100, costNanos: 0 });
+    first.finish(hold, { tokens: 100, costNanos: 0, calls: 0 });
     const second = proxyOn(two.nc, clock);
     expect((await admit(second, scope, clock, 600)).kind).toBe("refused");
     await first.maintain();

@@ -56,7 +56,7 @@ describe("settlement from JetStream events", () => {
     const body = makeCapped(150);
     const table = proxy();
     const hold = await held(table, body, clock);
-    table.finish(hold, { tokens: 50, costNanos: 500_000 });
+    table.finish(hold, { tokens: 50, costNanos: 500_000, calls: 0 });
     await publish(one.nc, eventFor(body, hold, { id: uniqueId("ev") }));
     await eventually(async () => (await userCounter(body))?.tokens_input === 30);
     // 50 settled; the lease still covers the rest, so 100 more fit and then nothing.

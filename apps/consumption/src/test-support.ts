@@ -140,6 +140,7 @@ export const admit = (table: LeaseTable, scope: Scope, clock: TestClock, tokens 
   table.admit(scope.account_id, planCounters(scope.account_id, applicableLimits(scope), clock.now), {
     tokens,
     costNanos: usdToNanos(usd),
+    calls: 0,
   });
 
 /** Admits and returns the hold; throws when the request was refused. */

@@ -5,7 +5,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { scrape, total } from "../metrics";
-import { clearOfHourEnd, configure, readUntil, userCounter } from "../setup";
+import { clearOfHourEnd, configure, openaiClient, readUntil, userCounter } from "../setup";
 import { type Stack, startStack } from "../stack";
 
 let stack: Stack;
@@ -138,5 +138,53 @@ describe("the MCP gateway, configured through the API", () => {
     ]);
     expect(events[4]?.deny_reason).toBe("llm_policy.budget_cap_exceeded");
     await eventually(async () => (await userCounter(stack, account.token))?.cost_usd === 1);
+  });
+
+  it("caps a user's tool calls per window: every call within the cap answers, the next is refused, model calls never", async () => {
+    const { account, server, setup } = await accountWithServer(0);
+    await setup.policy([account.openaiProvider.id], {
+      mcp_servers: [{ server_id: server.id }],
+      limits: {
+        token_limit: { enabled: false, group_cap: 0, user_cap: 0, window_seconds: HOUR },
+        budget_limit: { enabled: false, group_cap_usd: 0, user_cap_usd: 0, window_seconds: HOUR },
+        tool_call_limit: { enabled: true, group_cap: 0, user_cap: 3, window_seconds: HOUR },
+      },
+    });
+    const client = await connect(account.token, "/mcp");
+    const calledBefore = upstream.called.length;
+    for (let call = 0; call < 3; call++) {
+      const answer = await client.callTool({ name: "issues__echo", arguments: { text: `call ${call}` } });
+      expect(answer.content).toEqual([{ type: "text", text: `call ${call}` }]);
+    }
+    await expect(
+      client.callTool({ name: "issues__echo", arguments: { text: "one too many" } }),
+    ).rejects.toThrow(/llm_policy.tool_call_cap_exceeded/);
+    expect(upstream.called.length - calledBefore).toBe(3);
+    await client.close();
+    // The full tool-call cap refuses no model call of the same user under the same policy.
+    await openaiClient(stack, account.token).chat.completions.create({
+      model: "gpt-4o",
+      messages: [{ role: "user", content: "hi" }],
+      max_tokens: 10,
+    });
+
+    const events = await account.events.waitFor(5);
+    expect(
+      events.map((event) => [event.provider, event.decision, event.status_code, event.deny_reason]),
+    ).toEqual([
+      ["mcp", "allow", 200, ""],
+      ["mcp", "allow", 200, ""],
+      ["mcp", "allow", 200, ""],
+      ["mcp", "deny", 429, "llm_policy.tool_call_cap_exceeded"],
+      ["OpenAI", "allow", 200, ""],
+    ]);
+    // The user's counter is capped (leased), the group's only counted.
+    expect(
+      events[0]?.reserved_counters?.map((counter) => [counter.dimension_kind, typeof counter.lease_id]),
+    ).toEqual([
+      ["user", "string"],
+      ["group", "undefined"],
+    ]);
+    await eventually(async () => (await userCounter(stack, account.token))?.tool_calls === 3);
   });
 });

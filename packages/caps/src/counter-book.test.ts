@@ -25,8 +25,8 @@ const ask = (overrides: AskOverrides = {}): LeaseAsk => {
   return {
     counter: counter(),
     cap_tokens: 1_000,
-    committed: { tokens: committed, cost_nanos: 0 },
-    need: { tokens, cost_nanos: 0 },
+    committed: { tokens: committed, cost_nanos: 0, calls: 0 },
+    need: { tokens, cost_nanos: 0, calls: 0 },
     ...rest,
   };
 };
@@ -128,7 +128,7 @@ describe("CounterBook.grantLeases", () => {
         ask({ tokens: 0, committed: 50, counter: { ...counter(), lease_id: lease.lease_id } }),
       ]),
     );
-    expect(renewed.used).toEqual({ tokens: 50, cost_nanos: 500_000 });
+    expect(renewed.used).toEqual({ tokens: 50, cost_nanos: 500_000, calls: 0 });
   });
 
   it("shrinks a lease to what its proxy committed, and ends it once that is all settled", () => {

@@ -53,7 +53,7 @@ export interface Settlement {
   charges: LeaseCharge[];
 }
 
-const NO_USAGE = { tokens_input: 0, tokens_output: 0, cost_nanos: 0, requests: 0 };
+const NO_USAGE = { tokens_input: 0, tokens_output: 0, cost_nanos: 0, tool_calls: 0, requests: 0 };
 
 /**
  * The counters of the accounts the consumption leader decides for, with the headroom leased on
@@ -146,15 +146,17 @@ export class CounterBook {
         delta.tokens_input += actual.tokens_input;
         delta.tokens_output += actual.tokens_output;
         delta.cost_nanos += actual.cost_nanos;
+        delta.tool_calls += actual.tool_calls;
         delta.requests += 1;
         if (!lease) continue;
         let charge = charges.get(lease);
         if (!charge) {
-          charge = { lease, tokens: 0, costNanos: 0 };
+          charge = { lease, tokens: 0, costNanos: 0, calls: 0 };
           charges.set(lease, charge);
         }
         charge.tokens += actual.tokens_input + actual.tokens_output;
         charge.costNanos += actual.cost_nanos;
+        charge.calls += actual.tool_calls;
       }
     }
     settlement.deltas = [...deltas.values()];
@@ -179,9 +181,11 @@ export class CounterBook {
     const counter = this.counterOf(delta.key, delta.at);
     counter.committed_tokens += delta.tokens_input + delta.tokens_output;
     counter.committed_cost_nanos += delta.cost_nanos;
+    counter.committed_calls += delta.tool_calls;
     counter.tokens_input += delta.tokens_input;
     counter.tokens_output += delta.tokens_output;
     counter.cost_nanos += delta.cost_nanos;
+    counter.tool_calls += delta.tool_calls;
     counter.settled_requests += delta.requests;
     counter.updated_at = Math.max(counter.updated_at, delta.at);
     this.dirty.add(chainId(delta.key));
@@ -345,6 +349,7 @@ export class CounterBook {
   private setContribution(lease: Lease, contribution: Amount) {
     lease.counter.committed_tokens += contribution.tokens - lease.contribution.tokens;
     lease.counter.committed_cost_nanos += contribution.costNanos - lease.contribution.costNanos;
+    lease.counter.committed_calls += contribution.calls - lease.contribution.calls;
     lease.contribution = contribution;
   }
 

@@ -1,6 +1,6 @@
 import type { DimensionKind, ReservedCounter } from "@agentnet/contracts";
 import type { Amount } from "./amount";
-import type { CapCheck } from "./limits";
+import { amountMeasureOf, type CapCheck } from "./limits";
 import { windowStart } from "./windows";
 
 /** One counter: a dimension in one epoch-aligned window. */
@@ -20,6 +20,7 @@ export interface CounterPlan {
   id: string;
   capTokens: number | undefined;
   capCostNanos: number | undefined;
+  capCalls: number | undefined;
   checks: CapCheck[];
 }
 
@@ -48,8 +49,8 @@ const tighter = (current: number | undefined, cap: number): number | undefined =
   cap === 0 ? current : current === undefined ? cap : Math.min(current, cap);
 
 /** Whether any measure of the counter is capped: only capped counters need headroom leased. */
-export const isCapped = (plan: Pick<CounterPlan, "capTokens" | "capCostNanos">): boolean =>
-  plan.capTokens !== undefined || plan.capCostNanos !== undefined;
+export const isCapped = (plan: Pick<CounterPlan, "capTokens" | "capCostNanos" | "capCalls">): boolean =>
+  plan.capTokens !== undefined || plan.capCostNanos !== undefined || plan.capCalls !== undefined;
 
 /**
  * planCounters: the counters the applicable checks name, in the windows holding `nowMs`. Several
@@ -67,9 +68,17 @@ export function planCounters(accountId: string, checks: readonly CapCheck[], now
       window_start: windowStart(nowSeconds, check.window_seconds),
     };
     const id = chainId(key);
-    const plan = plans.get(id) ?? { key, id, capTokens: undefined, capCostNanos: undefined, checks: [] };
+    const plan = plans.get(id) ?? {
+      key,
+      id,
+      capTokens: undefined,
+      capCostNanos: undefined,
+      capCalls: undefined,
+      checks: [],
+    };
     if (check.measure === "tokens") plan.capTokens = tighter(plan.capTokens, check.cap);
-    else plan.capCostNanos = tighter(plan.capCostNanos, check.cap);
+    else if (check.measure === "cost") plan.capCostNanos = tighter(plan.capCostNanos, check.cap);
+    else plan.capCalls = tighter(plan.capCalls, check.cap);
     plan.checks.push(check);
     plans.set(id, plan);
   }
@@ -79,11 +88,12 @@ export function planCounters(accountId: string, checks: readonly CapCheck[], now
 /** fitsUnderCap: whether `committed + amount` stays within every cap of the counter. */
 export const fitsUnderCap = (
   committed: Amount,
-  caps: Pick<CounterPlan, "capTokens" | "capCostNanos">,
+  caps: Pick<CounterPlan, "capTokens" | "capCostNanos" | "capCalls">,
   amount: Amount,
 ): boolean =>
   (caps.capTokens === undefined || committed.tokens + amount.tokens <= caps.capTokens) &&
-  (caps.capCostNanos === undefined || committed.costNanos + amount.costNanos <= caps.capCostNanos);
+  (caps.capCostNanos === undefined || committed.costNanos + amount.costNanos <= caps.capCostNanos) &&
+  (caps.capCalls === undefined || committed.calls + amount.calls <= caps.capCalls);
 
 /**
  * firingCheck: which check to report when a counter refused. The first check that `committed +
@@ -92,10 +102,8 @@ export const fitsUnderCap = (
 export function firingCheck(plan: CounterPlan, committed: Amount, amount: Amount): CapCheck | undefined {
   const rank = (check: CapCheck) => (check.source === "llm_policy" ? 0 : 1);
   const capped = plan.checks.filter((check) => check.cap > 0).sort((a, b) => rank(a) - rank(b));
-  const exceeded = capped.find((check) =>
-    check.measure === "tokens"
-      ? committed.tokens + amount.tokens > check.cap
-      : committed.costNanos + amount.costNanos > check.cap,
+  const exceeded = capped.find(
+    (check) => committed[amountMeasureOf[check.measure]] + amount[amountMeasureOf[check.measure]] > check.cap,
   );
   return exceeded ?? capped[0];
 }

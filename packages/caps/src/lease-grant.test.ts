@@ -55,44 +55,58 @@ const COUNTER = {
 const leaseAsk = (overrides: Partial<LeaseAsk> = {}): LeaseAsk => ({
   counter: { ...COUNTER, lease_id: "lease-1" },
   cap_tokens: 1_000,
-  committed: { tokens: 0, cost_nanos: 0 },
-  need: { tokens: 100, cost_nanos: 0 },
+  committed: { tokens: 0, cost_nanos: 0, calls: 0 },
+  need: { tokens: 100, cost_nanos: 0, calls: 0 },
   ...overrides,
 });
 
-const NOTHING_LEASED = { tokens: 0, costNanos: 0 };
+const NOTHING_LEASED = { tokens: 0, costNanos: 0, calls: 0 };
 
 describe("askGrant", () => {
+  it("leases tool calls as a measure of their own: a call past the calls cap does not fit", () => {
+    const ask = leaseAsk({
+      cap_tokens: undefined,
+      cap_calls: 3,
+      need: { tokens: 0, cost_nanos: 0, calls: 1 },
+    });
+    expect(askGrant(ask, { tokens: 0, costNanos: 0, calls: 2 }, undefined, 1)).toEqual({
+      fits: true,
+      granted: { tokens: 0, costNanos: 0, calls: 1 },
+    });
+    expect(askGrant(ask, { tokens: 0, costNanos: 0, calls: 3 }, undefined, 1).fits).toBe(false);
+  });
+
   it("fits only when every capped measure fits", () => {
-    const ask = leaseAsk({ cap_cost_nanos: 1_000, need: { tokens: 100, cost_nanos: 1_001 } });
+    const ask = leaseAsk({ cap_cost_nanos: 1_000, need: { tokens: 100, cost_nanos: 1_001, calls: 0 } });
     expect(askGrant(ask, NOTHING_LEASED, undefined, 1).fits).toBe(false);
     expect(
-      askGrant({ ...ask, need: { tokens: 100, cost_nanos: 1_000 } }, NOTHING_LEASED, undefined, 1).fits,
+      askGrant({ ...ask, need: { tokens: 100, cost_nanos: 1_000, calls: 0 } }, NOTHING_LEASED, undefined, 1)
+        .fits,
     ).toBe(true);
   });
 
   it("starts a lease the leader does not know from nothing: what the proxy says it committed is not counted", () => {
-    const ask = leaseAsk({ committed: { tokens: 400, cost_nanos: 0 } });
+    const ask = leaseAsk({ committed: { tokens: 400, cost_nanos: 0, calls: 0 } });
     expect(askGrant(ask, NOTHING_LEASED, undefined, 1)).toEqual({
       fits: true,
-      granted: { tokens: 100 + 450, costNanos: 0 },
+      granted: { tokens: 100 + 450, costNanos: 0, calls: 0 },
     });
   });
 
   it("shrinks a lease to what its proxy committed on the capped measures, whatever the cap", () => {
     const ask = leaseAsk({
       shrink: true,
-      committed: { tokens: 5_000, cost_nanos: 7 },
-      need: { tokens: 0, cost_nanos: 0 },
+      committed: { tokens: 5_000, cost_nanos: 7, calls: 0 },
+      need: { tokens: 0, cost_nanos: 0, calls: 0 },
     });
     const lease = {
-      granted: { tokens: 6_000, costNanos: 0 },
+      granted: { tokens: 6_000, costNanos: 0, calls: 0 },
       settled: NOTHING_LEASED,
       contribution: NOTHING_LEASED,
     };
-    expect(askGrant(ask, { tokens: 6_000, costNanos: 0 }, lease, 1)).toEqual({
+    expect(askGrant(ask, { tokens: 6_000, costNanos: 0, calls: 0 }, lease, 1)).toEqual({
       fits: true,
-      granted: { tokens: 5_000, costNanos: 0 },
+      granted: { tokens: 5_000, costNanos: 0, calls: 0 },
     });
   });
 });

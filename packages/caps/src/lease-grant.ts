@@ -1,7 +1,7 @@
 import type { LeaseAsk } from "@agentnet/contracts";
 import { type Amount, type AmountMeasure, amountBeyond } from "./amount";
 
-/** One measure (tokens or nano-USD) of one lease ask, as the leader sees it. */
+/** One measure (tokens, nano-USD or tool calls) of one lease ask, as the leader sees it. */
 export interface MeasureAsk {
   /** The counter's cap for this measure; undefined = uncapped (nothing to lease). */
   cap: number | undefined;
@@ -72,6 +72,7 @@ export function askGrant(
       granted: {
         tokens: ask.cap_tokens === undefined ? 0 : ask.committed.tokens,
         costNanos: ask.cap_cost_nanos === undefined ? 0 : ask.committed.cost_nanos,
+        calls: ask.cap_calls === undefined ? 0 : ask.committed.calls,
       },
     };
   }
@@ -89,5 +90,9 @@ export function askGrant(
     });
   const tokens = measure("tokens", ask.cap_tokens, ask.committed.tokens, ask.need.tokens);
   const cost = measure("costNanos", ask.cap_cost_nanos, ask.committed.cost_nanos, ask.need.cost_nanos);
-  return { fits: tokens.fits && cost.fits, granted: { tokens: tokens.granted, costNanos: cost.granted } };
+  const calls = measure("calls", ask.cap_calls, ask.committed.calls, ask.need.calls);
+  return {
+    fits: tokens.fits && cost.fits && calls.fits,
+    granted: { tokens: tokens.granted, costNanos: cost.granted, calls: calls.granted },
+  };
 }

@@ -79,13 +79,15 @@ class FakeLeader {
     const lease_id = known ?? `lease-${++this.leaseIds}`;
     const committed = known ? ask.committed.tokens : 0;
     const room = this.cap - this.used - this.heldByOthers;
-    const used = { tokens: this.used, cost_nanos: 0 };
-    if (ask.shrink) return { lease_id, granted: { tokens: committed, cost_nanos: 0 }, fits: true, used };
+    const used = { tokens: this.used, cost_nanos: 0, calls: 0 };
+    if (ask.shrink)
+      return { lease_id, granted: { tokens: committed, cost_nanos: 0, calls: 0 }, fits: true, used };
     const wanted = committed + ask.need.tokens;
-    if (wanted > room) return { lease_id, granted: { tokens: committed, cost_nanos: 0 }, fits: false, used };
+    if (wanted > room)
+      return { lease_id, granted: { tokens: committed, cost_nanos: 0, calls: 0 }, fits: false, used };
     return {
       lease_id,
-      granted: { tokens: Math.min(room, wanted + this.spare), cost_nanos: 0 },
+      granted: { tokens: Math.min(room, wanted + this.spare), cost_nanos: 0, calls: 0 },
       fits: true,
       used,
     };
@@ -119,10 +121,11 @@ const planOf = (key: CounterKey = KEY): CounterPlan => ({
   id: chainId(key),
   capTokens: 1_000,
   capCostNanos: undefined,
+  capCalls: undefined,
   checks: [],
 });
 
-const tokens = (count: number): Amount => ({ tokens: count, costNanos: 0 });
+const tokens = (count: number): Amount => ({ tokens: count, costNanos: 0, calls: 0 });
 
 function setup() {
   const clock = new FakeClock();
@@ -164,8 +167,8 @@ describe("LeaseTable: holds", () => {
               window_start: HOUR_START,
             },
             cap_tokens: 1_000,
-            committed: { tokens: 0, cost_nanos: 0 },
-            need: { tokens: 100, cost_nanos: 0 },
+            committed: { tokens: 0, cost_nanos: 0, calls: 0 },
+            need: { tokens: 100, cost_nanos: 0, calls: 0 },
           },
         ],
       },

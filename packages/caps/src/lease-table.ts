@@ -353,8 +353,12 @@ export class LeaseTable {
   private leaseOf(plan: CounterPlan): LocalLease {
     let lease = this.leases.get(plan.id);
     if (lease) {
-      if (lease.caps.capTokens !== plan.capTokens || lease.caps.capCostNanos !== plan.capCostNanos) {
-        lease.caps = { capTokens: plan.capTokens, capCostNanos: plan.capCostNanos };
+      if (
+        lease.caps.capTokens !== plan.capTokens ||
+        lease.caps.capCostNanos !== plan.capCostNanos ||
+        lease.caps.capCalls !== plan.capCalls
+      ) {
+        lease.caps = { capTokens: plan.capTokens, capCostNanos: plan.capCostNanos, capCalls: plan.capCalls };
       }
     } else {
       lease = ungrantedLease(plan, this.options.clock());

@@ -84,8 +84,26 @@ describe("applicableLimits", () => {
     expect(plans.find((plan) => plan.key.dimension_kind === "group")?.capTokens).toBeUndefined();
   });
 
+  it("caps tool calls on the counters of the tokens' window, beside the tokens", () => {
+    const base = makeReserve();
+    const toolCalls = { enabled: true, user_cap: 3, group_cap: 10, window_seconds: 3600 };
+    const limits: Limits = { ...tokens(500, 0), tool_call_limit: toolCalls };
+    const checks = applicableLimits({ ...base, policy: { ...base.policy, limits } });
+    expect(checks.filter((c) => c.measure === "calls").map((c) => [c.dimension_kind, c.cap])).toEqual([
+      ["user", 3],
+      ["group", 10],
+    ]);
+    const plans = planCounters(base.account_id, checks, 0);
+    const user = plans.find((plan) => plan.key.dimension_kind === "user");
+    expect([user?.capTokens, user?.capCalls]).toEqual([500, 3]);
+    const disabled = { ...limits, tool_call_limit: { ...toolCalls, enabled: false } };
+    const left = applicableLimits({ ...base, policy: { ...base.policy, limits: disabled } });
+    expect(left.map((check) => check.measure)).toEqual(["tokens", "tokens"]);
+  });
+
   it("names deny reasons after the source and the measure", () => {
     expect(denyReason({ source: "llm_policy", measure: "cost" })).toBe("llm_policy.budget_cap_exceeded");
     expect(denyReason({ source: "budget_rule", measure: "tokens" })).toBe("budget_rule.token_cap_exceeded");
+    expect(denyReason({ source: "llm_policy", measure: "calls" })).toBe("llm_policy.tool_call_cap_exceeded");
   });
 });

@@ -7,9 +7,17 @@ import {
   ruleTargets,
 } from "@agentnet/contracts";
 import { usdToNanos } from "@agentnet/pricing";
+import type { AmountMeasure } from "./amount";
 
 export type LimitSource = "llm_policy" | "budget_rule";
-export type Measure = "tokens" | "cost";
+export type Measure = "tokens" | "cost" | "calls";
+
+/** Which measure of an `Amount` a check's measure caps. */
+export const amountMeasureOf: Record<Measure, AmountMeasure> = {
+  tokens: "tokens",
+  cost: "costNanos",
+  calls: "calls",
+};
 
 /** One cap in force for this request: a measure of one dimension over one window size. */
 export interface CapCheck {
@@ -19,7 +27,7 @@ export interface CapCheck {
   dimension_kind: DimensionKind;
   dimension_id: string;
   window_seconds: number;
-  /** Tokens (input + output) or nano-USD; 0 means the dimension is counted but uncapped. */
+  /** Tokens (input + output), nano-USD or tool calls; 0 means the dimension is counted but uncapped. */
   cap: number;
 }
 
@@ -119,7 +127,7 @@ export function applicableLimits(request: CapsInput): CapCheck[] {
   }
   const checks: CapCheck[] = [];
   for (const limits of inForce) {
-    const { token_limit: tokens, budget_limit: budget } = limits.limits;
+    const { token_limit: tokens, budget_limit: budget, tool_call_limit: calls } = limits.limits;
     // A disabled limit is inert: no cap and no window in force.
     if (tokens.enabled) {
       addChecks(
@@ -143,10 +151,23 @@ export function applicableLimits(request: CapsInput): CapCheck[] {
         usdToNanos(budget.group_cap_usd),
       );
     }
+    if (calls?.enabled === true) {
+      addChecks(
+        checks,
+        limits,
+        request.user_id,
+        "calls",
+        calls.window_seconds,
+        calls.user_cap,
+        calls.group_cap,
+      );
+    }
   }
   return checks;
 }
 
 /** denyReason: which reason code a firing check reports. */
+const reasonOfMeasure = { tokens: "token", cost: "budget", calls: "tool_call" } as const;
+
 export const denyReason = (check: Pick<CapCheck, "source" | "measure">): CapDenyReason =>
-  `${check.source}.${check.measure === "tokens" ? "token" : "budget"}_cap_exceeded`;
+  `${check.source}.${reasonOfMeasure[check.measure]}_cap_exceeded`;

@@ -10,7 +10,7 @@ import { type CounterKey, type CounterPlan, chainId, reservedCounterOf } from ".
 export interface LocalLease {
   key: CounterKey;
   /** The counter's caps as the latest request saw them (which measures the lease limits). */
-  caps: Pick<CounterPlan, "capTokens" | "capCostNanos">;
+  caps: Pick<CounterPlan, "capTokens" | "capCostNanos" | "capCalls">;
   /** Undefined until the leader granted one. */
   id: string | undefined;
   /** The counter as the events of requests it admits name it (with the lease id): built once per id. */
@@ -49,7 +49,7 @@ export interface Hold {
 /** A lease of `plan`'s counter that the leader has not granted yet: nothing fits in it. */
 export const ungrantedLease = (plan: CounterPlan, now: number): LocalLease => ({
   key: plan.key,
-  caps: { capTokens: plan.capTokens, capCostNanos: plan.capCostNanos },
+  caps: { capTokens: plan.capTokens, capCostNanos: plan.capCostNanos, capCalls: plan.capCalls },
   id: undefined,
   counter: undefined,
   granted: NO_AMOUNT,
@@ -84,15 +84,17 @@ export function leaseAsk(plan: CounterPlan, lease: LocalLease, need: Amount): Le
     counter: lease.id ? { ...counter, lease_id: lease.id } : counter,
     ...(plan.capTokens === undefined ? {} : { cap_tokens: plan.capTokens }),
     ...(plan.capCostNanos === undefined ? {} : { cap_cost_nanos: plan.capCostNanos }),
+    ...(plan.capCalls === undefined ? {} : { cap_calls: plan.capCalls }),
     committed: quantityOfAmount(lease.committed),
     need: quantityOfAmount(need),
   };
 }
 
 /** The grant as caps on what the lease may commit, for the measures the counter caps. */
-export const grantOf = (lease: LocalLease): Pick<CounterPlan, "capTokens" | "capCostNanos"> => ({
+export const grantOf = (lease: LocalLease): Pick<CounterPlan, "capTokens" | "capCostNanos" | "capCalls"> => ({
   capTokens: lease.caps.capTokens === undefined ? undefined : lease.granted.tokens,
   capCostNanos: lease.caps.capCostNanos === undefined ? undefined : lease.granted.costNanos,
+  capCalls: lease.caps.capCalls === undefined ? undefined : lease.granted.calls,
 });
 
 /** Less than a quarter of a capped measure's grant is left. */
@@ -101,7 +103,8 @@ export function runningLow(lease: LocalLease): boolean {
   return (
     (grant.capTokens !== undefined && grant.capTokens - lease.committed.tokens < grant.capTokens / 4) ||
     (grant.capCostNanos !== undefined &&
-      grant.capCostNanos - lease.committed.costNanos < grant.capCostNanos / 4)
+      grant.capCostNanos - lease.committed.costNanos < grant.capCostNanos / 4) ||
+    (grant.capCalls !== undefined && grant.capCalls - lease.committed.calls < grant.capCalls / 4)
   );
 }
 

@@ -6,6 +6,7 @@ export interface Actual {
   tokens_input: number;
   tokens_output: number;
   cost_nanos: number;
+  tool_calls: number;
 }
 
 /**
@@ -23,4 +24,5 @@ export const actualOf = (event: GatewayRequestEvent): Actual => ({
   tokens_input: event.input_tokens,
   tokens_output: event.output_tokens,
   cost_nanos: usdToNanos(event.cost_usd),
+  tool_calls: event.tool_call ? 1 : 0,
 });

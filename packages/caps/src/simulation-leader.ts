@@ -8,11 +8,17 @@ import type {
 import {
   type Amount,
   addAmounts,
+  amountBeyond,
+  amountOfQuantity,
   type CapCheck,
   CounterBook,
   type CounterKey,
   chainId,
+  committedAmountOf,
+  isNoAmount,
   NO_AMOUNT,
+  settledAmountOf,
+  subtractAmounts,
 } from "./index";
 import type { World } from "./simulation";
 
@@ -99,11 +105,8 @@ export class SimulatedLeader {
       // Settling a lease's usage moves it from the lease's part to settled usage: only usage
       // no live lease covered grows the committed total.
       const after = this.committed(key);
-      const outside = {
-        tokens: after.tokens - (before[i]?.tokens ?? 0),
-        costNanos: after.costNanos - (before[i]?.costNanos ?? 0),
-      };
-      if (outside.tokens > 0 || outside.costNanos > 0) {
+      const outside = subtractAmounts(after, before[i] ?? NO_AMOUNT);
+      if (outside.tokens > 0 || outside.costNanos > 0 || outside.calls > 0) {
         this.world.stats.unleasedSettlements++;
         this.unleased.set(chainId(key), addAmounts(this.unleasedOn(key), outside));
       }
@@ -135,8 +138,7 @@ export class SimulatedLeader {
       const truth = this.truth.get(id);
       const counter = truth ? this.book.counter(truth.key) : listed.get(id);
       const held = {
-        tokens: (counter?.tokens_input ?? 0) + (counter?.tokens_output ?? 0),
-        costNanos: counter?.cost_nanos ?? 0,
+        ...(counter ? settledAmountOf(counter) : NO_AMOUNT),
         requests: counter?.settled_requests ?? 0,
       };
       const expected = { ...(truth?.amount ?? NO_AMOUNT), requests: truth?.requests ?? 0 };
@@ -174,7 +176,7 @@ export class SimulatedLeader {
    */
   private assertRefusedOnlyWithoutHeadroom(key: CounterKey, need: Quantity) {
     const committed = this.committed(key);
-    const wanted = addAmounts(committed, { tokens: need.tokens, costNanos: need.cost_nanos });
+    const wanted = addAmounts(committed, amountOfQuantity(need));
     if (!this.passed(key, wanted, NO_AMOUNT)) {
       this.world.fail(
         "refusedOnlyWithoutHeadroom",
@@ -187,7 +189,7 @@ export class SimulatedLeader {
   private assertNeverCountedTwice(key: CounterKey) {
     const settled = this.settled(key);
     const truth = this.truth.get(chainId(key))?.amount ?? NO_AMOUNT;
-    if (settled.tokens > truth.tokens || settled.costNanos > truth.costNanos) {
+    if (!isNoAmount(amountBeyond(settled, truth))) {
       this.world.fail(
         "neverCountedTwice",
         `${chainId(key)} holds ${show(settled)}, the requests used ${show(truth)}`,
@@ -207,6 +209,7 @@ export class SimulatedLeader {
       )?.cap;
     const capTokens = capOf("tokens");
     const capCost = capOf("cost");
+    const capCalls = capOf("calls");
     const over = (measure: string, value: number, cap: number, allowance: number) =>
       `${value} ${measure} > cap ${cap}${allowance > 0 ? ` + ${allowance} settled after its lease ended` : ""} on ${chainId(key)}`;
     if (capTokens !== undefined && amount.tokens > capTokens + beyond.tokens) {
@@ -215,20 +218,20 @@ export class SimulatedLeader {
     if (capCost !== undefined && amount.costNanos > capCost + beyond.costNanos) {
       return over("nanos", amount.costNanos, capCost, beyond.costNanos);
     }
+    if (capCalls !== undefined && amount.calls > capCalls + beyond.calls) {
+      return over("calls", amount.calls, capCalls, beyond.calls);
+    }
     return undefined;
   }
 
   private committed(key: CounterKey): Amount {
     const counter = this.book.counter(key);
-    return { tokens: counter?.committed_tokens ?? 0, costNanos: counter?.committed_cost_nanos ?? 0 };
+    return counter ? committedAmountOf(counter) : NO_AMOUNT;
   }
 
   private settled(key: CounterKey): Amount {
     const counter = this.book.counter(key);
-    return {
-      tokens: (counter?.tokens_input ?? 0) + (counter?.tokens_output ?? 0),
-      costNanos: counter?.cost_nanos ?? 0,
-    };
+    return counter ? settledAmountOf(counter) : NO_AMOUNT;
   }
 
   private unleasedOn(key: CounterKey): Amount {

@@ -2,6 +2,7 @@ import type { LeaseReply, LeaseRequest, ReservedCounter } from "@agentnet/contra
 import {
   type Admission,
   type Amount,
+  amountOfToolCall,
   type CounterPlan,
   chainId,
   fitsUnderCap,
@@ -12,6 +13,7 @@ import {
   NO_AMOUNT,
   planCounters,
 } from "./index";
+import { grantOf } from "./local-lease";
 import type { World } from "./simulation";
 import { ACCOUNT, OUTAGE_GRACE_MS } from "./simulation-leader";
 
@@ -27,16 +29,16 @@ export interface RequestPlan {
   stream: boolean;
   /** Ends without an answer and without tokens: its event counts nothing. */
   failed: boolean;
+  /** An MCP tool call: one call at its server's price (`TOOL_CALL`), no tokens, never a stream. */
+  toolCall?: boolean;
 }
 
 const NANOS_PER_TOKEN = 1_000;
-const tokensAmount = (tokens: number): Amount => ({ tokens, costNanos: tokens * NANOS_PER_TOKEN });
+const tokensAmount = (tokens: number): Amount => ({ tokens, costNanos: tokens * NANOS_PER_TOKEN, calls: 0 });
+/** What one tool call counts: its price and one call. */
+export const TOOL_CALL = amountOfToolCall(50_000);
 
 /** The grant as caps on what the lease may commit (what `LeaseTable` admits against). */
-const grantCaps = (lease: LocalLease) => ({
-  capTokens: lease.caps.capTokens === undefined ? undefined : lease.granted.tokens,
-  capCostNanos: lease.caps.capCostNanos === undefined ? undefined : lease.granted.costNanos,
-});
 
 const counterIdOf = (accountId: string, { lease_id: _, ...counter }: ReservedCounter) =>
   chainId({ account_id: accountId, ...counter });
@@ -94,8 +96,8 @@ export class SimulatedProxy {
   async serve(request: RequestPlan) {
     const { clock } = this.world;
     const plans = planCounters(ACCOUNT, this.world.checks, clock.now);
-    const pieces = request.stream ? 4 : 1;
-    const step = tokensAmount(Math.ceil(request.worstTokens / pieces));
+    const pieces = request.stream && !request.toolCall ? 4 : 1;
+    const step = request.toolCall ? TOOL_CALL : tokensAmount(Math.ceil(request.worstTokens / pieces));
     const admission = await this.admit(plans, step, () => {
       const hold = this.table.holdFromLeases(plans, step);
       return hold ? { kind: "held", hold } : this.table.admit(ACCOUNT, plans, step);
@@ -103,7 +105,7 @@ export class SimulatedProxy {
     if (admission.kind !== "held") return;
     const { hold } = admission;
     this.remember(plans, hold);
-    const used = Math.floor(request.usedShare * request.worstTokens);
+    const used = request.toolCall ? 0 : Math.floor(request.usedShare * request.worstTokens);
     const pause = Math.floor(request.durationMs / pieces);
     for (let piece = 1; piece < pieces && hold.amount.tokens < used; piece++) {
       await clock.sleep(pause);
@@ -115,9 +117,13 @@ export class SimulatedProxy {
       }
     }
     await clock.sleep(pause);
-    const actual = request.failed ? NO_AMOUNT : tokensAmount(Math.min(used, hold.amount.tokens));
+    const actual = request.failed
+      ? NO_AMOUNT
+      : request.toolCall
+        ? TOOL_CALL
+        : tokensAmount(Math.min(used, hold.amount.tokens));
     this.table.finish(hold, actual);
-    this.world.finished(this.id, hold.counters, actual, request.failed);
+    this.world.finished(this.id, hold.counters, actual, request.failed, request.toolCall === true);
   }
 
   /** Runs one admission (or a stream's growth) and checks what the caller was told. */
@@ -143,6 +149,7 @@ export class SimulatedProxy {
       if (this.world.busLost) stats.heldWhileBusLost++;
     } else if (admission.kind === "refused") {
       stats.refused++;
+      if (amount.calls > 0) stats.refusedToolCalls++;
       this.assertRefusedOnlyByTheLeader(alone, this.leaderRefusals > refusalsBefore, amount);
     } else {
       stats.unavailable++;
@@ -160,7 +167,7 @@ export class SimulatedProxy {
     if (alone && !leaderRefused) {
       this.world.fail(
         "refusedOnlyByTheLeader",
-        `${this.id} refused ${amount.tokens} tokens the leader granted`,
+        `${this.id} refused ${JSON.stringify(amount)} the leader granted`,
       );
     }
   }
@@ -188,13 +195,13 @@ export class SimulatedProxy {
         lease.id === this.leaseIds.get(plan.id) &&
         lease.expiresAt > world.outageStartedAt &&
         lease.confirmedAt + OUTAGE_GRACE_MS > now &&
-        fitsUnderCap(lease.committed, grantCaps(lease), amount)
+        fitsUnderCap(lease.committed, grantOf(lease), amount)
       );
     });
     if (covered)
       world.fail(
         "ridesOutOutage",
-        `${this.id} answered unavailable for ${amount.tokens} tokens its leases held`,
+        `${this.id} answered unavailable for ${JSON.stringify(amount)} its leases held`,
       );
   }
 }

@@ -10,6 +10,7 @@ const schedules: fc.Arbitrary<Schedule> = fc.record({
   proxies: fc.integer({ min: 3, max: 4 }),
   capTokens: fc.integer({ min: 500, max: 8_000 }),
   capCostNanos: fc.integer({ min: 500_000, max: 8_000_000 }),
+  capCalls: fc.integer({ min: 1, max: 12 }),
   startOffsetMs: fc.integer({ min: 0, max: 59_999 }),
   faults: fc.record({
     loss: fc.double({ min: 0, max: 0.3, noNaN: true }),
@@ -30,6 +31,7 @@ const schedules: fc.Arbitrary<Schedule> = fc.record({
       durationMs: fc.integer({ min: 0, max: 15_000 }),
       stream: fc.boolean(),
       failed: fc.nat(9).map((n) => n === 0),
+      toolCall: fc.nat(3).map((n) => n === 0),
     }),
     { minLength: 1, maxLength: 30 },
   ),
@@ -135,6 +137,7 @@ describe("the caps protocol, simulated", () => {
       "held",
       "heldWhileBusLost",
       "refused",
+      "refusedToolCalls",
       "unavailable",
       "leaderRefusals",
       "cutStreams",

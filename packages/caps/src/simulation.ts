@@ -29,6 +29,8 @@ export interface Schedule {
   proxies: number;
   capTokens: number;
   capCostNanos: number;
+  /** The cap on user u1's tool calls (its tokens' counter); absent in schedules without tool calls. */
+  capCalls?: number;
   /** Where in the windows the run starts. */
   startOffsetMs: number;
   faults: Faults;
@@ -41,6 +43,8 @@ export interface Stats {
   held: number;
   heldWhileBusLost: number;
   refused: number;
+  /** Tool calls refused: their calls cap (or their price) had no room. */
+  refusedToolCalls: number;
   unavailable: number;
   leaderRefusals: number;
   cutStreams: number;
@@ -64,6 +68,7 @@ export class World {
     held: 0,
     heldWhileBusLost: 0,
     refused: 0,
+    refusedToolCalls: 0,
     unavailable: 0,
     leaderRefusals: 0,
     cutStreams: 0,
@@ -90,6 +95,7 @@ export class World {
     this.checks = [
       { ...window("user", "u1", 20), measure: "tokens", cap: schedule.capTokens },
       { ...window("group", "g1", 30), measure: "cost", cap: schedule.capCostNanos },
+      { ...window("user", "u1", 20), measure: "calls", cap: schedule.capCalls ?? 0 },
       // Counted, uncapped: settles without a lease.
       { ...window("group", "g2", 30), measure: "tokens", cap: 0 },
     ];
@@ -167,7 +173,7 @@ export class World {
   }
 
   /** A request ended: the book must come to count it, and its event goes out. */
-  finished(proxyId: string, counters: ReservedCounter[], actual: Amount, failed: boolean) {
+  finished(proxyId: string, counters: ReservedCounter[], actual: Amount, failed: boolean, toolCall: boolean) {
     this.leader.expect(counters, actual, failed);
     const event = makeEvent({
       id: `req-${proxyId}-${++this.requestIds}`,
@@ -178,6 +184,17 @@ export class World {
       total_tokens: actual.tokens,
       cost_usd: actual.costNanos / 1e9,
       reserved_counters: counters,
+      ...(toolCall
+        ? {
+            tool_call: {
+              server_id: "mcp_sim",
+              server: "sim",
+              tool: "t",
+              request_bytes: 1,
+              response_bytes: 1,
+            },
+          }
+        : {}),
     });
     const { maxEventDelayMs, duplication } = this.schedule.faults;
     this.deliver(event, this.delay(maxEventDelayMs));

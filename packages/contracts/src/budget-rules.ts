@@ -21,7 +21,9 @@ export type BudgetRule = z.infer<typeof BudgetRule>;
 export const capsSomething = (limits: Limits): boolean =>
   (limits.token_limit.enabled && (limits.token_limit.group_cap > 0 || limits.token_limit.user_cap > 0)) ||
   (limits.budget_limit.enabled &&
-    (limits.budget_limit.group_cap_usd > 0 || limits.budget_limit.user_cap_usd > 0));
+    (limits.budget_limit.group_cap_usd > 0 || limits.budget_limit.user_cap_usd > 0)) ||
+  (limits.tool_call_limit?.enabled === true &&
+    (limits.tool_call_limit.group_cap > 0 || limits.tool_call_limit.user_cap > 0));
 
 /**
  * POST and PUT body (PUT replaces the whole rule, so the same defaults apply). A rule whose limits

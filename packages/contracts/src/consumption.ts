@@ -34,6 +34,8 @@ export const ConsumptionCounter = z.object({
   tokens_input: z.number().int().min(0),
   tokens_output: z.number().int().min(0),
   cost_usd: z.number().min(0),
+  /** MCP tool calls the servers answered (an agentnet extension; 0 in a counter of model calls only). */
+  tool_calls: z.number().int().min(0).default(0),
   updated_at: Timestamp,
 });
 export type ConsumptionCounter = z.infer<typeof ConsumptionCounter>;

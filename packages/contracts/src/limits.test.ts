@@ -55,6 +55,18 @@ describe("Limits", () => {
       ]);
     },
   );
+  it("takes an optional tool-call limit with whole caps and the enabled window rule", () => {
+    const tool_call_limit = { enabled: true, group_cap: 100, user_cap: 20, window_seconds: 3600 };
+    expect(Limits.parse(makeLimits({ tool_call_limit }))).toEqual(makeLimits({ tool_call_limit }));
+    expect(
+      issuePaths(Limits.safeParse(makeLimits({ tool_call_limit: { ...tool_call_limit, user_cap: 1.5 } }))),
+    ).toEqual(["tool_call_limit.user_cap"]);
+    expect(
+      issuePaths(
+        Limits.safeParse(makeLimits({ tool_call_limit: { ...tool_call_limit, window_seconds: 30 } })),
+      ),
+    ).toEqual(["tool_call_limit.window_seconds"]);
+  });
 });
 
 describe("TokenLimit caps", () => {

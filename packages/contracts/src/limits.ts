@@ -47,10 +47,21 @@ export type TokenLimit = z.infer<typeof TokenLimit>;
 export const BudgetLimit = budgetLimit(UsdCap, WindowSeconds);
 export type BudgetLimit = z.infer<typeof BudgetLimit>;
 
-/** Shared by budget rules and policies; both members are required whenever limits is sent. */
+/**
+ * MCP tool calls per window (`tools/call` the server answered); 0 means uncapped. Model calls never
+ * count on it, and it never refuses one.
+ */
+export const ToolCallLimit = tokenLimit(WindowSeconds);
+export type ToolCallLimit = z.infer<typeof ToolCallLimit>;
+
+/**
+ * Shared by budget rules and policies; token_limit and budget_limit are required whenever limits is
+ * sent, tool_call_limit (an agentnet extension, docs/API.md "Limits") may be left out.
+ */
 export const Limits = z.object({
   token_limit: TokenLimit,
   budget_limit: BudgetLimit,
+  tool_call_limit: ToolCallLimit.optional(),
 });
 export type Limits = z.infer<typeof Limits>;
 
@@ -58,4 +69,5 @@ export type Limits = z.infer<typeof Limits>;
 export const LimitsBody = z.object({
   token_limit: tokenLimit(WindowSecondsBody),
   budget_limit: budgetLimit(UsdCapBody, WindowSecondsBody),
+  tool_call_limit: tokenLimit(WindowSecondsBody).optional(),
 });

@@ -100,8 +100,8 @@ export const BudgetCounterAlert = z.object({
   /** The policy or budget rule that sets the cap, and its name. */
   source_id: Id,
   source_name: z.string(),
-  kind: z.enum(["tokens", "usd"]),
-  /** Tokens (input + output) or USD, as `kind` says. */
+  kind: z.enum(["tokens", "usd", "tool_calls"]),
+  /** Tokens (input + output), USD or MCP tool calls, as `kind` says. */
   cap: z.number().min(0),
   used: z.number().min(0),
   /** The percent of `cap` crossed. */

@@ -9,13 +9,17 @@ export const CapDenyReason = z.enum([
   "llm_policy.budget_cap_exceeded",
   "budget_rule.token_cap_exceeded",
   "budget_rule.budget_cap_exceeded",
+  "llm_policy.tool_call_cap_exceeded",
+  "budget_rule.tool_call_cap_exceeded",
 ]);
 export type CapDenyReason = z.infer<typeof CapDenyReason>;
 
-/** An amount in counter units: total tokens (input + output) and nano-USD (integers). */
+/** An amount in counter units: total tokens (input + output), nano-USD and MCP tool calls (integers). */
 export const Quantity = z.object({
   tokens: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
   cost_nanos: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+  // Absent from a proxy or leader that counts no tool calls (one that runs an earlier release).
+  calls: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0),
 });
 export type Quantity = z.infer<typeof Quantity>;
 
@@ -30,6 +34,7 @@ export const LeaseAsk = z.object({
   /** The tightest caps of the counter in the proxy's configuration; an absent measure is uncapped. */
   cap_tokens: z.number().int().min(1).optional(),
   cap_cost_nanos: z.number().int().min(1).optional(),
+  cap_calls: z.number().int().min(1).optional(),
   committed: Quantity,
   need: Quantity,
   /** Give back what is not committed: the proxy already stopped admitting beyond `committed`. */
@@ -76,7 +81,8 @@ export const CapStatus = z.object({
   /** The policy or budget rule that sets the cap, and its name. */
   source_id: Id,
   source_name: z.string(),
-  measure: z.enum(["tokens", "usd"]),
+  /** `tool_calls`: MCP tool calls (an agentnet extension, as `tool_call_limit`). */
+  measure: z.enum(["tokens", "usd", "tool_calls"]),
   dimension_kind: DimensionKind,
   dimension_id: Id,
   window_seconds: z.number().int().min(1),

@@ -1,17 +1,25 @@
 import {
-  type AmountMeasure,
+  amountMeasureOf,
   applicableLimits,
   type CapCheck,
   type CounterKey,
   type CounterState,
   chainId,
   committedAmountOf,
+  type Measure,
   settledAmountOf,
   windowStart,
 } from "@agentnet/caps";
 import type { BudgetRule, Caller, CapStatus, Policy } from "@agentnet/contracts";
 import { coveringPolicies } from "@agentnet/gateway-rules";
 import { nanosToUsd } from "@agentnet/pricing";
+
+/** A check's measure as the caps read names it. */
+const MEASURE_NAMES: Record<Measure, CapStatus["measure"]> = {
+  tokens: "tokens",
+  cost: "usd",
+  calls: "tool_calls",
+};
 
 /**
  * capStatuses: every cap that applies to the caller — of each enabled policy covering one of their
@@ -60,18 +68,17 @@ function statusOf(
   name: string,
   state: CounterState | undefined,
 ): CapStatus {
-  const tokens = check.measure === "tokens";
-  const measure: AmountMeasure = tokens ? "tokens" : "costNanos";
+  const measure = amountMeasureOf[check.measure];
   const used = state ? settledAmountOf(state)[measure] : 0;
   const committed = state ? committedAmountOf(state)[measure] : 0;
   const held = Math.max(0, committed - used);
   const remaining = Math.max(0, check.cap - used - held);
-  const unit = (value: number) => (tokens ? value : nanosToUsd(value));
+  const unit = (value: number) => (check.measure === "cost" ? nanosToUsd(value) : value);
   return {
     source: check.source,
     source_id: check.source_id,
     source_name: name,
-    measure: tokens ? "tokens" : "usd",
+    measure: MEASURE_NAMES[check.measure],
     dimension_kind: key.dimension_kind,
     dimension_id: key.dimension_id,
     window_seconds: key.window_seconds,

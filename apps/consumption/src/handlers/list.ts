@@ -11,6 +11,7 @@ const toCounter = (counter: Counter): ConsumptionCounter => ({
   tokens_input: counter.tokens_input,
   tokens_output: counter.tokens_output,
   cost_usd: nanosToUsd(counter.cost_nanos),
+  tool_calls: counter.tool_calls,
   updated_at: new Date(counter.updated_at).toISOString(),
 });
 

@@ -35,6 +35,7 @@ describe("consumption's MongoDB consistency", () => {
       tokens_input: 40,
       tokens_output: 2,
       cost_nanos: 0,
+      tool_calls: 0,
       requests: 1,
       at: NOW,
     };

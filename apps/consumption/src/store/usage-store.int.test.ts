@@ -31,6 +31,7 @@ const deltaOf = (accountId: string, tokens: number): UsageDelta => ({
   tokens_input: tokens,
   tokens_output: 0,
   cost_nanos: 0,
+  tool_calls: 0,
   requests: 1,
   at: NOW,
 });
@@ -80,6 +81,7 @@ describe("usage store journal", () => {
           tokens_input: 7,
           tokens_output: 0,
           cost_nanos: 0,
+          tool_calls: 0,
           requests: 1,
           at: new Date(NOW),
         },

@@ -38,6 +38,8 @@ interface DeltaDoc extends KeyFields {
   tokens_input: number;
   tokens_output: number;
   cost_nanos: number;
+  /** Absent in entries written before tool calls were counted. */
+  tool_calls?: number;
   requests: number;
   at: Date;
 }
@@ -73,6 +75,8 @@ export interface CounterDoc extends KeyFields {
   tokens_input: number;
   tokens_output: number;
   cost_nanos: number;
+  /** Absent in snapshots written before tool calls were counted. */
+  tool_calls?: number;
   settled_requests: number;
   updated_at: Date;
   journal_seq: number;
@@ -135,6 +139,7 @@ const journalSchema = new Schema<JournalDoc>(
           tokens_input: Number,
           tokens_output: Number,
           cost_nanos: Number,
+          tool_calls: Number,
           requests: Number,
           at: Date,
         },
@@ -153,6 +158,7 @@ const counterSchema = new Schema<CounterDoc>(
     tokens_input: Number,
     tokens_output: Number,
     cost_nanos: Number,
+    tool_calls: Number,
     settled_requests: Number,
     updated_at: Date,
     journal_seq: Number,
@@ -207,6 +213,7 @@ const deltaDoc = (delta: UsageDelta): DeltaDoc => ({
   tokens_input: delta.tokens_input,
   tokens_output: delta.tokens_output,
   cost_nanos: delta.cost_nanos,
+  tool_calls: delta.tool_calls,
   requests: delta.requests,
   at: new Date(delta.at),
 });
@@ -264,6 +271,7 @@ export class UsageStore {
         tokens_input: doc.tokens_input,
         tokens_output: doc.tokens_output,
         cost_nanos: doc.cost_nanos,
+        tool_calls: doc.tool_calls ?? 0,
         requests: doc.settled_requests,
         at: doc.updated_at.getTime(),
       };
@@ -278,6 +286,7 @@ export class UsageStore {
           tokens_input: doc.tokens_input,
           tokens_output: doc.tokens_output,
           cost_nanos: doc.cost_nanos,
+          tool_calls: doc.tool_calls ?? 0,
           requests: doc.requests,
           at: doc.at.getTime(),
         });
@@ -407,6 +416,7 @@ function counterDoc(counter: Counter, seq: number): CounterDoc {
     tokens_input: counter.tokens_input,
     tokens_output: counter.tokens_output,
     cost_nanos: counter.cost_nanos,
+    tool_calls: counter.tool_calls,
     settled_requests: counter.settled_requests,
     updated_at: new Date(counter.updated_at),
     journal_seq: seq,

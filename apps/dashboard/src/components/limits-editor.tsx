@@ -6,8 +6,12 @@ import { Check, Field } from "./ui";
 
 const shown = (n: number) => (Number.isNaN(n) ? "" : String(n));
 
+/** A limits object's tool-call limit, or one switched off when it has none. */
+const toolCallLimitOf = (limits: Limits): NonNullable<Limits["tool_call_limit"]> =>
+  limits.tool_call_limit ?? { enabled: false, group_cap: 0, user_cap: 0, window_seconds: 3600 };
+
 /**
- * Token and USD caps per window. `error(path)` gives the message for a path such as
+ * Token, USD and MCP tool-call caps per window. `error(path)` gives the message for a path such as
  * "limits.token_limit.window_seconds", from the pre-submit check or the API; `problem` is one about
  * the caps as a whole (a budget rule that caps nothing). Controls are named by their path.
  */
@@ -23,6 +27,9 @@ export function LimitsEditor(props: {
     props.onChange({ ...props.value, token_limit: { ...t, ...patch } });
   const setB = (patch: Partial<Limits["budget_limit"]>) =>
     props.onChange({ ...props.value, budget_limit: { ...b, ...patch } });
+  const c = toolCallLimitOf(props.value);
+  const setC = (patch: Partial<typeof c>) =>
+    props.onChange({ ...props.value, tool_call_limit: { ...c, ...patch } });
   const num = (
     label: string,
     path: string,
@@ -112,6 +119,37 @@ export function LimitsEditor(props: {
           disabled={props.disabled}
         />
       </fieldset>
+      <fieldset>
+        <legend>MCP tool-call limit</legend>
+        <Check
+          label="Enforce a tool-call cap"
+          name="limits.tool_call_limit.enabled"
+          checked={c.enabled}
+          disabled={props.disabled}
+          onChange={(enabled) => setC({ enabled })}
+        />
+        {num(
+          "Tool calls per user",
+          "tool_call_limit.user_cap",
+          c.user_cap,
+          (user_cap) => setC({ user_cap }),
+          "calls the MCP servers answered; 0 means uncapped",
+        )}
+        {num(
+          "Tool calls per group",
+          "tool_call_limit.group_cap",
+          c.group_cap,
+          (group_cap) => setC({ group_cap }),
+          "each source group gets its own bucket; 0 means uncapped",
+        )}
+        <WindowField
+          name="limits.tool_call_limit.window_seconds"
+          seconds={c.window_seconds}
+          onChange={(window_seconds) => setC({ window_seconds })}
+          error={props.error("limits.tool_call_limit.window_seconds")}
+          disabled={props.disabled}
+        />
+      </fieldset>
     </div>
   );
 }
@@ -190,6 +228,11 @@ export function limitsSummary(limits: Limits | undefined): string {
   if (b.enabled)
     parts.push(
       `${usdCap(b.user_cap_usd)}/user, ${usdCap(b.group_cap_usd)}/group per ${windowInWords(b.window_seconds)}`,
+    );
+  const c = limits.tool_call_limit;
+  if (c?.enabled)
+    parts.push(
+      `tool calls ${c.user_cap || "∞"}/user, ${c.group_cap || "∞"}/group per ${windowInWords(c.window_seconds)}`,
     );
   return parts.length ? parts.join("; ") : "caps off";
 }

@@ -30,7 +30,12 @@ export function describeEvent(event: WebhookEvent, nameOf: (id: string) => strin
     return `Provider ${event.provider.name}: the vendor answered ${event.provider.upstream_status} (credential refused)`;
   }
   const c = event.counter;
-  const amount = (value: number) => (c.kind === "usd" ? formatUsd(value) : `${formatTokens(value)} tokens`);
+  const amount = (value: number) =>
+    c.kind === "usd"
+      ? formatUsd(value)
+      : c.kind === "tool_calls"
+        ? `${value} tool calls`
+        : `${formatTokens(value)} tokens`;
   const who = c.scope === "user" ? `user ${nameOf(c.subject_id)}` : `group ${nameOf(c.subject_id)}`;
   const source = c.source === "budget_rule" ? "budget rule" : "policy";
   return `${c.threshold} % of ${source} ${c.source_name} for ${who}: ${amount(c.used)} of ${amount(c.cap)}`;

@@ -11,6 +11,7 @@ const counter = (overrides: Partial<ConsumptionCounter> = {}): ConsumptionCounte
   tokens_input: 100,
   tokens_output: 50,
   cost_usd: 0.5,
+  tool_calls: 0,
   updated_at: "2031-01-01T10:10:00Z",
   ...overrides,
 });

@@ -4,6 +4,8 @@ const WORDS: Record<string, string> = {
   "llm_policy.budget_cap_exceeded": "The policy's spending cap (USD) for this window was reached",
   "budget_rule.token_cap_exceeded": "A budget rule's token cap for this window was reached",
   "budget_rule.budget_cap_exceeded": "A budget rule's spending cap (USD) for this window was reached",
+  "llm_policy.tool_call_cap_exceeded": "The policy's MCP tool-call cap for this window was reached",
+  "budget_rule.tool_call_cap_exceeded": "A budget rule's MCP tool-call cap for this window was reached",
   "llm_policy.no_matching_policy": "No policy lets this caller use a provider for this request",
   "guardrail.model_not_allowed": "The model is not on a guardrail's allowlist",
   "provider.disabled": "The provider for this request is disabled",

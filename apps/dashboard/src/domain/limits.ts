@@ -12,10 +12,10 @@ export const emptyLimits = (): Limits => ({
   budget_limit: { enabled: false, group_cap_usd: 0, user_cap_usd: 0, window_seconds: 3600 },
 });
 
-const capError = (value: number, integer: boolean): string | undefined => {
+const capError = (value: number, wholeUnit?: "tokens" | "calls"): string | undefined => {
   if (!Number.isFinite(value)) return "enter a number";
   if (value < 0) return "must be 0 or more (0 means uncapped)";
-  if (integer && !Number.isInteger(value)) return "must be a whole number of tokens";
+  if (wholeUnit && !Number.isInteger(value)) return `must be a whole number of ${wholeUnit}`;
   return undefined;
 };
 
@@ -28,8 +28,8 @@ const windowError = (enabled: boolean, value: number): string | undefined => {
 };
 
 /**
- * The same rules the API applies to a limits object, checked before submit: caps >= 0 (token caps
- * whole numbers), window_seconds >= 60 when the limit is enabled. Empty result means valid.
+ * The same rules the API applies to a limits object, checked before submit: caps >= 0 (token and
+ * tool-call caps whole numbers), window_seconds >= 60 when the limit is enabled. Empty result means valid.
  */
 export function validateLimits(limits: Limits, prefix = ""): LimitsErrors {
   const errors: LimitsErrors = {};
@@ -37,12 +37,18 @@ export function validateLimits(limits: Limits, prefix = ""): LimitsErrors {
     if (message) errors[`${prefix}${path}`] = message;
   };
   const { token_limit: t, budget_limit: b } = limits;
-  put("token_limit.group_cap", capError(t.group_cap, true));
-  put("token_limit.user_cap", capError(t.user_cap, true));
+  put("token_limit.group_cap", capError(t.group_cap, "tokens"));
+  put("token_limit.user_cap", capError(t.user_cap, "tokens"));
   put("token_limit.window_seconds", windowError(t.enabled, t.window_seconds));
-  put("budget_limit.group_cap_usd", capError(b.group_cap_usd, false));
-  put("budget_limit.user_cap_usd", capError(b.user_cap_usd, false));
+  put("budget_limit.group_cap_usd", capError(b.group_cap_usd));
+  put("budget_limit.user_cap_usd", capError(b.user_cap_usd));
   put("budget_limit.window_seconds", windowError(b.enabled, b.window_seconds));
+  const c = limits.tool_call_limit;
+  if (c) {
+    put("tool_call_limit.group_cap", capError(c.group_cap, "calls"));
+    put("tool_call_limit.user_cap", capError(c.user_cap, "calls"));
+    put("tool_call_limit.window_seconds", windowError(c.enabled, c.window_seconds));
+  }
   return errors;
 }
 

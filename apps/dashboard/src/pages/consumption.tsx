@@ -130,18 +130,28 @@ function LastRefusals(props: { refusals: AccessLogEntry[] }) {
   );
 }
 
+const MEASURE_TITLES: Record<CapStatus["measure"], string> = {
+  tokens: "Tokens",
+  usd: "Spend",
+  tool_calls: "Tool calls",
+};
+
 /**
  * The caps that apply to the signed-in user now (any role): what each allows, what is used, what
  * requests in flight hold, and what remains, so members see their own budget.
  */
 function OwnCaps(props: { caps: CapStatus[]; dimension: (kind: string, id: string) => string }) {
   const amount = (cap: CapStatus, value: number) =>
-    cap.measure === "usd" ? formatUsd(value) : formatTokens(value);
+    cap.measure === "usd"
+      ? formatUsd(value)
+      : cap.measure === "tool_calls"
+        ? String(value)
+        : formatTokens(value);
   return (
     <section aria-labelledby="own-caps-title" className="own-caps">
       <h2 id="own-caps-title">Your caps</h2>
       {props.caps.length === 0 ? (
-        <p className="hint">No token or spending cap applies to you.</p>
+        <p className="hint">No token, spending or tool-call cap applies to you.</p>
       ) : (
         <ul className="counters" aria-label="Caps that apply to you">
           {props.caps.map((cap) => (
@@ -150,15 +160,14 @@ function OwnCaps(props: { caps: CapStatus[]; dimension: (kind: string, id: strin
               className="card counter"
             >
               <h3>
-                {cap.measure === "usd" ? "Spend" : "Tokens"} ·{" "}
-                {props.dimension(cap.dimension_kind, cap.dimension_id)}
+                {MEASURE_TITLES[cap.measure]} · {props.dimension(cap.dimension_kind, cap.dimension_id)}
               </h3>
               <p className="hint">
                 {cap.source === "budget_rule" ? "Budget rule" : "Policy"} “{cap.source_name}” ·{" "}
                 {formatWindow(cap.window_seconds)} window from {formatDateTime(cap.window_start_utc)}
               </p>
               <Meter
-                label={`${cap.measure === "usd" ? "Spend" : "Tokens"} of ${cap.source_name}`}
+                label={`${MEASURE_TITLES[cap.measure]} of ${cap.source_name}`}
                 share={usedShare(cap.used + cap.held, cap.limit)}
                 text={`${amount(cap, cap.used)} used · ${amount(cap, cap.held)} held · ${amount(cap, cap.remaining)} left of ${amount(cap, cap.limit)}`}
               />

@@ -128,7 +128,7 @@ describe("estimates", () => {
     );
     expect(tokens).toEqual({ input_tokens: 1000, output_tokens: 1000 });
     // $1/1k in, $2/1k out: $3 in nano-USD.
-    expect(holdAmount(tokens, pricing)).toEqual({ tokens: 2000, costNanos: 3_000_000_000 });
+    expect(holdAmount(tokens, pricing)).toEqual({ tokens: 2000, costNanos: 3_000_000_000, calls: 0 });
     expect(ratesFor(provider, catalog, "no-such-model", openAiWire).rates.pricing_known).toBe(false);
   });
 
@@ -164,6 +164,7 @@ describe("fallbackHoldExtra: a fallback to other prices re-prices the hold", () 
     expect(extra).toEqual({
       tokens: 0,
       costNanos: holdAmount(tokens, priced(2, 4)).costNanos - held.costNanos,
+      calls: 0,
     });
   });
 

@@ -203,5 +203,5 @@ export function fallbackHoldExtra(
   pricing: Pricing,
 ): Amount | undefined {
   const extra = holdAmount(tokens, pricing).costNanos - held.costNanos;
-  return extra > 0 ? { tokens: 0, costNanos: extra } : undefined;
+  return extra > 0 ? { tokens: 0, costNanos: extra, calls: 0 } : undefined;
 }

@@ -1,4 +1,4 @@
-import type { Amount, Hold } from "@agentnet/caps";
+import { type Amount, amountOfToolCall, type Hold } from "@agentnet/caps";
 import type { Caller, Policy } from "@agentnet/contracts";
 import { usdToNanos } from "@agentnet/pricing";
 import type { ProxyContext } from "../context";
@@ -12,10 +12,12 @@ export type ToolCallAdmission =
   | { kind: "refused"; status: number; reason: string; message: string; retryAfter?: number };
 
 /**
- * Holds a tool call's price against the caps over the caller, as a model call's estimate is held
- * (src/http/caps.ts, packages/caps): the granting policy's limits and the budget rules aimed at the
- * caller, from this proxy's leases or the consumption leader's, with the same guarantees (no
- * overshoot, no refusal while a cap has room). A free server's calls (price 0) count on no cap.
+ * Holds a tool call (one call, and its server's price) against the caps over the caller, as a model
+ * call's estimate is held (src/http/caps.ts, packages/caps): the granting policy's limits and the
+ * budget rules aimed at the caller, from this proxy's leases or the consumption leader's, with the
+ * same guarantees (no overshoot, no refusal while a cap has room). The call counts on the tool-call
+ * caps and its price on the USD caps; token caps it passes (it uses no tokens) but is counted on.
+ * A caller under no cap at all is not held.
  */
 export async function admitToolCall(
   ctx: ProxyContext,
@@ -24,10 +26,9 @@ export async function admitToolCall(
   policy: Pick<Policy, "id" | "source_groups" | "limits">,
   pricePerCall: number,
 ): Promise<ToolCallAdmission> {
-  if (pricePerCall <= 0) return { kind: "free" };
   const caps = capsInForce(caller, view, policy, Date.now());
   if (caps.checks.length === 0) return { kind: "free" };
-  const amount: Amount = { tokens: 0, costNanos: usdToNanos(pricePerCall) };
+  const amount = amountOfToolCall(usdToNanos(pricePerCall));
   const headroom = await holdHeadroom(ctx, caller.account_id, caps, amount);
   if (headroom.kind === "held") return { kind: "held", hold: headroom.hold, amount };
   if (headroom.kind === "unavailable") {

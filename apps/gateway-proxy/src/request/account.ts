@@ -1,4 +1,4 @@
-import { type Amount, NO_AMOUNT } from "@agentnet/caps";
+import { type Amount, amountOfUsage, NO_AMOUNT } from "@agentnet/caps";
 import { computeCost } from "@agentnet/pricing";
 import { captured } from "../domain/capture";
 import { interruptedUsage } from "../domain/estimate";
@@ -32,5 +32,5 @@ export function account(admitted: Admitted, answered: Answered, { pricing }: Can
 export function chargeOf(record: RequestRecord): Amount {
   const { usage, cost } = record;
   if (!usage || !cost) return NO_AMOUNT;
-  return { tokens: usage.input_tokens + usage.output_tokens, costNanos: cost.cost_nanos };
+  return amountOfUsage(usage, cost.cost_nanos);
 }

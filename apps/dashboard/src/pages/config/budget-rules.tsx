@@ -113,7 +113,7 @@ function BudgetRuleForm(props: {
       {/* Stored as the spec allows, but a rule that caps nothing never refuses a request. */}
       {capsSomething(limits) ? null : (
         <p className="hint" role="status">
-          This rule caps nothing yet: enforce a token or spending cap above 0 for it to apply.
+          This rule caps nothing yet: enforce a token, spending or tool-call cap above 0 for it to apply.
         </p>
       )}
       <FormActions
