@@ -15,6 +15,7 @@ import { registerGroupHandlers } from "./handlers/groups";
 import { registerGuardrailHandlers } from "./handlers/guardrails";
 import { registerIdentityHandlers } from "./handlers/identity";
 import { registerMcpServerHandlers } from "./handlers/mcp-servers";
+import { registerMcpUserCredentialHandlers } from "./handlers/mcp-user-credentials";
 import { registerNotificationHandlers } from "./handlers/notifications";
 import { registerPolicyHandlers } from "./handlers/policies";
 import { registerProviderHandlers } from "./handlers/providers";
@@ -84,6 +85,7 @@ export async function startControlPlane(deps: ControlPlaneDeps) {
     registerPolicyHandlers,
     registerGuardrailHandlers,
     registerMcpServerHandlers,
+    registerMcpUserCredentialHandlers,
     registerAgentConfigHandlers,
     registerSealingHandlers,
     registerNotificationHandlers,

@@ -1,15 +1,16 @@
-import { requestPaged } from "@agentnet/bus";
+import { request, requestPaged } from "@agentnet/bus";
 import {
   type AgentConfig,
   ControlPlane,
   type Group,
   type McpServer,
+  type McpUserCredential,
   type PersonalAccessTokenGenerated,
   type Policy,
   type User,
 } from "@agentnet/contracts";
 import { GOOD_KEY, type Harness, startHarness } from "@agentnet/provider-verifier/test-support";
-import { mcpServerCredentialAad, parseSealingKeys, unseal } from "@agentnet/sealing";
+import { mcpServerCredentialAad, mcpUserCredentialAad, parseSealingKeys, unseal } from "@agentnet/sealing";
 import { TEST_SEALING_KEY, uniqueId } from "@agentnet/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiHarness, startApiHarness } from "./harness";
@@ -45,6 +46,10 @@ async function owner() {
 }
 
 async function member(ownerToken: string, role: "admin" | "auditor" | "user") {
+  return (await memberWithId(ownerToken, role)).token;
+}
+
+async function memberWithId(ownerToken: string, role: "admin" | "auditor" | "user") {
   const created = await api.call<User>("POST", "/api/users", {
     token: ownerToken,
     body: { email: `${uniqueId(role)}@example.com`, role },
@@ -53,7 +58,7 @@ async function member(ownerToken: string, role: "admin" | "auditor" | "user") {
     token: ownerToken,
     body: { name: "t", expires_in: 30 },
   });
-  return token.body.plain_token;
+  return { id: created.body.id, token: token.body.plain_token };
 }
 
 describe("MCP servers", () => {
@@ -189,6 +194,73 @@ describe("MCP servers", () => {
     expect(await sealedValue()).toBeUndefined();
   });
 
+  it("keeps each member's own credential of a per-user server write-only, sealed to them, and drops it with them", async () => {
+    const o = await owner();
+    const created = await o.post<McpServer>(
+      servers,
+      makeServerBody({ name: "tracker", credential: { kind: "per_user", header_name: "X-User-Token" } }),
+    );
+    expect(created.body.credential).toEqual({ kind: "per_user", header_name: "X-User-Token" });
+    const server = created.body.id;
+    const mine = `${servers}/${server}/my-credential`;
+    const user = await memberWithId(o.token, "user");
+    const auditor = await memberWithId(o.token, "auditor");
+    const own = (who: { token: string }, method: string, body?: unknown) =>
+      api.call<McpUserCredential>(method, mine, {
+        token: who.token,
+        ...(body === undefined ? {} : { body }),
+      });
+    expect((await own(user, "GET")).body).toEqual({
+      server_id: server,
+      header_name: "X-User-Token",
+      set: false,
+    });
+    for (const who of [user, auditor]) {
+      const set = await own(who, "PUT", { value: `token-of-${who.id}` });
+      expect(set.status).toBe(200);
+      expect(set.body).toMatchObject({ server_id: server, set: true, updated_at: expect.any(String) });
+      expect(JSON.stringify(set.body)).not.toContain("token-of");
+    }
+    const keys = parseSealingKeys(TEST_SEALING_KEY);
+    const sealedOf = async (userId: string) =>
+      (
+        await request(api.nc, ControlPlane.mcpUserCredentialOf, {
+          account_id: o.account_id,
+          server_id: server,
+          user_id: userId,
+        })
+      ).sealed;
+    const sealed = await sealedOf(user.id);
+    if (!sealed) throw new Error("not stored");
+    expect(unseal(keys, sealed, mcpUserCredentialAad(o.account_id, server, user.id))).toBe(
+      `token-of-${user.id}`,
+    );
+    expect(() => unseal(keys, sealed, mcpUserCredentialAad(o.account_id, server, auditor.id))).toThrow();
+
+    expect((await own(user, "PUT", { value: "" })).status).toBe(400);
+    expect((await own(user, "PUT", { value: "a\r\nX-Injected: 1" })).status).toBe(400);
+    const other = await owner();
+    expect((await other.call("PUT", mine, { value: "x" })).status).toBe(404);
+    const shared = await o.post<McpServer>(servers, makeServerBody({ name: "shared" }));
+    const refused = await api.call<{ code: number; message: string }>(
+      "PUT",
+      `${servers}/${shared.body.id}/my-credential`,
+      {
+        token: user.token,
+        body: { value: "x" },
+      },
+    );
+    expect(refused.status).toBe(409);
+
+    // Gone with the member; and every member's once the server takes one shared credential.
+    expect((await o.call("DELETE", `/api/users/${user.id}`)).status).toBe(200);
+    expect(await sealedOf(user.id)).toBeUndefined();
+    expect(await sealedOf(auditor.id)).toBeDefined();
+    await o.call("PUT", `${servers}/${server}`, makeServerBody({ name: "tracker" }));
+    expect(await sealedOf(auditor.id)).toBeUndefined();
+    expect((await own(auditor, "GET")).status).toBe(409);
+  });
+
   it("hides another account's server behind 404, and lets auditors read but only owners and admins write", async () => {
     const o = await owner();
     const created = await o.post<McpServer>(servers, makeServerBody());
@@ -304,7 +376,7 @@ describe("policies granting MCP servers", () => {
     const config = await o.call<AgentConfig>("GET", "/api/agent-network/agent-config");
     // The HTTP+SSE server is granted but not relayed by the proxy: not offered.
     expect(config.body.mcp_servers).toEqual([
-      { name: "issues", description: "the tracker", path: "/mcp/issues" },
+      { id: server.body.id, name: "issues", description: "the tracker", path: "/mcp/issues" },
     ]);
     expect(JSON.stringify(config.body)).not.toContain("mcp-secret");
   });

@@ -202,6 +202,31 @@ describe("MCP servers in the dashboard", { timeout: 60_000 }, () => {
     expect(await axeViolations(page)).toEqual([]);
   });
 
+  it("lets a member set their own credential on the Agent config page once the server takes one per member", async () => {
+    const [server] = await servers();
+    const switched = await stack.api<McpServer>(
+      "PUT",
+      `/api/agent-network/mcp-servers/${server?.id}`,
+      owner.token,
+      {
+        name: "issues",
+        url: URL_V2,
+        credential: { kind: "per_user", header_name: "X-User-Token" },
+      },
+    );
+    expect(switched.credential).toEqual({ kind: "per_user", header_name: "X-User-Token" });
+    // The page is open from the test before: read again.
+    await page.reload();
+    const own = page.getByRole("form", { name: "Your credential for issues" });
+    await own.getByText("not set: calls are refused").waitFor();
+    await own.getByLabel("X-User-Token for issues").fill("my-own-token");
+    await own.getByRole("button", { name: "Set" }).click();
+    await own.getByText("set", { exact: true }).waitFor();
+    expect(await own.getByLabel("X-User-Token for issues").inputValue()).toBe("");
+    expect(await page.getByText("my-own-token").count()).toBe(0);
+    expect(await axeViolations(page)).toEqual([]);
+  });
+
   it("refuses to delete the server while the policy grants it: named before, the API's 409 when stale", async () => {
     await go(page, "/config/mcp-servers");
     await page.getByRole("button", { name: "Delete issues" }).click();

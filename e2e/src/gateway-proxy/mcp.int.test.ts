@@ -1,26 +1,39 @@
-import type { AccessLogPage, McpServer } from "@agentnet/contracts";
+import type {
+  AccessLogPage,
+  McpServer,
+  McpUserCredential,
+  PersonalAccessTokenGenerated,
+  User,
+} from "@agentnet/contracts";
 import { startTestMcpServer, type TestMcpServer } from "@agentnet/gateway-proxy/test-support/mcp-server";
 import { eventually } from "@agentnet/testkit";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { scrape, total } from "../metrics";
-import { clearOfHourEnd, configure, openaiClient, readUntil, userCounter } from "../setup";
+import { type Account, clearOfHourEnd, configure, openaiClient, readUntil, userCounter } from "../setup";
 import { type Stack, startStack } from "../stack";
 
 let stack: Stack;
 let upstream: TestMcpServer;
+/** A server taking each user's own token: it knows only these two. */
+let perUser: TestMcpServer;
+const USER_TOKENS = { owner: "owner-own-token", member: "member-own-token" };
 beforeAll(async () => {
   upstream = await startTestMcpServer({ requiredHeader: { name: "X-Api-Key", value: "issues-key" } });
+  perUser = await startTestMcpServer({
+    requiredHeader: { name: "X-User-Token", value: Object.values(USER_TOKENS) },
+  });
   stack = await startStack({
     telemetry: true,
     metrics: true,
-    proxy: { allowedPrivateUpstreams: [new URL(upstream.url).host] },
+    proxy: { allowedPrivateUpstreams: [new URL(upstream.url).host, new URL(perUser.url).host] },
   });
 });
 afterAll(async () => {
   await stack?.stop();
   await upstream?.stop();
+  await perUser?.stop();
 });
 // Counters are per window: no test straddles an hour's end.
 beforeEach(() => clearOfHourEnd(), 30_000);
@@ -187,4 +200,127 @@ describe("the MCP gateway, configured through the API", () => {
     ]);
     await eventually(async () => (await userCounter(stack, account.token))?.tool_calls === 3);
   });
+
+  it("calls a per-user server with each member's own credential: never another's, and none sent without one", async () => {
+    const account = await stack.newAccount({ enable_log_collection: true });
+    const server = await account.must(
+      stack.api<McpServer>("POST", "/agent-network/mcp-servers", account.token, {
+        name: "tracker",
+        url: perUser.url,
+        credential: { kind: "per_user", header_name: "X-User-Token" },
+      }),
+    );
+    expect(server.credential).toEqual({ kind: "per_user", header_name: "X-User-Token" });
+    await configure(stack, account).policy([], { mcp_servers: [{ server_id: server.id }] });
+    const member = await newMember(account);
+    const mine = `/agent-network/mcp-servers/${server.id}/my-credential`;
+
+    // Before setting theirs, nothing reaches the server: the call is refused, with its row.
+    const receivedBefore = perUser.received.length;
+    const refused = await fetch(`${stack.proxy.url}/mcp/tracker`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${member.token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "echo", arguments: { text: "hi" } },
+      }),
+    });
+    const refusal = (await refused.json()) as { error: { message: string; data: { reason: string } } };
+    expect(refusal.error.data.reason).toBe("mcp.credential_missing");
+    expect(refusal.error.message).toContain(`/mcp-servers/${server.id}/my-credential`);
+    await expect(connect(member.token, "/mcp/tracker")).rejects.toThrow(/my-credential/);
+    expect(perUser.received.length).toBe(receivedBefore);
+    expect((await stack.api<McpUserCredential>("GET", mine, member.token)).body).toEqual({
+      server_id: server.id,
+      header_name: "X-User-Token",
+      set: false,
+    });
+
+    for (const [token, value] of [
+      [account.token, USER_TOKENS.owner],
+      [member.token, USER_TOKENS.member],
+    ] as const) {
+      const set = await stack.api<McpUserCredential>("PUT", mine, token, { value });
+      expect(set.status).toBe(200);
+      expect(set.body).toMatchObject({ server_id: server.id, set: true });
+      expect(JSON.stringify(set.body)).not.toContain(value);
+    }
+    for (const [token, value] of [
+      [account.token, USER_TOKENS.owner],
+      [member.token, USER_TOKENS.member],
+      [account.token, USER_TOKENS.owner],
+    ] as const) {
+      const from = perUser.received.length;
+      const client = await connect(token, "/mcp/tracker");
+      expect((await client.callTool({ name: "echo", arguments: { text: value } })).content).toEqual([
+        { type: "text", text: value },
+      ]);
+      await client.close();
+      const seen = perUser.received.slice(from).map((headers) => headers["x-user-token"]);
+      expect(seen.length).toBeGreaterThan(0);
+      expect(new Set(seen)).toEqual(new Set([value]));
+    }
+    // Also joined on /mcp, each with their own.
+    const from = perUser.received.length;
+    const joined = await connect(member.token, "/mcp");
+    expect((await joined.callTool({ name: "tracker__echo", arguments: { text: "joined" } })).content).toEqual(
+      [{ type: "text", text: "joined" }],
+    );
+    await joined.close();
+    expect(new Set(perUser.received.slice(from).map((headers) => headers["x-user-token"]))).toEqual(
+      new Set([USER_TOKENS.member]),
+    );
+
+    // Removed: refused again; a server with one shared credential takes no member's own.
+    expect((await stack.api("DELETE", mine, member.token)).status).toBe(200);
+    await expect(connect(member.token, "/mcp/tracker")).rejects.toThrow(/my-credential/);
+    const shared = await accountWithServerIn(account);
+    const notPerUser = await stack.api<{ code: number; message: string }>(
+      "PUT",
+      `/agent-network/mcp-servers/${shared.id}/my-credential`,
+      member.token,
+      { value: "x" },
+    );
+    expect(notPerUser.status).toBe(409);
+    expect((await stack.api("PUT", mine, member.token, { value: "bad\nvalue" })).status).toBe(400);
+
+    const logs = await readUntil(
+      async () => (await stack.api<AccessLogPage>("GET", "/agent-network/access-logs", account.token)).body,
+      (page) => page.data.some((entry) => entry.deny_reason === "mcp.credential_missing"),
+    );
+    expect(
+      logs.data
+        .filter((entry) => entry.deny_reason === "mcp.credential_missing")
+        .map((entry) => [entry.user_id, entry.model, entry.status_code]),
+    ).toEqual([[member.user.id, "tracker__echo", 403]]);
+  });
 });
+
+async function newMember(account: Account) {
+  const user = await account.must(
+    stack.api<User>("POST", "/users", account.token, { email: `member-${Date.now()}@example.com` }),
+  );
+  const generated = await account.must(
+    stack.api<PersonalAccessTokenGenerated>("POST", `/users/${user.id}/tokens`, account.token, {
+      name: "laptop",
+      expires_in: 1,
+    }),
+  );
+  return { user, token: generated.plain_token };
+}
+
+/** The shared-credential test server registered in `account` as another server. */
+const accountWithServerIn = (account: Account) =>
+  account.must(
+    stack.api<McpServer>("POST", "/agent-network/mcp-servers", account.token, {
+      name: "issues",
+      url: upstream.url,
+      credential: { kind: "header", header_name: "X-Api-Key", value: "issues-key" },
+    }),
+  );

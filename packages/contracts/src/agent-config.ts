@@ -20,9 +20,16 @@ export type AgentConfigProvider = z.infer<typeof AgentConfigProvider>;
  * (docs/API.md "MCP gateway"); every one of them is also joined at `/mcp`.
  */
 export const AgentConfigMcpServer = z.object({
+  /** Optional: replies of control-planes older than per-user credentials lack it. */
+  id: z.string().optional(),
   name: z.string(),
   description: z.string(),
   path: z.string(),
+  /**
+   * Present when the server is called with each member's own credential: its header, and whether
+   * the caller set theirs (`PUT /mcp-servers/{id}/my-credential`); until then their calls are refused.
+   */
+  own_credential: z.object({ header_name: z.string(), set: z.boolean() }).optional(),
 });
 export type AgentConfigMcpServer = z.infer<typeof AgentConfigMcpServer>;
 

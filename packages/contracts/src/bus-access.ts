@@ -150,6 +150,7 @@ const PERMISSIONS: Record<BusService, BusPermissions> = {
     publish: [
       ControlPlane.authResolve.subject,
       ControlPlane.gatewaySnapshot.subject,
+      ControlPlane.mcpUserCredentialOf.subject,
       Consumption.lease.subject,
       `${Consumption.lease.subject}.*`,
       Events.requestsAll,

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ApiKey, HttpHeaderName, UpstreamUrl } from "./catalog";
-import { Description, Id, ResourceTimestamps, SealedSecret } from "./common";
+import { Description, Id, ResourceTimestamps, SealedSecret, Timestamp } from "./common";
 import {
   MAX_ID_LIST,
   MAX_MCP_SERVER_NAME_LENGTH,
@@ -30,18 +30,23 @@ export const McpServerName = z
 export const McpTransport = z.enum(["streamable_http", "sse"]);
 export type McpTransport = z.infer<typeof McpTransport>;
 
+/** A credential's value: write-only, sealed when stored, sent only to its server, never returned. */
+const CredentialValue = ApiKey.regex(/^[^\r\n\0]*$/, "must not contain line breaks or NUL");
+
 /**
- * The credential the gateway sends to the server, as a body writes it: none, or one static header
- * (an API key, `Authorization: Bearer …`). The value is write-only: sealed when stored, sent only to
- * this server, never returned.
+ * The credential the gateway sends to the server, as a body writes it: none, one static header for
+ * every caller (an API key, `Authorization: Bearer …`), or one header whose value each member sets
+ * for themselves (`per_user`, through `/mcp-servers/{id}/my-credential`), so that the server sees
+ * who calls and no caller's token reaches another's calls.
  */
 export const McpCredentialBody = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("none") }),
   z.object({
     kind: z.literal("header"),
     header_name: HttpHeaderName.min(1),
-    value: ApiKey.regex(/^[^\r\n\0]*$/, "must not contain line breaks or NUL"),
+    value: CredentialValue,
   }),
+  z.object({ kind: z.literal("per_user"), header_name: HttpHeaderName.min(1) }),
 ]);
 export type McpCredentialBody = z.infer<typeof McpCredentialBody>;
 
@@ -49,8 +54,27 @@ export type McpCredentialBody = z.infer<typeof McpCredentialBody>;
 export const McpCredential = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("none") }),
   z.object({ kind: z.literal("header"), header_name: z.string() }),
+  z.object({ kind: z.literal("per_user"), header_name: z.string() }),
 ]);
 export type McpCredential = z.infer<typeof McpCredential>;
+
+/** PUT `/mcp-servers/{id}/my-credential`: the caller's own value of a per-user server's header. */
+export const McpUserCredentialBody = z.object({ value: CredentialValue.min(1, "must not be empty") });
+export type McpUserCredentialBody = z.infer<typeof McpUserCredentialBody>;
+
+/** What a member reads of their own credential for a per-user server: whether it is set, never its value. */
+export const McpUserCredential = z.object({
+  server_id: Id,
+  header_name: z.string(),
+  set: z.boolean(),
+  /** When it was last set; absent while it is not. */
+  updated_at: Timestamp.optional(),
+});
+export type McpUserCredential = z.infer<typeof McpUserCredential>;
+
+/** agn.ctl.mcp_user_credential.of (the proxy): one member's credential for a per-user server, sealed. */
+export const McpUserCredentialOf = z.object({ account_id: Id, server_id: Id, user_id: Id });
+export const McpUserCredentialSealed = z.object({ sealed: SealedSecret.optional() });
 
 /** USD charged per tool call, counted toward the caller's USD caps like a model call's cost. */
 const PricePerCall = z

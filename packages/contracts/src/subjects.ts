@@ -7,7 +7,15 @@ import { Caller, Empty, Id } from "./common";
 import { GatewaySnapshot } from "./gateway";
 import { Group, GroupBody } from "./groups";
 import { Guardrail, GuardrailBody } from "./guardrails";
-import { CreateMcpServerBody, McpServer, UpdateMcpServerBody } from "./mcp-servers";
+import {
+  CreateMcpServerBody,
+  McpServer,
+  McpUserCredential,
+  McpUserCredentialBody,
+  McpUserCredentialOf,
+  McpUserCredentialSealed,
+  UpdateMcpServerBody,
+} from "./mcp-servers";
 import { PageRequest, TextPage } from "./pages";
 import { Policy, PolicyBody } from "./policies";
 import { CreateProviderBody, Provider, UpdateProviderBody } from "./providers";
@@ -157,6 +165,28 @@ export const ControlPlane = {
     McpServer,
   ),
   mcpServersDelete: endpoint("agn.ctl.mcp_servers.delete", byCaller({ server_id: Id }), Empty),
+  /** Any member: their own credential for a per-user server (docs/API.md "Per-user credentials"). */
+  mcpMyCredentialGet: endpoint(
+    "agn.ctl.mcp_servers.my_credential.get",
+    byCaller({ server_id: Id }),
+    McpUserCredential,
+  ),
+  mcpMyCredentialPut: endpoint(
+    "agn.ctl.mcp_servers.my_credential.put",
+    byCaller({ server_id: Id, body: McpUserCredentialBody }),
+    McpUserCredential,
+  ),
+  mcpMyCredentialDelete: endpoint(
+    "agn.ctl.mcp_servers.my_credential.delete",
+    byCaller({ server_id: Id }),
+    Empty,
+  ),
+  /** Service-to-service (the proxy): a member's sealed credential for a per-user server, if set. */
+  mcpUserCredentialOf: endpoint(
+    "agn.ctl.mcp_user_credential.of",
+    McpUserCredentialOf,
+    McpUserCredentialSealed,
+  ),
 
   /** Paged: a caller reaching providers with thousands of model rows gets them all listed. */
   agentConfig: pagedEndpoint("agn.ctl.agent_config", byCaller({}), AgentConfig),

@@ -100,3 +100,10 @@ export const providerCredentialAad = (accountId: string, providerId: string): st
 /** The owner an MCP server's credential is sealed to: the control-plane seals with it, the proxy opens with it. */
 export const mcpServerCredentialAad = (accountId: string, serverId: string): string =>
   `mcp-server:${accountId}:${serverId}`;
+
+/**
+ * The owner a member's own credential for a per-user MCP server is sealed to: one member of one
+ * server of one account, so a sealed value copied to another member's record does not open.
+ */
+export const mcpUserCredentialAad = (accountId: string, serverId: string, userId: string): string =>
+  `mcp-user-credential:${accountId}:${serverId}:${userId}`;

@@ -8,6 +8,7 @@ import {
   DiscoverModelsBody,
   type Endpoint,
   GuardrailBody,
+  McpUserCredentialBody,
   PolicyBody,
   UpdateMcpServerBody,
   UpdateProviderBody,
@@ -195,6 +196,33 @@ export function agentNetworkRoutes(nc: NatsConnection, timeoutMs: number): Route
     },
     { create: CreateMcpServerBody, update: UpdateMcpServerBody },
   );
+  // Any member, for themselves: the caller's own value of a per-user server's credential header.
+  const myCredential = `${base}/mcp-servers/:serverId/my-credential`;
+  const serverOf = (req: Request) => ({ server_id: param(req, "serverId") });
+  add({
+    method: "get",
+    path: myCredential,
+    summary: "Whether your own credential for a per-user MCP server is set",
+    access: "member",
+    endpoint: ControlPlane.mcpMyCredentialGet,
+    toRequest: (req, caller) => ({ caller, ...serverOf(req) }),
+  });
+  add({
+    method: "put",
+    path: myCredential,
+    summary: "Set your own credential for a per-user MCP server",
+    access: "member",
+    endpoint: ControlPlane.mcpMyCredentialPut,
+    toRequest: (req, caller) => ({ caller, ...serverOf(req), body: body(McpUserCredentialBody, req) }),
+  });
+  add({
+    method: "delete",
+    path: myCredential,
+    summary: "Remove your own credential for a per-user MCP server",
+    access: "member",
+    endpoint: ControlPlane.mcpMyCredentialDelete,
+    toRequest: (req, caller) => ({ caller, ...serverOf(req) }),
+  });
 
   add({
     method: "get",

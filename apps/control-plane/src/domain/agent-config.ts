@@ -16,6 +16,8 @@ export function buildAgentConfig(input: {
   guardrails: readonly Guardrail[];
   mcp_servers: readonly McpServer[];
   callerGroupIds: readonly string[];
+  /** The per-user servers the caller set their own credential for. */
+  ownCredentials: ReadonlySet<string>;
 }): AgentConfig {
   if (!input.settings) return { configured: false, endpoint: "", providers: [], mcp_servers: [] };
   const guardrails = new Map(input.guardrails.map((guardrail) => [guardrail.id, guardrail]));
@@ -41,9 +43,18 @@ export function buildAgentConfig(input: {
     // Servers on the older HTTP+SSE transport are stored but not relayed (docs/API.md).
     .filter(({ server }) => server.transport === "streamable_http")
     .map(({ server }) => ({
+      id: server.id,
       name: server.name,
       description: server.description,
       path: `/mcp/${server.name}`,
+      ...(server.credential.kind === "per_user"
+        ? {
+            own_credential: {
+              header_name: server.credential.header_name,
+              set: input.ownCredentials.has(server.id),
+            },
+          }
+        : {}),
     }));
   return { configured: true, endpoint: input.settings.endpoint, providers, mcp_servers: mcpServers };
 }

@@ -3,15 +3,16 @@ import type { McpCredentialBody, SealedSecret, UpdateMcpServerBody } from "@agen
 /** How a credential is stored: its kind, and for a header its name and sealed value. */
 export type StoredMcpCredential =
   | { credential_kind: "none" }
-  | { credential_kind: "header"; credential_header: string; sealed_credential: SealedSecret };
+  | { credential_kind: "header"; credential_header: string; sealed_credential: SealedSecret }
+  | { credential_kind: "per_user"; credential_header: string };
 
 /**
  * What a PUT changes on a stored MCP server. name and url are replaced; every other field left out
- * keeps the stored value. A credential sent replaces the stored one whole, and `none` drops the
- * sealed value rather than leaving an unused secret behind.
+ * keeps the stored value. A credential sent replaces the stored one whole, and one that is not a
+ * shared header drops the sealed value rather than leaving an unused secret behind.
  */
 export function mergeMcpServerUpdate(
-  stored: { credential_kind: "none" | "header" },
+  stored: { credential_kind: StoredMcpCredential["credential_kind"] },
   body: UpdateMcpServerBody,
   sealCredential: (credential: McpCredentialBody) => StoredMcpCredential,
 ): { set: Record<string, unknown>; unset: Record<string, 1> } {
@@ -22,6 +23,8 @@ export function mergeMcpServerUpdate(
   if (credential === undefined) return { set, unset: {} };
   const next = sealCredential(credential);
   Object.assign(set, next);
-  const dropsSecret = next.credential_kind === "none" && stored.credential_kind === "header";
-  return { set, unset: dropsSecret ? { credential_header: 1, sealed_credential: 1 } : {} };
+  const unset: Record<string, 1> = {};
+  if (next.credential_kind !== "header" && stored.credential_kind === "header") unset.sealed_credential = 1;
+  if (next.credential_kind === "none" && stored.credential_kind !== "none") unset.credential_header = 1;
+  return { set, unset };
 }

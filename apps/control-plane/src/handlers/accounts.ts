@@ -67,6 +67,7 @@ export function registerAccountHandlers(ctx: HandlerContext) {
       models.Policy.deleteMany(byAccount),
       models.Guardrail.deleteMany(byAccount),
       models.McpServer.deleteMany(byAccount),
+      models.McpUserCredential.deleteMany(byAccount),
       models.BudgetRule.deleteMany(byAccount),
       models.NotificationSettings.deleteMany(byAccount),
       models.NotificationDelivery.deleteMany(byAccount),

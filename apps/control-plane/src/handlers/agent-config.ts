@@ -10,8 +10,17 @@ export function registerAgentConfigHandlers(ctx: HandlerContext) {
   // Open to every authenticated caller: it shows only what that caller can reach.
   handle(ctx, ControlPlane.agentConfig, ({ caller, page, version }) =>
     agentConfigs.page(`${caller.account_id}/${caller.user_id}`, { page, version }, async () => {
-      const config = await loadAccountConfig(ctx, caller.account_id);
-      return JSON.stringify(buildAgentConfig({ ...config, callerGroupIds: caller.group_ids }));
+      const [config, own] = await Promise.all([
+        loadAccountConfig(ctx, caller.account_id),
+        ctx.models.McpUserCredential.find(
+          { account_id: caller.account_id, user_id: caller.user_id },
+          { server_id: 1 },
+        ).lean(),
+      ]);
+      const ownCredentials = new Set(own.map((doc) => doc.server_id));
+      return JSON.stringify(
+        buildAgentConfig({ ...config, callerGroupIds: caller.group_ids, ownCredentials }),
+      );
     }),
   );
 

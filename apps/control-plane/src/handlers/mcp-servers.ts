@@ -9,7 +9,7 @@ import {
 import { mcpServerCredentialAad, seal, unseal } from "@agentnet/sealing";
 import { newId } from "@agentnet/service-kit";
 import { requireAccountWideGrant, requireWriter } from "../domain/access";
-import { mergeMcpServerUpdate } from "../domain/mcp-servers";
+import { mergeMcpServerUpdate, type StoredMcpCredential } from "../domain/mcp-servers";
 import type { McpServerDoc } from "../store/agent-models";
 import { toMcpServer } from "../store/agent-views";
 import { isDuplicateKey } from "../store/models";
@@ -23,19 +23,29 @@ export function registerMcpServerHandlers(ctx: HandlerContext) {
   const nameTaken = (name: string) =>
     conflict("mcp_server.exists", `an MCP server named ${name} already exists`);
 
-  /** The stored form of a credential: its value sealed to this server of this account. */
-  const storedCredential = (accountId: string, serverId: string, credential: McpCredentialBody) =>
-    credential.kind === "header"
-      ? {
-          credential_kind: "header" as const,
+  /** The stored form of a credential: a shared value sealed to this server of this account. */
+  const storedCredential = (
+    accountId: string,
+    serverId: string,
+    credential: McpCredentialBody,
+  ): StoredMcpCredential => {
+    switch (credential.kind) {
+      case "header":
+        return {
+          credential_kind: "header",
           credential_header: credential.header_name,
           sealed_credential: seal(
             ctx.sealingKey,
             credential.value,
             mcpServerCredentialAad(accountId, serverId),
           ),
-        }
-      : { credential_kind: "none" as const };
+        };
+      case "per_user":
+        return { credential_kind: "per_user", credential_header: credential.header_name };
+      case "none":
+        return { credential_kind: "none" };
+    }
+  };
 
   const load = (caller: Caller, id: string) =>
     loadOwned<McpServerDoc>(models.McpServer, caller, id, "MCP server");
@@ -59,7 +69,10 @@ export function registerMcpServerHandlers(ctx: HandlerContext) {
     return reply.outcome === "verified" ? `verified:${reply.tools}_tools` : `unverified:${reply.reason}`;
   };
 
-  /** The credential a check sends: the one a body sends, else the stored one (opened). */
+  /**
+   * The credential a check sends: the one a body sends, else the stored one (opened). A per-user
+   * server is checked without one: no member's credential is the server's.
+   */
   const credentialToCheck = (stored: McpServerDoc | undefined, sent: McpCredentialBody | undefined) => {
     if (sent)
       return sent.kind === "header" ? { header_name: sent.header_name, value: sent.value } : undefined;
@@ -141,6 +154,10 @@ export function registerMcpServerHandlers(ctx: HandlerContext) {
         { new: true },
       ).lean();
       if (!updated) return toMcpServer(await load(caller, server_id));
+      if (stored.credential_kind === "per_user" && updated.credential_kind !== "per_user") {
+        // Members' own values are for a per-user server only: none is kept once it is not one.
+        await models.McpUserCredential.deleteMany({ account_id: caller.account_id, server_id: stored._id });
+      }
       announceConfigChange(ctx, caller.account_id);
       return toMcpServer(updated);
     } catch (error) {
@@ -159,6 +176,7 @@ export function registerMcpServerHandlers(ctx: HandlerContext) {
       code: "mcp_server",
     });
     await models.McpServer.deleteOne({ _id: stored._id, account_id: caller.account_id });
+    await models.McpUserCredential.deleteMany({ account_id: caller.account_id, server_id: stored._id });
     announceConfigChange(ctx, caller.account_id);
     return {};
   });

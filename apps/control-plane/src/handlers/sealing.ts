@@ -1,7 +1,14 @@
 import { ControlPlane, type SealedSecret } from "@agentnet/contracts";
-import { mcpServerCredentialAad, providerCredentialAad, SealingError, seal, unseal } from "@agentnet/sealing";
+import {
+  mcpServerCredentialAad,
+  mcpUserCredentialAad,
+  providerCredentialAad,
+  SealingError,
+  seal,
+  unseal,
+} from "@agentnet/sealing";
 import { signingSecretAad } from "../domain/webhooks";
-import type { McpServerDoc, ProviderDoc } from "../store/agent-models";
+import type { McpServerDoc, McpUserCredentialDoc, ProviderDoc } from "../store/agent-models";
 import type { NotificationSettingsDoc } from "../store/notification-models";
 import { resealCanary } from "../store/sealing-canary";
 import { announceConfigChange, type HandlerContext, handle } from "./context";
@@ -28,8 +35,8 @@ interface SealedCollection<D extends SealedDoc> {
 }
 
 /**
- * Key rotation: every stored credential (provider keys, MCP server credentials, webhook signing
- * secrets) not sealed with the current key is opened with the key ring and sealed again with the
+ * Key rotation: every stored credential (provider keys, MCP server credentials and members' own
+ * ones, webhook signing secrets) not sealed with the current key is opened with the key ring and sealed again with the
  * current key. Each write is conditional on the envelope it read, so a credential replaced
  * meanwhile is left as its new writer sealed it. Proxies drop the snapshots of the accounts touched.
  */
@@ -94,6 +101,17 @@ export function registerSealingHandlers(ctx: HandlerContext) {
           field: "sealed_credential",
           sealedOf: (doc) => doc.sealed_credential,
           aadOf: (doc) => mcpServerCredentialAad(doc.account_id, doc._id),
+          inSnapshot: true,
+        },
+        accounts,
+      ),
+      await reseal<McpUserCredentialDoc>(
+        {
+          what: "MCP per-user credential",
+          model: models.McpUserCredential,
+          field: "sealed",
+          sealedOf: (doc) => doc.sealed,
+          aadOf: (doc) => mcpUserCredentialAad(doc.account_id, doc.server_id, doc.user_id),
           inSnapshot: true,
         },
         accounts,

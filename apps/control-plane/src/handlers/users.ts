@@ -133,6 +133,7 @@ export function registerUserHandlers(ctx: HandlerContext) {
       await requireAnotherOwner(caller.account_id, user._id);
     }
     await models.Token.deleteMany({ account_id: caller.account_id, user_id: user._id });
+    await models.McpUserCredential.deleteMany({ account_id: caller.account_id, user_id: user._id });
     await models.BudgetRule.updateMany(
       { account_id: caller.account_id, target_users: user._id },
       { $pull: { target_users: user._id } },

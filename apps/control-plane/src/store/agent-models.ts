@@ -75,8 +75,11 @@ export interface McpServerDoc {
   description: string;
   url: string;
   transport: McpTransport;
-  /** `header` sends `credential_header: <sealed_credential opened>`; `none` sends nothing. */
-  credential_kind: "none" | "header";
+  /**
+   * `header` sends `credential_header: <sealed_credential opened>`; `per_user` sends
+   * `credential_header` with the caller's own value (`McpUserCredentialDoc`); `none` sends nothing.
+   */
+  credential_kind: "none" | "header" | "per_user";
   credential_header?: string;
   sealed_credential?: SealedSecret;
   enabled: boolean;
@@ -84,6 +87,18 @@ export interface McpServerDoc {
   price_per_call: number;
   /** The last check: `verified:<n>_tools`, or why the server was stored unverified (`unverified:<reason>`). */
   verification?: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** A member's own value of a per-user MCP server's credential header. */
+export interface McpUserCredentialDoc {
+  /** `{server_id}|{user_id}`: one per member and server, whatever writes race. */
+  _id: string;
+  account_id: string;
+  server_id: string;
+  user_id: string;
+  sealed: SealedSecret;
   created_at: Date;
   updated_at: Date;
 }
@@ -203,6 +218,19 @@ mcpServerSchema.index({ account_id: 1, created_at: 1 });
 // A name is a path segment and a tool prefix: one server per name in an account, decided by the index.
 mcpServerSchema.index({ account_id: 1, name: 1 }, { unique: true });
 
+const mcpUserCredentialSchema = new Schema<McpUserCredentialDoc>(
+  {
+    _id: String,
+    account_id: { type: String, required: true },
+    server_id: { type: String, required: true },
+    user_id: { type: String, required: true },
+    sealed: mixed,
+  },
+  { timestamps },
+);
+mcpUserCredentialSchema.index({ account_id: 1, server_id: 1 });
+mcpUserCredentialSchema.index({ account_id: 1, user_id: 1 });
+
 const guardrailSchema = new Schema<GuardrailDoc>(
   {
     _id: String,
@@ -237,6 +265,7 @@ export interface AgentModels {
   Policy: Model<PolicyDoc>;
   Guardrail: Model<GuardrailDoc>;
   McpServer: Model<McpServerDoc>;
+  McpUserCredential: Model<McpUserCredentialDoc>;
   BudgetRule: Model<BudgetRuleDoc>;
   SealingCanary: Model<SealingCanaryDoc>;
 }
@@ -248,6 +277,7 @@ export async function createAgentModels(connection: Connection): Promise<AgentMo
     Policy: connection.model("Policy", policySchema, "policies"),
     Guardrail: connection.model("Guardrail", guardrailSchema, "guardrails"),
     McpServer: connection.model("McpServer", mcpServerSchema, "mcp_servers"),
+    McpUserCredential: connection.model("McpUserCredential", mcpUserCredentialSchema, "mcp_user_credentials"),
     BudgetRule: connection.model("BudgetRule", budgetRuleSchema, "budget_rules"),
     SealingCanary: connection.model("SealingCanary", canarySchema, "sealing_canary"),
   };
@@ -257,6 +287,7 @@ export async function createAgentModels(connection: Connection): Promise<AgentMo
     models.Policy.createIndexes(),
     models.Guardrail.createIndexes(),
     models.McpServer.createIndexes(),
+    models.McpUserCredential.createIndexes(),
     models.BudgetRule.createIndexes(),
   ]);
   return models;

@@ -97,9 +97,9 @@ export const toMcpServer = (doc: McpServerDoc): McpServer => ({
   url: doc.url,
   transport: doc.transport,
   credential:
-    doc.credential_kind === "header"
-      ? { kind: "header", header_name: doc.credential_header ?? "" }
-      : { kind: "none" },
+    doc.credential_kind === "none"
+      ? { kind: "none" }
+      : { kind: doc.credential_kind, header_name: doc.credential_header ?? "" },
   enabled: doc.enabled,
   skip_tls_verification: doc.skip_tls_verification,
   price_per_call: doc.price_per_call,

@@ -13,6 +13,7 @@ import type {
   Group,
   Guardrail,
   McpServer,
+  McpUserCredential,
   NotificationDelivery,
   NotificationSettings,
   NotificationSettingsWithSecret,
@@ -124,6 +125,13 @@ export function createApi(token: string) {
     policies: crud<Policy, PolicyBody>("policies"),
     guardrails: crud<Guardrail, GuardrailBody>("guardrails"),
     mcpServers: crud<McpServer, McpServerBody>("mcp-servers"),
+    /** The caller's own credential for a per-user MCP server: set (write-only) or removed. */
+    setMyMcpCredential: (serverId: string, value: string) =>
+      send<McpUserCredential>("PUT", `${AN}/mcp-servers/${encodeURIComponent(serverId)}/my-credential`, {
+        value,
+      }),
+    removeMyMcpCredential: (serverId: string) =>
+      send<object>("DELETE", `${AN}/mcp-servers/${encodeURIComponent(serverId)}/my-credential`),
     budgetRules: crud<BudgetRule, BudgetRuleBody>("budget-rules"),
     /** The webhook for alerts, or undefined when the account has none. */
     notifications: () =>

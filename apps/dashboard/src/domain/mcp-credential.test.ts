@@ -17,6 +17,13 @@ describe("the MCP server form's write-only credential", () => {
     expect(credentialBody(credentialDraft(stored), stored)).toEqual({});
   });
 
+  it("sends a per-user credential as its header's name alone: members set their own values", () => {
+    const perUser = { kind: "per_user", header_name: "X-User-Token" } as const;
+    expect(credentialDraft(perUser)).toEqual({ ...perUser, value: "" });
+    expect(credentialBody({ ...perUser, value: "ignored" }, stored)).toEqual({ credential: perUser });
+    expect(credentialSummary(perUser)).toBe("each member's own X-User-Token");
+  });
+
   it("sends a new value whole, with its header name", () => {
     expect(credentialBody({ kind: "header", header_name: "X-Api-Key", value: "k2" }, stored)).toEqual({
       credential: { kind: "header", header_name: "X-Api-Key", value: "k2" },

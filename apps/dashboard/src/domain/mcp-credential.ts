@@ -16,15 +16,24 @@ export interface CredentialDraft {
   value: string;
 }
 
+/** A kind picked in the form's select. */
+export const credentialKindOf = (picked: string): CredentialDraft["kind"] =>
+  picked === "header" || picked === "per_user" ? picked : "none";
+
 export const credentialDraft = (stored: McpCredential | undefined): CredentialDraft => ({
   kind: stored?.kind ?? "none",
-  header_name: stored?.kind === "header" ? stored.header_name : DEFAULT_CREDENTIAL_HEADER,
+  header_name:
+    stored === undefined || stored.kind === "none" ? DEFAULT_CREDENTIAL_HEADER : stored.header_name,
   value: "",
 });
 
 /** A credential as the list shows it: its kind and header name, never a value (reads have none). */
 export const credentialSummary = (credential: McpCredential): string =>
-  credential.kind === "header" ? `header ${credential.header_name}` : "none";
+  credential.kind === "header"
+    ? `header ${credential.header_name}`
+    : credential.kind === "per_user"
+      ? `each member's own ${credential.header_name}`
+      : "none";
 
 /**
  * The body's `credential`, undefined when the stored one is kept (docs/API.md: a PUT without it
@@ -38,6 +47,8 @@ export function credentialBody(
   stored: McpCredential | undefined,
 ): { credential?: McpCredentialBody; error?: string } {
   if (draft.kind === "none") return { credential: { kind: "none" } };
+  // Each member sets the value for themselves: the server stores only the header's name.
+  if (draft.kind === "per_user") return { credential: { kind: "per_user", header_name: draft.header_name } };
   if (draft.value !== "") {
     return { credential: { kind: "header", header_name: draft.header_name, value: draft.value } };
   }

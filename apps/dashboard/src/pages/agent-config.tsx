@@ -1,7 +1,8 @@
-import { useState } from "react";
-import { CopyBlock, EmptyState, LoadState } from "../components/ui";
+import type { AgentConfigMcpServer } from "@agentnet/contracts";
+import { type FormEvent, useState } from "react";
+import { Badge, CopyBlock, EmptyState, FormError, LoadState } from "../components/ui";
 import { agentSnippets, maskToken, mcpSnippets, type Snippet } from "../domain/snippets";
-import { useLoad } from "../hooks";
+import { useLoad, useSubmit } from "../hooks";
 import { useSession } from "../session";
 
 /** How to point an SDK at the gateway: endpoint, reachable providers and copyable snippets. */
@@ -143,6 +144,7 @@ export function AgentConfigPage() {
                     <th scope="col">Server</th>
                     <th scope="col">Description</th>
                     <th scope="col">URL</th>
+                    <th scope="col">Your credential</th>
                   </tr>
                 </thead>
                 <tbody>
@@ -152,6 +154,9 @@ export function AgentConfigPage() {
                       <td>{server.description || "—"}</td>
                       <td>
                         <code>{`${snippets.origin}${server.path}`}</code>
+                      </td>
+                      <td>
+                        <OwnCredential server={server} onChange={config.reload} />
                       </td>
                     </tr>
                   ))}
@@ -170,5 +175,59 @@ export function AgentConfigPage() {
         </>
       ) : null}
     </section>
+  );
+}
+
+/**
+ * The caller's own value of a per-user server's credential header: write-only, so the cell shows
+ * only whether it is set, with a field to set it anew and a button to remove it.
+ */
+function OwnCredential(props: { server: AgentConfigMcpServer; onChange: () => void }) {
+  const { api } = useSession();
+  const submit = useSubmit();
+  const [value, setValue] = useState("");
+  const { server } = props;
+  const own = server.own_credential;
+  if (!own || server.id === undefined) return <span className="hint">not needed</span>;
+  const id = server.id;
+  const save = (event: FormEvent) => {
+    event.preventDefault();
+    void submit.run(async () => {
+      await api.setMyMcpCredential(id, value);
+      setValue("");
+      props.onChange();
+    });
+  };
+  return (
+    <form onSubmit={save} aria-label={`Your credential for ${server.name}`} className="inline-form">
+      <Badge tone={own.set ? "ok" : "bad"}>{own.set ? "set" : "not set: calls are refused"}</Badge>
+      <input
+        type="password"
+        autoComplete="new-password"
+        aria-label={`${own.header_name} for ${server.name}`}
+        placeholder={own.header_name}
+        value={value}
+        onChange={(event) => setValue(event.target.value)}
+      />
+      <button type="submit" disabled={submit.busy || value === ""}>
+        {own.set ? "Replace" : "Set"}
+      </button>
+      {own.set ? (
+        <button
+          type="button"
+          className="secondary"
+          disabled={submit.busy}
+          onClick={() =>
+            void submit.run(async () => {
+              await api.removeMyMcpCredential(id);
+              props.onChange();
+            })
+          }
+        >
+          Remove
+        </button>
+      ) : null}
+      <FormError error={submit.error} />
+    </form>
   );
 }

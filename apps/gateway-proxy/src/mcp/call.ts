@@ -9,6 +9,7 @@ import { sourceIp } from "../http/body";
 import { requestId } from "../http/request-id";
 import type { AccountView } from "../snapshot/cache";
 import { admitToolCall } from "./caps";
+import { CREDENTIAL_MISSING, credentialMissing } from "./credentials";
 import { JSON_RPC, type JsonRpcRequest } from "./jsonrpc";
 import { isCharged, type ToolCallRecord, toolCallEvent, toolCallSession } from "./tool-call";
 import { answerError, forward, type Relay } from "./upstream";
@@ -29,6 +30,8 @@ export interface ToolCallRoute {
   grants: readonly { policy: Policy; grant: McpServerGrant }[];
   /** What the row's session is a digest of when the client names none: its MCP session. */
   session: string | undefined;
+  /** The server takes each member's own credential and the caller set none: nothing is sent. */
+  credentialMissing?: boolean;
 }
 
 /**
@@ -47,7 +50,7 @@ export async function runToolCall(
   const startedAt = Date.now();
   const { tool, server } = route;
   const verdict =
-    tool === undefined || !route.relay
+    tool === undefined || (!route.relay && !route.credentialMissing)
       ? ({ refused: "mcp.tool_not_granted" } as const)
       : toolGrant({ server, grants: route.grants }, tool, route.view.guardrails);
   const granting = "policy" in verdict ? verdict : undefined;
@@ -67,13 +70,26 @@ export async function runToolCall(
     path: req.url ?? "",
     sessionId: toolCallSession(sessionIdFrom(req.headers), route.session),
     decision: "deny",
-    denyReason: "refused" in verdict ? verdict.refused : "",
+    denyReason: "refused" in verdict ? verdict.refused : route.credentialMissing ? CREDENTIAL_MISSING : "",
     status: TOOL_REFUSED_STATUS,
     requestBytes: Buffer.byteLength(text),
     responseBytes: 0,
   };
   const args = captured(JSON.stringify(message.params?.arguments ?? {}), plan);
   if (args !== undefined) record.arguments = args;
+  if (granting && route.credentialMissing) {
+    record.responseBytes = answerError(
+      res,
+      200,
+      message.id,
+      JSON_RPC.gatewayRefusal,
+      credentialMissing(server),
+      {},
+      { reason: CREDENTIAL_MISSING },
+    );
+    publish(ctx, record);
+    return;
+  }
   if (!granting || !route.relay) {
     // As the MCP schema answers an unknown tool (-32602): a tool not granted is one the caller cannot see.
     const why =

@@ -6,6 +6,12 @@ import { checkHost } from "../domain/host";
 import { callerToken } from "../http/body";
 import type { AccountView } from "../snapshot/cache";
 import { runToolCall, type ToolCallRoute } from "./call";
+import {
+  type CallerCredential,
+  CREDENTIAL_MISSING,
+  callerCredential,
+  credentialMissing,
+} from "./credentials";
 import { calledTool, grantedToolList } from "./grants";
 import { JSON_RPC } from "./jsonrpc";
 import { protectedResourceMetadataUrl } from "./metadata";
@@ -76,24 +82,39 @@ export async function handleMcp(
       ? undefined
       : { sealed: sessionHeader, upstream: upstreamSession };
   const relay: Relay = { ctx, req, res, caller, target, owner, session };
+  const missing = target.credential === "missing" ? credentialMissing(target.server) : undefined;
   if (req.method !== "POST") {
     req.resume();
-    await forward(relay, { method: req.method, body: undefined });
+    if (missing)
+      answerError(res, 403, null, JSON_RPC.gatewayRefusal, missing, {}, { reason: CREDENTIAL_MISSING });
+    else await forward(relay, { method: req.method, body: undefined });
     return;
   }
   const read = await readClientMessage(ctx, req, res);
   if (!read) return;
   const { text, parsed } = read;
+  if (parsed.kind === "request" && parsed.message.method === "server/discover") {
+    // The 2026-07-28 revision's discovery: a 400 makes clients fall back to `initialize`.
+    answerError(
+      res,
+      400,
+      parsed.message.id,
+      JSON_RPC.methodNotFound,
+      "server/discover is not supported: use initialize",
+    );
+    return;
+  }
+  if (missing && !(parsed.kind === "request" && parsed.message.method === "tools/call")) {
+    // Nothing reaches the server without the caller's own credential; a call is refused with its row below.
+    const id = parsed.kind === "request" ? parsed.message.id : null;
+    answerError(res, 403, id, JSON_RPC.gatewayRefusal, missing, {}, { reason: CREDENTIAL_MISSING });
+    return;
+  }
   if (parsed.kind !== "request") {
     await forward(relay, { method: "POST", body: text });
     return;
   }
   const { id, method } = parsed.message;
-  if (method === "server/discover") {
-    // The 2026-07-28 revision's discovery: a 400 makes clients fall back to `initialize`.
-    answerError(res, 400, id, JSON_RPC.methodNotFound, "server/discover is not supported: use initialize");
-    return;
-  }
   if (method === "tools/call") {
     const route: ToolCallRoute = {
       caller,
@@ -103,6 +124,7 @@ export async function handleMcp(
       relay,
       grants: target.reach.grants,
       session: session ? `${target.server.id}\n${session.upstream}` : undefined,
+      credentialMissing: missing !== undefined,
     };
     await runToolCall(ctx, req, res, route, parsed.message, text);
     return;
@@ -212,5 +234,38 @@ async function reachServer(
     answerError(res, 501, null, JSON_RPC.gatewayRefusal, SSE_NOT_RELAYED(serverName));
     return undefined;
   }
-  return { view, server, reach };
+  const credentials = await credentialsOrAnswer(ctx, res, view, [server], caller);
+  if (!credentials) return undefined;
+  return { view, server, reach, credential: credentials.get(server.id) };
+}
+
+/**
+ * The caller's credential for each of `servers` by id (`callerCredential`), or undefined after
+ * answering 503 when one cannot be looked up now.
+ */
+export async function credentialsOrAnswer(
+  ctx: ProxyContext,
+  res: HttpAnswer,
+  view: AccountView,
+  servers: readonly GatewayMcpServer[],
+  caller: Caller,
+): Promise<Map<string, CallerCredential> | undefined> {
+  try {
+    const looked = await Promise.all(
+      servers.map(
+        async (server) => [server.id, await callerCredential(ctx, view, server, caller.user_id)] as const,
+      ),
+    );
+    return new Map(looked);
+  } catch (error) {
+    ctx.logger.warn({ err: error }, "looking up a member's MCP credential failed");
+    answerError(
+      res,
+      503,
+      null,
+      JSON_RPC.gatewayRefusal,
+      "your credentials for MCP servers cannot be looked up right now; try again",
+    );
+    return undefined;
+  }
 }

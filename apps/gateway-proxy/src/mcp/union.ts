@@ -6,9 +6,16 @@ import type { ProxyContext } from "../context";
 import { isJsonObject, type JsonObject } from "../domain/json";
 import { sendJson } from "../http/errors";
 import { runToolCall, type ToolCallRoute } from "./call";
+import { type CallerCredential, credentialMissing } from "./credentials";
 import { calledTool, grantedToolList } from "./grants";
 import { JSON_RPC, type JsonRpcId, type JsonRpcRequest, splitJoinedRequestId } from "./jsonrpc";
-import { authenticateMcp, mcpAccountView, SSE_NOT_RELAYED, servesTransport } from "./relay";
+import {
+  authenticateMcp,
+  credentialsOrAnswer,
+  mcpAccountView,
+  SSE_NOT_RELAYED,
+  servesTransport,
+} from "./relay";
 import { type McpSessionOwner, openSessionId, sealSessionId } from "./session-token";
 import {
   answerError,
@@ -48,7 +55,11 @@ interface Joined {
   req: HttpRequest;
   res: HttpAnswer;
   route: Omit<ToolCallRoute, "server" | "tool" | "relay" | "grants" | "session">;
+  /** The servers the caller reaches and can call (with their credential, if the server takes one). */
   reach: McpServerReach<GatewayMcpServer, Policy>[];
+  credentials: Map<string, CallerCredential>;
+  /** Servers granted to the caller that take each member's own credential, which the caller has not set. */
+  lacking: McpServerReach<GatewayMcpServer, Policy>[];
   /** The client's session: its sealed id and the servers in it. */
   session: { sealed: string; members: Member[] } | undefined;
 }
@@ -69,7 +80,21 @@ export async function handleMcpUnion(ctx: ProxyContext, req: HttpRequest, res: H
     req.resume();
     return;
   }
-  const reach = reachableMcpServers(view.snapshot.mcp_servers, view.snapshot.policies, caller.group_ids);
+  const granted = reachableMcpServers(view.snapshot.mcp_servers, view.snapshot.policies, caller.group_ids);
+  const credentials = await credentialsOrAnswer(
+    ctx,
+    res,
+    view,
+    granted.map((entry) => entry.server),
+    caller,
+  );
+  if (!credentials) {
+    req.resume();
+    return;
+  }
+  const lacks = (entry: (typeof granted)[number]) => credentials.get(entry.server.id) === "missing";
+  const reach = granted.filter((entry) => !lacks(entry));
+  const lacking = granted.filter(lacks);
   const sealed = headerOf(req, "mcp-session-id");
   let session: Joined["session"];
   if (sealed !== undefined) {
@@ -81,7 +106,7 @@ export async function handleMcpUnion(ctx: ProxyContext, req: HttpRequest, res: H
     }
     session = { sealed, members };
   }
-  const joined: Joined = { ctx, req, res, route: { caller, view }, reach, session };
+  const joined: Joined = { ctx, req, res, route: { caller, view }, reach, credentials, lacking, session };
   if (req.method === "DELETE") {
     req.resume();
     await everyMember(joined, (target, member) =>
@@ -163,6 +188,7 @@ const targetOf = (joined: Joined, reach: McpServerReach<GatewayMcpServer, Policy
   view: joined.route.view,
   server: reach.server,
   reach,
+  credential: joined.credentials.get(reach.server.id),
 });
 
 /** The relay of a request to the server at `index` of the client's session. */
@@ -267,7 +293,10 @@ async function initialize(joined: Joined, message: JsonRpcRequest): Promise<void
         protocolVersion: agreed,
         capabilities: { tools: { listChanged: false } },
         serverInfo: { name: "agentnet-mcp-gateway", version: "1.0.0" },
-        instructions: `Tools of the MCP servers granted to you, named {server}__{tool}: ${names.join(", ") || "none"}.`,
+        instructions: [
+          `Tools of the MCP servers granted to you, named {server}__{tool}: ${names.join(", ") || "none"}.`,
+          ...joined.lacking.map((entry) => `Left out: ${credentialMissing(entry.server)}.`),
+        ].join(" "),
       },
     },
     { "mcp-session-id": sealed },
@@ -323,15 +352,18 @@ async function callTool(joined: Joined, message: JsonRpcRequest): Promise<void> 
   );
   const member = members[index];
   const reach = member && joined.reach.find((entry) => entry.server.id === member.s);
+  // A server left out for want of the caller's own credential: refused, with its row, saying so.
+  const lacking = reach ? undefined : joined.lacking.find((entry) => entry.server.name === serverName);
   const rewritten = { ...message, params: { ...message.params, name: tool ?? named } };
   const text = JSON.stringify(rewritten);
   const relay = reach && member ? relayTo(joined, reach, member, index) : undefined;
-  const server = reach?.server ?? {
-    id: "",
-    name: serverName || "(no server named)",
-    url: "",
-    price_per_call: 0,
-  };
+  const server = reach?.server ??
+    lacking?.server ?? {
+      id: "",
+      name: serverName || "(no server named)",
+      url: "",
+      price_per_call: 0,
+    };
   await runToolCall(
     ctx,
     req,
@@ -341,8 +373,9 @@ async function callTool(joined: Joined, message: JsonRpcRequest): Promise<void> 
       server,
       tool: serverName === "" ? named : tool,
       relay,
-      grants: reach?.grants ?? [],
+      grants: reach?.grants ?? lacking?.grants ?? [],
       session: joined.session ? `joined\n${joined.session.sealed}` : undefined,
+      credentialMissing: lacking !== undefined,
     },
     rewritten,
     text,

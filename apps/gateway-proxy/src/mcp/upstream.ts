@@ -1,6 +1,5 @@
 import type { Caller, GatewayMcpServer, Policy } from "@agentnet/contracts";
 import type { McpServerReach } from "@agentnet/gateway-rules";
-import { mcpServerCredentialAad, unseal } from "@agentnet/sealing";
 import type { HttpAnswer, HttpRequest } from "@agentnet/service-kit";
 import type { Dispatcher } from "undici";
 import type { ProxyContext } from "../context";
@@ -10,6 +9,7 @@ import { sendJson } from "../http/errors";
 import type { AccountView } from "../snapshot/cache";
 import { drained } from "../upstream/forward";
 import { privateUpstreamOf } from "../upstream/pools";
+import type { CallerCredential } from "./credentials";
 import {
   type ClientMessage,
   errorResponse,
@@ -48,11 +48,12 @@ const isTimeout = (error: unknown): boolean => {
 /** Status of a call whose client went away before its answer ended (nginx's "client closed request"). */
 export const CLIENT_CLOSED = 499;
 
-/** The server an MCP request goes to, with the caller's grants of it. */
+/** The server an MCP request goes to, with the caller's grants of it and their credential for it. */
 export interface Target {
   view: AccountView;
   server: GatewayMcpServer;
   reach: McpServerReach<GatewayMcpServer, Policy>;
+  credential: CallerCredential;
 }
 
 /** One client request on its way to the server. */
@@ -156,7 +157,7 @@ export async function forward(
     if (value !== undefined) forwarded[name] = value;
   }
   if (relay.joined) forwarded["mcp-protocol-version"] = relay.joined.protocolVersion;
-  const headers = serverHeaders(ctx, target, relay.session?.upstream, forwarded);
+  const headers = serverHeaders(target, relay.session?.upstream, forwarded);
 
   const abort = new AbortController();
   const onClose = () => {
@@ -317,15 +318,15 @@ function watched(
 
 /** What every request to a server carries: the client's protocol headers, the server's session and credential. */
 function serverHeaders(
-  ctx: ProxyContext,
-  target: Pick<Target, "view" | "server">,
+  target: Pick<Target, "credential">,
   upstreamSession: string | undefined,
   forwarded: Record<string, string>,
 ): Record<string, string> {
   const headers: Record<string, string> = { "user-agent": "agentnet-mcp-gateway", ...forwarded };
   if (upstreamSession !== undefined) headers["mcp-session-id"] = upstreamSession;
-  const credential = credentialOf(ctx, target.view, target.server);
-  if (credential) headers[credential.header.toLowerCase()] = credential.value;
+  const { credential } = target;
+  if (credential !== undefined && credential !== "missing")
+    headers[credential.header.toLowerCase()] = credential.value;
   return headers;
 }
 
@@ -346,7 +347,7 @@ export interface Exchanged {
  */
 export async function exchange(
   ctx: ProxyContext,
-  target: Pick<Target, "view" | "server">,
+  target: Pick<Target, "server" | "credential">,
   request: {
     method: "POST" | "DELETE";
     message?: JsonRpcRequest | JsonRpcNotification;
@@ -363,7 +364,7 @@ export async function exchange(
   const upstream = await ctx.pools.get(url.origin, target.server.skip_tls_verification).pool.request({
     method: request.method,
     path: `${url.pathname}${url.search}`,
-    headers: serverHeaders(ctx, target, request.upstreamSession, forwarded),
+    headers: serverHeaders(target, request.upstreamSession, forwarded),
     body: request.message ? JSON.stringify(request.message) : null,
   });
   const session = upstream.headers["mcp-session-id"];
@@ -399,24 +400,4 @@ export async function exchange(
   }
   if (!reader && contentType.includes("application/json")) take(Buffer.concat(chunks).toString("utf8"));
   return exchanged;
-}
-
-/** The server's credential header, unsealed once per snapshot (a changed credential arrives as a new one). */
-function credentialOf(
-  ctx: ProxyContext,
-  view: AccountView,
-  server: GatewayMcpServer,
-): { header: string; value: string } | undefined {
-  if (server.credential.kind !== "header" || !server.sealed_credential) return undefined;
-  const key = `mcp-server:${server.id}`;
-  let value = view.keys.get(key);
-  if (value === undefined) {
-    value = unseal(
-      ctx.sealingKey,
-      server.sealed_credential,
-      mcpServerCredentialAad(view.snapshot.account_id, server.id),
-    );
-    view.keys.set(key, value);
-  }
-  return { header: server.credential.header_name, value };
 }

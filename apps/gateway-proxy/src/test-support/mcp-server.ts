@@ -26,10 +26,11 @@ export interface TestMcpServer {
 /**
  * A real MCP server (the SDK's `McpServer` over its Streamable HTTP transport, one session per
  * client), standing in for a team's tool server behind the gateway. With `requiredHeader`, a request
- * without that header and value is 401, as a server taking an API key answers.
+ * without that header, or with a value not among those given, is 401, as a server taking an API key
+ * (or each user's own token) answers.
  */
 export async function startTestMcpServer(
-  options: { requiredHeader?: { name: string; value: string } } = {},
+  options: { requiredHeader?: { name: string; value: string | readonly string[] } } = {},
 ): Promise<TestMcpServer> {
   const received: IncomingHttpHeaders[] = [];
   const called: string[] = [];
@@ -76,7 +77,8 @@ export async function startTestMcpServer(
   const http: Server = createServer(async (req, res) => {
     received.push(req.headers);
     const required = options.requiredHeader;
-    if (required && req.headers[required.name.toLowerCase()] !== required.value) {
+    const sent = req.headers[required?.name.toLowerCase() ?? ""];
+    if (required && (typeof sent !== "string" || ![required.value].flat().includes(sent))) {
       res.writeHead(401, { "content-type": "application/json" }).end('{"error":"unauthorized"}');
       return;
     }

@@ -11,6 +11,7 @@ import {
   type CredentialDraft,
   credentialBody,
   credentialDraft,
+  credentialKindOf,
   credentialSummary,
   TRANSPORT_LABELS,
 } from "../../domain/mcp-credential";
@@ -163,26 +164,35 @@ function McpServerForm(props: { existing: McpServer | undefined; onDone: () => v
               <select
                 {...c}
                 value={credential.kind}
-                onChange={(ev) =>
-                  setCredentialPart({ kind: ev.target.value === "header" ? "header" : "none" })
-                }
+                onChange={(ev) => setCredentialPart({ kind: credentialKindOf(ev.target.value) })}
               >
                 <option value="none">None</option>
                 <option value="header">A header sent with every request</option>
+                <option value="per_user">A header each member sets for themselves</option>
               </select>
             )}
           </Field>
+          {credential.kind !== "none" ? (
+            <Field
+              label="Header name"
+              hint={
+                credential.kind === "per_user"
+                  ? "Members set their own value on the Agent config page; the server sees each caller's own."
+                  : undefined
+              }
+              {...errors.field("credential.header_name")}
+            >
+              {(c) => (
+                <input
+                  {...c}
+                  value={credential.header_name}
+                  onChange={(ev) => setCredentialPart({ header_name: ev.target.value })}
+                />
+              )}
+            </Field>
+          ) : null}
           {credential.kind === "header" ? (
             <>
-              <Field label="Header name" {...errors.field("credential.header_name")}>
-                {(c) => (
-                  <input
-                    {...c}
-                    value={credential.header_name}
-                    onChange={(ev) => setCredentialPart({ header_name: ev.target.value })}
-                  />
-                )}
-              </Field>
               <Field
                 label="Header value"
                 hint={

@@ -1,0 +1,64 @@
+import { request } from "@agentnet/bus";
+import { ControlPlane, type GatewayMcpServer } from "@agentnet/contracts";
+import { mcpServerCredentialAad, mcpUserCredentialAad, unseal } from "@agentnet/sealing";
+import type { ProxyContext } from "../context";
+import type { AccountView } from "../snapshot/cache";
+
+/** The header the gateway adds to a server's requests for one caller. */
+export interface ServerCredential {
+  header: string;
+  value: string;
+}
+
+/**
+ * What a caller's requests to a server carry: no credential, one, or `missing` when the server takes
+ * each member's own and the caller set none (their requests are refused, never sent without it).
+ */
+export type CallerCredential = ServerCredential | undefined | "missing";
+
+/** The deny reason of a call refused for want of the caller's own credential. */
+export const CREDENTIAL_MISSING = "mcp.credential_missing";
+
+/** What a member without their own credential for a per-user server is told, wherever they call it. */
+export const credentialMissing = (server: Pick<GatewayMcpServer, "id" | "name">) =>
+  `MCP server ${server.name} is called with each member's own credential, and you have not set yours: PUT /api/agent-network/mcp-servers/${server.id}/my-credential with {"value": "..."}`;
+
+/**
+ * The credential of `server` for the caller `userId`, opened once per account snapshot (a changed
+ * credential, shared or a member's own, arrives with a new snapshot). A member's own is asked of the
+ * control-plane the first time; one not set is asked again on the next request, so a member who
+ * just set theirs is served at once. Throws when the control-plane cannot be asked.
+ */
+export async function callerCredential(
+  ctx: ProxyContext,
+  view: AccountView,
+  server: GatewayMcpServer,
+  userId: string,
+): Promise<CallerCredential> {
+  const accountId = view.snapshot.account_id;
+  const { credential } = server;
+  if (credential.kind === "none") return undefined;
+  if (credential.kind === "header") {
+    if (!server.sealed_credential) return undefined;
+    const key = `mcp-server:${server.id}`;
+    let value = view.keys.get(key);
+    if (value === undefined) {
+      value = unseal(ctx.sealingKey, server.sealed_credential, mcpServerCredentialAad(accountId, server.id));
+      view.keys.set(key, value);
+    }
+    return { header: credential.header_name, value };
+  }
+  const key = `mcp-user-credential:${server.id}:${userId}`;
+  let value = view.keys.get(key);
+  if (value === undefined) {
+    const { sealed } = await request(ctx.nc, ControlPlane.mcpUserCredentialOf, {
+      account_id: accountId,
+      server_id: server.id,
+      user_id: userId,
+    });
+    if (!sealed) return "missing";
+    value = unseal(ctx.sealingKey, sealed, mcpUserCredentialAad(accountId, server.id, userId));
+    view.keys.set(key, value);
+  }
+  return { header: credential.header_name, value };
+}
