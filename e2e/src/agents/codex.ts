@@ -19,7 +19,7 @@ function codexBinary(): string {
 
 /**
  * Runs `codex exec --skip-git-repo-check <prompt>` with no configuration file: the key in
- * CODEX_API_KEY (Codex 0.169 no longer reads OPENAI_API_KEY or OPENAI_BASE_URL for `exec`) and the
+ * CODEX_API_KEY (Codex 0.171 no longer reads OPENAI_API_KEY or OPENAI_BASE_URL for `exec`) and the
  * gateway as the built-in OpenAI provider's base URL, given on the command line. `config` is
  * written as `~/.codex/config.toml` (CODEX_HOME's default) when given; `env` adds to its environment.
  */

@@ -35,7 +35,7 @@ export const claudeToolResult = (seen: SeenRequest[], id: string) =>
   seen.map((request) => toolResultOf(request.body, id)).find((content) => content !== undefined);
 
 /**
- * Claude Code's turns calling `calls` in order, then the text reply. Claude Code 2.1.331 defers MCP
+ * Claude Code's turns calling `calls` in order, then the text reply. Claude Code 2.1.332 defers MCP
  * tools even with a custom base URL: its first request lists them by name in a system reminder and
  * offers ToolSearch, which loads tools' schemas (they then appear in `tools`, deferred). So: one
  * search selecting every tool to call unless the next is loaded, then each call once the previous
@@ -64,7 +64,7 @@ export const codexToolOutput = (seen: SeenRequest[], id: string) =>
     .find((item) => item.type === "function_call_output" && item.call_id === id)?.output;
 
 /**
- * Codex's turns calling `calls` in order in the Responses API namespace `namespace` (Codex 0.169
+ * Codex's turns calling `calls` in order in the Responses API namespace `namespace` (Codex 0.171
  * lists each MCP server's tools as one, `mcp__{its name for the server}`), then the text reply.
  * Requests that do not list the namespace get the text reply.
  */

@@ -282,7 +282,7 @@ async function expectClaudeCalls(scenario: Scenario) {
 /**
  * Codex with the gateway's endpoint in its config.toml, the agentnet token from the environment;
  * `codex exec` runs under approval policy "never", which refuses an MCP call unless the tool is
- * pre-approved. Codex 0.169 lists an MCP server's tools as one Responses API namespace,
+ * pre-approved. Codex 0.171 lists an MCP server's tools as one Responses API namespace,
  * mcp__{its name for the server}, each function named as the endpoint lists the tool.
  */
 async function expectCodexCalls(scenario: Scenario) {

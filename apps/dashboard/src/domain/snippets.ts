@@ -101,7 +101,7 @@ export function agentSnippets(
       id: "codex",
       label: "Codex",
       code: [
-        "# Codex 0.169 reads neither OPENAI_BASE_URL nor OPENAI_API_KEY for exec",
+        "# Codex 0.171 reads neither OPENAI_BASE_URL nor OPENAI_API_KEY for exec",
         `export CODEX_API_KEY=${token}`,
         `codex exec -c openai_base_url=${openaiBaseUrl} "Hello"`,
       ].join("\n"),
