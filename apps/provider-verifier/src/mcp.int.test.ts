@@ -39,6 +39,26 @@ describe("verifyMcpServer", () => {
     expect(h.vendors.seenBy("mcp.vendor.test").every((r) => r.headers["x-api-key"] === GOOD_KEY)).toBe(true);
   });
 
+  it("stores unverified a per-member server that refuses the check, which carries no member's credential", async () => {
+    await expect(
+      verify({
+        url: h.upstream("mcp.vendor.test", "/mcp"),
+        credential: undefined,
+        per_member_credential: true,
+      }),
+    ).resolves.toEqual({ outcome: "unverified", reason: "per_member_credential" });
+    // Anything else is refused as for any server.
+    await expectRefusal(
+      verify({
+        url: h.upstream("outage.vendor.test", "/mcp"),
+        credential: undefined,
+        per_member_credential: true,
+      }),
+      MCP_VERIFY_REFUSALS.outage,
+      /HTTP 500/,
+    );
+  });
+
   it("refuses a credential the server rejects, an outage, a server that is not one and one that cannot be reached", async () => {
     await expectRefusal(
       verify({

@@ -74,6 +74,11 @@ export const UnverifiedMcpReason = z.enum([
   "private_address",
   /** skip_tls_verification is on: the verifier never dials with verification off. */
   "tls_verification_skipped",
+  /**
+   * The server refused the check, which carries no credential: it takes each member's own
+   * (`per_user`), and the verifier has none of them.
+   */
+  "per_member_credential",
 ]);
 export type UnverifiedMcpReason = z.infer<typeof UnverifiedMcpReason>;
 
@@ -92,6 +97,8 @@ export const VerifyMcpServerRequest = z.object({
   /** The header the server takes its credential in, with the value; absent for a server without one. */
   credential: z.object({ header_name: z.string(), value: z.string() }).optional(),
   skip_tls_verification: z.boolean(),
+  /** The server takes each member's own credential: a 401 or 403 stores it unverified, not refused. */
+  per_member_credential: z.boolean().optional(),
 });
 export type VerifyMcpServerRequest = z.infer<typeof VerifyMcpServerRequest>;
 

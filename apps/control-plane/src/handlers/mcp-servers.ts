@@ -55,6 +55,7 @@ export function registerMcpServerHandlers(ctx: HandlerContext) {
     url: string;
     skip_tls_verification: boolean;
     credential: { header_name: string; value: string } | undefined;
+    perMember: boolean;
   }): Promise<string> => {
     const reply: VerifyMcpServerReply = await request(
       ctx.nc,
@@ -63,6 +64,7 @@ export function registerMcpServerHandlers(ctx: HandlerContext) {
         url: fields.url,
         skip_tls_verification: fields.skip_tls_verification,
         ...(fields.credential ? { credential: fields.credential } : {}),
+        ...(fields.perMember ? { per_member_credential: true } : {}),
       },
       { timeoutMs: ctx.verifyTimeoutMs },
     );
@@ -107,6 +109,7 @@ export function registerMcpServerHandlers(ctx: HandlerContext) {
       url: body.url,
       skip_tls_verification: body.skip_tls_verification,
       credential: credentialToCheck(undefined, credential),
+      perMember: credential.kind === "per_user",
     });
     const document = {
       _id: id,
@@ -144,6 +147,7 @@ export function registerMcpServerHandlers(ctx: HandlerContext) {
         url: body.url,
         skip_tls_verification: skipTls,
         credential: credentialToCheck(stored, body.credential),
+        perMember: (body.credential?.kind ?? stored.credential_kind) === "per_user",
       });
     }
     await assertConfigFits(ctx, caller.account_id, { before: stored, after: { ...stored, ...set } });

@@ -1,4 +1,9 @@
-import type { VerifyMcpServerReply, VerifyMcpServerRequest } from "@agentnet/contracts";
+import {
+  AppError,
+  MCP_VERIFY_REFUSALS,
+  type VerifyMcpServerReply,
+  type VerifyMcpServerRequest,
+} from "@agentnet/contracts";
 import { firstNonPublic } from "@agentnet/gateway-rules";
 import { pinnedAgent } from "../dial/https";
 import { sendToMcpServer } from "../dial/mcp";
@@ -90,6 +95,15 @@ export async function verifyMcpServer(
       throw mcpRefusalForFailure({ kind: "bad_shape", host, why: "tools/list answered no tool list" });
     }
     return { outcome: "verified", tools: listed.tools.length };
+  } catch (error) {
+    if (
+      req.per_member_credential === true &&
+      error instanceof AppError &&
+      error.code === MCP_VERIFY_REFUSALS.rejectedCredential
+    ) {
+      return { outcome: "unverified", reason: "per_member_credential" };
+    }
+    throw error;
   } finally {
     if (session) {
       // Ends the check's session in the background: a slow server must not hold the reply back.
