@@ -39,12 +39,12 @@ describe("verifyMcpServer", () => {
     expect(h.vendors.seenBy("mcp.vendor.test").every((r) => r.headers["x-api-key"] === GOOD_KEY)).toBe(true);
   });
 
-  it("stores unverified a per-member server that refuses the check, which carries no member's credential", async () => {
+  it("stores unverified a per-member or OAuth server that refuses the check, which carries no credential of theirs", async () => {
     await expect(
       verify({
         url: h.upstream("mcp.vendor.test", "/mcp"),
         credential: undefined,
-        per_member_credential: true,
+        credential_not_sent: "per_member_credential",
       }),
     ).resolves.toEqual({ outcome: "unverified", reason: "per_member_credential" });
     // Anything else is refused as for any server.
@@ -52,7 +52,7 @@ describe("verifyMcpServer", () => {
       verify({
         url: h.upstream("outage.vendor.test", "/mcp"),
         credential: undefined,
-        per_member_credential: true,
+        credential_not_sent: "oauth_client_credentials",
       }),
       MCP_VERIFY_REFUSALS.outage,
       /HTTP 500/,

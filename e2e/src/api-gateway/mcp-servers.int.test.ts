@@ -261,6 +261,49 @@ describe("MCP servers", () => {
     expect((await own(auditor, "GET")).status).toBe(409);
   });
 
+  it("stores an OAuth client's secret sealed, shows the rest, and refuses a malformed client (400)", async () => {
+    const o = await owner();
+    const credential = {
+      kind: "oauth_client_credentials",
+      token_url: "https://auth.example.com/oauth/token",
+      client_id: "gateway",
+      client_secret: "oauth-secret-91",
+      scope: "tools.read",
+    };
+    const created = await o.post<McpServer>(servers, makeServerBody({ name: "minted", credential }));
+    expect(created.status).toBe(200);
+    const { client_secret: _, ...shown } = credential;
+    expect(created.body.credential).toEqual(shown);
+    expect(JSON.stringify(created.body)).not.toContain("oauth-secret");
+    const snapshot = await requestPaged(api.nc, ControlPlane.gatewaySnapshot, { account_id: o.account_id });
+    const held = snapshot.mcp_servers.find((server) => server.id === created.body.id);
+    if (!held?.sealed_credential) throw new Error("no sealed secret");
+    const keys = parseSealingKeys(TEST_SEALING_KEY);
+    expect(unseal(keys, held.sealed_credential, mcpServerCredentialAad(o.account_id, held.id))).toBe(
+      "oauth-secret-91",
+    );
+    for (const [field, value] of [
+      ["scope", "tools.read  tools.call"],
+      ["client_id", ""],
+      ["client_secret", ""],
+      ["token_url", "ftp://auth.example.com/token"],
+    ] as const) {
+      const refused = await o.post<{ details: { path: string }[] }>(
+        servers,
+        makeServerBody({ name: "bad", credential: { ...credential, [field]: value } }),
+      );
+      expect(refused.status, field).toBe(400);
+      expect(refused.body.details.map((detail) => detail.path)).toContain(`credential.${field}`);
+    }
+    // Back to a plain header: nothing of the OAuth client is kept.
+    const header = await o.call<McpServer>(
+      "PUT",
+      `${servers}/${created.body.id}`,
+      makeServerBody({ name: "minted" }),
+    );
+    expect(header.body.credential).toEqual({ kind: "header", header_name: "Authorization" });
+  });
+
   it("hides another account's server behind 404, and lets auditors read but only owners and admins write", async () => {
     const o = await owner();
     const created = await o.post<McpServer>(servers, makeServerBody());

@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import type {
   AccessLogPage,
   McpServer,
@@ -19,7 +21,15 @@ let upstream: TestMcpServer;
 /** A server taking each user's own token: it knows only these two. */
 let perUser: TestMcpServer;
 const USER_TOKENS = { owner: "owner-own-token", member: "member-own-token" };
+/** A server taking tokens from an OAuth token endpoint, and that endpoint. */
+let minted: TestMcpServer;
+let tokens: TokenEndpoint;
+const CLIENT = { id: "agentnet-gateway", secret: "client-secret-5e1" };
 beforeAll(async () => {
+  tokens = await startTokenEndpoint(CLIENT);
+  minted = await startTestMcpServer({
+    requiredHeader: { name: "Authorization", value: ["Bearer minted-1", "Bearer minted-2"] },
+  });
   upstream = await startTestMcpServer({ requiredHeader: { name: "X-Api-Key", value: "issues-key" } });
   perUser = await startTestMcpServer({
     requiredHeader: { name: "X-User-Token", value: Object.values(USER_TOKENS) },
@@ -27,13 +37,19 @@ beforeAll(async () => {
   stack = await startStack({
     telemetry: true,
     metrics: true,
-    proxy: { allowedPrivateUpstreams: [new URL(upstream.url).host, new URL(perUser.url).host] },
+    proxy: {
+      allowedPrivateUpstreams: [upstream.url, perUser.url, minted.url, tokens.url].map(
+        (url) => new URL(url).host,
+      ),
+    },
   });
 });
 afterAll(async () => {
   await stack?.stop();
   await upstream?.stop();
   await perUser?.stop();
+  await minted?.stop();
+  await tokens?.stop();
 });
 // Counters are per window: no test straddles an hour's end.
 beforeEach(() => clearOfHourEnd(), 30_000);
@@ -301,6 +317,121 @@ describe("the MCP gateway, configured through the API", () => {
     ).toEqual([[member.user.id, "tracker__echo", 403]]);
   });
 });
+
+describe("an MCP server taking OAuth client credentials", () => {
+  it("is called with a token the gateway mints at the token endpoint, kept between calls; the secret is never shown", async () => {
+    const account = await stack.newAccount({ enable_log_collection: true });
+    const credential = {
+      kind: "oauth_client_credentials",
+      token_url: tokens.url,
+      client_id: CLIENT.id,
+      client_secret: CLIENT.secret,
+      scope: "tools.read tools.call",
+    };
+    const server = await account.must(
+      stack.api<McpServer>("POST", "/agent-network/mcp-servers", account.token, {
+        name: "minted",
+        url: minted.url,
+        credential,
+      }),
+    );
+    const { client_secret: _, ...shown } = credential;
+    expect(server.credential).toEqual(shown);
+    expect(JSON.stringify(server)).not.toContain(CLIENT.secret);
+    await configure(stack, account).policy([], { mcp_servers: [{ server_id: server.id }] });
+
+    const grantsBefore = tokens.grants.length;
+    const from = minted.received.length;
+    for (const text of ["one", "two"]) {
+      const client = await connect(account.token, "/mcp/minted");
+      expect((await client.callTool({ name: "echo", arguments: { text } })).content).toEqual([
+        { type: "text", text },
+      ]);
+      await client.close();
+    }
+    // One grant for both sessions, with the client's id and secret and the scopes asked for.
+    expect(tokens.grants.slice(grantsBefore)).toEqual([
+      {
+        client: `${CLIENT.id}:${CLIENT.secret}`,
+        grant_type: "client_credentials",
+        scope: "tools.read tools.call",
+      },
+    ]);
+    expect(new Set(minted.received.slice(from).map((headers) => headers.authorization))).toEqual(
+      new Set(["Bearer minted-1"]),
+    );
+
+    // A secret the endpoint refuses: 502 naming the token endpoint's error, the secret nowhere.
+    await account.must(
+      stack.api("PUT", `/agent-network/mcp-servers/${server.id}`, account.token, {
+        name: "minted",
+        url: minted.url,
+        credential: { ...credential, client_secret: "wrong-secret" },
+      }),
+    );
+    const refused = await readUntil(
+      () =>
+        fetch(`${stack.proxy.url}/mcp/minted`, {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${account.token}`,
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+          },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+        }).then(async (response) => ({ status: response.status, text: await response.text() })),
+      (answer) => answer.status === 502,
+    );
+    expect(refused.status).toBe(502);
+    expect(refused.text).toContain("OAuth access token could not be minted");
+    expect(refused.text).not.toContain("wrong-secret");
+  });
+});
+
+/** A local OAuth token endpoint: client credentials grants of one client, answered with numbered tokens. */
+interface TokenEndpoint {
+  url: string;
+  grants: { client: string; grant_type: string | null; scope: string | null }[];
+  stop(): Promise<void>;
+}
+
+async function startTokenEndpoint(client: { id: string; secret: string }): Promise<TokenEndpoint> {
+  const grants: TokenEndpoint["grants"] = [];
+  let issued = 0;
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk: Buffer) => {
+      body += chunk.toString("utf8");
+    });
+    req.on("end", () => {
+      const basic = (req.headers.authorization ?? "").replace(/^Basic /, "");
+      const [id, secret] = Buffer.from(basic, "base64").toString("utf8").split(":").map(decodeURIComponent);
+      const form = new URLSearchParams(body);
+      grants.push({
+        client: `${id}:${secret}`,
+        grant_type: form.get("grant_type"),
+        scope: form.get("scope"),
+      });
+      res.setHeader("content-type", "application/json");
+      res.setHeader("cache-control", "no-store");
+      if (id !== client.id || secret !== client.secret) {
+        res.writeHead(401).end(JSON.stringify({ error: "invalid_client", error_description: "bad client" }));
+        return;
+      }
+      issued++;
+      res
+        .writeHead(200)
+        .end(JSON.stringify({ access_token: `minted-${issued}`, token_type: "Bearer", expires_in: 3600 }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/oauth/token`,
+    grants,
+    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
 
 async function newMember(account: Account) {
   const user = await account.must(

@@ -30,6 +30,22 @@ export const McpServerName = z
 export const McpTransport = z.enum(["streamable_http", "sse"]);
 export type McpTransport = z.infer<typeof McpTransport>;
 
+/** An OAuth client id, as RFC 6749 allows it (visible characters), bounded like other names. */
+const OAuthClientId = z
+  .string()
+  .min(1, "must not be empty")
+  .max(256, "must be at most 256 characters")
+  .regex(/^[\x20-\x7e]+$/, "must be printable ASCII");
+
+/** Space-separated scope tokens of RFC 6749 §3.3. */
+const OAuthScope = z
+  .string()
+  .max(1024, "must be at most 1024 characters")
+  .regex(
+    /^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/,
+    "must be scope tokens separated by single spaces",
+  );
+
 /** A credential's value: write-only, sealed when stored, sent only to its server, never returned. */
 const CredentialValue = ApiKey.regex(/^[^\r\n\0]*$/, "must not contain line breaks or NUL");
 
@@ -37,7 +53,8 @@ const CredentialValue = ApiKey.regex(/^[^\r\n\0]*$/, "must not contain line brea
  * The credential the gateway sends to the server, as a body writes it: none, one static header for
  * every caller (an API key, `Authorization: Bearer …`), or one header whose value each member sets
  * for themselves (`per_user`, through `/mcp-servers/{id}/my-credential`), so that the server sees
- * who calls and no caller's token reaches another's calls.
+ * who calls and no caller's token reaches another's calls; or an OAuth client whose tokens the
+ * gateway mints (`oauth_client_credentials`, the secret write-only like a header's value).
  */
 export const McpCredentialBody = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("none") }),
@@ -47,6 +64,13 @@ export const McpCredentialBody = z.discriminatedUnion("kind", [
     value: CredentialValue,
   }),
   z.object({ kind: z.literal("per_user"), header_name: HttpHeaderName.min(1) }),
+  z.object({
+    kind: z.literal("oauth_client_credentials"),
+    token_url: UpstreamUrl,
+    client_id: OAuthClientId,
+    client_secret: CredentialValue.min(1, "must not be empty"),
+    scope: OAuthScope.optional(),
+  }),
 ]);
 export type McpCredentialBody = z.infer<typeof McpCredentialBody>;
 
@@ -55,6 +79,12 @@ export const McpCredential = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("none") }),
   z.object({ kind: z.literal("header"), header_name: z.string() }),
   z.object({ kind: z.literal("per_user"), header_name: z.string() }),
+  z.object({
+    kind: z.literal("oauth_client_credentials"),
+    token_url: z.string(),
+    client_id: z.string(),
+    scope: z.string().optional(),
+  }),
 ]);
 export type McpCredential = z.infer<typeof McpCredential>;
 

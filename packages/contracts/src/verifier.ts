@@ -79,6 +79,11 @@ export const UnverifiedMcpReason = z.enum([
    * (`per_user`), and the verifier has none of them.
    */
   "per_member_credential",
+  /**
+   * The server refused the check, which carries no credential: it takes tokens minted by an OAuth
+   * client credentials grant, which only the proxies mint (the verifier dials MCP servers only).
+   */
+  "oauth_client_credentials",
 ]);
 export type UnverifiedMcpReason = z.infer<typeof UnverifiedMcpReason>;
 
@@ -97,8 +102,11 @@ export const VerifyMcpServerRequest = z.object({
   /** The header the server takes its credential in, with the value; absent for a server without one. */
   credential: z.object({ header_name: z.string(), value: z.string() }).optional(),
   skip_tls_verification: z.boolean(),
-  /** The server takes each member's own credential: a 401 or 403 stores it unverified, not refused. */
-  per_member_credential: z.boolean().optional(),
+  /**
+   * Why the check carries no credential although the server takes one: a 401 or 403 then stores it
+   * unverified for that reason instead of refusing it.
+   */
+  credential_not_sent: z.enum(["per_member_credential", "oauth_client_credentials"]).optional(),
 });
 export type VerifyMcpServerRequest = z.infer<typeof VerifyMcpServerRequest>;
 

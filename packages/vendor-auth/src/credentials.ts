@@ -10,6 +10,7 @@ import {
   parseEntraClientSecret,
   parseServiceAccountKey,
 } from "./keys";
+import { type ClientCredentialsGrant, mintClientCredentialsToken, type TokenFetch } from "./oauth";
 
 export type { RequestSigner, SignableRequest };
 
@@ -31,11 +32,14 @@ export interface CatalogAuth {
   auth_header_template: string;
 }
 
+/** What a token is minted or a request signed from: a provider's kind of key, or an MCP server's grant. */
+export type ExchangedKind = CredentialKind | "oauth_client_credentials";
+
 /** A token the proxy could not mint: the proxy answers 502 `provider.credential_unavailable`. */
 export class CredentialUnavailableError extends Error {
   readonly code = "provider.credential_unavailable";
   constructor(
-    readonly kind: CredentialKind,
+    readonly kind: ExchangedKind,
     message: string,
   ) {
     super(message);
@@ -66,7 +70,7 @@ export interface VendorCredentialsOptions {
 
 interface Exchange {
   fingerprint: string;
-  kind: CredentialKind;
+  kind: ExchangedKind;
   mint: () => Promise<MintedToken>;
   current?: MintedToken;
   inflight?: Promise<MintedToken>;
@@ -147,10 +151,35 @@ export class VendorCredentials {
     }
     const exchange = this.exchangeFor(providerId, catalog.id, key);
     if (exchange.signs) return exchange.signs;
+    return this.bearerOf(providerId, exchange);
+  }
+
+  /**
+   * A bearer token from an OAuth 2.0 client credentials grant for `ownerId` (an MCP server),
+   * minted, kept and refreshed as providers' tokens are (a changed grant mints anew). The grant is
+   * posted through `fetch`: the caller's rules of reach apply to the token endpoint as to the
+   * server it is for (an admin's configuration, not a member's key).
+   */
+  clientCredentials(
+    ownerId: string,
+    grant: ClientCredentialsGrant,
+    fetch: TokenFetch,
+  ): UpstreamAuth | Promise<UpstreamAuth> {
+    const exchange = this.keep(ownerId, JSON.stringify(grant), (fingerprint) => ({
+      fingerprint,
+      kind: "oauth_client_credentials",
+      mint: () => mintClientCredentialsToken(grant, fetch, this.mintTimeoutMs),
+    }));
+    if (exchange.signs) return exchange.signs;
+    return this.bearerOf(ownerId, exchange);
+  }
+
+  /** The exchange's token: synchronous while a valid one is kept, else a promise of a new one. */
+  private bearerOf(ownerId: string, exchange: Exchange): UpstreamAuth | Promise<UpstreamAuth> {
     const now = Date.now();
     const current = exchange.current;
     if (current && current.expiresAt - now > this.expiryMarginMs) {
-      if (current.expiresAt - now < this.refreshBeforeMs) this.refreshInBackground(providerId, exchange, now);
+      if (current.expiresAt - now < this.refreshBeforeMs) this.refreshInBackground(ownerId, exchange, now);
       return bearer(current.token);
     }
     if (
@@ -185,17 +214,24 @@ export class VendorCredentials {
   }
 
   private exchangeFor(providerId: string, catalogId: string, key: string): Kept {
-    const fingerprint = createHash("sha256").update(catalogId).update("\0").update(key).digest("base64url");
-    const known = this.exchanges.get(providerId);
+    return this.keep(providerId, `${catalogId}\0${key}`, (fingerprint) =>
+      this.newExchange(catalogId, key, fingerprint),
+    );
+  }
+
+  /** What is kept for `ownerId` when it was made from the same `source`, else a new one made by `make`. */
+  private keep(ownerId: string, source: string, make: (fingerprint: string) => Kept): Kept {
+    const fingerprint = createHash("sha256").update(source).digest("base64url");
+    const known = this.exchanges.get(ownerId);
     if (known?.fingerprint === fingerprint) return known;
-    const exchange = this.newExchange(catalogId, key, fingerprint);
-    // Providers come and go (a deleted one is never asked for again): the oldest is let go.
-    this.exchanges.delete(providerId);
+    const exchange = make(fingerprint);
+    // Owners come and go (a deleted one is never asked for again): the oldest is let go.
+    this.exchanges.delete(ownerId);
     if (this.exchanges.size >= MAX_EXCHANGES) {
       const oldest = this.exchanges.keys().next().value;
       if (oldest !== undefined) this.exchanges.delete(oldest);
     }
-    this.exchanges.set(providerId, exchange);
+    this.exchanges.set(ownerId, exchange);
     return exchange;
   }
 
@@ -235,7 +271,7 @@ export class VendorCredentials {
     throw unusableKey("api_key", `${catalogId} takes an API key, not a JSON credential`);
   }
 
-  private checkTokenEndpoint(kind: CredentialKind, endpoint: string): void {
+  private checkTokenEndpoint(kind: ExchangedKind, endpoint: string): void {
     if (tokenEndpointAllowed(new URL(endpoint), this.options.isTokenEndpointAllowed)) return;
     // Not naming it: a member's request can end with this message, and the endpoint is the admin's.
     throw unusableKey(kind, "this gateway does not send grants to the token endpoint the key names");
@@ -275,7 +311,7 @@ export class VendorCredentials {
 
 const bearer = (token: string): UpstreamAuth => ({ name: AUTHORIZATION, value: `Bearer ${token}` });
 
-function unusableKey(kind: CredentialKind, problem: string): CredentialUnavailableError {
+function unusableKey(kind: ExchangedKind, problem: string): CredentialUnavailableError {
   return new CredentialUnavailableError(kind, `the provider's key cannot be used: ${problem}`);
 }
 
@@ -283,8 +319,14 @@ function unusableKey(kind: CredentialKind, problem: string): CredentialUnavailab
  * What went wrong, for a log line and an error body: the endpoint's error code and description,
  * never the request (its signed grant is a credential) nor the cause object that carries it.
  */
-function mintFailure(kind: CredentialKind, error: unknown): string {
-  const what = kind === "service_account" ? "Google access token" : "Entra ID token";
+const MINTED: Partial<Record<ExchangedKind, string>> = {
+  service_account: "Google access token",
+  entra_client_secret: "Entra ID token",
+  oauth_client_credentials: "OAuth access token",
+};
+
+function mintFailure(kind: ExchangedKind, error: unknown): string {
+  const what = MINTED[kind] ?? "token";
   const message = error instanceof Error ? error.message : String(error);
   const firstLine = (message.split("\n")[0] ?? "").slice(0, 300);
   return `the ${what} could not be minted: ${firstLine}`;

@@ -10,6 +10,7 @@ export {
 export {
   type CatalogAuth,
   CredentialUnavailableError,
+  type ExchangedKind,
   type UpstreamAuth,
   VENDOR_TOKEN_HOSTS,
   VendorCredentials,
@@ -32,3 +33,4 @@ export {
   parseServiceAccountKey,
   type ServiceAccountKey,
 } from "./keys";
+export type { ClientCredentialsGrant, TokenFetch } from "./oauth";

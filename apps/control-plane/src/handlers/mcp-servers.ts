@@ -30,6 +30,18 @@ export function registerMcpServerHandlers(ctx: HandlerContext) {
     credential: McpCredentialBody,
   ): StoredMcpCredential => {
     switch (credential.kind) {
+      case "oauth_client_credentials":
+        return {
+          credential_kind: "oauth_client_credentials",
+          oauth_token_url: credential.token_url,
+          oauth_client_id: credential.client_id,
+          ...(credential.scope ? { oauth_scope: credential.scope } : {}),
+          sealed_credential: seal(
+            ctx.sealingKey,
+            credential.client_secret,
+            mcpServerCredentialAad(accountId, serverId),
+          ),
+        };
       case "header":
         return {
           credential_kind: "header",
@@ -55,7 +67,7 @@ export function registerMcpServerHandlers(ctx: HandlerContext) {
     url: string;
     skip_tls_verification: boolean;
     credential: { header_name: string; value: string } | undefined;
-    perMember: boolean;
+    kind: McpCredentialBody["kind"];
   }): Promise<string> => {
     const reply: VerifyMcpServerReply = await request(
       ctx.nc,
@@ -64,7 +76,10 @@ export function registerMcpServerHandlers(ctx: HandlerContext) {
         url: fields.url,
         skip_tls_verification: fields.skip_tls_verification,
         ...(fields.credential ? { credential: fields.credential } : {}),
-        ...(fields.perMember ? { per_member_credential: true } : {}),
+        ...(fields.kind === "per_user" ? { credential_not_sent: "per_member_credential" as const } : {}),
+        ...(fields.kind === "oauth_client_credentials"
+          ? { credential_not_sent: "oauth_client_credentials" as const }
+          : {}),
       },
       { timeoutMs: ctx.verifyTimeoutMs },
     );
@@ -109,7 +124,7 @@ export function registerMcpServerHandlers(ctx: HandlerContext) {
       url: body.url,
       skip_tls_verification: body.skip_tls_verification,
       credential: credentialToCheck(undefined, credential),
-      perMember: credential.kind === "per_user",
+      kind: credential.kind,
     });
     const document = {
       _id: id,
@@ -133,7 +148,7 @@ export function registerMcpServerHandlers(ctx: HandlerContext) {
   handle(ctx, ControlPlane.mcpServersUpdate, async ({ caller, server_id, body }) => {
     requireWriter(caller);
     const stored = await load(caller, server_id);
-    const { set, unset } = mergeMcpServerUpdate(stored, body, (credential) =>
+    const { set, unset } = mergeMcpServerUpdate(body, (credential) =>
       storedCredential(caller.account_id, stored._id, credential),
     );
     const skipTls = body.skip_tls_verification ?? stored.skip_tls_verification;
@@ -147,7 +162,7 @@ export function registerMcpServerHandlers(ctx: HandlerContext) {
         url: body.url,
         skip_tls_verification: skipTls,
         credential: credentialToCheck(stored, body.credential),
-        perMember: (body.credential?.kind ?? stored.credential_kind) === "per_user",
+        kind: body.credential?.kind ?? stored.credential_kind,
       });
     }
     await assertConfigFits(ctx, caller.account_id, { before: stored, after: { ...stored, ...set } });

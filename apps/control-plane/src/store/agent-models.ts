@@ -79,8 +79,12 @@ export interface McpServerDoc {
    * `header` sends `credential_header: <sealed_credential opened>`; `per_user` sends
    * `credential_header` with the caller's own value (`McpUserCredentialDoc`); `none` sends nothing.
    */
-  credential_kind: "none" | "header" | "per_user";
+  credential_kind: "none" | "header" | "per_user" | "oauth_client_credentials";
   credential_header?: string;
+  /** `oauth_client_credentials`: where tokens are minted, and for whom (the client secret is `sealed_credential`). */
+  oauth_token_url?: string;
+  oauth_client_id?: string;
+  oauth_scope?: string;
   sealed_credential?: SealedSecret;
   enabled: boolean;
   skip_tls_verification: boolean;
@@ -206,6 +210,9 @@ const mcpServerSchema = new Schema<McpServerDoc>(
     transport: String,
     credential_kind: String,
     credential_header: String,
+    oauth_token_url: String,
+    oauth_client_id: String,
+    oauth_scope: String,
     sealed_credential: mixed,
     enabled: Boolean,
     skip_tls_verification: Boolean,

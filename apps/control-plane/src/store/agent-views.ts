@@ -96,15 +96,29 @@ export const toMcpServer = (doc: McpServerDoc): McpServer => ({
   description: doc.description,
   url: doc.url,
   transport: doc.transport,
-  credential:
-    doc.credential_kind === "none"
-      ? { kind: "none" }
-      : { kind: doc.credential_kind, header_name: doc.credential_header ?? "" },
+  credential: credentialOf(doc),
   enabled: doc.enabled,
   skip_tls_verification: doc.skip_tls_verification,
   price_per_call: doc.price_per_call,
   ...stamps(doc),
 });
+
+/** The credential as reads show it: never the value or the client secret. */
+function credentialOf(doc: McpServerDoc): McpServer["credential"] {
+  switch (doc.credential_kind) {
+    case "none":
+      return { kind: "none" };
+    case "oauth_client_credentials":
+      return {
+        kind: "oauth_client_credentials",
+        token_url: doc.oauth_token_url ?? "",
+        client_id: doc.oauth_client_id ?? "",
+        ...(doc.oauth_scope ? { scope: doc.oauth_scope } : {}),
+      };
+    default:
+      return { kind: doc.credential_kind, header_name: doc.credential_header ?? "" };
+  }
+}
 
 /** The proxy's view: the credential's value stays sealed. */
 export const toGatewayMcpServer = (doc: McpServerDoc): GatewayMcpServer => ({

@@ -1,6 +1,8 @@
 import { request } from "@agentnet/bus";
 import { ControlPlane, type GatewayMcpServer } from "@agentnet/contracts";
 import { mcpServerCredentialAad, mcpUserCredentialAad, unseal } from "@agentnet/sealing";
+import { CredentialUnavailableError, type TokenFetch } from "@agentnet/vendor-auth";
+import { fetch as undiciFetch } from "undici";
 import type { ProxyContext } from "../context";
 import type { AccountView } from "../snapshot/cache";
 
@@ -11,10 +13,14 @@ export interface ServerCredential {
 }
 
 /**
- * What a caller's requests to a server carry: no credential, one, or `missing` when the server takes
- * each member's own and the caller set none (their requests are refused, never sent without it).
+ * What a caller's requests to a server carry: no credential, one, `missing` when the server takes
+ * each member's own and the caller set none (their requests are refused, never sent without it), or
+ * why none could be had now (an OAuth token endpoint that refused or failed: the proxy answers 502).
  */
-export type CallerCredential = ServerCredential | undefined | "missing";
+export type CallerCredential = ServerCredential | undefined | "missing" | { unavailable: string };
+
+export const isUnavailable = (credential: CallerCredential): credential is { unavailable: string } =>
+  typeof credential === "object" && "unavailable" in credential;
 
 /** The deny reason of a call refused for want of the caller's own credential. */
 export const CREDENTIAL_MISSING = "mcp.credential_missing";
@@ -38,7 +44,7 @@ export async function callerCredential(
   const accountId = view.snapshot.account_id;
   const { credential } = server;
   if (credential.kind === "none") return undefined;
-  if (credential.kind === "header") {
+  const shared = () => {
     if (!server.sealed_credential) return undefined;
     const key = `mcp-server:${server.id}`;
     let value = view.keys.get(key);
@@ -46,7 +52,29 @@ export async function callerCredential(
       value = unseal(ctx.sealingKey, server.sealed_credential, mcpServerCredentialAad(accountId, server.id));
       view.keys.set(key, value);
     }
-    return { header: credential.header_name, value };
+    return value;
+  };
+  if (credential.kind === "header") {
+    const value = shared();
+    return value === undefined ? undefined : { header: credential.header_name, value };
+  }
+  if (credential.kind === "oauth_client_credentials") {
+    const secret = shared();
+    if (secret === undefined) return undefined;
+    const grant = {
+      token_url: credential.token_url,
+      client_id: credential.client_id,
+      client_secret: secret,
+      ...(credential.scope ? { scope: credential.scope } : {}),
+    };
+    try {
+      const pending = ctx.credentials.clientCredentials(`mcp-server:${server.id}`, grant, tokenFetch(ctx));
+      const auth = pending instanceof Promise ? await pending : pending;
+      return { header: auth.name ?? "authorization", value: auth.value ?? "" };
+    } catch (error) {
+      if (error instanceof CredentialUnavailableError) return { unavailable: error.message };
+      throw error;
+    }
   }
   const key = `mcp-user-credential:${server.id}:${userId}`;
   let value = view.keys.get(key);
@@ -62,3 +90,15 @@ export async function callerCredential(
   }
   return { header: credential.header_name, value };
 }
+
+/**
+ * Token requests go out through the proxy's upstream pools, so the token endpoint is reached under
+ * the same rules as MCP servers and providers (private addresses refused unless allowed).
+ */
+const tokenFetch =
+  (ctx: ProxyContext): TokenFetch =>
+  (url, options) =>
+    undiciFetch(url, {
+      ...(options as Parameters<typeof undiciFetch>[1]),
+      dispatcher: ctx.pools.get(new URL(url).origin, false).pool,
+    }) as unknown as ReturnType<TokenFetch>;

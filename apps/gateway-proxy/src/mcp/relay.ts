@@ -11,6 +11,7 @@ import {
   CREDENTIAL_MISSING,
   callerCredential,
   credentialMissing,
+  isUnavailable,
 } from "./credentials";
 import { calledTool, grantedToolList } from "./grants";
 import { JSON_RPC } from "./jsonrpc";
@@ -236,7 +237,18 @@ async function reachServer(
   }
   const credentials = await credentialsOrAnswer(ctx, res, view, [server], caller);
   if (!credentials) return undefined;
-  return { view, server, reach, credential: credentials.get(server.id) };
+  const credential = credentials.get(server.id);
+  if (isUnavailable(credential)) {
+    answerError(
+      res,
+      502,
+      null,
+      JSON_RPC.gatewayRefusal,
+      `MCP server ${serverName}: ${credential.unavailable}`,
+    );
+    return undefined;
+  }
+  return { view, server, reach, credential };
 }
 
 /**

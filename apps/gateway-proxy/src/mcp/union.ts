@@ -6,7 +6,7 @@ import type { ProxyContext } from "../context";
 import { isJsonObject, type JsonObject } from "../domain/json";
 import { sendJson } from "../http/errors";
 import { runToolCall, type ToolCallRoute } from "./call";
-import { type CallerCredential, credentialMissing } from "./credentials";
+import { type CallerCredential, credentialMissing, isUnavailable } from "./credentials";
 import { calledTool, grantedToolList } from "./grants";
 import { JSON_RPC, type JsonRpcId, type JsonRpcRequest, splitJoinedRequestId } from "./jsonrpc";
 import {
@@ -93,7 +93,17 @@ export async function handleMcpUnion(ctx: ProxyContext, req: HttpRequest, res: H
     return;
   }
   const lacks = (entry: (typeof granted)[number]) => credentials.get(entry.server.id) === "missing";
-  const reach = granted.filter((entry) => !lacks(entry));
+  const usable = (entry: (typeof granted)[number]) => {
+    const credential = credentials.get(entry.server.id);
+    if (!isUnavailable(credential)) return credential !== "missing";
+    // One server without a token now never breaks the rest: it is left out of this request.
+    ctx.logger.warn(
+      { server: entry.server.id, reason: credential.unavailable },
+      "an MCP server's credential is unavailable",
+    );
+    return false;
+  };
+  const reach = granted.filter(usable);
   const lacking = granted.filter(lacks);
   const sealed = headerOf(req, "mcp-session-id");
   let session: Joined["session"];

@@ -325,8 +325,9 @@ function serverHeaders(
   const headers: Record<string, string> = { "user-agent": "agentnet-mcp-gateway", ...forwarded };
   if (upstreamSession !== undefined) headers["mcp-session-id"] = upstreamSession;
   const { credential } = target;
-  if (credential !== undefined && credential !== "missing")
+  if (typeof credential === "object" && "header" in credential) {
     headers[credential.header.toLowerCase()] = credential.value;
+  }
   return headers;
 }
 

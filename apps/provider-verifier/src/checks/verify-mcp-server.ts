@@ -97,11 +97,11 @@ export async function verifyMcpServer(
     return { outcome: "verified", tools: listed.tools.length };
   } catch (error) {
     if (
-      req.per_member_credential === true &&
+      req.credential_not_sent !== undefined &&
       error instanceof AppError &&
       error.code === MCP_VERIFY_REFUSALS.rejectedCredential
     ) {
-      return { outcome: "unverified", reason: "per_member_credential" };
+      return { outcome: "unverified", reason: req.credential_not_sent };
     }
     throw error;
   } finally {

@@ -86,7 +86,10 @@ function McpServerForm(props: { existing: McpServer | undefined; onDone: () => v
     event.preventDefault();
     const found: Record<string, string> = {};
     const sent = credentialBody(credential, e?.credential);
-    if (sent.error !== undefined) found["credential.value"] = sent.error;
+    if (sent.error !== undefined) {
+      const secret = credential.kind === "oauth_client_credentials" ? "client_secret" : "value";
+      found[`credential.${secret}`] = sent.error;
+    }
     const pricePerCall = parseNumberField(price);
     if (Number.isNaN(pricePerCall)) found.price_per_call = "enter a price in USD (0 for none)";
     if (!errors.submitted(found)) return;
@@ -169,10 +172,13 @@ function McpServerForm(props: { existing: McpServer | undefined; onDone: () => v
                 <option value="none">None</option>
                 <option value="header">A header sent with every request</option>
                 <option value="per_user">A header each member sets for themselves</option>
+                <option value="oauth_client_credentials">
+                  OAuth client credentials (tokens minted by the gateway)
+                </option>
               </select>
             )}
           </Field>
-          {credential.kind !== "none" ? (
+          {credential.kind === "header" || credential.kind === "per_user" ? (
             <Field
               label="Header name"
               hint={
@@ -190,6 +196,14 @@ function McpServerForm(props: { existing: McpServer | undefined; onDone: () => v
                 />
               )}
             </Field>
+          ) : null}
+          {credential.kind === "oauth_client_credentials" ? (
+            <OAuthClientFields
+              draft={credential}
+              stored={e?.credential.kind === "oauth_client_credentials"}
+              set={setCredentialPart}
+              error={(path) => errors.field(`credential.${path}`)}
+            />
           ) : null}
           {credential.kind === "header" ? (
             <>
@@ -249,5 +263,52 @@ function McpServerForm(props: { existing: McpServer | undefined; onDone: () => v
       />
       <FormActions busy={submit.busy} noun="MCP server" editing={e !== undefined} onCancel={props.onCancel} />
     </form>
+  );
+}
+
+/** An OAuth client's fields: token URL, client id, scopes, and the write-only client secret. */
+function OAuthClientFields(props: {
+  draft: CredentialDraft;
+  /** The server stores a client already: an empty secret keeps it (unless another field changed). */
+  stored: boolean;
+  set: (patch: Partial<CredentialDraft>) => void;
+  error: (path: string) => ReturnType<ReturnType<typeof useFieldErrors>["field"]>;
+}) {
+  const { draft, set } = props;
+  const text = (label: string, path: "token_url" | "client_id" | "scope", hint?: string) => (
+    <Field label={label} hint={hint} {...props.error(path)}>
+      {(c) => <input {...c} value={draft[path]} onChange={(ev) => set({ [path]: ev.target.value })} />}
+    </Field>
+  );
+  return (
+    <>
+      {text(
+        "Token URL",
+        "token_url",
+        "Where the gateway posts the client credentials grant, e.g. https://auth.example.com/oauth/token",
+      )}
+      {text("Client ID", "client_id")}
+      {text("Scope", "scope", "Optional: space-separated scopes to ask for.")}
+      <Field
+        label="Client secret"
+        hint={
+          props.stored
+            ? "Write-only: leave empty to keep the stored secret (then the fields above cannot change)."
+            : "Write-only: sealed when stored, never shown again."
+        }
+        {...props.error("client_secret")}
+      >
+        {(c) => (
+          <input
+            {...c}
+            type="password"
+            autoComplete="new-password"
+            value={draft.value}
+            placeholder={props.stored ? "•••••• (stored)" : ""}
+            onChange={(ev) => set({ value: ev.target.value })}
+          />
+        )}
+      </Field>
+    </>
   );
 }
