@@ -417,9 +417,10 @@ describe("policies granting MCP servers", () => {
       mcp_servers: [{ server_id: server.body.id }, { server_id: legacy?.id }],
     });
     const config = await o.call<AgentConfig>("GET", "/api/agent-network/agent-config");
-    // The HTTP+SSE server is granted but not relayed by the proxy: not offered.
+    // The HTTP+SSE server is offered like any other: the proxy bridges it.
     expect(config.body.mcp_servers).toEqual([
       { id: server.body.id, name: "issues", description: "the tracker", path: "/mcp/issues" },
+      { id: legacy?.id, name: "legacy", description: "", path: "/mcp/legacy" },
     ]);
     expect(JSON.stringify(config.body)).not.toContain("mcp-secret");
   });

@@ -19,16 +19,22 @@ import { type Stack, startStack } from "../stack";
 /**
  * The MCP gateway in front of a server we did not write: the MCP project's own reference server,
  * `@modelcontextprotocol/server-everything`, in its Streamable HTTP mode, reached by the MCP SDK's
- * client through the stack's proxy, on `/mcp/everything` and joined on `/mcp`.
+ * client through the stack's proxy, on `/mcp/everything` and joined on `/mcp`; and in its HTTP+SSE
+ * mode, bridged.
  */
 
-/** server-everything in a process of its own; resolves once it listens. */
-async function startEverything(): Promise<{ url: string; stop: () => Promise<void> }> {
+/**
+ * server-everything in a process of its own, on the Streamable HTTP transport or the older
+ * HTTP+SSE one (its stream at `/sse`); resolves once it listens.
+ */
+async function startEverything(
+  transport: "streamableHttp" | "sse" = "streamableHttp",
+): Promise<{ url: string; stop: () => Promise<void> }> {
   const require = createRequire(import.meta.url);
   const manifest = require.resolve("@modelcontextprotocol/server-everything/package.json");
   const bin = join(dirname(manifest), "dist", "index.js");
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [bin, "streamableHttp"], {
+  const child: ChildProcess = spawn(process.execPath, [bin, transport], {
     env: { ...process.env, PORT: String(port) },
     stdio: ["ignore", "ignore", "pipe"],
   });
@@ -38,14 +44,14 @@ async function startEverything(): Promise<{ url: string; stop: () => Promise<voi
     const timer = setTimeout(() => reject(new Error("server-everything did not listen in 15 s")), 15_000);
     child.once("exit", (code) => reject(new Error(`server-everything exited with ${code}`)));
     child.stderr?.on("data", (chunk: Buffer) => {
-      if (chunk.toString().includes("listening on port")) {
+      if (/listening on port|running on port/.test(chunk.toString())) {
         clearTimeout(timer);
         resolve();
       }
     });
   });
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
+    url: `http://127.0.0.1:${port}/${transport === "sse" ? "sse" : "mcp"}`,
     async stop() {
       process.removeListener("exit", killOnExit);
       if (child.exitCode !== null || child.signalCode !== null) return;
@@ -58,16 +64,21 @@ async function startEverything(): Promise<{ url: string; stop: () => Promise<voi
 
 let stack: Stack;
 let everything: Awaited<ReturnType<typeof startEverything>>;
+let everythingOverSse: Awaited<ReturnType<typeof startEverything>>;
 beforeAll(async () => {
   everything = await startEverything();
+  everythingOverSse = await startEverything("sse");
   stack = await startStack({
     telemetry: true,
-    proxy: { allowedPrivateUpstreams: [new URL(everything.url).host] },
+    proxy: {
+      allowedPrivateUpstreams: [everything.url, everythingOverSse.url].map((url) => new URL(url).host),
+    },
   });
 });
 afterAll(async () => {
   await stack?.stop();
   await everything?.stop();
+  await everythingOverSse?.stop();
 });
 
 /** Tools a grant keeps from callers: one that shows the server's environment, one that fetches URLs. */
@@ -293,5 +304,40 @@ describe("server-everything's tool calls in the access logs", () => {
     ]);
     for (const entry of logs.data)
       expect(entry).toMatchObject({ resolved_provider_id: server.id, tool_call: { server: "everything" } });
+  });
+});
+
+describe("server-everything on the HTTP+SSE transport, bridged", () => {
+  it("initializes, lists granted tools, calls one and reads a resource, each request on a session of its own", async () => {
+    const account = await stack.newAccount({ enable_log_collection: true });
+    const server = await account.must(
+      stack.api<McpServer>("POST", "/agent-network/mcp-servers", account.token, {
+        name: "legacy",
+        url: everythingOverSse.url,
+        transport: "sse",
+      }),
+    );
+    await configure(stack, account).policy([], {
+      mcp_servers: [{ server_id: server.id, exclude_tools: EXCLUDED }],
+    });
+    const client = await connect(account.token, "/mcp/legacy");
+    expect(client.getServerVersion()?.name).toContain("everything");
+    const names = (await client.listTools()).tools.map((tool) => tool.name);
+    expect(names).toContain("echo");
+    expect(names).not.toContain("get-env");
+    expect(
+      texts(await client.callTool({ name: "echo", arguments: { message: "over the bridge" } })),
+    ).toContain("over the bridge");
+    const [resource] = (await client.listResources()).resources;
+    if (!resource) throw new Error("no resource listed");
+    expect((await client.readResource({ uri: resource.uri })).contents[0]?.uri).toBe(resource.uri);
+    await client.close();
+    const [row] = await account.events.waitFor(1);
+    expect(row).toMatchObject({
+      provider: "mcp",
+      model: "legacy__echo",
+      decision: "allow",
+      status_code: 200,
+    });
   });
 });

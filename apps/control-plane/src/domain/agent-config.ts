@@ -39,10 +39,8 @@ export function buildAgentConfig(input: {
       };
     },
   );
-  const mcpServers = reachableMcpServers(input.mcp_servers, input.policies, input.callerGroupIds)
-    // Servers on the older HTTP+SSE transport are stored but not relayed (docs/API.md).
-    .filter(({ server }) => server.transport === "streamable_http")
-    .map(({ server }) => ({
+  const mcpServers = reachableMcpServers(input.mcp_servers, input.policies, input.callerGroupIds).map(
+    ({ server }) => ({
       id: server.id,
       name: server.name,
       description: server.description,
@@ -55,6 +53,7 @@ export function buildAgentConfig(input: {
             },
           }
         : {}),
-    }));
+    }),
+  );
   return { configured: true, endpoint: input.settings.endpoint, providers, mcp_servers: mcpServers };
 }

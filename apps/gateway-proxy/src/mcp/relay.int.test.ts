@@ -15,12 +15,18 @@ const ACCOUNT = "acc_mcp_relay";
 const kept = keptEvents();
 let harness: ProxyHarness;
 let upstream: TestMcpServer;
+/** The same tools on the older HTTP+SSE transport. */
+let legacy: TestMcpServer;
 /** Callers of one account: `eng` is granted the server (but not delete_*), `ops` is not. */
 let tokens: { eng: string; engToo: string; ops: string };
 
 beforeAll(async () => {
   harness = await startProxyHarness("mcp-relay", { publish: kept.publish });
   upstream = await startTestMcpServer({ requiredHeader: { name: "X-Api-Key", value: SERVER_KEY } });
+  legacy = await startTestMcpServer({
+    requiredHeader: { name: "X-Api-Key", value: SERVER_KEY },
+    transport: "sse",
+  });
   const accountId = ACCOUNT;
   const serverId = "mcp_tools";
   const server = makeMcpServer({
@@ -48,7 +54,18 @@ beforeAll(async () => {
       mcp_servers: [
         server,
         makeMcpServer({ id: "mcp_off", name: "off", enabled: false }),
-        makeMcpServer({ id: "mcp_legacy", name: "legacy", transport: "sse" }),
+        makeMcpServer({
+          id: "mcp_legacy",
+          name: "legacy",
+          transport: "sse",
+          url: legacy.url,
+          credential: { kind: "header", header_name: "X-Api-Key" },
+          sealed_credential: seal(
+            parseSealingKeys(TEST_SEALING_KEY),
+            SERVER_KEY,
+            mcpServerCredentialAad(accountId, "mcp_legacy"),
+          ),
+        }),
       ],
       policies: [
         policy,
@@ -68,6 +85,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await harness.stop();
   await upstream.stop();
+  await legacy.stop();
 });
 
 async function connect(token: string, path = "/mcp/tools") {
@@ -238,7 +256,31 @@ describe("/mcp/{server} refusals", () => {
     }
   });
 
-  it("answers 404 for a server the account has not, 403 for one not granted or disabled, 501 for an HTTP+SSE one", async () => {
+  it("bridges a server on the HTTP+SSE transport request by request: tools listed and called with the server's key", async () => {
+    const { client } = await connect(tokens.eng, "/mcp/legacy");
+    expect(client.getServerVersion()?.name).toBe("test-tools");
+    const listed = await client.listTools();
+    expect(listed.tools.map((tool) => tool.name).sort()).toEqual([
+      "delete_issue",
+      "echo",
+      "get_issue",
+      "summarize",
+    ]);
+    const calledBefore = legacy.called.length;
+    expect((await client.callTool({ name: "echo", arguments: { text: "over sse" } })).content).toEqual([
+      { type: "text", text: "over sse" },
+    ]);
+    expect(legacy.called.slice(calledBefore)).toEqual(["echo"]);
+    expect(legacy.received.every((headers) => headers["x-api-key"] === SERVER_KEY)).toBe(true);
+    await client.close();
+    // No event stream of its own: the bridge holds no session between requests.
+    const stream = await fetch(`${harness.proxy.url}/mcp/legacy`, {
+      headers: { authorization: `Bearer ${tokens.eng}`, accept: "text/event-stream" },
+    });
+    expect(stream.status).toBe(405);
+  });
+
+  it("answers 404 for a server the account has not, 403 for one not granted or disabled", async () => {
     expect((await post(tokens.eng, initialize, {}, "/mcp/nope")).status).toBe(404);
     const ops = await post(tokens.ops, initialize);
     expect(ops.status).toBe(403);
@@ -246,9 +288,6 @@ describe("/mcp/{server} refusals", () => {
       error: { message: expect.stringContaining("no policy grants it") },
     });
     expect((await post(tokens.eng, initialize, {}, "/mcp/off")).status).toBe(403);
-    const legacy = await post(tokens.eng, initialize, {}, "/mcp/legacy");
-    expect(legacy.status).toBe(501);
-    expect(await legacy.json()).toMatchObject({ error: { message: expect.stringContaining("HTTP+SSE") } });
   });
 
   it("answers server/discover with 400 method-not-found, so clients fall back to initialize", async () => {

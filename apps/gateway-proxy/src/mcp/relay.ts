@@ -19,16 +19,6 @@ import { protectedResourceMetadataUrl } from "./metadata";
 import { type McpSessionOwner, openSessionId } from "./session-token";
 import { answerError, forward, headerOf, type Relay, readClientMessage, type Target } from "./upstream";
 
-/**
- * The older HTTP+SSE transport (2024-11-05) ties a session to one long-lived GET stream held by one
- * process, which a stateless relay across proxy replicas cannot share: such servers are stored, and
- * refused at the proxy with this message, until the gateway bridges them.
- */
-export const servesTransport = (server: Pick<GatewayMcpServer, "transport">): boolean =>
-  server.transport === "streamable_http";
-export const SSE_NOT_RELAYED = (name: string) =>
-  `MCP server ${name} speaks the HTTP+SSE transport (2024-11-05), which the gateway does not relay yet: only Streamable HTTP servers are served`;
-
 /** The server a `/mcp/{server}` path names (a trailing slash allowed), or undefined for any other path. */
 export function mcpServerNameOf(path: string): string | undefined {
   const match = /^\/mcp\/([^/]+)\/?$/.exec(path);
@@ -229,10 +219,6 @@ async function reachServer(
   if (!reach) {
     const why = server.enabled ? "no policy grants it to you" : "it is disabled";
     answerError(res, 403, null, JSON_RPC.gatewayRefusal, `MCP server ${serverName} is not reachable: ${why}`);
-    return undefined;
-  }
-  if (!servesTransport(server)) {
-    answerError(res, 501, null, JSON_RPC.gatewayRefusal, SSE_NOT_RELAYED(serverName));
     return undefined;
   }
   const credentials = await credentialsOrAnswer(ctx, res, view, [server], caller);

@@ -9,13 +9,7 @@ import { runToolCall, type ToolCallRoute } from "./call";
 import { type CallerCredential, credentialMissing, isUnavailable } from "./credentials";
 import { calledTool, grantedToolList } from "./grants";
 import { JSON_RPC, type JsonRpcId, type JsonRpcRequest, splitJoinedRequestId } from "./jsonrpc";
-import {
-  authenticateMcp,
-  credentialsOrAnswer,
-  mcpAccountView,
-  SSE_NOT_RELAYED,
-  servesTransport,
-} from "./relay";
+import { authenticateMcp, credentialsOrAnswer, mcpAccountView } from "./relay";
 import { type McpSessionOwner, openSessionId, sealSessionId } from "./session-token";
 import {
   answerError,
@@ -255,10 +249,6 @@ async function initialize(joined: Joined, message: JsonRpcRequest): Promise<void
   const request = { ...message, params: { ...message.params, protocolVersion: offered } };
   const initialized = await Promise.all(
     joined.reach.map(async (reach): Promise<Member | undefined> => {
-      if (!servesTransport(reach.server)) {
-        ctx.logger.warn({ server: reach.server.id }, SSE_NOT_RELAYED(reach.server.name));
-        return undefined;
-      }
       try {
         const answer = await exchange(ctx, targetOf(joined, reach), {
           method: "POST",

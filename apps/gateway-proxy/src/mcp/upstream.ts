@@ -23,6 +23,7 @@ import {
 } from "./jsonrpc";
 import { type McpSessionOwner, sealSessionId } from "./session-token";
 import { SseEventRewriter } from "./sse";
+import { BridgeError, bridgeOverSse } from "./sse-bridge";
 
 /** Headers of a client's request the server needs; everything else (the agentnet token first) stays here. */
 const FORWARDED_HEADERS = ["accept", "content-type", "mcp-protocol-version", "last-event-id"] as const;
@@ -149,6 +150,7 @@ export async function forward(
   relay: Relay,
   request: { method: string; body: string | undefined; watch?: AnswerWatch },
 ): Promise<RelayOutcome> {
+  if (relay.target.server.transport === "sse") return forwardOverSse(relay, request);
   const { ctx, req, res, target } = relay;
   const url = new URL(target.server.url);
   const forwarded: Record<string, string> = {};
@@ -208,6 +210,77 @@ export async function forward(
       return { status, bytes: sent.bytes };
     }
     return sent;
+  } finally {
+    res.off("close", onClose);
+  }
+}
+
+/**
+ * `forward` to a server on the HTTP+SSE transport, through the bridge (sse-bridge.ts): a request is
+ * run on an upstream session of its own and answered as JSON; `initialize` is answered with the
+ * server's own result; notifications and answers of the client are accepted and dropped (each
+ * bridged session ends with its request); there is no GET stream.
+ */
+async function forwardOverSse(
+  relay: Relay,
+  request: { method: string; body: string | undefined; watch?: AnswerWatch },
+): Promise<RelayOutcome> {
+  const { ctx, res, target } = relay;
+  const id = request.watch?.id ?? null;
+  if (request.method === "GET") {
+    const message = `MCP server ${target.server.name} speaks the HTTP+SSE transport, which the gateway bridges request by request: there is no event stream of its own`;
+    return {
+      status: 405,
+      bytes: answerError(res, 405, null, JSON_RPC.invalidRequest, message, { allow: "POST, DELETE" }),
+    };
+  }
+  const parsed = request.body === undefined ? undefined : parseClientMessage(request.body);
+  if (!parsed || !("kind" in parsed) || parsed.kind !== "request") {
+    res.writeHead(request.method === "DELETE" ? 200 : 202);
+    res.end();
+    return { status: request.method === "DELETE" ? 200 : 202, bytes: 0 };
+  }
+  const message = parsed.message;
+  const abort = new AbortController();
+  const onClose = () => {
+    if (!res.writableFinished) abort.abort();
+  };
+  res.on("close", onClose);
+  try {
+    const headers = serverHeaders(target, undefined, {});
+    const initializing = message.method === "initialize";
+    const bridged = await bridgeOverSse(
+      ctx,
+      target.server,
+      headers,
+      initializing ? undefined : message,
+      initializing && message.params ? message.params : undefined,
+      abort.signal,
+    );
+    const answer = initializing
+      ? { jsonrpc: "2.0", id: message.id, result: bridged.initialized }
+      : bridged.answer;
+    const text = JSON.stringify(answer);
+    const answered = watched(text, request.watch, undefined) ?? text;
+    const sessionHeader: Record<string, string> =
+      relay.joined && relay.session ? { "mcp-session-id": relay.session.sealed } : {};
+    const bytes = Buffer.byteLength(answered);
+    res.writeHead(200, {
+      "content-type": "application/json",
+      "content-length": String(bytes),
+      ...sessionHeader,
+    });
+    res.end(answered);
+    return { status: 200, bytes };
+  } catch (error) {
+    if (abort.signal.aborted) return { status: CLIENT_CLOSED, bytes: 0 };
+    ctx.logger.warn({ server: target.server.id, err: error }, "MCP HTTP+SSE bridge failed");
+    const status = isTimeout(error) ? 504 : 502;
+    const reason =
+      error instanceof BridgeError
+        ? error.message
+        : `MCP server ${target.server.name}: ${isTimeout(error) ? "it did not answer in time" : "it cannot be reached"}`;
+    return { status, bytes: answerError(res, status, id, JSON_RPC.gatewayRefusal, reason) };
   } finally {
     res.off("close", onClose);
   }
@@ -316,6 +389,30 @@ function watched(
   return result ? JSON.stringify(answer) : undefined;
 }
 
+/**
+ * `exchange` with a server on the HTTP+SSE transport: a request runs on a bridged session of its
+ * own; a notification (or a DELETE) has no session to reach, so nothing is sent.
+ */
+async function exchangeOverSse(
+  ctx: ProxyContext,
+  target: Pick<Target, "server" | "credential">,
+  message: JsonRpcRequest | JsonRpcNotification | undefined,
+): Promise<Exchanged> {
+  if (!message || !("id" in message)) return { status: 202, session: undefined, answer: undefined };
+  const initializing = message.method === "initialize";
+  const bridged = await bridgeOverSse(
+    ctx,
+    target.server,
+    serverHeaders(target, undefined, {}),
+    initializing ? undefined : message,
+    initializing && message.params ? message.params : undefined,
+  );
+  const answer: JsonRpcResponse | undefined = initializing
+    ? { jsonrpc: "2.0", id: message.id, result: bridged.initialized }
+    : bridged.answer;
+  return { status: 200, session: undefined, answer };
+}
+
 /** What every request to a server carries: the client's protocol headers, the server's session and credential. */
 function serverHeaders(
   target: Pick<Target, "credential">,
@@ -356,6 +453,7 @@ export async function exchange(
     protocolVersion: string | undefined;
   },
 ): Promise<Exchanged> {
+  if (target.server.transport === "sse") return exchangeOverSse(ctx, target, request.message);
   const url = new URL(target.server.url);
   const forwarded: Record<string, string> = {
     accept: "application/json, text/event-stream",

@@ -1,7 +1,14 @@
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import type { AddressInfo } from "node:net";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
@@ -30,7 +37,11 @@ export interface TestMcpServer {
  * (or each user's own token) answers.
  */
 export async function startTestMcpServer(
-  options: { requiredHeader?: { name: string; value: string | readonly string[] } } = {},
+  options: {
+    requiredHeader?: { name: string; value: string | readonly string[] };
+    /** `sse`: the older HTTP+SSE transport (2024-11-05), a GET stream at the URL and POSTs to `/messages`. */
+    transport?: "streamable_http" | "sse";
+  } = {},
 ): Promise<TestMcpServer> {
   const received: IncomingHttpHeaders[] = [];
   const called: string[] = [];
@@ -74,12 +85,34 @@ export async function startTestMcpServer(
     return server;
   };
 
+  const sseSessions = new Map<string, SSEServerTransport>();
+  const serveSse = async (req: IncomingMessage, res: ServerResponse) => {
+    if (req.method === "GET") {
+      const transport = new SSEServerTransport("/messages", res);
+      sseSessions.set(transport.sessionId, transport);
+      res.on("close", () => sseSessions.delete(transport.sessionId));
+      await build().connect(transport);
+      return;
+    }
+    const sessionId = new URL(req.url ?? "/", "http://localhost").searchParams.get("sessionId") ?? "";
+    const transport = sseSessions.get(sessionId);
+    if (!transport) {
+      res.writeHead(404).end("no such session");
+      return;
+    }
+    await transport.handlePostMessage(req, res);
+  };
+
   const http: Server = createServer(async (req, res) => {
     received.push(req.headers);
     const required = options.requiredHeader;
     const sent = req.headers[required?.name.toLowerCase() ?? ""];
     if (required && (typeof sent !== "string" || ![required.value].flat().includes(sent))) {
       res.writeHead(401, { "content-type": "application/json" }).end('{"error":"unauthorized"}');
+      return;
+    }
+    if (options.transport === "sse") {
+      await serveSse(req, res);
       return;
     }
     const sessionId = req.headers["mcp-session-id"];
@@ -112,6 +145,7 @@ export async function startTestMcpServer(
     called,
     async stop() {
       for (const transport of sessions.values()) await transport.close();
+      for (const transport of sseSessions.values()) await transport.close();
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
