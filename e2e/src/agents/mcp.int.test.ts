@@ -105,13 +105,25 @@ interface Scenario {
   endpoint: Endpoint;
   servers: ToolServer[];
   calls: ToolCall[];
+  /** The policy's cap on the caller's tool calls in the hour: calls past it are refused. */
+  callCap?: number;
 }
+
+/** What an agent's tool result holds for a call refused by the tool-call cap. */
+const CAPPED = "llm_policy.tool_call_cap_exceeded";
+
+/** The calls the servers run: those within the scenario's cap. */
+const servedCalls = ({ calls, callCap }: Scenario) => calls.slice(0, callCap ?? calls.length);
 
 /**
  * An account configured as an operator would: each server with its key as a header credential, and
  * a policy granting the All group the vendor's provider and the servers with their tool filters.
  */
-async function withToolServers(providerOf: (account: Account) => string, servers: ToolServer[]) {
+async function withToolServers(
+  providerOf: (account: Account) => string,
+  servers: ToolServer[],
+  callCap?: number,
+) {
   const account = await stack.newAccount();
   const registered: McpServer[] = [];
   const grants: Record<string, unknown>[] = [];
@@ -126,7 +138,20 @@ async function withToolServers(providerOf: (account: Account) => string, servers
     registered.push(stored);
     grants.push({ server_id: stored.id, ...server.grant });
   }
-  const policy = await configure(stack, account).policy([providerOf(account)], { mcp_servers: grants });
+  const limits =
+    callCap === undefined
+      ? {}
+      : {
+          limits: {
+            token_limit: { enabled: false, group_cap: 0, user_cap: 0, window_seconds: 3600 },
+            budget_limit: { enabled: false, group_cap_usd: 0, user_cap_usd: 0, window_seconds: 3600 },
+            tool_call_limit: { enabled: true, group_cap: 0, user_cap: callCap, window_seconds: 3600 },
+          },
+        };
+  const policy = await configure(stack, account).policy([providerOf(account)], {
+    mcp_servers: grants,
+    ...limits,
+  });
   return { account, registered, policy };
 }
 type Configured = Awaited<ReturnType<typeof withToolServers>>;
@@ -188,8 +213,13 @@ const toolRow = ({ registered, policy }: Configured, call: ToolCall) => {
   };
 };
 
-/** One access-log row per call, read through the API once telemetry has them all. */
-async function expectToolCallRows(configured: Configured, calls: ToolCall[]) {
+/**
+ * One access-log row per call, read through the API once telemetry has them all: those within the
+ * cap allowed, those past it denied by the cap with 429.
+ */
+async function expectToolCallRows(configured: Configured, scenario: Scenario) {
+  const { calls } = scenario;
+  const served = servedCalls(scenario);
   const { account } = configured;
   const mcpRows = (page: AccessLogPage) => page.data.filter((entry) => entry.provider === "mcp");
   const page = await readUntil(
@@ -199,7 +229,11 @@ async function expectToolCallRows(configured: Configured, calls: ToolCall[]) {
   const rows = mcpRows(page);
   expect(rows).toHaveLength(calls.length);
   expect(rows).toEqual(
-    expect.arrayContaining(calls.map((call) => expect.objectContaining(toolRow(configured, call)))),
+    expect.arrayContaining(served.map((call) => expect.objectContaining(toolRow(configured, call)))),
+  );
+  const refused = rows.filter((row) => row.decision === "deny");
+  expect(refused.map((row) => [row.deny_reason, row.status_code])).toEqual(
+    calls.slice(served.length).map(() => [CAPPED, 429]),
   );
   for (const row of rows) {
     expect(row.tool_call?.request_bytes).toBeGreaterThan(0);
@@ -217,12 +251,14 @@ async function expectCallsThrough(
   watched: ReturnType<typeof watchServers>,
 ) {
   expect(run.listed).toEqual(expectedListing(scenario));
-  watched.expectServed(scenario.calls, configured.account.token);
-  // Each tool's answer went back to the vendor as its call's result.
+  const served = servedCalls(scenario);
+  watched.expectServed(served, configured.account.token);
+  // Each tool's answer went back to the vendor as its call's result; a refused call's, the cap's reason.
   scenario.calls.forEach((call, index) => {
-    expect(JSON.stringify(run.answerOf(index)), call.tool).toContain(call.answer);
+    const expected = index < served.length ? call.answer : CAPPED;
+    expect(JSON.stringify(run.answerOf(index)), call.tool).toContain(expected);
   });
-  await expectToolCallRows(configured, scenario.calls);
+  await expectToolCallRows(configured, scenario);
 }
 
 /**
@@ -232,7 +268,7 @@ async function expectCallsThrough(
  */
 async function expectClaudeCalls(scenario: Scenario) {
   const { endpoint, servers, calls } = scenario;
-  const configured = await withToolServers((a) => a.anthropicProvider.id, servers);
+  const configured = await withToolServers((a) => a.anthropicProvider.id, servers, scenario.callCap);
   const token = configured.account.token;
   const prefix = `mcp__${endpoint.name}__`;
   const scripted = calls.map((call, index) => ({
@@ -287,7 +323,7 @@ async function expectClaudeCalls(scenario: Scenario) {
  */
 async function expectCodexCalls(scenario: Scenario) {
   const { endpoint, servers, calls } = scenario;
-  const configured = await withToolServers((a) => a.openaiProvider.id, servers);
+  const configured = await withToolServers((a) => a.openaiProvider.id, servers, scenario.callCap);
   const token = configured.account.token;
   const namespace = `mcp__${endpoint.name}`;
   const scripted = calls.map((call, index) => ({
@@ -309,8 +345,9 @@ async function expectCodexCalls(scenario: Scenario) {
       `[mcp_servers.${endpoint.name}]`,
       `url = "${stack.proxy.url}${endpoint.path}"`,
       `bearer_token_env_var = "AGN_MCP_TOKEN"`,
-      ...scripted.flatMap((call) => [
-        `[mcp_servers.${endpoint.name}.tools.${call.name}]`,
+      // Each tool approved once, however often it is called.
+      ...[...new Set(scripted.map((call) => call.name))].flatMap((name) => [
+        `[mcp_servers.${endpoint.name}.tools.${name}]`,
         `approval_mode = "approve"`,
       ]),
       "",
@@ -341,6 +378,15 @@ describe("Claude Code calls granted MCP tools through the gateway (the real CLI)
   it("through /mcp: lists two servers' granted tools as {server}__{tool}, runs each on its own server with its own key, and logs each call", async () => {
     await expectClaudeCalls({ endpoint: allServers, servers: [issues, docs], calls: [echo(), getIssue()] });
   });
+
+  it("under a cap of two tool calls an hour: the first two answer, the third is refused with the cap's reason", async () => {
+    await expectClaudeCalls({
+      endpoint: oneServer(issues),
+      servers: [issues],
+      calls: [echo(), echo(), echo()],
+      callCap: 2,
+    });
+  });
 });
 
 describe("Codex calls granted MCP tools through the gateway (the real CLI)", () => {
@@ -350,5 +396,14 @@ describe("Codex calls granted MCP tools through the gateway (the real CLI)", () 
 
   it("through /mcp: lists two servers' granted tools as {server}__{tool}, runs each on its own server with its own key, and logs each call", async () => {
     await expectCodexCalls({ endpoint: allServers, servers: [issues, docs], calls: [echo(), getIssue()] });
+  });
+
+  it("under a cap of two tool calls an hour: the first two answer, the third is refused with the cap's reason", async () => {
+    await expectCodexCalls({
+      endpoint: oneServer(issues),
+      servers: [issues],
+      calls: [echo(), echo(), echo()],
+      callCap: 2,
+    });
   });
 });
