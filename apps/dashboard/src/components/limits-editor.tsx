@@ -23,134 +23,117 @@ export function LimitsEditor(props: {
   disabled?: boolean;
 }) {
   const { token_limit: t, budget_limit: b } = props.value;
-  const setT = (patch: Partial<Limits["token_limit"]>) =>
-    props.onChange({ ...props.value, token_limit: { ...t, ...patch } });
-  const setB = (patch: Partial<Limits["budget_limit"]>) =>
-    props.onChange({ ...props.value, budget_limit: { ...b, ...patch } });
   const c = toolCallLimitOf(props.value);
-  const setC = (patch: Partial<typeof c>) =>
-    props.onChange({ ...props.value, tool_call_limit: { ...c, ...patch } });
-  const num = (
-    label: string,
-    path: string,
-    value: number,
-    onChange: (n: number) => void,
-    hint: string,
-    step = "1",
-  ) => (
-    <Field label={label} hint={hint} name={`limits.${path}`} error={props.error(`limits.${path}`)}>
-      {(c) => (
-        <input
-          {...c}
-          type="number"
-          min={0}
-          step={step}
-          value={shown(value)}
-          disabled={props.disabled}
-          onChange={(e) => onChange(parseNumberField(e.target.value))}
-        />
-      )}
-    </Field>
-  );
+  const common = { error: props.error, disabled: props.disabled };
   return (
     <div className="limits grid-2">
       {props.problem ? <p className="field-error limits-problem">{props.problem}</p> : null}
-      <fieldset>
-        <legend>Token limit</legend>
-        <Check
-          label="Enforce a token cap"
-          name="limits.token_limit.enabled"
-          checked={t.enabled}
-          disabled={props.disabled}
-          onChange={(enabled) => setT({ enabled })}
-        />
-        {num(
-          "Tokens per user",
-          "token_limit.user_cap",
-          t.user_cap,
-          (user_cap) => setT({ user_cap }),
-          "0 means uncapped",
-        )}
-        {num(
-          "Tokens per group",
-          "token_limit.group_cap",
-          t.group_cap,
-          (group_cap) => setT({ group_cap }),
-          "each source group gets its own bucket; 0 means uncapped",
-        )}
-        <WindowField
-          name="limits.token_limit.window_seconds"
-          seconds={t.window_seconds}
-          onChange={(window_seconds) => setT({ window_seconds })}
-          error={props.error("limits.token_limit.window_seconds")}
-          disabled={props.disabled}
-        />
-      </fieldset>
-      <fieldset>
-        <legend>Spending limit (USD)</legend>
-        <Check
-          label="Enforce a spending cap"
-          name="limits.budget_limit.enabled"
-          checked={b.enabled}
-          disabled={props.disabled}
-          onChange={(enabled) => setB({ enabled })}
-        />
-        {num(
-          "USD per user",
-          "budget_limit.user_cap_usd",
-          b.user_cap_usd,
-          (user_cap_usd) => setB({ user_cap_usd }),
-          "0 means uncapped",
-          "0.01",
-        )}
-        {num(
-          "USD per group",
-          "budget_limit.group_cap_usd",
-          b.group_cap_usd,
-          (group_cap_usd) => setB({ group_cap_usd }),
-          "0 means uncapped",
-          "0.01",
-        )}
-        <WindowField
-          name="limits.budget_limit.window_seconds"
-          seconds={b.window_seconds}
-          onChange={(window_seconds) => setB({ window_seconds })}
-          error={props.error("limits.budget_limit.window_seconds")}
-          disabled={props.disabled}
-        />
-      </fieldset>
-      <fieldset>
-        <legend>MCP tool-call limit</legend>
-        <Check
-          label="Enforce a tool-call cap"
-          name="limits.tool_call_limit.enabled"
-          checked={c.enabled}
-          disabled={props.disabled}
-          onChange={(enabled) => setC({ enabled })}
-        />
-        {num(
-          "Tool calls per user",
-          "tool_call_limit.user_cap",
-          c.user_cap,
-          (user_cap) => setC({ user_cap }),
-          "calls the MCP servers answered; 0 means uncapped",
-        )}
-        {num(
-          "Tool calls per group",
-          "tool_call_limit.group_cap",
-          c.group_cap,
-          (group_cap) => setC({ group_cap }),
-          "each source group gets its own bucket; 0 means uncapped",
-        )}
-        <WindowField
-          name="limits.tool_call_limit.window_seconds"
-          seconds={c.window_seconds}
-          onChange={(window_seconds) => setC({ window_seconds })}
-          error={props.error("limits.tool_call_limit.window_seconds")}
-          disabled={props.disabled}
-        />
-      </fieldset>
+      <CapFieldset
+        {...common}
+        legend="Token limit"
+        enforce="Enforce a token cap"
+        part="token_limit"
+        limit={{ enabled: t.enabled, user: t.user_cap, group: t.group_cap, window_seconds: t.window_seconds }}
+        caps={{ user: "user_cap", group: "group_cap" }}
+        labels={{ user: "Tokens per user", group: "Tokens per group" }}
+        userHint="0 means uncapped"
+        onChange={(patch) => props.onChange({ ...props.value, token_limit: { ...t, ...patch } })}
+      />
+      <CapFieldset
+        {...common}
+        legend="Spending limit (USD)"
+        enforce="Enforce a spending cap"
+        part="budget_limit"
+        limit={{
+          enabled: b.enabled,
+          user: b.user_cap_usd,
+          group: b.group_cap_usd,
+          window_seconds: b.window_seconds,
+        }}
+        caps={{ user: "user_cap_usd", group: "group_cap_usd" }}
+        labels={{ user: "USD per user", group: "USD per group" }}
+        userHint="0 means uncapped"
+        groupHint="0 means uncapped"
+        step="0.01"
+        onChange={(patch) => props.onChange({ ...props.value, budget_limit: { ...b, ...patch } })}
+      />
+      <CapFieldset
+        {...common}
+        legend="MCP tool-call limit"
+        enforce="Enforce a tool-call cap"
+        part="tool_call_limit"
+        limit={{ enabled: c.enabled, user: c.user_cap, group: c.group_cap, window_seconds: c.window_seconds }}
+        caps={{ user: "user_cap", group: "group_cap" }}
+        labels={{ user: "Tool calls per user", group: "Tool calls per group" }}
+        userHint="calls the MCP servers answered; 0 means uncapped"
+        onChange={(patch) => props.onChange({ ...props.value, tool_call_limit: { ...c, ...patch } })}
+      />
     </div>
+  );
+}
+
+/**
+ * One part of a limits object (`part`): whether it is enforced, its per-user and per-group caps
+ * (named `caps` in the part) and its window. Controls are named by their path.
+ */
+function CapFieldset(props: {
+  legend: string;
+  enforce: string;
+  part: "token_limit" | "budget_limit" | "tool_call_limit";
+  limit: { enabled: boolean; user: number; group: number; window_seconds: number };
+  caps: { user: string; group: string };
+  labels: { user: string; group: string };
+  userHint: string;
+  groupHint?: string;
+  step?: string;
+  onChange: (patch: Record<string, number | boolean>) => void;
+  error: (path: string) => string | undefined;
+  disabled?: boolean | undefined;
+}) {
+  const { part, limit } = props;
+  const num = (label: string, cap: string, value: number, hint: string) => {
+    const path = `limits.${part}.${cap}`;
+    return (
+      <Field label={label} hint={hint} name={path} error={props.error(path)}>
+        {(c) => (
+          <input
+            {...c}
+            type="number"
+            min={0}
+            step={props.step ?? "1"}
+            value={shown(value)}
+            disabled={props.disabled}
+            onChange={(e) => props.onChange({ [cap]: parseNumberField(e.target.value) })}
+          />
+        )}
+      </Field>
+    );
+  };
+  return (
+    <fieldset>
+      <legend>{props.legend}</legend>
+      <Check
+        label={props.enforce}
+        name={`limits.${part}.enabled`}
+        checked={limit.enabled}
+        disabled={props.disabled}
+        onChange={(enabled) => props.onChange({ enabled })}
+      />
+      {num(props.labels.user, props.caps.user, limit.user, props.userHint)}
+      {num(
+        props.labels.group,
+        props.caps.group,
+        limit.group,
+        props.groupHint ?? "each source group gets its own bucket; 0 means uncapped",
+      )}
+      <WindowField
+        name={`limits.${part}.window_seconds`}
+        seconds={limit.window_seconds}
+        onChange={(window_seconds) => props.onChange({ window_seconds })}
+        error={props.error(`limits.${part}.window_seconds`)}
+        disabled={props.disabled}
+      />
+    </fieldset>
   );
 }
 
