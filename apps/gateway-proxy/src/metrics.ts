@@ -438,7 +438,11 @@ export class ProxyMetrics {
 /** A shrink gives back, a renewal asks for nothing more, anything else grows a lease for requests. */
 function leaseAskKind(request: LeaseRequest): LeaseAskKind {
   if (request.asks.some((ask) => ask.shrink === true)) return "shrink";
-  return request.asks.every((ask) => ask.need.tokens === 0 && ask.need.cost_nanos === 0) ? "renew" : "grow";
+  return request.asks.every(
+    (ask) => ask.need.tokens === 0 && ask.need.cost_nanos === 0 && ask.need.calls === 0,
+  )
+    ? "renew"
+    : "grow";
 }
 
 /** The lease asks of a proxy with metrics counted, or `ask` itself without. */

@@ -256,6 +256,21 @@ describe("MCP servers", () => {
     expect((await o.call("DELETE", `/api/users/${user.id}`)).status).toBe(200);
     expect(await sealedOf(user.id)).toBeUndefined();
     expect(await sealedOf(auditor.id)).toBeDefined();
+    // Members' own values never follow the server to another origin.
+    const perUserBody = { name: "tracker", credential: { kind: "per_user", header_name: "X-User-Token" } };
+    await o.call(
+      "PUT",
+      `${servers}/${server}`,
+      makeServerBody({ ...perUserBody, url: "http://other.example.com/mcp" }),
+    );
+    expect(await sealedOf(auditor.id)).toBeUndefined();
+    await own(auditor, "PUT", { value: "again" });
+    await o.call(
+      "PUT",
+      `${servers}/${server}`,
+      makeServerBody({ ...perUserBody, url: "http://other.example.com/v2" }),
+    );
+    expect(await sealedOf(auditor.id)).toBeDefined();
     await o.call("PUT", `${servers}/${server}`, makeServerBody({ name: "tracker" }));
     expect(await sealedOf(auditor.id)).toBeUndefined();
     expect((await own(auditor, "GET")).status).toBe(409);

@@ -48,9 +48,19 @@ export const reservedCounterOf = ({
 const tighter = (current: number | undefined, cap: number): number | undefined =>
   cap === 0 ? current : current === undefined ? cap : Math.min(current, cap);
 
-/** Whether any measure of the counter is capped: only capped counters need headroom leased. */
-export const isCapped = (plan: Pick<CounterPlan, "capTokens" | "capCostNanos" | "capCalls">): boolean =>
-  plan.capTokens !== undefined || plan.capCostNanos !== undefined || plan.capCalls !== undefined;
+/**
+ * Whether a request of `amount` holds a lease on the counter: only where it adds to a measure the
+ * counter caps. One adding nothing there (a model call on a counter only tool calls cap, a tool call
+ * on one only tokens cap) cannot pass a cap of it, so it is only counted there: it asks no lease and
+ * waits for no leader on that counter.
+ */
+export const holdsOn = (
+  plan: Pick<CounterPlan, "capTokens" | "capCostNanos" | "capCalls">,
+  amount: Amount,
+): boolean =>
+  (plan.capTokens !== undefined && amount.tokens > 0) ||
+  (plan.capCostNanos !== undefined && amount.costNanos > 0) ||
+  (plan.capCalls !== undefined && amount.calls > 0);
 
 /**
  * planCounters: the counters the applicable checks name, in the windows holding `nowMs`. Several

@@ -196,6 +196,17 @@ describe("LeaseTable: holds", () => {
     expect(leader.asks).toHaveLength(1);
   });
 
+  it("holds no lease where the request adds nothing capped: a model call on a counter only tool calls cap", async () => {
+    const { leader, table } = setup();
+    leader.silent = true;
+    const callsOnly = { ...planOf(), capTokens: undefined, capCalls: 5 };
+    const admission = await table.admit(ACCOUNT, [callsOnly], tokens(100));
+    expect(admission).toMatchObject({ kind: "held", hold: { counters: [reservedOf(KEY)] } });
+    expect(leader.requests).toEqual([]);
+    // A tool call on it asks: it adds one call.
+    expect(table.holdFromLeases([callsOnly], { tokens: 0, costNanos: 0, calls: 1 })).toBeUndefined();
+  });
+
   it("answers a burst with one ask: requests queued behind an ask whose grant covers them send none", async () => {
     const { leader, admit } = setup();
     const admissions = await Promise.all(Array.from({ length: 5 }, () => admit(100)));

@@ -15,7 +15,7 @@ import {
   subtractAmounts,
 } from "./amount";
 import { BusWatch } from "./bus-watch";
-import { type CounterPlan, chainId, fitsUnderCap, isCapped, reservedCounterOf } from "./counters";
+import { type CounterPlan, chainId, fitsUnderCap, holdsOn, reservedCounterOf } from "./counters";
 import {
   grantOf,
   type Hold,
@@ -84,14 +84,15 @@ export class LeaseTable {
   }
 
   /**
-   * Holds `amount` on every capped counter of `plans` when the leases have room for it, without
-   * waiting for anything: what nearly every request under a cap far from full does.
+   * Holds `amount` on every counter of `plans` it adds to a capped measure of (`holdsOn`) when the
+   * leases have room for it, without waiting for anything: what nearly every request under a cap
+   * far from full does. The other counters are only counted.
    */
   holdFromLeases(plans: CounterPlan[], amount: Amount): Hold | undefined {
     const capped: CounterPlan[] = [];
     const leases: LocalLease[] = [];
     for (const plan of plans) {
-      if (!isCapped(plan)) continue;
+      if (!holdsOn(plan, amount)) continue;
       const lease = this.leaseOf(plan);
       if (!this.fits(lease, amount)) return undefined;
       capped.push(plan);
@@ -100,9 +101,9 @@ export class LeaseTable {
     return this.hold(plans, capped, leases, amount);
   }
 
-  /** Holds `amount` on every capped counter of `plans`, asking the leader for what the leases lack. */
+  /** Holds `amount` as `holdFromLeases` does, asking the leader for what the leases lack. */
   async admit(accountId: string, plans: CounterPlan[], amount: Amount): Promise<Admission> {
-    const capped = plans.filter(isCapped);
+    const capped = plans.filter((plan) => holdsOn(plan, amount));
     this.startWaiting(capped);
     try {
       // Two asks, each followed by a hold: a grant can be taken before this request holds on it, by
@@ -131,7 +132,8 @@ export class LeaseTable {
 
   /** Adds `extra` to a request's hold (a stream that grew), asking the leader if a lease lacks it. */
   async extend(accountId: string, hold: Hold, plans: CounterPlan[], extra: Amount): Promise<Admission> {
-    const capped = plans.filter(isCapped);
+    // The counters the hold is on (in its leases' order): what the request held at first decides.
+    const capped = plans.filter((plan) => holdsOn(plan, hold.amount));
     this.startWaiting(capped);
     try {
       for (let asked = 0; ; ) {

@@ -24,5 +24,6 @@ export const actualOf = (event: GatewayRequestEvent): Actual => ({
   tokens_input: event.input_tokens,
   tokens_output: event.output_tokens,
   cost_nanos: usdToNanos(event.cost_usd),
-  tool_calls: event.tool_call ? 1 : 0,
+  // As the proxy charges a call (mcp/tool-call.ts `isCharged`): once the server answered it 2xx.
+  tool_calls: event.tool_call && event.status_code >= 200 && event.status_code < 300 ? 1 : 0,
 });

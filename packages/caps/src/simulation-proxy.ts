@@ -7,7 +7,7 @@ import {
   chainId,
   fitsUnderCap,
   type Hold,
-  isCapped,
+  holdsOn,
   LeaseTable,
   type LocalLease,
   NO_AMOUNT,
@@ -173,10 +173,12 @@ export class SimulatedProxy {
   }
 
   private remember(plans: CounterPlan[], hold: Hold) {
-    plans.filter(isCapped).forEach((plan, i) => {
-      const lease = hold.leases[i];
-      if (lease) this.heldOn.set(plan.id, lease);
-    });
+    plans
+      .filter((plan) => holdsOn(plan, hold.amount))
+      .forEach((plan, i) => {
+        const lease = hold.leases[i];
+        if (lease) this.heldOn.set(plan.id, lease);
+      });
   }
 
   /**
@@ -186,7 +188,7 @@ export class SimulatedProxy {
   private assertRidesOutOutage(plans: CounterPlan[], amount: Amount) {
     const { world } = this;
     const now = world.clock.now;
-    const capped = plans.filter(isCapped);
+    const capped = plans.filter((plan) => holdsOn(plan, amount));
     if (!world.busDown || capped.length === 0) return;
     const covered = capped.every((plan) => {
       const lease = this.heldOn.get(plan.id);

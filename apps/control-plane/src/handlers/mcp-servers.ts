@@ -173,8 +173,11 @@ export function registerMcpServerHandlers(ctx: HandlerContext) {
         { new: true },
       ).lean();
       if (!updated) return toMcpServer(await load(caller, server_id));
-      if (stored.credential_kind === "per_user" && updated.credential_kind !== "per_user") {
-        // Members' own values are for a per-user server only: none is kept once it is not one.
+      const moved = new URL(updated.url).origin !== new URL(stored.url).origin;
+      if (stored.credential_kind === "per_user" && (updated.credential_kind !== "per_user" || moved)) {
+        // Members' own values are for this per-user server where they set them: none follows the
+        // server to another origin (a member must send theirs there themselves), and none is kept
+        // once it is not per-user.
         await models.McpUserCredential.deleteMany({ account_id: caller.account_id, server_id: stored._id });
       }
       announceConfigChange(ctx, caller.account_id);

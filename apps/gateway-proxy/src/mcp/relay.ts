@@ -221,9 +221,7 @@ async function reachServer(
     answerError(res, 403, null, JSON_RPC.gatewayRefusal, `MCP server ${serverName} is not reachable: ${why}`);
     return undefined;
   }
-  const credentials = await credentialsOrAnswer(ctx, res, view, [server], caller);
-  if (!credentials) return undefined;
-  const credential = credentials.get(server.id);
+  const credential = (await callerCredentials(ctx, view, [server], caller)).get(server.id);
   if (isUnavailable(credential)) {
     answerError(
       res,
@@ -238,32 +236,25 @@ async function reachServer(
 }
 
 /**
- * The caller's credential for each of `servers` by id (`callerCredential`), or undefined after
- * answering 503 when one cannot be looked up now.
+ * The caller's credential for each of `servers` by id (`callerCredential`); one that cannot be had
+ * now (the control-plane not answering, a credential that does not open) is `unavailable`: its
+ * server answers 502, or is left out of `/mcp`, and one server never breaks the rest.
  */
-export async function credentialsOrAnswer(
+export async function callerCredentials(
   ctx: ProxyContext,
-  res: HttpAnswer,
   view: AccountView,
   servers: readonly GatewayMcpServer[],
   caller: Caller,
-): Promise<Map<string, CallerCredential> | undefined> {
-  try {
-    const looked = await Promise.all(
-      servers.map(
-        async (server) => [server.id, await callerCredential(ctx, view, server, caller.user_id)] as const,
-      ),
-    );
-    return new Map(looked);
-  } catch (error) {
-    ctx.logger.warn({ err: error }, "looking up a member's MCP credential failed");
-    answerError(
-      res,
-      503,
-      null,
-      JSON_RPC.gatewayRefusal,
-      "your credentials for MCP servers cannot be looked up right now; try again",
-    );
-    return undefined;
-  }
+): Promise<Map<string, CallerCredential>> {
+  const lookUp = async (server: GatewayMcpServer): Promise<CallerCredential> => {
+    try {
+      return await callerCredential(ctx, view, server, caller.user_id);
+    } catch (error) {
+      ctx.logger.warn({ err: error, server: server.id }, "looking up a caller's MCP credential failed");
+      return { unavailable: "the credential for it cannot be had right now; try again" };
+    }
+  };
+  return new Map(
+    await Promise.all(servers.map(async (server) => [server.id, await lookUp(server)] as const)),
+  );
 }

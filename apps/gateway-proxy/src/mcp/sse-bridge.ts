@@ -135,15 +135,23 @@ async function open(
   return stream;
 }
 
-/** The stream's events, parsed as they arrive. */
+/** The most a bridged session's stream is read: an endless event must not grow the proxy's memory. */
+const MAX_STREAM_BYTES = 16 * 1024 * 1024;
+
+/** The stream's events, parsed as they arrive (a character split across chunks kept whole). */
 async function* readEvents(
   stream: Dispatcher.ResponseData,
   name: string,
 ): AsyncGenerator<EventSourceMessage, void, undefined> {
   const queue: EventSourceMessage[] = [];
   const parser = createParser({ onEvent: (event) => queue.push(event) });
+  const decoder = new TextDecoder();
+  let read = 0;
   for await (const chunk of stream.body as AsyncIterable<Buffer>) {
-    parser.feed(chunk.toString("utf8"));
+    read += chunk.length;
+    if (read > MAX_STREAM_BYTES)
+      throw new BridgeError(502, `MCP server ${name} sent more than ${MAX_STREAM_BYTES} bytes`);
+    parser.feed(decoder.decode(chunk, { stream: true }));
     while (queue.length > 0) {
       const event = queue.shift();
       if (event) yield event;

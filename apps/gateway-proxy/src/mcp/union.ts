@@ -9,7 +9,7 @@ import { runToolCall, type ToolCallRoute } from "./call";
 import { type CallerCredential, credentialMissing, isUnavailable } from "./credentials";
 import { calledTool, grantedToolList } from "./grants";
 import { JSON_RPC, type JsonRpcId, type JsonRpcRequest, splitJoinedRequestId } from "./jsonrpc";
-import { authenticateMcp, credentialsOrAnswer, mcpAccountView } from "./relay";
+import { authenticateMcp, callerCredentials, mcpAccountView } from "./relay";
 import { type McpSessionOwner, openSessionId, sealSessionId } from "./session-token";
 import {
   answerError,
@@ -75,17 +75,12 @@ export async function handleMcpUnion(ctx: ProxyContext, req: HttpRequest, res: H
     return;
   }
   const granted = reachableMcpServers(view.snapshot.mcp_servers, view.snapshot.policies, caller.group_ids);
-  const credentials = await credentialsOrAnswer(
+  const credentials = await callerCredentials(
     ctx,
-    res,
     view,
     granted.map((entry) => entry.server),
     caller,
   );
-  if (!credentials) {
-    req.resume();
-    return;
-  }
   const lacks = (entry: (typeof granted)[number]) => credentials.get(entry.server.id) === "missing";
   const usable = (entry: (typeof granted)[number]) => {
     const credential = credentials.get(entry.server.id);

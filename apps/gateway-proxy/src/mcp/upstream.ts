@@ -226,7 +226,6 @@ async function forwardOverSse(
   request: { method: string; body: string | undefined; watch?: AnswerWatch },
 ): Promise<RelayOutcome> {
   const { ctx, res, target } = relay;
-  const id = request.watch?.id ?? null;
   if (request.method === "GET") {
     const message = `MCP server ${target.server.name} speaks the HTTP+SSE transport, which the gateway bridges request by request: there is no event stream of its own`;
     return {
@@ -280,7 +279,7 @@ async function forwardOverSse(
       error instanceof BridgeError
         ? error.message
         : `MCP server ${target.server.name}: ${isTimeout(error) ? "it did not answer in time" : "it cannot be reached"}`;
-    return { status, bytes: answerError(res, status, id, JSON_RPC.gatewayRefusal, reason) };
+    return { status, bytes: answerError(res, status, message.id, JSON_RPC.gatewayRefusal, reason) };
   } finally {
     res.off("close", onClose);
   }
