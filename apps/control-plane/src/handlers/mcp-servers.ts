@@ -5,6 +5,7 @@ import {
   conflict,
   type McpCredentialBody,
   type VerifyMcpServerReply,
+  type VerifyMcpServerRequest,
 } from "@agentnet/contracts";
 import { mcpServerCredentialAad, seal, unseal } from "@agentnet/sealing";
 import { newId } from "@agentnet/service-kit";
@@ -15,6 +16,17 @@ import { toMcpServer } from "../store/agent-views";
 import { isDuplicateKey } from "../store/models";
 import { announceConfigChange, type HandlerContext, handle, loadOwned, refuseIfPoliciesUse } from "./context";
 import { assertConfigFits } from "./snapshot";
+
+/**
+ * Why the verifier's check of a server carries no credential, for the kinds whose credential the
+ * verifier cannot have: a 401 or 403 then stores the server unverified rather than refusing it.
+ */
+const CREDENTIAL_NOT_SENT: Partial<
+  Record<McpCredentialBody["kind"], VerifyMcpServerRequest["credential_not_sent"]>
+> = {
+  per_user: "per_member_credential",
+  oauth_client_credentials: "oauth_client_credentials",
+};
 
 /** MCP servers (docs/API.md "MCP servers"): configuration beside providers, granted by policies. */
 export function registerMcpServerHandlers(ctx: HandlerContext) {
@@ -69,6 +81,7 @@ export function registerMcpServerHandlers(ctx: HandlerContext) {
     credential: { header_name: string; value: string } | undefined;
     kind: McpCredentialBody["kind"];
   }): Promise<string> => {
+    const notSent = CREDENTIAL_NOT_SENT[fields.kind];
     const reply: VerifyMcpServerReply = await request(
       ctx.nc,
       ctx.verifier.verifyMcpServer,
@@ -76,10 +89,7 @@ export function registerMcpServerHandlers(ctx: HandlerContext) {
         url: fields.url,
         skip_tls_verification: fields.skip_tls_verification,
         ...(fields.credential ? { credential: fields.credential } : {}),
-        ...(fields.kind === "per_user" ? { credential_not_sent: "per_member_credential" as const } : {}),
-        ...(fields.kind === "oauth_client_credentials"
-          ? { credential_not_sent: "oauth_client_credentials" as const }
-          : {}),
+        ...(notSent ? { credential_not_sent: notSent } : {}),
       },
       { timeoutMs: ctx.verifyTimeoutMs },
     );

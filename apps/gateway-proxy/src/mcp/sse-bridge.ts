@@ -2,7 +2,7 @@ import { createParser, type EventSourceMessage } from "eventsource-parser";
 import type { Dispatcher } from "undici";
 import type { ProxyContext } from "../context";
 import type { JsonObject } from "../domain/json";
-import { JSON_RPC, type JsonRpcNotification, type JsonRpcRequest, JsonRpcResponse } from "./jsonrpc";
+import { JSON_RPC, type JsonRpcRequest, JsonRpcResponse } from "./jsonrpc";
 
 /**
  * The bridge to servers on the older HTTP+SSE transport (MCP 2024-11-05): the client opens a GET
@@ -29,7 +29,7 @@ const BRIDGE_INITIALIZE = {
 };
 
 /** A server's answer over the bridge: its initialize result, and its answer to the request sent. */
-export interface Bridged {
+interface Bridged {
   initialized: JsonObject;
   answer: JsonRpcResponse | undefined;
 }
@@ -46,15 +46,41 @@ export class BridgeError extends Error {
 }
 
 /**
- * Runs `message` (a request, whose answer is awaited, or a notification) on a fresh upstream
- * session opened with `initialize` (the client's params, or the gateway's). Throws `BridgeError`.
+ * The server's answer to one request of a client, bridged: `initialize` opens a session with the
+ * client's params and is answered with the server's own result; any other request runs on a session
+ * the gateway opens for it with its own `initialize`. Throws `BridgeError`.
  */
-export async function bridgeOverSse(
+export async function bridgeRequest(
   ctx: ProxyContext,
   server: SseServer,
   headers: Record<string, string>,
-  message: JsonRpcRequest | JsonRpcNotification | undefined,
-  initialize: JsonObject = BRIDGE_INITIALIZE,
+  message: JsonRpcRequest,
+  signal?: AbortSignal,
+): Promise<JsonRpcResponse | undefined> {
+  if (message.method === "initialize") {
+    const opened = await bridgeOverSse(
+      ctx,
+      server,
+      headers,
+      undefined,
+      message.params ?? BRIDGE_INITIALIZE,
+      signal,
+    );
+    return { jsonrpc: "2.0", id: message.id, result: opened.initialized };
+  }
+  return (await bridgeOverSse(ctx, server, headers, message, BRIDGE_INITIALIZE, signal)).answer;
+}
+
+/**
+ * Runs `message` (when given) on a fresh upstream session opened with `initialize`, and awaits its
+ * answer.
+ */
+async function bridgeOverSse(
+  ctx: ProxyContext,
+  server: SseServer,
+  headers: Record<string, string>,
+  message: JsonRpcRequest | undefined,
+  initialize: JsonObject,
   signal?: AbortSignal,
 ): Promise<Bridged> {
   const url = new URL(server.url);
@@ -106,8 +132,7 @@ export async function bridgeOverSse(
     await post({ jsonrpc: "2.0", method: "notifications/initialized" });
     if (!message) return { initialized: opened.result, answer: undefined };
     await post(message);
-    const answer = "id" in message ? await awaitAnswer(message.id) : undefined;
-    return { initialized: opened.result, answer };
+    return { initialized: opened.result, answer: await awaitAnswer(message.id) };
   } finally {
     signal?.removeEventListener("abort", onAbort);
     abort.abort();

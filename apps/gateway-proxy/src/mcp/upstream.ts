@@ -23,7 +23,7 @@ import {
 } from "./jsonrpc";
 import { type McpSessionOwner, sealSessionId } from "./session-token";
 import { SseEventRewriter } from "./sse";
-import { BridgeError, bridgeOverSse } from "./sse-bridge";
+import { BridgeError, bridgeRequest } from "./sse-bridge";
 
 /** Headers of a client's request the server needs; everything else (the agentnet token first) stays here. */
 const FORWARDED_HEADERS = ["accept", "content-type", "mcp-protocol-version", "last-event-id"] as const;
@@ -247,18 +247,7 @@ async function forwardOverSse(
   res.on("close", onClose);
   try {
     const headers = serverHeaders(target, undefined, {});
-    const initializing = message.method === "initialize";
-    const bridged = await bridgeOverSse(
-      ctx,
-      target.server,
-      headers,
-      initializing ? undefined : message,
-      initializing && message.params ? message.params : undefined,
-      abort.signal,
-    );
-    const answer = initializing
-      ? { jsonrpc: "2.0", id: message.id, result: bridged.initialized }
-      : bridged.answer;
+    const answer = await bridgeRequest(ctx, target.server, headers, message, abort.signal);
     const text = JSON.stringify(answer);
     const answered = watched(text, request.watch, undefined) ?? text;
     const sessionHeader: Record<string, string> =
@@ -398,17 +387,7 @@ async function exchangeOverSse(
   message: JsonRpcRequest | JsonRpcNotification | undefined,
 ): Promise<Exchanged> {
   if (!message || !("id" in message)) return { status: 202, session: undefined, answer: undefined };
-  const initializing = message.method === "initialize";
-  const bridged = await bridgeOverSse(
-    ctx,
-    target.server,
-    serverHeaders(target, undefined, {}),
-    initializing ? undefined : message,
-    initializing && message.params ? message.params : undefined,
-  );
-  const answer: JsonRpcResponse | undefined = initializing
-    ? { jsonrpc: "2.0", id: message.id, result: bridged.initialized }
-    : bridged.answer;
+  const answer = await bridgeRequest(ctx, target.server, serverHeaders(target, undefined, {}), message);
   return { status: 200, session: undefined, answer };
 }
 
