@@ -24,12 +24,12 @@ const USER_TOKENS = { owner: "owner-own-token", member: "member-own-token" };
 /** A server taking tokens from an OAuth token endpoint, and that endpoint. */
 let minted: TestMcpServer;
 let tokens: TokenEndpoint;
+/** The tokens that server takes now (read at each request: a token taken out is revoked). */
+const mintedTaken = ["Bearer minted-1", "Bearer minted-2"];
 const CLIENT = { id: "agentnet-gateway", secret: "client-secret-5e1" };
 beforeAll(async () => {
   tokens = await startTokenEndpoint(CLIENT);
-  minted = await startTestMcpServer({
-    requiredHeader: { name: "Authorization", value: ["Bearer minted-1", "Bearer minted-2"] },
-  });
+  minted = await startTestMcpServer({ requiredHeader: { name: "Authorization", value: mintedTaken } });
   upstream = await startTestMcpServer({ requiredHeader: { name: "X-Api-Key", value: "issues-key" } });
   perUser = await startTestMcpServer({
     requiredHeader: { name: "X-User-Token", value: Object.values(USER_TOKENS) },
@@ -360,6 +360,36 @@ describe("an MCP server taking OAuth client credentials", () => {
     expect(new Set(minted.received.slice(from).map((headers) => headers.authorization))).toEqual(
       new Set(["Bearer minted-1"]),
     );
+
+    // The server revokes the token before it expires: its 401 drops the token, and the next request
+    // goes out with a new one.
+    mintedTaken.splice(mintedTaken.indexOf("Bearer minted-1"), 1);
+    const initializeMinted = () =>
+      fetch(`${stack.proxy.url}/mcp/minted`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${account.token}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: {
+            protocolVersion: "2025-11-25",
+            capabilities: {},
+            clientInfo: { name: "raw", version: "1" },
+          },
+        }),
+      }).then(async (response) => {
+        await response.body?.cancel();
+        return response.status;
+      });
+    expect(await initializeMinted()).toBe(401);
+    expect(await initializeMinted()).toBe(200);
+    expect(minted.received.at(-1)?.authorization).toBe("Bearer minted-2");
+    expect(tokens.grants.length).toBe(grantsBefore + 2);
 
     // A secret the endpoint refuses: 502 naming the token endpoint's error, the secret nowhere.
     await account.must(

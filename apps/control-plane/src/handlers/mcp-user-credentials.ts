@@ -56,6 +56,20 @@ export function registerMcpUserCredentialHandlers(ctx: HandlerContext) {
       },
       { upsert: true, new: true },
     ).lean();
+    // An admin who changed the server meanwhile (not per-user any more, another origin, deleted)
+    // drops members' values after storing the change: a value that landed after that is dropped
+    // here, so none outlives the server it was set for.
+    const now = await models.McpServer.findOne({ _id: server._id, account_id: caller.account_id }).lean();
+    if (now?.credential_kind !== "per_user" || new URL(now.url).origin !== new URL(server.url).origin) {
+      await models.McpUserCredential.deleteOne({
+        _id: idOf(server._id, caller.user_id),
+        account_id: caller.account_id,
+      });
+      throw conflict(
+        "mcp_server.changed",
+        `MCP server ${server.name} changed while your credential was being set, and no longer takes it; read it again`,
+      );
+    }
     ctx.logger.info(
       { account_id: caller.account_id, mcp_server: server._id, user_id: caller.user_id },
       "MCP per-user credential set",

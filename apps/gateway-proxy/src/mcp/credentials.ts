@@ -32,8 +32,9 @@ export const credentialMissing = (server: Pick<GatewayMcpServer, "id" | "name">)
 /**
  * The credential of `server` for the caller `userId`, opened once per account snapshot (a changed
  * credential, shared or a member's own, arrives with a new snapshot). A member's own is asked of the
- * control-plane the first time; one not set is asked again on the next request, so a member who
- * just set theirs is served at once. Throws when the control-plane cannot be asked.
+ * control-plane once per snapshot, and so is one found unset: a member who sets theirs changes the
+ * account's configuration, so the next request finds a new snapshot and asks again. Throws when
+ * the control-plane cannot be asked.
  */
 export async function callerCredential(
   ctx: ProxyContext,
@@ -68,7 +69,7 @@ export async function callerCredential(
       ...(credential.scope ? { scope: credential.scope } : {}),
     };
     try {
-      const pending = ctx.credentials.clientCredentials(`mcp-server:${server.id}`, grant, tokenFetch(ctx));
+      const pending = ctx.credentials.clientCredentials(tokenOwnerOf(server), grant, tokenFetch(ctx));
       const auth = pending instanceof Promise ? await pending : pending;
       return { header: auth.name ?? "authorization", value: auth.value ?? "" };
     } catch (error) {
@@ -79,16 +80,34 @@ export async function callerCredential(
   const key = `mcp-user-credential:${server.id}:${userId}`;
   let value = view.keys.get(key);
   if (value === undefined) {
+    if (view.unsetCredentials.has(key)) return "missing";
     const { sealed } = await request(ctx.nc, ControlPlane.mcpUserCredentialOf, {
       account_id: accountId,
       server_id: server.id,
       user_id: userId,
     });
-    if (!sealed) return "missing";
+    if (!sealed) {
+      view.unsetCredentials.add(key);
+      return "missing";
+    }
     value = unseal(ctx.sealingKey, sealed, mcpUserCredentialAad(accountId, server.id, userId));
     view.keys.set(key, value);
   }
   return { header: credential.header_name, value };
+}
+
+/** Whose token an OAuth server's is, among everything `ctx.credentials` keeps. */
+const tokenOwnerOf = (server: Pick<GatewayMcpServer, "id">) => `mcp-server:${server.id}`;
+
+/**
+ * Told the status a server answered the gateway: a 401 from a server called with an OAuth token
+ * says the token is no longer good (revoked, or the server's keys rotated) though it has not
+ * expired, so it is let go and the next request mints a new one.
+ */
+export function noteServerStatus(ctx: ProxyContext, server: GatewayMcpServer, status: number): void {
+  if (status === 401 && server.credential.kind === "oauth_client_credentials") {
+    ctx.credentials.forget(tokenOwnerOf(server));
+  }
 }
 
 /**

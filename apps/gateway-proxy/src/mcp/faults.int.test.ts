@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http";
+import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { McpServerGrant } from "@agentnet/contracts";
 import { eventually } from "@agentnet/testkit";
@@ -146,5 +146,138 @@ describe("an MCP server that hangs or dies", () => {
 
   it("keeps serving afterwards", async () => {
     expect((await call("other")).status).toBe(202);
+  });
+});
+
+/**
+ * A server on the HTTP+SSE transport that opens its sessions and then never answers a tool call,
+ * its stream kept busy with comments (so only an overall deadline ends the wait, not undici's wait
+ * for the next bytes). `streams` counts the event streams it was asked for.
+ */
+function startHangingSseServer(): Promise<{ url: string; streams: () => number; stop: () => void }> {
+  const sessions = new Map<string, ServerResponse>();
+  let opened = 0;
+  const legacy = createServer((req, res) => {
+    if (req.method === "GET") {
+      const session = String(++opened);
+      sessions.set(session, res);
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write(`event: endpoint\ndata: /messages?session=${session}\n\n`);
+      const busy = setInterval(() => res.write(": still here\n\n"), 100);
+      res.on("close", () => {
+        clearInterval(busy);
+        sessions.delete(session);
+      });
+      return;
+    }
+    let text = "";
+    req.on("data", (chunk: Buffer) => {
+      text += chunk.toString();
+    });
+    req.on("end", () => {
+      const stream = sessions.get(new URL(req.url ?? "", "http://x").searchParams.get("session") ?? "");
+      const message = JSON.parse(text) as { id?: string | number; method?: string };
+      res.writeHead(202).end();
+      if (message.method === "initialize") {
+        const result = {
+          protocolVersion: "2024-11-05",
+          capabilities: { tools: {} },
+          serverInfo: { name: "slow" },
+        };
+        stream?.write(
+          `event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: message.id, result })}\n\n`,
+        );
+      }
+    });
+  });
+  return new Promise((resolve) =>
+    legacy.listen(0, "127.0.0.1", () =>
+      resolve({
+        url: `http://127.0.0.1:${(legacy.address() as AddressInfo).port}/sse`,
+        streams: () => opened,
+        stop: () => {
+          legacy.closeAllConnections();
+          legacy.close();
+        },
+      }),
+    ),
+  );
+}
+
+describe("a server on the HTTP+SSE transport that never answers", () => {
+  const SSE_ACCOUNT = "acc_mcp_sse_faults";
+  let bridging: ProxyHarness;
+  let legacy: Awaited<ReturnType<typeof startHangingSseServer>>;
+  let caller: string;
+  beforeAll(async () => {
+    // Two connections per origin: one may carry a bridged stream; a body timeout of 1 s is the
+    // bridge's deadline.
+    bridging = await startProxyHarness("mcp-sse-faults", {
+      connectionsPerOrigin: 2,
+      bodyTimeoutMs: 1_000,
+      upstreamWaitMs: 200,
+    });
+    legacy = await startHangingSseServer();
+    ({
+      tokens: [caller = ""],
+    } = bridging.accountOf(
+      {
+        mcp_servers: [makeMcpServer({ id: "mcp_slow", name: "slow", url: legacy.url, transport: "sse" })],
+        policies: [
+          makePolicy({
+            source_groups: ["grp_eng"],
+            destination_provider_ids: [],
+            mcp_servers: [McpServerGrant.parse({ server_id: "mcp_slow" })],
+          }),
+        ],
+      },
+      [{ group_ids: ["grp_eng"] }],
+      SSE_ACCOUNT,
+    ));
+  });
+  afterAll(async () => {
+    await bridging.stop();
+    legacy.stop();
+  });
+
+  const callSlow = () =>
+    fetch(`${bridging.proxy.url}/mcp/slow`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${caller}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 9,
+        method: "tools/call",
+        params: { name: "wait", arguments: {} },
+      }),
+    });
+
+  it("answers 504 once the proxy's body timeout has passed, though the stream never went quiet", async () => {
+    const startedAt = Date.now();
+    const answer = await callSlow();
+    expect(answer.status).toBe(504);
+    expect(await answer.json()).toMatchObject({
+      id: 9,
+      error: { message: "MCP server slow did not answer within 1 s" },
+    });
+    expect(Date.now() - startedAt).toBeLessThan(5_000);
+  });
+
+  it("carries bridged streams on at most half the origin's connections: a request past that waits, then is 503", async () => {
+    const streamsBefore = legacy.streams();
+    const first = callSlow();
+    await eventually(() => legacy.streams() > streamsBefore);
+    const second = await callSlow();
+    expect(second.status).toBe(503);
+    expect(await second.json()).toMatchObject({
+      id: 9,
+      error: { message: expect.stringContaining("as many bridged sessions open to it as it allows") },
+    });
+    expect((await first).status).toBe(504);
+    expect(legacy.streams()).toBe(streamsBefore + 1);
   });
 });

@@ -237,7 +237,8 @@ async function reachServer(
 
 /**
  * The caller's credential for each of `servers` by id (`callerCredential`); one that cannot be had
- * now (the control-plane not answering, a credential that does not open) is `unavailable`: its
+ * now (the control-plane not answering, a credential that does not open, or with `waitMs` one not
+ * had within it: a token still being minted, kept for the next request) is `unavailable`: its
  * server answers 502, or is left out of `/mcp`, and one server never breaks the rest.
  */
 export async function callerCredentials(
@@ -245,13 +246,26 @@ export async function callerCredentials(
   view: AccountView,
   servers: readonly GatewayMcpServer[],
   caller: Caller,
+  waitMs?: number,
 ): Promise<Map<string, CallerCredential>> {
   const lookUp = async (server: GatewayMcpServer): Promise<CallerCredential> => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      return await callerCredential(ctx, view, server, caller.user_id);
+      const looked = callerCredential(ctx, view, server, caller.user_id);
+      if (waitMs === undefined) return await looked;
+      looked.catch(() => undefined);
+      const late = new Promise<CallerCredential>((resolve) => {
+        timer = setTimeout(
+          () => resolve({ unavailable: "its credential is still being fetched; try again" }),
+          waitMs,
+        );
+      });
+      return await Promise.race([looked, late]);
     } catch (error) {
       ctx.logger.warn({ err: error, server: server.id }, "looking up a caller's MCP credential failed");
       return { unavailable: "the credential for it cannot be had right now; try again" };
+    } finally {
+      clearTimeout(timer);
     }
   };
   return new Map(

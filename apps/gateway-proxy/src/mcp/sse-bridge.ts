@@ -34,11 +34,15 @@ interface Bridged {
   answer: JsonRpcResponse | undefined;
 }
 
-/** Why a bridged exchange failed, with the status the client is answered with. */
+/**
+ * Why a bridged exchange failed, with the status the client is answered with and, when the server
+ * refused the gateway's request, the status it answered (a 401 tells the gateway its token is spent).
+ */
 export class BridgeError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    readonly upstreamStatus?: number,
   ) {
     super(message);
     this.name = "BridgeError";
@@ -49,13 +53,40 @@ export class BridgeError extends Error {
  * The server's answer to one request of a client, bridged: `initialize` opens a session with the
  * client's params and is answered with the server's own result; any other request runs on a session
  * the gateway opens for it with its own `initialize`. Throws `BridgeError`.
+ *
+ * A bridged session holds a connection of the origin's pool for its stream while its messages are
+ * posted on others: at most half the origin's connections carry bridged streams (the origin's
+ * `bridgedStreams` slots), so their posts always find a connection; a session past that waits for
+ * a slot as long as a provider request would, then is answered 503.
  */
 export async function bridgeRequest(
   ctx: ProxyContext,
   server: SseServer,
   headers: Record<string, string>,
   message: JsonRpcRequest,
-  signal?: AbortSignal,
+  signal: AbortSignal,
+): Promise<JsonRpcResponse | undefined> {
+  const { bridgedStreams } = ctx.pools.get(new URL(server.url).origin, server.skip_tls_verification);
+  if (!bridgedStreams.tryTake() && !(await bridgedStreams.wait(ctx.pools.waitMs, signal))) {
+    if (signal.aborted) throw signal.reason;
+    throw new BridgeError(
+      503,
+      `MCP server ${server.name}: the gateway has as many bridged sessions open to it as it allows; try again`,
+    );
+  }
+  try {
+    return await bridgeOnce(ctx, server, headers, message, signal);
+  } finally {
+    bridgedStreams.release();
+  }
+}
+
+async function bridgeOnce(
+  ctx: ProxyContext,
+  server: SseServer,
+  headers: Record<string, string>,
+  message: JsonRpcRequest,
+  signal: AbortSignal,
 ): Promise<JsonRpcResponse | undefined> {
   if (message.method === "initialize") {
     const opened = await bridgeOverSse(
@@ -73,7 +104,8 @@ export async function bridgeRequest(
 
 /**
  * Runs `message` (when given) on a fresh upstream session opened with `initialize`, and awaits its
- * answer.
+ * answer, within the time the proxy gives any server's answer (undici's timeouts bound each wait
+ * for bytes, not a stream that keeps sending anything but the answer).
  */
 async function bridgeOverSse(
   ctx: ProxyContext,
@@ -81,15 +113,22 @@ async function bridgeOverSse(
   headers: Record<string, string>,
   message: JsonRpcRequest | undefined,
   initialize: JsonObject,
-  signal?: AbortSignal,
+  signal: AbortSignal,
 ): Promise<Bridged> {
   const url = new URL(server.url);
   const pool = ctx.pools.get(url.origin, server.skip_tls_verification).pool;
   const abort = new AbortController();
   const onAbort = () => abort.abort();
-  signal?.addEventListener("abort", onAbort);
-  const stream = await open(pool, url, headers, abort.signal, server.name);
+  signal.addEventListener("abort", onAbort);
+  const deadlineMs = ctx.pools.bodyTimeoutMs;
+  let pastDeadline = false;
+  const deadline = setTimeout(() => {
+    pastDeadline = true;
+    abort.abort();
+  }, deadlineMs);
+  let stream: Dispatcher.ResponseData | undefined;
   try {
+    stream = await open(pool, url, headers, abort.signal, server.name);
     const events = readEvents(stream, server.name);
     const endpoint = await nextEndpoint(events, url, server.name);
     const post = async (body: object) => {
@@ -102,7 +141,11 @@ async function bridgeOverSse(
       });
       await posted.body.dump();
       if (posted.statusCode < 200 || posted.statusCode >= 300) {
-        throw new BridgeError(502, `MCP server ${server.name} refused a message (HTTP ${posted.statusCode})`);
+        throw new BridgeError(
+          502,
+          `MCP server ${server.name} refused a message (HTTP ${posted.statusCode})`,
+          posted.statusCode,
+        );
       }
     };
     const awaitAnswer = async (id: string | number): Promise<JsonRpcResponse> => {
@@ -133,10 +176,16 @@ async function bridgeOverSse(
     if (!message) return { initialized: opened.result, answer: undefined };
     await post(message);
     return { initialized: opened.result, answer: await awaitAnswer(message.id) };
+  } catch (error) {
+    if (pastDeadline && !signal.aborted) {
+      throw new BridgeError(504, `MCP server ${server.name} did not answer within ${deadlineMs / 1000} s`);
+    }
+    throw error;
   } finally {
-    signal?.removeEventListener("abort", onAbort);
+    clearTimeout(deadline);
+    signal.removeEventListener("abort", onAbort);
     abort.abort();
-    stream.body.on("error", () => undefined);
+    stream?.body.on("error", () => undefined);
   }
 }
 
@@ -155,7 +204,11 @@ async function open(
   });
   if (stream.statusCode !== 200) {
     await stream.body.dump();
-    throw new BridgeError(502, `MCP server ${name} answered its event stream with HTTP ${stream.statusCode}`);
+    throw new BridgeError(
+      502,
+      `MCP server ${name} answered its event stream with HTTP ${stream.statusCode}`,
+      stream.statusCode,
+    );
   }
   return stream;
 }

@@ -56,7 +56,15 @@ interface Joined {
   lacking: McpServerReach<GatewayMcpServer, Policy>[];
   /** The client's session: its sealed id and the servers in it. */
   session: { sealed: string; members: Member[] } | undefined;
+  /** Aborts when the client goes away before its answer: what the gateway asks servers for it stops. */
+  left: AbortSignal;
 }
+
+/**
+ * How long `/mcp` waits for a server's credential (an OAuth token being minted) before leaving the
+ * server out of the request: one slow token endpoint never holds up the servers that are ready.
+ */
+const JOINED_CREDENTIAL_WAIT_MS = 3_000;
 
 export async function handleMcpUnion(ctx: ProxyContext, req: HttpRequest, res: HttpAnswer): Promise<void> {
   if (req.method !== "POST" && req.method !== "DELETE") {
@@ -80,6 +88,7 @@ export async function handleMcpUnion(ctx: ProxyContext, req: HttpRequest, res: H
     view,
     granted.map((entry) => entry.server),
     caller,
+    JOINED_CREDENTIAL_WAIT_MS,
   );
   const lacks = (entry: (typeof granted)[number]) => credentials.get(entry.server.id) === "missing";
   const usable = (entry: (typeof granted)[number]) => {
@@ -105,11 +114,30 @@ export async function handleMcpUnion(ctx: ProxyContext, req: HttpRequest, res: H
     }
     session = { sealed, members };
   }
-  const joined: Joined = { ctx, req, res, route: { caller, view }, reach, credentials, lacking, session };
+  const left = new AbortController();
+  res.once("close", () => {
+    if (!res.writableFinished) left.abort();
+  });
+  const joined: Joined = {
+    ctx,
+    req,
+    res,
+    route: { caller, view },
+    reach,
+    credentials,
+    lacking,
+    session,
+    left: left.signal,
+  };
   if (req.method === "DELETE") {
     req.resume();
     await everyMember(joined, (target, member) =>
-      exchange(ctx, target, { method: "DELETE", upstreamSession: member.u, protocolVersion: member.v }),
+      exchange(ctx, target, {
+        method: "DELETE",
+        upstreamSession: member.u,
+        protocolVersion: member.v,
+        signal: joined.left,
+      }),
     );
     res.writeHead(200);
     res.end();
@@ -126,6 +154,7 @@ export async function handleMcpUnion(ctx: ProxyContext, req: HttpRequest, res: H
         message: parsed.message,
         upstreamSession: member.u,
         protocolVersion: member.v,
+        signal: joined.left,
       }),
     );
     res.writeHead(202);
@@ -250,6 +279,7 @@ async function initialize(joined: Joined, message: JsonRpcRequest): Promise<void
           message: request,
           upstreamSession: undefined,
           protocolVersion: undefined,
+          signal: joined.left,
         });
         const result = answer.answer && "result" in answer.answer ? answer.answer.result : undefined;
         const version = typeof result?.protocolVersion === "string" ? result.protocolVersion : undefined;
@@ -309,6 +339,7 @@ async function listTools(joined: Joined, message: JsonRpcRequest): Promise<void>
         message: { ...message, params: cursor ? { cursor } : {} },
         upstreamSession: member.u,
         protocolVersion: member.v,
+        signal: joined.left,
       });
       const result = answer.answer && "result" in answer.answer ? answer.answer.result : undefined;
       if (!result) throw new Error(`tools/list answered ${answer.status}`);

@@ -9,7 +9,7 @@ import { sendJson } from "../http/errors";
 import type { AccountView } from "../snapshot/cache";
 import { drained } from "../upstream/forward";
 import { privateUpstreamOf } from "../upstream/pools";
-import type { CallerCredential } from "./credentials";
+import { type CallerCredential, noteServerStatus } from "./credentials";
 import {
   type ClientMessage,
   errorResponse,
@@ -195,6 +195,7 @@ export async function forward(
         bytes: answerError(res, status, request.watch?.id ?? null, JSON_RPC.gatewayRefusal, message),
       };
     }
+    noteServerStatus(ctx, target.server, upstream.statusCode);
     const sent = { status: upstream.statusCode, bytes: 0 };
     try {
       await answer(relay, upstream, request.watch, sent, abort.signal);
@@ -246,8 +247,7 @@ async function forwardOverSse(
   };
   res.on("close", onClose);
   try {
-    const headers = serverHeaders(target, undefined, {});
-    const answer = await bridgeRequest(ctx, target.server, headers, message, abort.signal);
+    const answer = await bridged(ctx, target, message, abort.signal);
     const text = JSON.stringify(answer);
     const answered = watched(text, request.watch, undefined) ?? text;
     const sessionHeader: Record<string, string> =
@@ -263,7 +263,7 @@ async function forwardOverSse(
   } catch (error) {
     if (abort.signal.aborted) return { status: CLIENT_CLOSED, bytes: 0 };
     ctx.logger.warn({ server: target.server.id, err: error }, "MCP HTTP+SSE bridge failed");
-    const status = isTimeout(error) ? 504 : 502;
+    const status = error instanceof BridgeError ? error.status : isTimeout(error) ? 504 : 502;
     const reason =
       error instanceof BridgeError
         ? error.message
@@ -385,10 +385,28 @@ async function exchangeOverSse(
   ctx: ProxyContext,
   target: Pick<Target, "server" | "credential">,
   message: JsonRpcRequest | JsonRpcNotification | undefined,
+  signal: AbortSignal,
 ): Promise<Exchanged> {
   if (!message || !("id" in message)) return { status: 202, session: undefined, answer: undefined };
-  const answer = await bridgeRequest(ctx, target.server, serverHeaders(target, undefined, {}), message);
+  const answer = await bridged(ctx, target, message, signal);
   return { status: 200, session: undefined, answer };
+}
+
+/** One request answered over the HTTP+SSE bridge, the server's refusal of the gateway's token noted. */
+async function bridged(
+  ctx: ProxyContext,
+  target: Pick<Target, "server" | "credential">,
+  message: JsonRpcRequest,
+  signal: AbortSignal,
+): Promise<JsonRpcResponse | undefined> {
+  try {
+    return await bridgeRequest(ctx, target.server, serverHeaders(target, undefined, {}), message, signal);
+  } catch (error) {
+    if (error instanceof BridgeError && error.upstreamStatus !== undefined) {
+      noteServerStatus(ctx, target.server, error.upstreamStatus);
+    }
+    throw error;
+  }
 }
 
 /** What every request to a server carries: the client's protocol headers, the server's session and credential. */
@@ -419,7 +437,7 @@ export interface Exchanged {
  * Sends one message to a server and reads its answer whole, whether JSON or an event stream (the
  * answer to the message's id; anything else in the stream is dropped): how `/mcp` joins several
  * servers, asking each the same (initialize, tools/list) or telling each (notifications, DELETE).
- * Throws when the server cannot be reached or the answer is cut.
+ * Throws when the server cannot be reached, the answer is cut, or `signal` (the client gone) aborts.
  */
 export async function exchange(
   ctx: ProxyContext,
@@ -429,9 +447,12 @@ export async function exchange(
     message?: JsonRpcRequest | JsonRpcNotification;
     upstreamSession: string | undefined;
     protocolVersion: string | undefined;
+    signal: AbortSignal;
   },
 ): Promise<Exchanged> {
-  if (target.server.transport === "sse") return exchangeOverSse(ctx, target, request.message);
+  if (target.server.transport === "sse") {
+    return exchangeOverSse(ctx, target, request.message, request.signal);
+  }
   const url = new URL(target.server.url);
   const forwarded: Record<string, string> = {
     accept: "application/json, text/event-stream",
@@ -443,7 +464,9 @@ export async function exchange(
     path: `${url.pathname}${url.search}`,
     headers: serverHeaders(target, request.upstreamSession, forwarded),
     body: request.message ? JSON.stringify(request.message) : null,
+    signal: request.signal,
   });
+  noteServerStatus(ctx, target.server, upstream.statusCode);
   const session = upstream.headers["mcp-session-id"];
   const exchanged: Exchanged = {
     status: upstream.statusCode,

@@ -6,6 +6,8 @@ export interface AccountView {
   guardrails: ReadonlyMap<string, Guardrail>;
   /** Unsealed provider and MCP server credentials, opened on first use (`apiKeyOf`, mcp/relay.ts). */
   keys: Map<string, string>;
+  /** Members' own MCP server credentials asked for and found unset (mcp/credentials.ts). */
+  unsetCredentials: Set<string>;
   loadedAt: number;
 }
 
@@ -100,6 +102,7 @@ export class SnapshotCache {
           snapshot,
           guardrails: new Map(snapshot.guardrails.map((guardrail) => [guardrail.id, guardrail])),
           keys: new Map(),
+          unsetCredentials: new Set(),
           loadedAt: this.now(),
         };
         if ((this.generations.get(accountId) ?? 0) === generation) {

@@ -125,6 +125,11 @@ const H2_STREAMS_PER_CONNECTION = 100;
 export interface Upstream {
   pool: Pool;
   slots: OriginSlots;
+  /**
+   * Streams of bridged MCP HTTP+SSE sessions (mcp/sse-bridge.ts) open at once: at most half the
+   * pool's connections, so the messages those sessions post always find one free.
+   */
+  bridgedStreams: OriginSlots;
   host: string;
   /** When the bound was last logged, and what happened at it since (logged at most every few seconds). */
   bound: { loggedAt: number; waited: number; refused: number };
@@ -149,6 +154,11 @@ export class UpstreamPools {
     return this.options.connectionsPerOrigin;
   }
 
+  /** How long the proxy waits for an upstream's next bytes. */
+  get bodyTimeoutMs(): number {
+    return this.options.bodyTimeoutMs;
+  }
+
   get(origin: string, skipTlsVerification: boolean): Upstream {
     const key = `${skipTlsVerification ? "insecure" : "verified"} ${origin}`;
     let upstream = this.upstreams.get(key);
@@ -157,6 +167,7 @@ export class UpstreamPools {
       upstream = {
         pool: this.pool(url, skipTlsVerification),
         slots: new OriginSlots(this.options.connectionsPerOrigin),
+        bridgedStreams: new OriginSlots(Math.max(1, Math.floor(this.options.connectionsPerOrigin / 2))),
         host: url.host,
         bound: { loggedAt: 0, waited: 0, refused: 0 },
       };
