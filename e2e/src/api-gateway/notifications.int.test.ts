@@ -141,6 +141,29 @@ describe("notification settings", () => {
     });
   });
 
+  it("store the URL as the parser reads it, and refuse one holding whitespace or control characters", async () => {
+    const owner = await api.bootstrap();
+    const refusal = {
+      status: 400,
+      body: {
+        message: "invalid request: url: must not contain whitespace or control characters (U+0009)",
+        code: 400,
+      },
+    };
+    const tabbed = { url: "https://hooks.example.com/a\tb" };
+    expect(await api.call("POST", path, { token: owner.token, body: tabbed })).toMatchObject(refusal);
+
+    const created = await api.call<NotificationSettings>("POST", path, {
+      token: owner.token,
+      body: { url: "HTTPS://Hooks.Example.COM:443/agentnet/../hook" },
+    });
+    expect(created).toMatchObject({ status: 200, body: { url: "https://hooks.example.com/hook" } });
+    expect(await api.call("PUT", path, { token: owner.token, body: tabbed })).toMatchObject(refusal);
+    expect((await api.call<NotificationSettings>("GET", path, { token: owner.token })).body.url).toBe(
+      "https://hooks.example.com/hook",
+    );
+  });
+
   it("are read by owners, admins and auditors, changed by owners and admins only", async () => {
     const owner = await api.bootstrap();
     await api.call("POST", path, { token: owner.token, body: { url: URL_A } });

@@ -162,6 +162,25 @@ describe("UpstreamUrl", () => {
   it.each(["api.openai.com/v1", "ftp://files.example.com", "https://", ""])("rejects %j", (url) => {
     expect(UpstreamUrl.safeParse(url).success).toBe(false);
   });
+
+  it.each([
+    ["https://api.openai.com/v1\r", "U+000D"],
+    ["https://api.openai.com/v1\n", "U+000A"],
+    ["https://api.open\tai.com/v1", "U+0009"],
+    ["https://api.openai.com\u0000/v1", "U+0000"],
+    ["https://api.openai.com/my v1", "U+0020"],
+    [" https://api.openai.com/v1", "U+0020"],
+    ["https://api.openai.com/v1\u0085", "U+0085"],
+    ["https://api.openai.com/\u00a0v1", "U+00A0"],
+  ])("refuses %j, which the URL parser would read otherwise, naming %s", (url, character) => {
+    expect(UpstreamUrl.safeParse(url).error?.issues.map((issue) => issue.message)).toEqual([
+      `must not contain whitespace or control characters (${character})`,
+    ]);
+  });
+
+  it("is kept as written: reads echo it and sending it again is no change", () => {
+    expect(UpstreamUrl.parse("https://api.openai.com")).toBe("https://api.openai.com");
+  });
 });
 
 describe("DiscoverModelsBody", () => {

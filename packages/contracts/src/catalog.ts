@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { Id } from "./common";
 import { MAX_API_KEY_LENGTH, MAX_HEADER_NAME_LENGTH, MAX_RATE_PER_1K, MAX_URL_LENGTH } from "./sizes";
+import { absoluteUrl } from "./urls";
 
 /** Catalog ids are `<vendor>_api`, plus `custom` for any OpenAI-compatible upstream. */
 export const CatalogProviderId = z
@@ -14,10 +15,15 @@ export const HttpHeaderName = z
   .max(MAX_HEADER_NAME_LENGTH, `must be at most ${MAX_HEADER_NAME_LENGTH} characters`)
   .regex(/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/, "must be a valid HTTP header name");
 
-/** An absolute http(s) URL. Localhost and IP hosts are allowed: custom upstreams live there. */
-export const UpstreamUrl = z
-  .url({ protocol: /^https?$/, error: "must be an absolute http:// or https:// URL" })
-  .max(MAX_URL_LENGTH, `must be at most ${MAX_URL_LENGTH} characters`);
+/**
+ * An absolute http(s) URL. Localhost and IP hosts are allowed: custom upstreams live there. Stored
+ * as written, not as the parser would print it: `https://api.openai.com` stays without the `/` the
+ * parser adds, so reads echo what was sent and an update sending the same URL again is no change.
+ */
+export const UpstreamUrl = absoluteUrl(/^https?$/, "must be an absolute http:// or https:// URL").max(
+  MAX_URL_LENGTH,
+  `must be at most ${MAX_URL_LENGTH} characters`,
+);
 
 /** USD per 1000 tokens, from 0 to MAX_RATE_PER_1K. */
 export const RatePer1k = z

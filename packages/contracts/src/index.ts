@@ -26,6 +26,7 @@ export * from "./subjects";
 export * from "./telemetry";
 export * from "./text";
 export * from "./tokens";
+export * from "./urls";
 export * from "./usage";
 export * from "./users";
 export * from "./verifier";

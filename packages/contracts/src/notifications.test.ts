@@ -44,6 +44,35 @@ describe("NotificationSettingsBody", () => {
   ])("refuses the URL %s", (url, message) => {
     expect(issues(NotificationSettingsBody.safeParse({ url }))).toContain(`url: ${message}`);
   });
+
+  it.each([
+    ["https://hooks.example.com/a\rb", "U+000D"],
+    ["https://hooks.example.com/a\nb", "U+000A"],
+    ["https://hooks.example.com/a\tb", "U+0009"],
+    ["https://hooks.example.com/a\u0000b", "U+0000"],
+    ["https://hooks.example.com/a b", "U+0020"],
+    ["https://hooks.example.com/ab ", "U+0020"],
+    ["https://hooks.example.com/a\u0085b", "U+0085"],
+    ["https://hooks.example.com/a\u00a0b", "U+00A0"],
+  ])("refuses %j, which the URL parser would read otherwise, naming %s", (url, character) => {
+    expect(issues(NotificationSettingsBody.safeParse({ url }))).toEqual([
+      `url: must not contain whitespace or control characters (${character})`,
+    ]);
+  });
+
+  it("stores the URL as the parser reads it, which is where deliveries go", () => {
+    expect(NotificationSettingsBody.parse({ url: "HTTPS://Example.COM:443/a/../b" }).url).toBe(
+      "https://example.com/b",
+    );
+  });
+
+  it("bounds the URL as stored: percent-encoding counts", () => {
+    const url = `https://h.example.com/${"é".repeat(700)}`;
+    expect(url.length).toBeLessThan(2_048);
+    expect(issues(NotificationSettingsBody.safeParse({ url }))).toEqual([
+      "url: must be at most 2048 characters",
+    ]);
+  });
 });
 
 describe("alerts", () => {

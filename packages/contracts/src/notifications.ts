@@ -5,6 +5,7 @@ import { DimensionKind } from "./consumption";
 import { Policy } from "./policies";
 import { MAX_URL_LENGTH } from "./sizes";
 import { byCaller, endpoint } from "./subjects";
+import { absoluteUrl } from "./urls";
 
 /**
  * Alerts by signed webhook (not in the spec, which leaves events and webhooks out): an account
@@ -34,16 +35,18 @@ const unique =
 
 /**
  * Where events go: an absolute http(s) URL without a user name or password (the URL is shown to
- * every reader of the configuration; the signing secret is what proves a delivery).
+ * every reader of the configuration; the signing secret is what proves a delivery). Stored as the
+ * parser reads it (`HTTPS://Example.COM:443/a/../b` is `https://example.com/b`), so the URL shown is
+ * the one deliveries go to; the length bound is the stored URL's.
  */
-export const WebhookUrl = z
-  .url({ protocol: /^https?$/, error: "must be an absolute http:// or https:// URL" })
-  .max(MAX_URL_LENGTH, `must be at most ${MAX_URL_LENGTH} characters`)
+export const WebhookUrl = absoluteUrl(/^https?$/, "must be an absolute http:// or https:// URL")
   .refine((text) => {
     if (!URL.canParse(text)) return true;
     const url = new URL(text);
     return url.username === "" && url.password === "";
-  }, "must not hold a user name or password");
+  }, "must not hold a user name or password")
+  .overwrite((text) => (URL.canParse(text) ? new URL(text).href : text))
+  .max(MAX_URL_LENGTH, `must be at most ${MAX_URL_LENGTH} characters`);
 
 /** Percents of a cap, ascending; 100 is the cap itself. */
 const Thresholds = z

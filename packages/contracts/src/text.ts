@@ -1,6 +1,6 @@
 import type { z } from "zod";
 
-const codePoint = (code: number): string => `U+${code.toString(16).toUpperCase().padStart(4, "0")}`;
+export const codePoint = (code: number): string => `U+${code.toString(16).toUpperCase().padStart(4, "0")}`;
 
 /**
  * The first character a name or other display string may not hold, described, or undefined:
