@@ -19,6 +19,7 @@ import { routesOf } from "./http/route";
 import { keepMountPath } from "./http/route-pattern";
 import { traceRequests } from "./http/tracing";
 import { agentNetworkRoutes } from "./routes/agent-network";
+import { auditRoutes } from "./routes/audit";
 import { consumptionRoutes } from "./routes/consumption";
 import { identityRoutes } from "./routes/identity";
 import { notificationRoutes } from "./routes/notifications";
@@ -44,6 +45,8 @@ export function createApp(options: ApiGatewayOptions): Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
+  // Read where a request has no logger of its own (src/http/route.ts).
+  app.locals.logger = options.logger;
   if (options.metrics) app.use(countRequests(options.metrics));
   const tracer = tracerOf(options.nc);
   if (tracer) app.use(traceRequests(tracer));
@@ -100,6 +103,7 @@ export function createApp(options: ApiGatewayOptions): Express {
     telemetryRoutes(options.nc, options.requestTimeoutMs),
     agentNetworkRoutes(options.nc, options.requestTimeoutMs),
     notificationRoutes(options.nc, options.requestTimeoutMs),
+    auditRoutes(options.nc, options.requestTimeoutMs),
   ];
   for (const router of routers) api.use(router);
   // The API's description is public, like any published API reference; built once from the routes.

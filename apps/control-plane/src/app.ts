@@ -3,13 +3,15 @@ import { Verifier } from "@agentnet/contracts";
 import type { SealingKeys } from "@agentnet/sealing";
 import { type Logger, MONGO_CONSISTENCY } from "@agentnet/service-kit";
 import type { Connection } from "mongoose";
+import { AuditJournal } from "./audit/journal";
 import { ProxyCooldowns } from "./domain/cooldowns";
 import { ActiveEndpoints } from "./domain/settings";
 import { registerAccountHandlers } from "./handlers/accounts";
 import { registerAgentConfigHandlers } from "./handlers/agent-config";
+import { registerAuditHandlers } from "./handlers/audit";
 import { registerBudgetRuleHandlers } from "./handlers/budget-rules";
 import { registerCatalogHandlers } from "./handlers/catalog";
-import type { HandlerContext } from "./handlers/context";
+import { type Faults, type HandlerContext, NO_FAULTS } from "./handlers/context";
 import { registerCredentialAlerts } from "./handlers/credential-alerts";
 import { registerGroupHandlers } from "./handlers/groups";
 import { registerGuardrailHandlers } from "./handlers/guardrails";
@@ -25,6 +27,7 @@ import { createSnapshotBook, watchConfigChanges } from "./handlers/snapshot";
 import { registerTokenHandlers } from "./handlers/tokens";
 import { registerUserHandlers } from "./handlers/users";
 import { createAgentModels } from "./store/agent-models";
+import { createAuditModels } from "./store/audit-models";
 import { createModels } from "./store/models";
 import { createNotificationModels } from "./store/notification-models";
 import { verifySealingKey } from "./store/sealing-canary";
@@ -48,14 +51,17 @@ export interface ControlPlaneDeps {
   verifyTimeoutMs?: number;
   /** The verifier's endpoints; tests point them at a verifier of their own. */
   verifier?: typeof Verifier;
+  /** Faults a test asks for; none by default. */
+  faults?: Faults;
 }
 
 /** Wires every control-plane endpoint onto a bus connection and a MongoDB connection. */
 export async function startControlPlane(deps: ControlPlaneDeps) {
-  const [identity, agent, notifications] = await Promise.all([
+  const [identity, agent, notifications, audit] = await Promise.all([
     createModels(deps.connection),
     createAgentModels(deps.connection),
     createNotificationModels(deps.connection),
+    createAuditModels(deps.connection),
   ]);
   await verifySealingKey(agent, deps.sealingKey);
   await ensureAccountEventsStream(deps.nc);
@@ -63,7 +69,9 @@ export async function startControlPlane(deps: ControlPlaneDeps) {
   const ctx: HandlerContext = {
     nc: deps.nc,
     logger: deps.logger,
-    models: { ...identity, ...agent, ...notifications },
+    models: { ...identity, ...agent, ...notifications, ...audit },
+    audit: new AuditJournal(audit, deps.logger),
+    faults: deps.faults ?? NO_FAULTS,
     sealingKey: deps.sealingKey,
     activeEndpoints: new ActiveEndpoints(),
     proxyCooldowns: new ProxyCooldowns(),
@@ -90,6 +98,7 @@ export async function startControlPlane(deps: ControlPlaneDeps) {
     registerSealingHandlers,
     registerNotificationHandlers,
     registerCredentialAlerts,
+    registerAuditHandlers,
   ]) {
     register(ctx);
   }

@@ -3,7 +3,9 @@ import { parseSealingKeys } from "@agentnet/sealing";
 import { runOptionsFromEnv, runService } from "@agentnet/service-kit";
 import mongoose from "mongoose";
 import { MONGO_CONNECTION_OPTIONS, startControlPlane } from "./app";
+import { startAuditRecovery } from "./audit/recovery";
 import { parseEnv } from "./env";
+import { faultsFrom } from "./handlers/context";
 import { startNotifier } from "./webhooks/notifier";
 
 const env = parseEnv(process.env);
@@ -21,7 +23,14 @@ await runService(
       logger,
       sealingKey,
       verifyTimeoutMs: env.VERIFY_TIMEOUT_MS,
+      faults: faultsFrom(env.AGN_FAULT_CRASH_BEFORE_AUDIT_ENTRY),
     });
+    const recoverAfterMs = env.AGN_AUDIT_RECOVER_AFTER_SECONDS * 1000;
+    const recovery = startAuditRecovery(controlPlane, {
+      afterMs: recoverAfterMs,
+      everyMs: Math.min(10_000, recoverAfterMs),
+    });
+    lifecycle.onStop("audit recovery", () => recovery.stop());
     const notifier = await startNotifier(controlPlane, {
       allowedPrivateWebhooks: env.AGN_ALLOWED_PRIVATE_WEBHOOKS,
       attemptTimeoutMs: env.WEBHOOK_TIMEOUT_MS,

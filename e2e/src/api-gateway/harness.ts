@@ -68,7 +68,7 @@ export async function startApiHarness(options: { verifier?: typeof Verifier; bod
     await nc.drain();
     await connection.close();
   };
-  return { baseUrl, call, bootstrap, nc, stop };
+  return { baseUrl, call, bootstrap, nc, connection, stop };
 }
 
 export type ApiHarness = Awaited<ReturnType<typeof startApiHarness>>;

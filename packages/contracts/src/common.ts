@@ -30,6 +30,13 @@ export const WRITER_ROLES: readonly Role[] = ["owner", "admin"];
 export const hasAccountWideGrant = (role: Role): boolean => ACCOUNT_WIDE_ROLES.includes(role);
 export const canWriteConfig = (role: Role): boolean => WRITER_ROLES.includes(role);
 
+/** Where a request came from, as the api-gateway saw it (the client's address behind trusted proxies). */
+export const RequestOrigin = z.object({
+  address: z.string().max(64).optional(),
+  user_agent: z.string().max(512).optional(),
+});
+export type RequestOrigin = z.infer<typeof RequestOrigin>;
+
 /**
  * The authenticated caller, resolved from an API token. Carried on every control-plane
  * request so each handler scopes by `account_id` and decides by `role`.
@@ -41,6 +48,10 @@ export const Caller = z.object({
   group_ids: z.array(Id),
   email: z.string(),
   name: z.string(),
+  /** The API token the caller authenticated with (absent for callers resolved before it was added). */
+  token_id: Id.optional(),
+  /** Where the request came from, added by the api-gateway per request: audit entries show it. */
+  origin: RequestOrigin.optional(),
 });
 export type Caller = z.infer<typeof Caller>;
 

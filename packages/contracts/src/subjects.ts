@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { Account, BootstrapAccountBody, BootstrapAccountReply, UpdateAccountBody } from "./account";
 import { AgentConfig } from "./agent-config";
+import { AuditPage, AuditQuery, AuditRefusal, AuditVerification } from "./audit";
 import { BudgetRule, BudgetRuleBody } from "./budget-rules";
 import { CatalogProvider, DiscoverModelsBody, DiscoverModelsReply } from "./catalog";
 import { Caller, Empty, Id } from "./common";
@@ -221,6 +222,11 @@ export const ControlPlane = {
       unopened: z.number().int(),
     }),
   ),
+  /** Owner, admin, auditor: the account's audit trail, newest first (docs/API.md "Audit trail"). */
+  auditList: pagedEndpoint("agn.ctl.audit.list", byCaller({ query: AuditQuery }), AuditPage),
+  auditVerify: endpoint("agn.ctl.audit.verify", byCaller({}), AuditVerification),
+  /** The api-gateway: a change it refused before asking the control-plane, for the caller's trail. */
+  auditRefused: endpoint("agn.ctl.audit.refused", byCaller({ refusal: AuditRefusal }), Empty),
   /** Every account's access-log retention, for telemetry's sweep. */
   retentionList: endpoint(
     "agn.ctl.settings.retention",

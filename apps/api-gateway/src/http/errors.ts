@@ -19,27 +19,36 @@ interface ParserError {
 const isParserError = (error: unknown): error is ParserError =>
   typeof error === "object" && error !== null && "type" in error && "status" in error;
 
+/** The client's error or the service's refusal an error stands for; undefined for a failure of ours (500). */
+export function toAppError(error: unknown): AppError | undefined {
+  if (error instanceof AppError) return error;
+  if (error instanceof ZodError) return invalidInput(error);
+  // Express decodes `:id` parameters; a malformed escape (`/providers/%ff`) is the client's error.
+  if (error instanceof URIError) {
+    return new AppError(400, "bad_request", "the request path has a malformed percent-encoding");
+  }
+  if (!isParserError(error)) return undefined;
+  if (error.type === "entity.parse.failed") {
+    return new AppError(400, "bad_request", "request body is not valid JSON");
+  }
+  if (error.type === "entity.verify.failed") {
+    return new AppError(400, "bad_request", "request body is not valid UTF-8");
+  }
+  if (error.type === "entity.too.large") {
+    return new AppError(413, "payload_too_large", "request body is too large");
+  }
+  if (error.status < 500) return new AppError(error.status, "bad_request", "request body could not be read");
+  return undefined;
+}
+
 /**
  * The one place errors become HTTP: AppError keeps its status, a ZodError is 400 with the issues,
  * body-parser failures keep theirs, anything else is 500 with an id that is also logged.
  */
 export function errorMiddleware(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
-    let appError: AppError;
-    if (error instanceof AppError) appError = error;
-    else if (error instanceof ZodError) appError = invalidInput(error);
-    // Express decodes `:id` parameters; a malformed escape (`/providers/%ff`) is the client's error.
-    else if (error instanceof URIError) {
-      appError = new AppError(400, "bad_request", "the request path has a malformed percent-encoding");
-    } else if (isParserError(error) && error.type === "entity.parse.failed") {
-      appError = new AppError(400, "bad_request", "request body is not valid JSON");
-    } else if (isParserError(error) && error.type === "entity.verify.failed") {
-      appError = new AppError(400, "bad_request", "request body is not valid UTF-8");
-    } else if (isParserError(error) && error.type === "entity.too.large") {
-      appError = new AppError(413, "payload_too_large", "request body is too large");
-    } else if (isParserError(error) && error.status < 500) {
-      appError = new AppError(error.status, "bad_request", "request body could not be read");
-    } else {
+    const appError = toAppError(error);
+    if (!appError) {
       const errorId = randomUUID();
       logger.error({ err: error, error_id: errorId, method: req.method, path: req.path }, "unhandled error");
       res

@@ -1,7 +1,19 @@
 import { type NatsConnection, request, requestPaged } from "@agentnet/bus";
-import { type Caller, type Endpoint, isPaged, type RequestOf } from "@agentnet/contracts";
+import {
+  auditActionOf,
+  auditTargetTypeOf,
+  type Caller,
+  ControlPlane,
+  type Endpoint,
+  forbidden,
+  isPaged,
+  type RequestOf,
+  type RequestOrigin,
+} from "@agentnet/contracts";
+import type { Logger } from "@agentnet/service-kit";
 import type { Request, RequestHandler, Router } from "express";
-import { type Access, callerOf, requireAccess } from "./auth";
+import { type Access, callerOf, hasAccess } from "./auth";
+import { toAppError } from "./errors";
 
 type Method = "get" | "post" | "put" | "delete";
 
@@ -38,19 +50,75 @@ export function mount<E extends Endpoint>(
   timeoutMs: number,
   spec: RouteSpec<E>,
 ) {
+  const isChange = spec.method !== "get";
   const forward: RequestHandler = async (req, res, next) => {
+    const caller = { ...callerOf(req), origin: originOf(req) };
+    let asked = false;
     try {
-      const payload = spec.toRequest(req, callerOf(req));
+      if (!hasAccess(spec.access, caller)) throw forbidden(`your role may not ${req.method} ${req.path}`);
+      const payload = spec.toRequest(req, caller);
+      asked = true;
       const reply = isPaged(spec.endpoint)
         ? await requestPaged(nc, spec.endpoint, payload, { timeoutMs })
         : await request(nc, spec.endpoint, payload, { timeoutMs });
       res.status(spec.status ?? 200).json(reply);
     } catch (error) {
+      // A change stopped here never reached the control-plane, which writes every other entry.
+      if (isChange && !asked) await recordStopped(nc, timeoutMs, spec.endpoint, req, caller, error);
       next(error);
     }
   };
-  router[spec.method](spec.path, requireAccess(spec.access), forward);
+  router[spec.method](spec.path, forward);
   mounted.set(router, [...routesOf(router), spec as unknown as RouteSpec<Endpoint>]);
+}
+
+/** Where the request came from: the client's address (behind the proxies Express trusts) and agent. */
+const originOf = (req: Request): RequestOrigin => {
+  const userAgent = req.get("user-agent");
+  return {
+    ...(req.ip ? { address: req.ip.slice(0, 64) } : {}),
+    ...(userAgent ? { user_agent: userAgent.slice(0, 512) } : {}),
+  };
+};
+
+/**
+ * The audit entry of a change the api-gateway stopped (a role that may not, a body that does not
+ * parse): written before the client is answered; a trail that cannot take it is logged, and the
+ * client still gets the reason its change was stopped.
+ */
+async function recordStopped(
+  nc: NatsConnection,
+  timeoutMs: number,
+  endpoint: Endpoint,
+  req: Request,
+  caller: Caller,
+  error: unknown,
+): Promise<void> {
+  const stopped = toAppError(error) ?? { status: 500, code: "internal" };
+  const action = auditActionOf(endpoint);
+  // The id in the path names the target; a create's target has none yet.
+  const id = req.method === "POST" ? undefined : Object.values(req.params).at(-1);
+  try {
+    await request(
+      nc,
+      ControlPlane.auditRefused,
+      {
+        caller,
+        refusal: {
+          action,
+          target: { type: auditTargetTypeOf(action), ...(id ? { id: String(id).slice(0, 256) } : {}) },
+          status: stopped.status,
+          error_code: stopped.code,
+        },
+      },
+      { timeoutMs },
+    );
+  } catch (failure) {
+    (req.app.locals.logger as Logger | undefined)?.error(
+      { err: failure, action },
+      "the audit entry of a stopped change was not written",
+    );
+  }
 }
 
 /** A path parameter, which Express 5 types loosely. */

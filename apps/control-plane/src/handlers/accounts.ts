@@ -7,6 +7,7 @@ import {
   notFound,
   unprocessable,
 } from "@agentnet/contracts";
+import { handleChange } from "../audit/changes";
 import { requireOwner, requireWriter } from "../domain/access";
 import { applySettingsUpdate } from "../domain/accounts";
 import { toAccount } from "../store/views";
@@ -27,32 +28,37 @@ export function registerAccountHandlers(ctx: HandlerContext) {
     return [toAccount(account)];
   });
 
-  handle(ctx, ControlPlane.accountsUpdate, async ({ caller, account_id, body }) => {
-    const account = await loadOwnAccount(caller.account_id, account_id);
-    requireWriter(caller);
-    const problem = agentNetworkOnlyError(body.settings);
-    if (problem) {
-      throw unprocessable("account.agent_network_only", problem, [
+  handleChange(
+    ctx,
+    ControlPlane.accountsUpdate,
+    { id: (r) => r.account_id },
+    async ({ caller, account_id, body }) => {
+      const account = await loadOwnAccount(caller.account_id, account_id);
+      requireWriter(caller);
+      const problem = agentNetworkOnlyError(body.settings);
+      if (problem) {
+        throw unprocessable("account.agent_network_only", problem, [
+          {
+            path: "settings.dashboard_features.agent_network",
+            message: "must be true when agent_network_only is enabled",
+          },
+        ]);
+      }
+      const updated = await models.Account.findOneAndUpdate(
+        { _id: account._id },
         {
-          path: "settings.dashboard_features.agent_network",
-          message: "must be true when agent_network_only is enabled",
+          $set: {
+            settings: applySettingsUpdate(account.settings, body.settings),
+            ...(body.onboarding ? { onboarding: body.onboarding } : {}),
+          },
         },
-      ]);
-    }
-    const updated = await models.Account.findOneAndUpdate(
-      { _id: account._id },
-      {
-        $set: {
-          settings: applySettingsUpdate(account.settings, body.settings),
-          ...(body.onboarding ? { onboarding: body.onboarding } : {}),
-        },
-      },
-      { new: true },
-    ).lean();
-    if (!updated) throw notFound("account");
-    announceConfigChange(ctx, account._id);
-    return toAccount(updated);
-  });
+        { new: true },
+      ).lean();
+      if (!updated) throw notFound("account");
+      announceConfigChange(ctx, account._id);
+      return toAccount(updated);
+    },
+  );
 
   handle(ctx, ControlPlane.accountsDelete, async ({ caller, account_id }) => {
     const account = await loadOwnAccount(caller.account_id, account_id);
@@ -69,6 +75,9 @@ export function registerAccountHandlers(ctx: HandlerContext) {
       models.McpServer.deleteMany(byAccount),
       models.McpUserCredential.deleteMany(byAccount),
       models.BudgetRule.deleteMany(byAccount),
+      // The trail goes with the account: no one is left who may read it.
+      models.AuditEntry.deleteMany(byAccount),
+      models.AuditIntent.deleteMany(byAccount),
       models.NotificationSettings.deleteMany(byAccount),
       models.NotificationDelivery.deleteMany(byAccount),
     ]);

@@ -6,6 +6,7 @@ import {
   unprocessable,
 } from "@agentnet/contracts";
 import { newId } from "@agentnet/service-kit";
+import { handleChange } from "../audit/changes";
 import { requireAccountWideGrant, requireWriter } from "../domain/access";
 import type { BudgetRuleDoc } from "../store/agent-models";
 import { toBudgetRule } from "../store/agent-views";
@@ -50,31 +51,44 @@ export function registerBudgetRuleHandlers(ctx: HandlerContext) {
     return toBudgetRule(await loadOwned<BudgetRuleDoc>(models.BudgetRule, caller, rule_id, "budget rule"));
   });
 
-  handle(ctx, ControlPlane.budgetRulesCreate, async ({ caller, body }) => {
-    requireWriter(caller);
-    await requireTargetsExist(caller, body);
-    const document = { _id: newId(), account_id: caller.account_id, ...fields(body) };
-    await assertConfigFits(ctx, caller.account_id, { after: document });
-    const created = await models.BudgetRule.create(document);
-    announceConfigChange(ctx, caller.account_id);
-    return toBudgetRule(created.toObject());
-  });
+  handleChange(
+    ctx,
+    ControlPlane.budgetRulesCreate,
+    { created: (reply) => reply.id },
+    async ({ caller, body }) => {
+      requireWriter(caller);
+      await requireTargetsExist(caller, body);
+      const document = { _id: newId(), account_id: caller.account_id, ...fields(body) };
+      await assertConfigFits(ctx, caller.account_id, { after: document });
+      const created = await models.BudgetRule.create(document);
+      announceConfigChange(ctx, caller.account_id);
+      return toBudgetRule(created.toObject());
+    },
+  );
 
-  handle(ctx, ControlPlane.budgetRulesUpdate, async ({ caller, rule_id, body }) => {
-    requireWriter(caller);
-    const stored = await loadOwned<BudgetRuleDoc>(models.BudgetRule, caller, rule_id, "budget rule");
-    await requireTargetsExist(caller, body);
-    await assertConfigFits(ctx, caller.account_id, { before: stored, after: { ...stored, ...fields(body) } });
-    const updated = await models.BudgetRule.findOneAndUpdate(
-      { _id: stored._id, account_id: caller.account_id },
-      { $set: fields(body) },
-      { new: true },
-    ).lean();
-    announceConfigChange(ctx, caller.account_id);
-    return toBudgetRule(updated ?? stored);
-  });
+  handleChange(
+    ctx,
+    ControlPlane.budgetRulesUpdate,
+    { id: (r) => r.rule_id },
+    async ({ caller, rule_id, body }) => {
+      requireWriter(caller);
+      const stored = await loadOwned<BudgetRuleDoc>(models.BudgetRule, caller, rule_id, "budget rule");
+      await requireTargetsExist(caller, body);
+      await assertConfigFits(ctx, caller.account_id, {
+        before: stored,
+        after: { ...stored, ...fields(body) },
+      });
+      const updated = await models.BudgetRule.findOneAndUpdate(
+        { _id: stored._id, account_id: caller.account_id },
+        { $set: fields(body) },
+        { new: true },
+      ).lean();
+      announceConfigChange(ctx, caller.account_id);
+      return toBudgetRule(updated ?? stored);
+    },
+  );
 
-  handle(ctx, ControlPlane.budgetRulesDelete, async ({ caller, rule_id }) => {
+  handleChange(ctx, ControlPlane.budgetRulesDelete, { id: (r) => r.rule_id }, async ({ caller, rule_id }) => {
     requireWriter(caller);
     const stored = await loadOwned<BudgetRuleDoc>(models.BudgetRule, caller, rule_id, "budget rule");
     await models.BudgetRule.deleteOne({ _id: stored._id, account_id: caller.account_id });

@@ -19,15 +19,21 @@ import {
 } from "@agentnet/contracts";
 import type { SealingKeys } from "@agentnet/sealing";
 import type { Logger } from "@agentnet/service-kit";
+import type { AuditJournal } from "../audit/journal";
 import type { ProxyCooldowns } from "../domain/cooldowns";
 import type { ActiveEndpoints } from "../domain/settings";
 import type { AgentModels } from "../store/agent-models";
+import type { AuditModels } from "../store/audit-models";
 import type { Models } from "../store/models";
 import type { NotificationModels } from "../store/notification-models";
 
 /** What every handler group needs: the stores, the bus, the sealing key and a logger. */
 export interface HandlerContext {
-  models: Models & AgentModels & NotificationModels;
+  models: Models & AgentModels & NotificationModels & AuditModels;
+  /** Every change's entry in its account's audit trail (src/audit). */
+  audit: AuditJournal;
+  /** Faults a test asks for (`AGN_FAULT_*`): none in service. */
+  faults: Faults;
   nc: NatsConnection;
   logger: Logger;
   sealingKey: SealingKeys;
@@ -40,6 +46,29 @@ export interface HandlerContext {
   /** Rendered account snapshots, answered page by page (see handlers/snapshot.ts). */
   snapshots: PageBook;
 }
+
+/** Where a fault test stops the process on purpose. */
+export interface Faults {
+  /** Called after a change is stored and before its audit entry is written. */
+  beforeAuditEntry(action: string): void;
+}
+
+/** No faults: the service as it runs. */
+export const NO_FAULTS: Faults = { beforeAuditEntry: () => undefined };
+
+/**
+ * Faults from `AGN_FAULT_CRASH_BEFORE_AUDIT_ENTRY` (an action, `policies.update`): the process kills
+ * itself (SIGKILL, nothing flushed) once that change is stored and before its entry is written, as
+ * a crash or an OOM kill would, for the test that proves recovery writes the entry.
+ */
+export const faultsFrom = (crashBeforeAuditEntry: string | undefined): Faults =>
+  crashBeforeAuditEntry
+    ? {
+        beforeAuditEntry: (action) => {
+          if (action === crashBeforeAuditEntry) process.kill(process.pid, "SIGKILL");
+        },
+      }
+    : NO_FAULTS;
 
 /** Tells proxies and caches (this replica's rendered snapshot first) that an account's configuration changed. */
 export const announceConfigChange = (ctx: HandlerContext, accountId: string): void => {

@@ -1,5 +1,6 @@
 import { type Caller, ControlPlane, conflict, notFound, unprocessable } from "@agentnet/contracts";
 import { newId } from "@agentnet/service-kit";
+import { handleChange } from "../audit/changes";
 import { requireAccountWideGrant, requireWriter } from "../domain/access";
 import { type GroupDoc, isDuplicateKey } from "../store/models";
 import { toGroup } from "../store/views";
@@ -45,7 +46,7 @@ export function registerGroupHandlers(ctx: HandlerContext) {
     );
   });
 
-  handle(ctx, ControlPlane.groupsCreate, async ({ caller, body }) => {
+  handleChange(ctx, ControlPlane.groupsCreate, { created: (reply) => reply.id }, async ({ caller, body }) => {
     requireWriter(caller);
     try {
       const created = await models.Group.create({
@@ -61,27 +62,32 @@ export function registerGroupHandlers(ctx: HandlerContext) {
     }
   });
 
-  handle(ctx, ControlPlane.groupsUpdate, async ({ caller, group_id, body }) => {
-    requireWriter(caller);
-    const group = await loadGroup(caller, group_id);
-    const allId = await allGroupId(caller.account_id);
-    if (group._id === allId) throw unprocessable("group.all_immutable", "the All group cannot be renamed");
-    try {
-      const updated = await models.Group.findOneAndUpdate(
-        { _id: group._id, account_id: caller.account_id },
-        { $set: { name: body.name } },
-        { new: true },
-      ).lean();
-      if (!updated) throw notFound("group");
-      announceConfigChange(ctx, caller.account_id);
-      return toGroup(updated, await usersCount(caller.account_id, group._id, allId));
-    } catch (error) {
-      if (isDuplicateKey(error)) throw duplicateName(body.name);
-      throw error;
-    }
-  });
+  handleChange(
+    ctx,
+    ControlPlane.groupsUpdate,
+    { id: (r) => r.group_id },
+    async ({ caller, group_id, body }) => {
+      requireWriter(caller);
+      const group = await loadGroup(caller, group_id);
+      const allId = await allGroupId(caller.account_id);
+      if (group._id === allId) throw unprocessable("group.all_immutable", "the All group cannot be renamed");
+      try {
+        const updated = await models.Group.findOneAndUpdate(
+          { _id: group._id, account_id: caller.account_id },
+          { $set: { name: body.name } },
+          { new: true },
+        ).lean();
+        if (!updated) throw notFound("group");
+        announceConfigChange(ctx, caller.account_id);
+        return toGroup(updated, await usersCount(caller.account_id, group._id, allId));
+      } catch (error) {
+        if (isDuplicateKey(error)) throw duplicateName(body.name);
+        throw error;
+      }
+    },
+  );
 
-  handle(ctx, ControlPlane.groupsDelete, async ({ caller, group_id }) => {
+  handleChange(ctx, ControlPlane.groupsDelete, { id: (r) => r.group_id }, async ({ caller, group_id }) => {
     requireWriter(caller);
     const group = await loadGroup(caller, group_id);
     if (group._id === (await allGroupId(caller.account_id))) {

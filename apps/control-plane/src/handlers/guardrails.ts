@@ -1,5 +1,6 @@
 import { ControlPlane, type GuardrailBody } from "@agentnet/contracts";
 import { newId } from "@agentnet/service-kit";
+import { handleChange } from "../audit/changes";
 import { requireAccountWideGrant, requireWriter } from "../domain/access";
 import type { GuardrailDoc } from "../store/agent-models";
 import { toGuardrail } from "../store/agent-views";
@@ -27,39 +28,57 @@ export function registerGuardrailHandlers(ctx: HandlerContext) {
     return toGuardrail(await loadOwned<GuardrailDoc>(models.Guardrail, caller, guardrail_id, "guardrail"));
   });
 
-  handle(ctx, ControlPlane.guardrailsCreate, async ({ caller, body }) => {
-    requireWriter(caller);
-    const document = { _id: newId(), account_id: caller.account_id, ...fields(body) };
-    await assertConfigFits(ctx, caller.account_id, { after: document });
-    const created = await models.Guardrail.create(document);
-    announceConfigChange(ctx, caller.account_id);
-    return toGuardrail(created.toObject());
-  });
+  handleChange(
+    ctx,
+    ControlPlane.guardrailsCreate,
+    { created: (reply) => reply.id },
+    async ({ caller, body }) => {
+      requireWriter(caller);
+      const document = { _id: newId(), account_id: caller.account_id, ...fields(body) };
+      await assertConfigFits(ctx, caller.account_id, { after: document });
+      const created = await models.Guardrail.create(document);
+      announceConfigChange(ctx, caller.account_id);
+      return toGuardrail(created.toObject());
+    },
+  );
 
-  handle(ctx, ControlPlane.guardrailsUpdate, async ({ caller, guardrail_id, body }) => {
-    requireWriter(caller);
-    const stored = await loadOwned<GuardrailDoc>(models.Guardrail, caller, guardrail_id, "guardrail");
-    await assertConfigFits(ctx, caller.account_id, { before: stored, after: { ...stored, ...fields(body) } });
-    const updated = await models.Guardrail.findOneAndUpdate(
-      { _id: stored._id, account_id: caller.account_id },
-      { $set: fields(body) },
-      { new: true },
-    ).lean();
-    announceConfigChange(ctx, caller.account_id);
-    return toGuardrail(updated ?? stored);
-  });
+  handleChange(
+    ctx,
+    ControlPlane.guardrailsUpdate,
+    { id: (r) => r.guardrail_id },
+    async ({ caller, guardrail_id, body }) => {
+      requireWriter(caller);
+      const stored = await loadOwned<GuardrailDoc>(models.Guardrail, caller, guardrail_id, "guardrail");
+      await assertConfigFits(ctx, caller.account_id, {
+        before: stored,
+        after: { ...stored, ...fields(body) },
+      });
+      const updated = await models.Guardrail.findOneAndUpdate(
+        { _id: stored._id, account_id: caller.account_id },
+        { $set: fields(body) },
+        { new: true },
+      ).lean();
+      announceConfigChange(ctx, caller.account_id);
+      return toGuardrail(updated ?? stored);
+    },
+  );
 
-  handle(ctx, ControlPlane.guardrailsDelete, async ({ caller, guardrail_id }) => {
-    requireWriter(caller);
-    const stored = await loadOwned<GuardrailDoc>(models.Guardrail, caller, guardrail_id, "guardrail");
-    await refuseIfPoliciesUse(ctx, caller.account_id, {
-      field: "guardrail_ids",
-      id: stored._id,
-      what: "guardrail",
-      code: "guardrail",
-    });
-    await models.Guardrail.deleteOne({ _id: stored._id, account_id: caller.account_id });
-    announceConfigChange(ctx, caller.account_id);
-    return {};
-  });
+  handleChange(
+    ctx,
+    ControlPlane.guardrailsDelete,
+    { id: (r) => r.guardrail_id },
+    async ({ caller, guardrail_id }) => {
+      requireWriter(caller);
+      const stored = await loadOwned<GuardrailDoc>(models.Guardrail, caller, guardrail_id, "guardrail");
+      await refuseIfPoliciesUse(ctx, caller.account_id, {
+        field: "guardrail_ids",
+        id: stored._id,
+        what: "guardrail",
+        code: "guardrail",
+      });
+      await models.Guardrail.deleteOne({ _id: stored._id, account_id: caller.account_id });
+      announceConfigChange(ctx, caller.account_id);
+      return {};
+    },
+  );
 }

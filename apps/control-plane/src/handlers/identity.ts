@@ -1,5 +1,6 @@
-import { ControlPlane, unauthenticated } from "@agentnet/contracts";
+import { auditActionOf, ControlPlane, unauthenticated } from "@agentnet/contracts";
 import { hashToken, newId } from "@agentnet/service-kit";
+import { loadTarget } from "../audit/changes";
 import { ALL_GROUP_NAME, DEFAULT_ONBOARDING, defaultAccountSettings, domainOf } from "../domain/accounts";
 import { BOOTSTRAP_TOKEN_DAYS, expiresAfterDays, generateToken } from "../domain/tokens";
 import { type HandlerContext, handle } from "./context";
@@ -24,6 +25,7 @@ export function registerIdentityHandlers(ctx: HandlerContext) {
       group_ids: [account.all_group_id, ...user.auto_groups.filter((id) => id !== account.all_group_id)],
       email: user.email,
       name: user.name,
+      token_id: stored._id,
     };
   });
 
@@ -33,6 +35,14 @@ export function registerIdentityHandlers(ctx: HandlerContext) {
     const allGroupId = newId();
     const token = generateToken();
     const normalisedEmail = email.toLowerCase();
+    // The account's trail opens with its own making, by the owner it makes (no token yet).
+    const pending = await ctx.audit.begin({
+      account_id: accountId,
+      actor: { user_id: userId, email: normalisedEmail, role: "owner" },
+      action: auditActionOf(ControlPlane.accountsBootstrap),
+      target: { type: "account", id: accountId },
+      before: undefined,
+    });
     await models.Account.create({
       _id: accountId,
       domain: domainOf(normalisedEmail),
@@ -60,6 +70,11 @@ export function registerIdentityHandlers(ctx: HandlerContext) {
       expires_at: expiresAfterDays(BOOTSTRAP_TOKEN_DAYS),
       created_by: userId,
     });
+    await ctx.audit.settle(
+      pending,
+      { outcome: "succeeded" },
+      await loadTarget(ctx, accountId, { type: "account", id: accountId }),
+    );
     ctx.logger.info({ account_id: accountId, user_id: userId }, "account bootstrapped");
     return { account_id: accountId, user_id: userId, token };
   });

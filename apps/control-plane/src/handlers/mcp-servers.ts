@@ -9,6 +9,7 @@ import {
 } from "@agentnet/contracts";
 import { mcpServerCredentialAad, seal, unseal } from "@agentnet/sealing";
 import { newId } from "@agentnet/service-kit";
+import { handleChange } from "../audit/changes";
 import { requireAccountWideGrant, requireWriter } from "../domain/access";
 import { mergeMcpServerUpdate, type StoredMcpCredential } from "../domain/mcp-servers";
 import type { McpServerDoc } from "../store/agent-models";
@@ -125,91 +126,109 @@ export function registerMcpServerHandlers(ctx: HandlerContext) {
     return toMcpServer(await load(caller, server_id));
   });
 
-  handle(ctx, ControlPlane.mcpServersCreate, async ({ caller, body }) => {
-    requireWriter(caller);
-    const id = newId();
-    const { credential, ...fields } = body;
-    // A refusal throws here, before anything is written.
-    const verification = await verify({
-      url: body.url,
-      skip_tls_verification: body.skip_tls_verification,
-      credential: credentialToCheck(undefined, credential),
-      kind: credential.kind,
-    });
-    const document = {
-      _id: id,
-      account_id: caller.account_id,
-      ...fields,
-      ...storedCredential(caller.account_id, id, credential),
-      verification,
-    };
-    await assertConfigFits(ctx, caller.account_id, { after: document });
-    try {
-      const created = await models.McpServer.create(document);
-      ctx.logger.info({ account_id: caller.account_id, mcp_server: id, verification }, "MCP server created");
-      announceConfigChange(ctx, caller.account_id);
-      return toMcpServer(created.toObject());
-    } catch (error) {
-      if (isDuplicateKey(error)) throw nameTaken(body.name);
-      throw error;
-    }
-  });
-
-  handle(ctx, ControlPlane.mcpServersUpdate, async ({ caller, server_id, body }) => {
-    requireWriter(caller);
-    const stored = await load(caller, server_id);
-    const { set, unset } = mergeMcpServerUpdate(body, (credential) =>
-      storedCredential(caller.account_id, stored._id, credential),
-    );
-    const skipTls = body.skip_tls_verification ?? stored.skip_tls_verification;
-    if (
-      body.url !== stored.url ||
-      body.credential !== undefined ||
-      skipTls !== stored.skip_tls_verification
-    ) {
-      // Where it is, or how it is reached, changed: checked again; a refusal leaves the stored server as it was.
-      set.verification = await verify({
+  handleChange(
+    ctx,
+    ControlPlane.mcpServersCreate,
+    { created: (reply) => reply.id },
+    async ({ caller, body }) => {
+      requireWriter(caller);
+      const id = newId();
+      const { credential, ...fields } = body;
+      // A refusal throws here, before anything is written.
+      const verification = await verify({
         url: body.url,
-        skip_tls_verification: skipTls,
-        credential: credentialToCheck(stored, body.credential),
-        kind: body.credential?.kind ?? stored.credential_kind,
+        skip_tls_verification: body.skip_tls_verification,
+        credential: credentialToCheck(undefined, credential),
+        kind: credential.kind,
       });
-    }
-    await assertConfigFits(ctx, caller.account_id, { before: stored, after: { ...stored, ...set } });
-    try {
-      const updated = await models.McpServer.findOneAndUpdate(
-        { _id: stored._id, account_id: caller.account_id },
-        Object.keys(unset).length > 0 ? { $set: set, $unset: unset } : { $set: set },
-        { new: true },
-      ).lean();
-      if (!updated) return toMcpServer(await load(caller, server_id));
-      const moved = new URL(updated.url).origin !== new URL(stored.url).origin;
-      if (stored.credential_kind === "per_user" && (updated.credential_kind !== "per_user" || moved)) {
-        // Members' own values are for this per-user server where they set them: none follows the
-        // server to another origin (a member must send theirs there themselves), and none is kept
-        // once it is not per-user.
-        await models.McpUserCredential.deleteMany({ account_id: caller.account_id, server_id: stored._id });
+      const document = {
+        _id: id,
+        account_id: caller.account_id,
+        ...fields,
+        ...storedCredential(caller.account_id, id, credential),
+        verification,
+      };
+      await assertConfigFits(ctx, caller.account_id, { after: document });
+      try {
+        const created = await models.McpServer.create(document);
+        ctx.logger.info(
+          { account_id: caller.account_id, mcp_server: id, verification },
+          "MCP server created",
+        );
+        announceConfigChange(ctx, caller.account_id);
+        return toMcpServer(created.toObject());
+      } catch (error) {
+        if (isDuplicateKey(error)) throw nameTaken(body.name);
+        throw error;
       }
-      announceConfigChange(ctx, caller.account_id);
-      return toMcpServer(updated);
-    } catch (error) {
-      if (isDuplicateKey(error)) throw nameTaken(body.name);
-      throw error;
-    }
-  });
+    },
+  );
 
-  handle(ctx, ControlPlane.mcpServersDelete, async ({ caller, server_id }) => {
-    requireWriter(caller);
-    const stored = await load(caller, server_id);
-    await refuseIfPoliciesUse(ctx, caller.account_id, {
-      field: "mcp_servers.server_id",
-      id: stored._id,
-      what: "MCP server",
-      code: "mcp_server",
-    });
-    await models.McpServer.deleteOne({ _id: stored._id, account_id: caller.account_id });
-    await models.McpUserCredential.deleteMany({ account_id: caller.account_id, server_id: stored._id });
-    announceConfigChange(ctx, caller.account_id);
-    return {};
-  });
+  handleChange(
+    ctx,
+    ControlPlane.mcpServersUpdate,
+    { id: (r) => r.server_id },
+    async ({ caller, server_id, body }) => {
+      requireWriter(caller);
+      const stored = await load(caller, server_id);
+      const { set, unset } = mergeMcpServerUpdate(body, (credential) =>
+        storedCredential(caller.account_id, stored._id, credential),
+      );
+      const skipTls = body.skip_tls_verification ?? stored.skip_tls_verification;
+      if (
+        body.url !== stored.url ||
+        body.credential !== undefined ||
+        skipTls !== stored.skip_tls_verification
+      ) {
+        // Where it is, or how it is reached, changed: checked again; a refusal leaves the stored server as it was.
+        set.verification = await verify({
+          url: body.url,
+          skip_tls_verification: skipTls,
+          credential: credentialToCheck(stored, body.credential),
+          kind: body.credential?.kind ?? stored.credential_kind,
+        });
+      }
+      await assertConfigFits(ctx, caller.account_id, { before: stored, after: { ...stored, ...set } });
+      try {
+        const updated = await models.McpServer.findOneAndUpdate(
+          { _id: stored._id, account_id: caller.account_id },
+          Object.keys(unset).length > 0 ? { $set: set, $unset: unset } : { $set: set },
+          { new: true },
+        ).lean();
+        if (!updated) return toMcpServer(await load(caller, server_id));
+        const moved = new URL(updated.url).origin !== new URL(stored.url).origin;
+        if (stored.credential_kind === "per_user" && (updated.credential_kind !== "per_user" || moved)) {
+          // Members' own values are for this per-user server where they set them: none follows the
+          // server to another origin (a member must send theirs there themselves), and none is kept
+          // once it is not per-user.
+          await models.McpUserCredential.deleteMany({ account_id: caller.account_id, server_id: stored._id });
+        }
+        announceConfigChange(ctx, caller.account_id);
+        return toMcpServer(updated);
+      } catch (error) {
+        if (isDuplicateKey(error)) throw nameTaken(body.name);
+        throw error;
+      }
+    },
+  );
+
+  handleChange(
+    ctx,
+    ControlPlane.mcpServersDelete,
+    { id: (r) => r.server_id },
+    async ({ caller, server_id }) => {
+      requireWriter(caller);
+      const stored = await load(caller, server_id);
+      await refuseIfPoliciesUse(ctx, caller.account_id, {
+        field: "mcp_servers.server_id",
+        id: stored._id,
+        what: "MCP server",
+        code: "mcp_server",
+      });
+      await models.McpServer.deleteOne({ _id: stored._id, account_id: caller.account_id });
+      await models.McpUserCredential.deleteMany({ account_id: caller.account_id, server_id: stored._id });
+      announceConfigChange(ctx, caller.account_id);
+      return {};
+    },
+  );
 }

@@ -10,6 +10,7 @@ import {
   unprocessable,
 } from "@agentnet/contracts";
 import { type SealingKeys, seal } from "@agentnet/sealing";
+import { handleChange } from "../audit/changes";
 import { requireAccountWideGrant, requireWriter } from "../domain/access";
 import { generateSigningSecret, signingSecretAad } from "../domain/webhooks";
 import { toBudgetRule, toPolicy } from "../store/agent-views";
@@ -75,7 +76,7 @@ export function registerNotificationHandlers(ctx: HandlerContext) {
     return toNotificationSettings(stored);
   });
 
-  handle(ctx, Notifications.create, async ({ caller, body }) => {
+  handleChange(ctx, Notifications.create, {}, async ({ caller, body }) => {
     requireWriter(caller);
     await requireScopeExists(caller, body);
     const { secret, sealed } = newSigningSecret(ctx.sealingKey, caller.account_id);
@@ -96,7 +97,7 @@ export function registerNotificationHandlers(ctx: HandlerContext) {
     }
   });
 
-  handle(ctx, Notifications.update, async ({ caller, body }) => {
+  handleChange(ctx, Notifications.update, {}, async ({ caller, body }) => {
     requireWriter(caller);
     await requireScopeExists(caller, body);
     const updated = await models.NotificationSettings.findOneAndUpdate(
@@ -109,7 +110,7 @@ export function registerNotificationHandlers(ctx: HandlerContext) {
     return toNotificationSettings(updated);
   });
 
-  handle(ctx, Notifications.delete, async ({ caller }) => {
+  handleChange(ctx, Notifications.delete, {}, async ({ caller }) => {
     requireWriter(caller);
     const deleted = await models.NotificationSettings.deleteOne(own(caller));
     if (deleted.deletedCount === 0) throw notFound("notification settings");
@@ -117,7 +118,7 @@ export function registerNotificationHandlers(ctx: HandlerContext) {
     return {};
   });
 
-  handle(ctx, Notifications.rotateSecret, async ({ caller }) => {
+  handleChange(ctx, Notifications.rotateSecret, {}, async ({ caller }) => {
     requireWriter(caller);
     const { secret, sealed } = newSigningSecret(ctx.sealingKey, caller.account_id);
     const updated = await models.NotificationSettings.findOneAndUpdate(

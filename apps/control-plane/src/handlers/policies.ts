@@ -6,6 +6,7 @@ import {
   unprocessable,
 } from "@agentnet/contracts";
 import { newId } from "@agentnet/service-kit";
+import { handleChange } from "../audit/changes";
 import { requireAccountWideGrant, requireWriter } from "../domain/access";
 import { assertWeightsNameDestinations } from "../domain/routing";
 import type { PolicyDoc } from "../store/agent-models";
@@ -70,37 +71,55 @@ export function registerPolicyHandlers(ctx: HandlerContext) {
     return toPolicy(await loadOwned<PolicyDoc>(models.Policy, caller, policy_id, "policy"));
   });
 
-  handle(ctx, ControlPlane.policiesCreate, async ({ caller, body }) => {
-    requireWriter(caller);
-    assertWeightsNameDestinations(body);
-    await requireReferencesExist(caller, body);
-    const document = { _id: newId(), account_id: caller.account_id, ...fields(body) };
-    await assertConfigFits(ctx, caller.account_id, { after: document });
-    const created = await models.Policy.create(document);
-    announceConfigChange(ctx, caller.account_id);
-    return toPolicy(created.toObject());
-  });
+  handleChange(
+    ctx,
+    ControlPlane.policiesCreate,
+    { created: (reply) => reply.id },
+    async ({ caller, body }) => {
+      requireWriter(caller);
+      assertWeightsNameDestinations(body);
+      await requireReferencesExist(caller, body);
+      const document = { _id: newId(), account_id: caller.account_id, ...fields(body) };
+      await assertConfigFits(ctx, caller.account_id, { after: document });
+      const created = await models.Policy.create(document);
+      announceConfigChange(ctx, caller.account_id);
+      return toPolicy(created.toObject());
+    },
+  );
 
-  handle(ctx, ControlPlane.policiesUpdate, async ({ caller, policy_id, body }) => {
-    requireWriter(caller);
-    const stored = await loadOwned<PolicyDoc>(models.Policy, caller, policy_id, "policy");
-    assertWeightsNameDestinations(body);
-    await requireReferencesExist(caller, body);
-    await assertConfigFits(ctx, caller.account_id, { before: stored, after: { ...stored, ...fields(body) } });
-    const updated = await models.Policy.findOneAndUpdate(
-      { _id: stored._id, account_id: caller.account_id },
-      replacement(body),
-      { new: true },
-    ).lean();
-    announceConfigChange(ctx, caller.account_id);
-    return toPolicy(updated ?? stored);
-  });
+  handleChange(
+    ctx,
+    ControlPlane.policiesUpdate,
+    { id: (r) => r.policy_id },
+    async ({ caller, policy_id, body }) => {
+      requireWriter(caller);
+      const stored = await loadOwned<PolicyDoc>(models.Policy, caller, policy_id, "policy");
+      assertWeightsNameDestinations(body);
+      await requireReferencesExist(caller, body);
+      await assertConfigFits(ctx, caller.account_id, {
+        before: stored,
+        after: { ...stored, ...fields(body) },
+      });
+      const updated = await models.Policy.findOneAndUpdate(
+        { _id: stored._id, account_id: caller.account_id },
+        replacement(body),
+        { new: true },
+      ).lean();
+      announceConfigChange(ctx, caller.account_id);
+      return toPolicy(updated ?? stored);
+    },
+  );
 
-  handle(ctx, ControlPlane.policiesDelete, async ({ caller, policy_id }) => {
-    requireWriter(caller);
-    const stored = await loadOwned<PolicyDoc>(models.Policy, caller, policy_id, "policy");
-    await models.Policy.deleteOne({ _id: stored._id, account_id: caller.account_id });
-    announceConfigChange(ctx, caller.account_id);
-    return {};
-  });
+  handleChange(
+    ctx,
+    ControlPlane.policiesDelete,
+    { id: (r) => r.policy_id },
+    async ({ caller, policy_id }) => {
+      requireWriter(caller);
+      const stored = await loadOwned<PolicyDoc>(models.Policy, caller, policy_id, "policy");
+      await models.Policy.deleteOne({ _id: stored._id, account_id: caller.account_id });
+      announceConfigChange(ctx, caller.account_id);
+      return {};
+    },
+  );
 }

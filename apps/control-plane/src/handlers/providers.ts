@@ -3,6 +3,7 @@ import { type Caller, ControlPlane, type VerifyProviderReply } from "@agentnet/c
 import { providerCredentialAad, seal, unseal } from "@agentnet/sealing";
 import { newId } from "@agentnet/service-kit";
 import { describeKey } from "@agentnet/vendor-auth/keys";
+import { handleChange } from "../audit/changes";
 import { requireAccountWideGrant, requireWriter } from "../domain/access";
 import {
   credentialKindOf,
@@ -73,79 +74,94 @@ export function registerProviderHandlers(ctx: HandlerContext) {
     return read(await load(caller, provider_id));
   });
 
-  handle(ctx, ControlPlane.providersCreate, async ({ caller, body }) => {
-    requireWriter(caller);
-    const fields = fieldsFromCreate(body);
-    const credentialKind = credentialKindOf(fields.provider_id, body.api_key);
-    const verification = await verify(fields, body.api_key);
-    const id = newId();
-    const document = {
-      _id: id,
-      account_id: caller.account_id,
-      ...fields,
-      sealed_api_key: seal(ctx.sealingKey, body.api_key, providerCredentialAad(caller.account_id, id)),
-      verification: describeVerification(verification),
-      credential_kind: credentialKind,
-    };
-    await assertConfigFits(ctx, caller.account_id, { after: document });
-    const created = await models.Provider.create(document);
-    ctx.logger.info(
-      { account_id: caller.account_id, provider: id, verification: describeVerification(verification) },
-      "provider created",
-    );
-    announceConfigChange(ctx, caller.account_id);
-    return toProvider(created.toObject());
-  });
-
-  handle(ctx, ControlPlane.providersUpdate, async ({ caller, provider_id, body }) => {
-    requireWriter(caller);
-    const stored = await load(caller, provider_id);
-    const next = mergeProviderUpdate(stored, body);
-    const storedKey = openKey(stored);
-    const update: Partial<ProviderDoc> = { ...next };
-    // A new key, or the stored one for another catalog entry, must be one the entry takes.
-    if (
-      (body.api_key !== undefined && body.api_key !== storedKey) ||
-      next.provider_id !== stored.provider_id
-    ) {
-      update.credential_kind = credentialKindOf(next.provider_id, body.api_key ?? storedKey);
-    } else if (!stored.credential_kind) {
-      const described = describeKey(next.provider_id, storedKey);
-      if (described.kind) update.credential_kind = described.kind;
-    }
-    if (needsVendorCheck(stored, next, { stored: storedKey, sent: body.api_key })) {
-      // A refusal throws here, before anything is written: the stored record stays unchanged.
-      update.verification = describeVerification(await verify(next, body.api_key ?? storedKey));
-    }
-    if (body.api_key !== undefined && body.api_key !== storedKey) {
-      update.sealed_api_key = seal(
-        ctx.sealingKey,
-        body.api_key,
-        providerCredentialAad(caller.account_id, stored._id),
+  handleChange(
+    ctx,
+    ControlPlane.providersCreate,
+    { created: (reply) => reply.id },
+    async ({ caller, body }) => {
+      requireWriter(caller);
+      const fields = fieldsFromCreate(body);
+      const credentialKind = credentialKindOf(fields.provider_id, body.api_key);
+      const verification = await verify(fields, body.api_key);
+      const id = newId();
+      const document = {
+        _id: id,
+        account_id: caller.account_id,
+        ...fields,
+        sealed_api_key: seal(ctx.sealingKey, body.api_key, providerCredentialAad(caller.account_id, id)),
+        verification: describeVerification(verification),
+        credential_kind: credentialKind,
+      };
+      await assertConfigFits(ctx, caller.account_id, { after: document });
+      const created = await models.Provider.create(document);
+      ctx.logger.info(
+        { account_id: caller.account_id, provider: id, verification: describeVerification(verification) },
+        "provider created",
       );
-    }
-    await assertConfigFits(ctx, caller.account_id, { before: stored, after: { ...stored, ...update } });
-    const updated = await models.Provider.findOneAndUpdate(
-      { _id: stored._id, account_id: caller.account_id },
-      { $set: update },
-      { new: true },
-    ).lean();
-    if (!updated) return toProvider(await load(caller, provider_id));
-    announceConfigChange(ctx, caller.account_id);
-    return toProvider(updated);
-  });
+      announceConfigChange(ctx, caller.account_id);
+      return toProvider(created.toObject());
+    },
+  );
 
-  handle(ctx, ControlPlane.providersDelete, async ({ caller, provider_id }) => {
-    requireWriter(caller);
-    const stored = await load(caller, provider_id);
-    await refuseIfPoliciesUse(ctx, caller.account_id, {
-      field: "destination_provider_ids",
-      id: stored._id,
-      what: "provider",
-      code: "provider",
-    });
-    await models.Provider.deleteOne({ _id: stored._id, account_id: caller.account_id });
-    announceConfigChange(ctx, caller.account_id);
-    return {};
-  });
+  handleChange(
+    ctx,
+    ControlPlane.providersUpdate,
+    { id: (r) => r.provider_id },
+    async ({ caller, provider_id, body }) => {
+      requireWriter(caller);
+      const stored = await load(caller, provider_id);
+      const next = mergeProviderUpdate(stored, body);
+      const storedKey = openKey(stored);
+      const update: Partial<ProviderDoc> = { ...next };
+      // A new key, or the stored one for another catalog entry, must be one the entry takes.
+      if (
+        (body.api_key !== undefined && body.api_key !== storedKey) ||
+        next.provider_id !== stored.provider_id
+      ) {
+        update.credential_kind = credentialKindOf(next.provider_id, body.api_key ?? storedKey);
+      } else if (!stored.credential_kind) {
+        const described = describeKey(next.provider_id, storedKey);
+        if (described.kind) update.credential_kind = described.kind;
+      }
+      if (needsVendorCheck(stored, next, { stored: storedKey, sent: body.api_key })) {
+        // A refusal throws here, before anything is written: the stored record stays unchanged.
+        update.verification = describeVerification(await verify(next, body.api_key ?? storedKey));
+      }
+      if (body.api_key !== undefined && body.api_key !== storedKey) {
+        update.sealed_api_key = seal(
+          ctx.sealingKey,
+          body.api_key,
+          providerCredentialAad(caller.account_id, stored._id),
+        );
+      }
+      await assertConfigFits(ctx, caller.account_id, { before: stored, after: { ...stored, ...update } });
+      const updated = await models.Provider.findOneAndUpdate(
+        { _id: stored._id, account_id: caller.account_id },
+        { $set: update },
+        { new: true },
+      ).lean();
+      if (!updated) return toProvider(await load(caller, provider_id));
+      announceConfigChange(ctx, caller.account_id);
+      return toProvider(updated);
+    },
+  );
+
+  handleChange(
+    ctx,
+    ControlPlane.providersDelete,
+    { id: (r) => r.provider_id },
+    async ({ caller, provider_id }) => {
+      requireWriter(caller);
+      const stored = await load(caller, provider_id);
+      await refuseIfPoliciesUse(ctx, caller.account_id, {
+        field: "destination_provider_ids",
+        id: stored._id,
+        what: "provider",
+        code: "provider",
+      });
+      await models.Provider.deleteOne({ _id: stored._id, account_id: caller.account_id });
+      announceConfigChange(ctx, caller.account_id);
+      return {};
+    },
+  );
 }

@@ -10,6 +10,7 @@ import {
   unprocessable,
 } from "@agentnet/contracts";
 import { newId } from "@agentnet/service-kit";
+import { handleChange } from "../audit/changes";
 import { requireAccountWideGrant, requireWriter } from "../domain/access";
 import {
   allocateEndpoint,
@@ -51,7 +52,7 @@ export function registerSettingsHandlers(ctx: HandlerContext) {
     return stored ? toSettings(stored) : unconfiguredSettings();
   });
 
-  handle(ctx, ControlPlane.settingsCreate, async ({ caller, body }) => {
+  handleChange(ctx, ControlPlane.settingsCreate, {}, async ({ caller, body }) => {
     requireWriter(caller);
     const source = endpointSource(body);
     if (source.dedicated) {
@@ -108,7 +109,7 @@ export function registerSettingsHandlers(ctx: HandlerContext) {
     }
   });
 
-  handle(ctx, ControlPlane.settingsUpdate, async ({ caller, body }) => {
+  handleChange(ctx, ControlPlane.settingsUpdate, {}, async ({ caller, body }) => {
     requireWriter(caller);
     const stored = await models.Settings.findOne({ account_id: caller.account_id }).lean();
     if (!stored) throw notFound("agent-network settings");
@@ -130,7 +131,7 @@ export function registerSettingsHandlers(ctx: HandlerContext) {
     return toSettings(updated);
   });
 
-  handle(ctx, ControlPlane.settingsDelete, async ({ caller }) => {
+  handleChange(ctx, ControlPlane.settingsDelete, {}, async ({ caller }) => {
     requireWriter(caller);
     const stored = await models.Settings.findOne({ account_id: caller.account_id }).lean();
     if (!stored) throw notFound("agent-network settings");

@@ -1,5 +1,6 @@
 import { type Caller, ControlPlane, notFound } from "@agentnet/contracts";
 import { hashToken, newId } from "@agentnet/service-kit";
+import { handleChange } from "../audit/changes";
 import { requireTokenAccess } from "../domain/access";
 import { expiresAfterDays, generateToken } from "../domain/tokens";
 import { toToken } from "../store/views";
@@ -26,30 +27,40 @@ export function registerTokenHandlers(ctx: HandlerContext) {
     return tokens.map(toToken);
   });
 
-  handle(ctx, ControlPlane.tokensCreate, async ({ caller, user_id, body }) => {
-    const user = await loadTokenOwner(caller, user_id);
-    const plain = generateToken();
-    const created = await models.Token.create({
-      _id: newId(),
-      account_id: caller.account_id,
-      user_id: user._id,
-      name: body.name,
-      hash: hashToken(plain),
-      expires_at: expiresAfterDays(body.expires_in),
-      created_by: caller.user_id,
-    });
-    return { plain_token: plain, personal_access_token: toToken(created.toObject()) };
-  });
+  handleChange(
+    ctx,
+    ControlPlane.tokensCreate,
+    { created: (reply) => reply.personal_access_token.id },
+    async ({ caller, user_id, body }) => {
+      const user = await loadTokenOwner(caller, user_id);
+      const plain = generateToken();
+      const created = await models.Token.create({
+        _id: newId(),
+        account_id: caller.account_id,
+        user_id: user._id,
+        name: body.name,
+        hash: hashToken(plain),
+        expires_at: expiresAfterDays(body.expires_in),
+        created_by: caller.user_id,
+      });
+      return { plain_token: plain, personal_access_token: toToken(created.toObject()) };
+    },
+  );
 
-  handle(ctx, ControlPlane.tokensDelete, async ({ caller, user_id, token_id }) => {
-    const user = await loadTokenOwner(caller, user_id);
-    const deleted = await models.Token.findOneAndDelete({
-      _id: token_id,
-      account_id: caller.account_id,
-      user_id: user._id,
-    }).lean();
-    if (!deleted) throw notFound("token");
-    await revokeCallers(ctx, caller.account_id, { tokenHashes: [deleted.hash] });
-    return {};
-  });
+  handleChange(
+    ctx,
+    ControlPlane.tokensDelete,
+    { id: (r) => r.token_id },
+    async ({ caller, user_id, token_id }) => {
+      const user = await loadTokenOwner(caller, user_id);
+      const deleted = await models.Token.findOneAndDelete({
+        _id: token_id,
+        account_id: caller.account_id,
+        user_id: user._id,
+      }).lean();
+      if (!deleted) throw notFound("token");
+      await revokeCallers(ctx, caller.account_id, { tokenHashes: [deleted.hash] });
+      return {};
+    },
+  );
 }

@@ -8,6 +8,7 @@ import {
   unprocessable,
 } from "@agentnet/contracts";
 import { newId } from "@agentnet/service-kit";
+import { handleChange } from "../audit/changes";
 import { requireRoleChangeAllowed, requireWriter } from "../domain/access";
 import { isDuplicateKey, type UserDoc } from "../store/models";
 import { toUser } from "../store/views";
@@ -70,7 +71,7 @@ export function registerUserHandlers(ctx: HandlerContext) {
     return toUser(await loadUser(caller, user_id), caller.user_id);
   });
 
-  handle(ctx, ControlPlane.usersCreate, async ({ caller, body }) => {
+  handleChange(ctx, ControlPlane.usersCreate, { created: (reply) => reply.id }, async ({ caller, body }) => {
     requireRoleChangeAllowed(caller, undefined, body.role);
     const autoGroups = await requireGroupsExist(caller.account_id, body.auto_groups);
     try {
@@ -92,7 +93,7 @@ export function registerUserHandlers(ctx: HandlerContext) {
     }
   });
 
-  handle(ctx, ControlPlane.usersUpdate, async ({ caller, user_id, body }) => {
+  handleChange(ctx, ControlPlane.usersUpdate, { id: (r) => r.user_id }, async ({ caller, user_id, body }) => {
     requireWriter(caller);
     const user = await loadUser(caller, user_id);
     if (user.role !== body.role) requireRoleChangeAllowed(caller, user.role, body.role);
@@ -124,7 +125,7 @@ export function registerUserHandlers(ctx: HandlerContext) {
     return toUser(updated, caller.user_id);
   });
 
-  handle(ctx, ControlPlane.usersDelete, async ({ caller, user_id }) => {
+  handleChange(ctx, ControlPlane.usersDelete, { id: (r) => r.user_id }, async ({ caller, user_id }) => {
     requireWriter(caller);
     const user = await loadUser(caller, user_id);
     if (user._id === caller.user_id) throw unprocessable("user.delete_self", "you cannot delete yourself");

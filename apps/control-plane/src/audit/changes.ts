@@ -1,0 +1,121 @@
+import type { Handler } from "@agentnet/bus";
+import {
+  AppError,
+  type AuditTarget,
+  auditActionOf,
+  auditTargetTypeOf,
+  type Caller,
+  type Endpoint,
+  type ReplyOf,
+} from "@agentnet/contracts";
+import type { z } from "zod";
+import { type HandlerContext, handle } from "../handlers/context";
+import { actorOf, type Settled } from "./journal";
+
+/** How a changing endpoint names its target. */
+export interface ChangeTarget<E extends Endpoint> {
+  /** The target's id from the request; absent for a create, and for what an account has one of (settings). */
+  id?: (request: z.output<E["request"]>) => string;
+  /** A create's new id, from its reply. */
+  created?: (reply: ReplyOf<E>) => string | undefined;
+}
+
+/**
+ * The stored document a target is, as the store holds it (secrets sealed or hashed; the entry
+ * shows only whether they changed), or undefined when there is none.
+ */
+export async function loadTarget(
+  ctx: Pick<HandlerContext, "models">,
+  accountId: string,
+  target: AuditTarget,
+): Promise<unknown> {
+  const { models } = ctx;
+  const owned = target.id === undefined ? undefined : { _id: target.id, account_id: accountId };
+  const byAccount = { account_id: accountId };
+  const found = await (() => {
+    switch (target.type) {
+      case "account":
+        return models.Account.findById(accountId).lean();
+      case "settings":
+        return models.Settings.findOne(byAccount).lean();
+      case "notification_settings":
+        return models.NotificationSettings.findOne(byAccount).lean();
+      case "user":
+        return owned && models.User.findOne(owned).lean();
+      case "group":
+        return owned && models.Group.findOne(owned).lean();
+      case "token":
+        return owned && models.Token.findOne(owned).lean();
+      case "budget_rule":
+        return owned && models.BudgetRule.findOne(owned).lean();
+      case "provider":
+        return owned && models.Provider.findOne(owned).lean();
+      case "policy":
+        return owned && models.Policy.findOne(owned).lean();
+      case "guardrail":
+        return owned && models.Guardrail.findOne(owned).lean();
+      case "mcp_server":
+        return owned && models.McpServer.findOne(owned).lean();
+      case "mcp_user_credential":
+        return owned && models.McpUserCredential.findOne(owned).lean();
+      default:
+        return undefined;
+    }
+  })();
+  return found ?? undefined;
+}
+
+/** How a change that threw ended: refused when the caller may not make it (401, 403), else failed. */
+const outcomeOf = (error: unknown): Settled => {
+  if (!(error instanceof AppError)) return { outcome: "failed", status: 500 };
+  const refused = error.status === 401 || error.status === 403;
+  return { outcome: refused ? "refused" : "failed", status: error.status, error_code: error.code };
+};
+
+/**
+ * Serves an endpoint that changes configuration, with its audit entry: the target is read and the
+ * change's intent stored before the handler runs (a store that cannot take the intent refuses the
+ * change), the entry appended after it with the target as stored then, whether the handler
+ * succeeded or failed. A process that stops between the change and the entry leaves the intent,
+ * which recovery turns into an `interrupted` entry.
+ */
+export function handleChange<E extends Endpoint>(
+  ctx: HandlerContext,
+  endpoint: E,
+  target: ChangeTarget<E>,
+  handler: Handler<E>,
+): void {
+  const action = auditActionOf(endpoint);
+  const type = auditTargetTypeOf(action);
+  handle(ctx, endpoint, async (request, msg) => {
+    const { caller } = request as { caller: Caller };
+    const id = target.id?.(request);
+    const named: AuditTarget = { type, ...(id === undefined ? {} : { id }) };
+    const before = await loadTarget(ctx, caller.account_id, named);
+    const pending = await ctx.audit.begin({
+      account_id: caller.account_id,
+      actor: actorOf(caller),
+      action,
+      target: named,
+      before,
+    });
+    let reply: Awaited<ReturnType<Handler<E>>>;
+    try {
+      reply = await handler(request, msg);
+    } catch (error) {
+      const after = await loadTarget(ctx, caller.account_id, named).catch(() => before);
+      await ctx.audit.settle(pending, outcomeOf(error), after);
+      throw error;
+    }
+    const createdId = target.created?.(reply as ReplyOf<E>);
+    const stored = createdId === undefined ? named : { ...named, id: createdId };
+    ctx.faults.beforeAuditEntry(action);
+    const after = await loadTarget(ctx, caller.account_id, stored);
+    await ctx.audit.settle(
+      pending,
+      { outcome: "succeeded", ...(createdId === undefined ? {} : { target_id: createdId }) },
+      after,
+    );
+    return reply;
+  });
+}

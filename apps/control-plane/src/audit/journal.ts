@@ -1,0 +1,303 @@
+import { ChainVerifier, canonicalJson, entryHash, GENESIS_HASH, shownChange } from "@agentnet/audit";
+import type {
+  AuditActor,
+  AuditEntry,
+  AuditOutcome,
+  AuditTarget,
+  AuditVerification,
+  Caller,
+} from "@agentnet/contracts";
+import { type Logger, newId } from "@agentnet/service-kit";
+import type { AuditEntryDoc, AuditModels } from "../store/audit-models";
+import { isDuplicateKey } from "../store/models";
+
+/** How a change ended, as its entry says. */
+export interface Settled {
+  outcome: AuditOutcome;
+  /** The HTTP status of a failed or refused attempt. */
+  status?: number;
+  error_code?: string;
+  /** The target's id when the change made it (a create). */
+  target_id?: string;
+}
+
+/** A change on its way: its intent is stored, its entry not yet. */
+export interface Pending {
+  id: string;
+  account_id: string;
+  at: Date;
+  actor: AuditActor;
+  action: string;
+  target: AuditTarget;
+  before: unknown;
+}
+
+/** How often a writer that lost the race for the chain's next place tries again. */
+const MAX_APPEND_ATTEMPTS = 20;
+
+export const actorOf = (caller: Caller): AuditActor => ({
+  user_id: caller.user_id,
+  email: caller.email,
+  role: caller.role,
+  ...(caller.token_id ? { token_id: caller.token_id } : {}),
+  ...(caller.origin?.address ? { address: caller.origin.address } : {}),
+  ...(caller.origin?.user_agent ? { user_agent: caller.origin.user_agent } : {}),
+});
+
+/**
+ * The audit trail's writes and reads over the configuration store (README of packages/audit has
+ * the protocol): a change's intent is stored before the change, its entry appended to the account's
+ * chain after it, and the intent removed; `recover` finishes what a stopped process left.
+ */
+export class AuditJournal {
+  constructor(
+    private readonly models: AuditModels,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Stores the intent of a change before it is made. Throws when the store cannot take it: the change is not made then. */
+  async begin(change: Omit<Pending, "id" | "at">): Promise<Pending> {
+    const pending: Pending = { ...change, id: newId(), at: new Date() };
+    await this.models.AuditIntent.create({
+      _id: pending.id,
+      account_id: pending.account_id,
+      at: pending.at,
+      actor: pending.actor,
+      action: pending.action,
+      target: pending.target,
+      ...(pending.before === undefined ? {} : { before_json: canonicalJson(pending.before) }),
+    });
+    return pending;
+  }
+
+  /**
+   * Appends the entry of a change made (or refused, or failed), with the target as it is now, and
+   * removes its intent. A failure here leaves the intent for `recover`: the change stands and its
+   * entry follows.
+   */
+  async settle(pending: Pending, settled: Settled, after: unknown): Promise<void> {
+    const target = settled.target_id ? { ...pending.target, id: settled.target_id } : pending.target;
+    try {
+      await this.append({
+        id: pending.id,
+        account_id: pending.account_id,
+        at: pending.at,
+        actor: pending.actor,
+        action: pending.action,
+        target,
+        outcome: settled.outcome,
+        status: settled.status,
+        error_code: settled.error_code,
+        before: pending.before,
+        after,
+      });
+      await this.models.AuditIntent.deleteOne({ _id: pending.id });
+    } catch (error) {
+      this.logger.error(
+        { err: error, audit_entry: pending.id },
+        "audit entry not written yet: recovery writes it",
+      );
+    }
+  }
+
+  /** Appends the entry of an attempt that changed nothing (refused before reaching the store). */
+  async record(entry: Omit<Pending, "id" | "at" | "before"> & Settled): Promise<void> {
+    const { outcome, status, error_code, target_id: _unused, ...rest } = entry;
+    await this.append({
+      ...rest,
+      id: newId(),
+      at: new Date(),
+      outcome,
+      status,
+      error_code,
+      before: undefined,
+      after: undefined,
+    });
+  }
+
+  /**
+   * Writes the entries of intents older than `olderThanMs` (their process stopped between the
+   * change and its entry), the target as `load` finds it now. Idempotent across replicas: an
+   * intent's entry has the intent's id, so a second writer finds it written.
+   */
+  async recover(
+    olderThanMs: number,
+    load: (accountId: string, target: AuditTarget) => Promise<unknown>,
+  ): Promise<number> {
+    const stale = await this.models.AuditIntent.find({ at: { $lt: new Date(Date.now() - olderThanMs) } })
+      .sort({ at: 1 })
+      .limit(100)
+      .lean();
+    let recovered = 0;
+    for (const intent of stale) {
+      const after = await load(intent.account_id, intent.target);
+      await this.append({
+        id: intent._id,
+        account_id: intent.account_id,
+        at: intent.at,
+        actor: intent.actor,
+        action: intent.action,
+        target: intent.target,
+        outcome: "interrupted",
+        status: undefined,
+        error_code: undefined,
+        before: intent.before_json === undefined ? undefined : JSON.parse(intent.before_json),
+        after,
+      });
+      await this.models.AuditIntent.deleteOne({ _id: intent._id });
+      recovered++;
+    }
+    return recovered;
+  }
+
+  /** One page of the account's entries, newest first. */
+  async list(
+    accountId: string,
+    query: {
+      actor?: string;
+      action?: string;
+      target_type?: string;
+      target_id?: string;
+      outcome?: AuditOutcome;
+      from?: string;
+      to?: string;
+      before_seq?: number;
+      limit: number;
+    },
+  ): Promise<{ entries: AuditEntry[]; next_before_seq?: number }> {
+    const filter: Record<string, unknown> = { account_id: accountId };
+    if (query.actor) {
+      filter[query.actor.includes("@") ? "actor.email" : "actor.user_id"] = query.actor.toLowerCase();
+    }
+    if (query.action) {
+      filter.action = query.action.includes(".")
+        ? query.action
+        : { $regex: `^${query.action.replace(/[^A-Za-z0-9_]/g, "")}\\.` };
+    }
+    if (query.target_type) filter["target.type"] = query.target_type;
+    if (query.target_id) filter["target.id"] = query.target_id;
+    if (query.outcome) filter.outcome = query.outcome;
+    const at: Record<string, Date> = {};
+    if (query.from) at.$gte = new Date(query.from);
+    if (query.to) at.$lt = new Date(query.to);
+    if (Object.keys(at).length > 0) filter.at = at;
+    if (query.before_seq !== undefined) filter.seq = { $lt: query.before_seq };
+    const docs = await this.models.AuditEntry.find(filter)
+      .sort({ seq: -1 })
+      .limit(query.limit + 1)
+      .lean();
+    const page = docs.slice(0, query.limit).map(entryOf);
+    const last = page.at(-1);
+    return docs.length > query.limit && last
+      ? { entries: page, next_before_seq: last.seq }
+      : { entries: page };
+  }
+
+  /** Verifies the account's chain from its oldest kept entry, reading it in order. */
+  async verify(accountId: string): Promise<AuditVerification> {
+    const oldest = await this.models.AuditEntry.findOne({ account_id: accountId }).sort({ seq: 1 }).lean();
+    if (!oldest) return { intact: true, checked: 0 };
+    // The oldest kept entry anchors the chain: retention drops entries from the old end only.
+    const verifier = new ChainVerifier({ seq: oldest.seq, prev_hash: oldest.prev_hash });
+    const cursor = this.models.AuditEntry.find({ account_id: accountId }).sort({ seq: 1 }).lean().cursor();
+    for await (const doc of cursor) {
+      if (!verifier.check(entryOf(doc as AuditEntryDoc))) break;
+    }
+    const verdict = verifier.verdict;
+    if (!verdict.intact) return { ...verdict, first_seq: oldest.seq };
+    return {
+      intact: true,
+      checked: verdict.checked,
+      first_seq: oldest.seq,
+      ...(verdict.last_seq === undefined ? {} : { last_seq: verdict.last_seq }),
+    };
+  }
+
+  /**
+   * Appends one entry at the account's next place: the place after the newest entry, taken by
+   * inserting there (a unique index on account and place), again after a writer that took it first.
+   * An entry whose id is already in the chain (a recovery that raced another) is not written twice.
+   */
+  private async append(fields: {
+    id: string;
+    account_id: string;
+    at: Date;
+    actor: AuditActor;
+    action: string;
+    target: AuditTarget;
+    outcome: AuditOutcome;
+    status: number | undefined;
+    error_code: string | undefined;
+    /** The target as stored, secrets included: the entry shows only whether they changed. */
+    before: unknown;
+    after: unknown;
+  }): Promise<void> {
+    const shown = shownChange(fields.before, fields.after);
+    for (let attempt = 1; ; attempt++) {
+      const newest = await this.models.AuditEntry.findOne({ account_id: fields.account_id })
+        .sort({ seq: -1 })
+        .lean();
+      const entry: AuditEntry = {
+        id: fields.id,
+        account_id: fields.account_id,
+        seq: (newest?.seq ?? 0) + 1,
+        at: fields.at.toISOString(),
+        actor: fields.actor,
+        action: fields.action,
+        target: fields.target,
+        outcome: fields.outcome,
+        ...(fields.status === undefined ? {} : { status: fields.status }),
+        ...(fields.error_code ? { error_code: fields.error_code } : {}),
+        ...(shown.before === undefined ? {} : { before: shown.before }),
+        ...(shown.after === undefined ? {} : { after: shown.after }),
+        prev_hash: newest?.hash ?? GENESIS_HASH,
+        hash: "",
+      };
+      entry.hash = entryHash(entry);
+      try {
+        await this.models.AuditEntry.create(docOf(entry));
+        return;
+      } catch (error) {
+        if (!isDuplicateKey(error)) throw error;
+        if (await this.models.AuditEntry.exists({ _id: fields.id })) return;
+        if (attempt >= MAX_APPEND_ATTEMPTS) throw error;
+      }
+    }
+  }
+}
+
+const docOf = (entry: AuditEntry): AuditEntryDoc => ({
+  _id: entry.id,
+  account_id: entry.account_id,
+  seq: entry.seq,
+  at: new Date(entry.at),
+  actor: entry.actor,
+  action: entry.action,
+  target: entry.target,
+  outcome: entry.outcome,
+  ...(entry.status === undefined ? {} : { status: entry.status }),
+  ...(entry.error_code === undefined ? {} : { error_code: entry.error_code }),
+  ...(entry.before === undefined ? {} : { before_json: canonicalJson(entry.before) }),
+  ...(entry.after === undefined ? {} : { after_json: canonicalJson(entry.after) }),
+  prev_hash: entry.prev_hash,
+  hash: entry.hash,
+});
+
+const entryOf = (doc: AuditEntryDoc): AuditEntry => ({
+  id: doc._id,
+  account_id: doc.account_id,
+  seq: doc.seq,
+  at: doc.at.toISOString(),
+  actor: doc.actor,
+  action: doc.action,
+  target: doc.target,
+  outcome: doc.outcome,
+  ...(doc.status === undefined || doc.status === null ? {} : { status: doc.status }),
+  ...(doc.error_code === undefined || doc.error_code === null ? {} : { error_code: doc.error_code }),
+  ...(doc.before_json === undefined || doc.before_json === null
+    ? {}
+    : { before: JSON.parse(doc.before_json) }),
+  ...(doc.after_json === undefined || doc.after_json === null ? {} : { after: JSON.parse(doc.after_json) }),
+  prev_hash: doc.prev_hash,
+  hash: doc.hash,
+});

@@ -1,0 +1,38 @@
+import type { HandlerContext } from "../handlers/context";
+import { loadTarget } from "./changes";
+
+export interface AuditRecoveryOptions {
+  /**
+   * How old an intent without its entry is before recovery writes the entry: longer than any change
+   * takes, so a change still being made on another replica is not taken for a stopped one.
+   */
+  afterMs: number;
+  /** How often this replica looks. */
+  everyMs: number;
+}
+
+/**
+ * Writes the entries of changes whose process stopped between storing them and appending their
+ * entry (src/audit/journal.ts `recover`), at start and then every `everyMs`.
+ */
+export function startAuditRecovery(ctx: HandlerContext, options: AuditRecoveryOptions): { stop(): void } {
+  let sweeping = false;
+  const sweep = async () => {
+    if (sweeping) return;
+    sweeping = true;
+    try {
+      const recovered = await ctx.audit.recover(options.afterMs, (accountId, target) =>
+        loadTarget(ctx, accountId, target),
+      );
+      if (recovered > 0) ctx.logger.warn({ recovered }, "audit entries of interrupted changes written");
+    } catch (error) {
+      ctx.logger.warn({ err: error }, "audit recovery failed; tried again later");
+    } finally {
+      sweeping = false;
+    }
+  };
+  void sweep();
+  const timer = setInterval(() => void sweep(), options.everyMs);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}
