@@ -216,4 +216,29 @@ describe("the audit trail", () => {
     expect(csv.text).not.toContain(",=HYPERLINK");
     expect((await exported("format=xml")).status).toBe(400);
   });
+
+  it("keeps entries a year unless the owner sets another retention, a change audited like any", async () => {
+    const owner = await api.bootstrap();
+    const admin = await addMember(owner.token, "admin");
+    const path = "/api/audit/settings";
+    expect((await api.call("GET", path, { token: admin.token })).body).toEqual({ retention_days: 365 });
+    expect((await api.call("PUT", path, { token: admin.token, body: { retention_days: 30 } })).status).toBe(
+      403,
+    );
+    expect((await api.call("PUT", path, { token: owner.token, body: { retention_days: 7 } })).status).toBe(
+      400,
+    );
+    const set = await api.call("PUT", path, { token: owner.token, body: { retention_days: 90 } });
+    expect(set).toMatchObject({ status: 200, body: { retention_days: 90 } });
+    expect((await api.call("GET", path, { token: admin.token })).body).toEqual({ retention_days: 90 });
+
+    const entries = await trail(owner.token, "&target_type=audit_settings");
+    expect(entries.map((entry) => [entry.action, entry.outcome, entry.status])).toEqual([
+      ["audit.settings.update", "refused", 403],
+      ["audit.settings.update", "failed", 400],
+      ["audit.settings.update", "succeeded", undefined],
+    ]);
+    expect(entries[2]).toMatchObject({ after: { retention_days: 90 } });
+    expect(entries[2]).not.toHaveProperty("before");
+  });
 });

@@ -40,6 +40,7 @@ export const AuditTargetType = z.enum([
   "mcp_server",
   "mcp_user_credential",
   "notification_settings",
+  "audit_settings",
 ]);
 export type AuditTargetType = z.infer<typeof AuditTargetType>;
 
@@ -57,6 +58,7 @@ const TARGET_OF_COLLECTION: Record<string, AuditTargetType> = {
   mcp_servers: "mcp_server",
   "mcp_servers.my_credential": "mcp_user_credential",
   notifications: "notification_settings",
+  "audit.settings": "audit_settings",
 };
 
 /** An endpoint's action in the trail: `policies.update` for `agn.ctl.policies.update`. */
@@ -152,3 +154,21 @@ export const AuditRefusal = z.object({
   error_code: z.string().max(128),
 });
 export type AuditRefusal = z.infer<typeof AuditRefusal>;
+
+/** How long entries are kept by default, and the bounds an owner may set. */
+export const DEFAULT_AUDIT_RETENTION_DAYS = 365;
+export const MIN_AUDIT_RETENTION_DAYS = 30;
+export const MAX_AUDIT_RETENTION_DAYS = 3_650;
+
+/**
+ * The account's audit settings: entries older than `retention_days` are dropped (the newest entry
+ * always stays, so the chain goes on from it).
+ */
+export const AuditSettings = z.object({
+  retention_days: z
+    .number()
+    .int()
+    .min(MIN_AUDIT_RETENTION_DAYS, `must be at least ${MIN_AUDIT_RETENTION_DAYS} (days)`)
+    .max(MAX_AUDIT_RETENTION_DAYS, `must be at most ${MAX_AUDIT_RETENTION_DAYS} (days)`),
+});
+export type AuditSettings = z.infer<typeof AuditSettings>;

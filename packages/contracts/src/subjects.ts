@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { Account, BootstrapAccountBody, BootstrapAccountReply, UpdateAccountBody } from "./account";
 import { AgentConfig } from "./agent-config";
-import { AuditPage, AuditQuery, AuditRefusal, AuditVerification } from "./audit";
+import { AuditPage, AuditQuery, AuditRefusal, AuditSettings, AuditVerification } from "./audit";
 import { BudgetRule, BudgetRuleBody } from "./budget-rules";
 import { CatalogProvider, DiscoverModelsBody, DiscoverModelsReply } from "./catalog";
 import { Caller, Empty, Id } from "./common";
@@ -225,6 +225,13 @@ export const ControlPlane = {
   /** Owner, admin, auditor: the account's audit trail, newest first (docs/API.md "Audit trail"). */
   auditList: pagedEndpoint("agn.ctl.audit.list", byCaller({ query: AuditQuery }), AuditPage),
   auditVerify: endpoint("agn.ctl.audit.verify", byCaller({}), AuditVerification),
+  auditSettingsGet: endpoint("agn.ctl.audit.settings.get", byCaller({}), AuditSettings),
+  /** Owner only: a shorter retention drops evidence. */
+  auditSettingsUpdate: endpoint(
+    "agn.ctl.audit.settings.update",
+    byCaller({ body: AuditSettings }),
+    AuditSettings,
+  ),
   /** The api-gateway: a change it refused before asking the control-plane, for the caller's trail. */
   auditRefused: endpoint("agn.ctl.audit.refused", byCaller({ refusal: AuditRefusal }), Empty),
   /** Every account's access-log retention, for telemetry's sweep. */

@@ -2,6 +2,7 @@ import { type NatsConnection, requestPaged } from "@agentnet/bus";
 import {
   type AuditEntry,
   AuditQuery,
+  AuditSettings,
   badRequest,
   ControlPlane,
   type Endpoint,
@@ -35,6 +36,23 @@ export function auditRoutes(nc: NatsConnection, timeoutMs: number): Router {
     access: "reader",
     endpoint: ControlPlane.auditVerify,
     toRequest: (_req, caller) => ({ caller }),
+  });
+
+  add({
+    method: "get",
+    path: "/audit/settings",
+    summary: "Get the audit trail's retention (beyond the spec)",
+    access: "reader",
+    endpoint: ControlPlane.auditSettingsGet,
+    toRequest: (_req, caller) => ({ caller }),
+  });
+  add({
+    method: "put",
+    path: "/audit/settings",
+    summary: "Set the audit trail's retention, owner only (beyond the spec)",
+    access: "owner",
+    endpoint: ControlPlane.auditSettingsUpdate,
+    toRequest: (req, caller) => ({ caller, body: AuditSettings.parse(req.body ?? {}) }),
   });
 
   // Streamed page by page: an export of years of changes never sits whole in memory.

@@ -1,11 +1,13 @@
 import { ChainVerifier, canonicalJson, entryHash, GENESIS_HASH, shownChange } from "@agentnet/audit";
-import type {
-  AuditActor,
-  AuditEntry,
-  AuditOutcome,
-  AuditTarget,
-  AuditVerification,
-  Caller,
+import {
+  type AuditActor,
+  type AuditEntry,
+  type AuditOutcome,
+  type AuditTarget,
+  type AuditVerification,
+  type Caller,
+  DEFAULT_AUDIT_RETENTION_DAYS,
+  MIN_AUDIT_RETENTION_DAYS,
 } from "@agentnet/contracts";
 import { type Logger, newId } from "@agentnet/service-kit";
 import type { AuditEntryDoc, AuditModels } from "../store/audit-models";
@@ -211,6 +213,32 @@ export class AuditJournal {
       first_seq: oldest.seq,
       ...(verdict.last_seq === undefined ? {} : { last_seq: verdict.last_seq }),
     };
+  }
+
+  /**
+   * Drops entries past their account's retention (`DEFAULT_AUDIT_RETENTION_DAYS` unless set), all
+   * but each account's newest, from which the chain goes on. Verification then starts at the
+   * oldest entry kept.
+   */
+  async prune(now = new Date()): Promise<number> {
+    const day = 86_400_000;
+    const candidates: string[] = await this.models.AuditEntry.distinct("account_id", {
+      at: { $lt: new Date(now.getTime() - MIN_AUDIT_RETENTION_DAYS * day) },
+    });
+    let dropped = 0;
+    for (const accountId of candidates) {
+      const settings = await this.models.AuditSettings.findOne({ _id: accountId }).lean();
+      const days = settings?.retention_days ?? DEFAULT_AUDIT_RETENTION_DAYS;
+      const newest = await this.models.AuditEntry.findOne({ account_id: accountId }).sort({ seq: -1 }).lean();
+      if (!newest) continue;
+      const removed = await this.models.AuditEntry.deleteMany({
+        account_id: accountId,
+        at: { $lt: new Date(now.getTime() - days * day) },
+        seq: { $lt: newest.seq },
+      });
+      dropped += removed.deletedCount;
+    }
+    return dropped;
   }
 
   /**

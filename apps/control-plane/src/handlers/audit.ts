@@ -1,6 +1,7 @@
-import { ControlPlane } from "@agentnet/contracts";
+import { ControlPlane, DEFAULT_AUDIT_RETENTION_DAYS } from "@agentnet/contracts";
+import { handleChange } from "../audit/changes";
 import { actorOf } from "../audit/journal";
-import { requireAccountWideGrant } from "../domain/access";
+import { requireAccountWideGrant, requireOwner } from "../domain/access";
 import { createListingBook, type HandlerContext, handle } from "./context";
 
 /** The audit trail's reads (owner, admin, auditor) and the api-gateway's refusals (docs/API.md "Audit trail"). */
@@ -17,6 +18,22 @@ export function registerAuditHandlers(ctx: HandlerContext) {
   handle(ctx, ControlPlane.auditVerify, ({ caller }) => {
     requireAccountWideGrant(caller);
     return ctx.audit.verify(caller.account_id);
+  });
+
+  handle(ctx, ControlPlane.auditSettingsGet, async ({ caller }) => {
+    requireAccountWideGrant(caller);
+    const stored = await ctx.models.AuditSettings.findOne({ _id: caller.account_id }).lean();
+    return { retention_days: stored?.retention_days ?? DEFAULT_AUDIT_RETENTION_DAYS };
+  });
+
+  handleChange(ctx, ControlPlane.auditSettingsUpdate, {}, async ({ caller, body }) => {
+    requireOwner(caller);
+    const stored = await ctx.models.AuditSettings.findOneAndUpdate(
+      { _id: caller.account_id },
+      { $set: { account_id: caller.account_id, retention_days: body.retention_days } },
+      { upsert: true, new: true },
+    ).lean();
+    return { retention_days: stored?.retention_days ?? body.retention_days };
   });
 
   handle(ctx, ControlPlane.auditRefused, async ({ caller, refusal }) => {

@@ -78,15 +78,35 @@ const intentSchema = new Schema<AuditIntentDoc>(
 );
 intentSchema.index({ at: 1 });
 
+/** An account's audit settings; an account without one keeps entries `DEFAULT_AUDIT_RETENTION_DAYS`. */
+export interface AuditSettingsDoc {
+  /** The account's id: one per account. */
+  _id: string;
+  account_id: string;
+  retention_days: number;
+  updated_at: Date;
+}
+
+const settingsSchema = new Schema<AuditSettingsDoc>(
+  {
+    _id: String,
+    account_id: { type: String, required: true },
+    retention_days: { type: Number, required: true },
+  },
+  { timestamps: { createdAt: false, updatedAt: "updated_at" }, versionKey: false },
+);
+
 export interface AuditModels {
   AuditEntry: Model<AuditEntryDoc>;
   AuditIntent: Model<AuditIntentDoc>;
+  AuditSettings: Model<AuditSettingsDoc>;
 }
 
 export async function createAuditModels(connection: Connection): Promise<AuditModels> {
   const models: AuditModels = {
     AuditEntry: connection.model("AuditEntry", entrySchema, "audit_entries"),
     AuditIntent: connection.model("AuditIntent", intentSchema, "audit_intents"),
+    AuditSettings: connection.model("AuditSettings", settingsSchema, "audit_settings"),
   };
   await Promise.all(Object.values(models).map((model: Model<unknown>) => model.createIndexes()));
   return models;
