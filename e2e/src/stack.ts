@@ -74,6 +74,8 @@ export interface StackOptions {
   notifier?: Partial<NotifierOptions>;
   /** An OTLP/HTTP URL: each service exports its spans there under its own name (see `StackTracing`). */
   tracesUrl?: string;
+  /** How long proxy tokens minted for agent credentials live (the control-plane's 15 minutes unless set). */
+  agentTokenTtlMs?: number;
 }
 
 /**
@@ -108,6 +110,7 @@ export async function startStack(stackOptions: StackOptions = {}) {
     logger,
     sealingKey,
     verifyTimeoutMs: 5_000,
+    ...(stackOptions.agentTokenTtlMs ? { agentTokenTtlMs: stackOptions.agentTokenTtlMs } : {}),
   });
   const notifier = stackOptions.notifier
     ? await startNotifier(controlPlane, stackOptions.notifier)

@@ -18,6 +18,7 @@ import { openApiDocument } from "./http/openapi";
 import { routesOf } from "./http/route";
 import { keepMountPath } from "./http/route-pattern";
 import { traceRequests } from "./http/tracing";
+import { agentCredentialAuthRoutes, agentCredentialRoutes } from "./routes/agent-credentials";
 import { agentNetworkRoutes } from "./routes/agent-network";
 import { auditRoutes } from "./routes/audit";
 import { consumptionRoutes } from "./routes/consumption";
@@ -83,6 +84,8 @@ export function createApp(options: ApiGatewayOptions): Express {
   const api = express.Router();
   if (tracer || options.metrics) api.use(keepMountPath);
   api.use(jsonOnly);
+  // An agent without a token yet asks for one here; everything after needs a token.
+  api.use(agentCredentialAuthRoutes(options.nc, options.requestTimeoutMs, options.bodyLimitBytes));
   // Who is asking before anything is read: an unauthenticated client cannot make the gateway wait
   // for (or buffer) its body.
   api.use(authenticate(options.nc, options.authCacheTtlMs, options.logger));
@@ -104,6 +107,7 @@ export function createApp(options: ApiGatewayOptions): Express {
     agentNetworkRoutes(options.nc, options.requestTimeoutMs),
     notificationRoutes(options.nc, options.requestTimeoutMs),
     auditRoutes(options.nc, options.requestTimeoutMs),
+    agentCredentialRoutes(options.nc, options.requestTimeoutMs),
   ];
   for (const router of routers) api.use(router);
   // The API's description is public, like any published API reference; built once from the routes.

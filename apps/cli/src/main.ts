@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { AppError } from "@agentnet/contracts";
+import { currentToken, login } from "./commands/agent-login";
 import { bootstrap } from "./commands/bootstrap";
 import { composeEnv } from "./commands/compose-env";
 import { quickstart, quickstartSnippets } from "./commands/quickstart";
@@ -98,6 +99,28 @@ const COMMANDS: Record<string, Command> = {
       print(`token           ${result.member_token}`);
       print("");
       for (const line of quickstartSnippets(result, !values["upstream-url"])) print(line);
+      return 0;
+    },
+  },
+  login: {
+    usage: "login [--api <url>]",
+    summary:
+      "sign a coding agent in: confirm the code it shows in the dashboard; keeps a refresh credential for `agentnet token`",
+    run: async (args) => {
+      const { values } = parseArgs({ args, options: { api: { type: "string" } } });
+      const env = parseEnv(process.env);
+      const apiUrl = (values.api ?? `http://${env.AGN_API_HOST}:${env.AGN_API_PORT}`).replace(/\/+$/, "");
+      await login(process.env, apiUrl, print);
+      return 0;
+    },
+  },
+  token: {
+    usage: "token",
+    summary:
+      "print a proxy token that lives 15 minutes, renewed from `agentnet login`'s credential when needed (Claude Code's apiKeyHelper)",
+    run: async (args) => {
+      parseArgs({ args, options: {} });
+      print(await currentToken(process.env));
       return 0;
     },
   },

@@ -8,6 +8,7 @@ import { ProxyCooldowns } from "./domain/cooldowns";
 import { ActiveEndpoints } from "./domain/settings";
 import { registerAccountHandlers } from "./handlers/accounts";
 import { registerAgentConfigHandlers } from "./handlers/agent-config";
+import { registerAgentCredentialHandlers } from "./handlers/agent-credentials";
 import { registerAuditHandlers } from "./handlers/audit";
 import { registerBudgetRuleHandlers } from "./handlers/budget-rules";
 import { registerCatalogHandlers } from "./handlers/catalog";
@@ -26,6 +27,7 @@ import { registerSettingsHandlers } from "./handlers/settings";
 import { createSnapshotBook, watchConfigChanges } from "./handlers/snapshot";
 import { registerTokenHandlers } from "./handlers/tokens";
 import { registerUserHandlers } from "./handlers/users";
+import { createAgentCredentialModels } from "./store/agent-credential-models";
 import { createAgentModels } from "./store/agent-models";
 import { createAuditModels } from "./store/audit-models";
 import { createModels } from "./store/models";
@@ -53,15 +55,21 @@ export interface ControlPlaneDeps {
   verifier?: typeof Verifier;
   /** Faults a test asks for; none by default. */
   faults?: Faults;
+  /** How long an agent's proxy token lives (`AGN_AGENT_TOKEN_TTL_SECONDS`). */
+  agentTokenTtlMs?: number;
 }
+
+/** 15 minutes: long enough that an agent asks a few times an hour, short enough that a leaked one soon dies. */
+export const DEFAULT_AGENT_TOKEN_TTL_MS = 15 * 60_000;
 
 /** Wires every control-plane endpoint onto a bus connection and a MongoDB connection. */
 export async function startControlPlane(deps: ControlPlaneDeps) {
-  const [identity, agent, notifications, audit] = await Promise.all([
+  const [identity, agent, notifications, audit, agentCredentials] = await Promise.all([
     createModels(deps.connection),
     createAgentModels(deps.connection),
     createNotificationModels(deps.connection),
     createAuditModels(deps.connection),
+    createAgentCredentialModels(deps.connection),
   ]);
   await verifySealingKey(agent, deps.sealingKey);
   await ensureAccountEventsStream(deps.nc);
@@ -69,7 +77,8 @@ export async function startControlPlane(deps: ControlPlaneDeps) {
   const ctx: HandlerContext = {
     nc: deps.nc,
     logger: deps.logger,
-    models: { ...identity, ...agent, ...notifications, ...audit },
+    models: { ...identity, ...agent, ...notifications, ...audit, ...agentCredentials },
+    agentTokenTtlMs: deps.agentTokenTtlMs ?? DEFAULT_AGENT_TOKEN_TTL_MS,
     audit: new AuditJournal(audit, deps.logger),
     faults: deps.faults ?? NO_FAULTS,
     sealingKey: deps.sealingKey,
@@ -99,6 +108,7 @@ export async function startControlPlane(deps: ControlPlaneDeps) {
     registerNotificationHandlers,
     registerCredentialAlerts,
     registerAuditHandlers,
+    registerAgentCredentialHandlers,
   ]) {
     register(ctx);
   }

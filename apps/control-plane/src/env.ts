@@ -19,6 +19,8 @@ export const ControlPlaneEnv = z.object({
   AGN_ALLOWED_PRIVATE_WEBHOOKS: privateWebhookList,
   /** One webhook attempt's deadline, connection to last byte. */
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  /** How long a proxy token minted for an agent (`agentnet token`) lives. */
+  AGN_AGENT_TOKEN_TTL_SECONDS: z.coerce.number().int().min(10).max(86_400).default(900),
   /** How old a change's intent without its audit entry is before recovery writes the entry. */
   AGN_AUDIT_RECOVER_AFTER_SECONDS: z.coerce.number().min(0.1).default(30),
   /** For the audit fault test only: the action whose change kills the process before its entry. */

@@ -24,6 +24,7 @@ await runService(
       sealingKey,
       verifyTimeoutMs: env.VERIFY_TIMEOUT_MS,
       faults: faultsFrom(env.AGN_FAULT_CRASH_BEFORE_AUDIT_ENTRY),
+      agentTokenTtlMs: env.AGN_AGENT_TOKEN_TTL_SECONDS * 1000,
     });
     const recoverAfterMs = env.AGN_AUDIT_RECOVER_AFTER_SECONDS * 1000;
     const recovery = startAuditRecovery(controlPlane, {

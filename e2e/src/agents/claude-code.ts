@@ -45,13 +45,16 @@ export const mcpAddArgs = (server: ClaudeMcpServer): string[] => [
  */
 export async function runClaude(options: {
   baseUrl?: string;
-  token: string;
+  /** Absent: Claude Code finds its key itself (an `apiKeyHelper` in `files`). */
+  token?: string;
   prompt: string;
   model?: string;
   timeoutMs?: number;
   env?: Record<string, string>;
   mcpServers?: ClaudeMcpServer[];
   args?: string[];
+  /** Files written under its HOME first (`.claude/settings.json`). */
+  files?: Record<string, string>;
 }): Promise<ClaudeRun> {
   const run = await runAgent(
     claudeBinary(),
@@ -65,13 +68,17 @@ export async function runClaude(options: {
     ],
     {
       ...(options.baseUrl ? { ANTHROPIC_BASE_URL: options.baseUrl } : {}),
-      ANTHROPIC_AUTH_TOKEN: options.token,
+      ...(options.token === undefined ? {} : { ANTHROPIC_AUTH_TOKEN: options.token }),
       DISABLE_TELEMETRY: "1",
       DISABLE_AUTOUPDATER: "1",
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
       ...options.env,
     },
-    { timeoutMs: options.timeoutMs, setup: (options.mcpServers ?? []).map(mcpAddArgs) },
+    {
+      timeoutMs: options.timeoutMs,
+      setup: (options.mcpServers ?? []).map(mcpAddArgs),
+      ...(options.files ? { files: options.files } : {}),
+    },
   );
   return { ...run, json: parseResult(run.stdout) };
 }

@@ -18,10 +18,10 @@ export const SECRET = {
 
 /**
  * Fields holding a secret or what stands for one: sealed values (`sealed_api_key`,
- * `sealed_credential`, a webhook's sealed signing secret), a token's hash, any `secret`.
+ * `sealed_credential`, a webhook's sealed signing secret), tokens' hashes, any `secret`.
  */
 const isSecretField = (name: string): boolean =>
-  name.startsWith("sealed") || name === "hash" || name.endsWith("_hash") || name.includes("secret");
+  name.startsWith("sealed") || name.includes("hash") || name.includes("secret");
 
 /** Fields of a stored document that say nothing to an auditor (Mongoose's version key). */
 const isBookkeeping = (name: string): boolean => name === "__v";

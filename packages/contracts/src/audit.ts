@@ -41,6 +41,7 @@ export const AuditTargetType = z.enum([
   "mcp_user_credential",
   "notification_settings",
   "audit_settings",
+  "agent_credential",
 ]);
 export type AuditTargetType = z.infer<typeof AuditTargetType>;
 
@@ -59,6 +60,7 @@ const TARGET_OF_COLLECTION: Record<string, AuditTargetType> = {
   "mcp_servers.my_credential": "mcp_user_credential",
   notifications: "notification_settings",
   "audit.settings": "audit_settings",
+  agent_credentials: "agent_credential",
 };
 
 /** An endpoint's action in the trail: `policies.update` for `agn.ctl.policies.update`. */

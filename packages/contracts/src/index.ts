@@ -1,6 +1,7 @@
 export * from "./access-logs";
 export * from "./account";
 export * from "./agent-config";
+export * from "./agent-credentials";
 export * from "./audit";
 export * from "./budget-rules";
 export * from "./bus-access";

@@ -1,6 +1,16 @@
 import { z } from "zod";
 import { Account, BootstrapAccountBody, BootstrapAccountReply, UpdateAccountBody } from "./account";
 import { AgentConfig } from "./agent-config";
+import {
+  AgentCredential,
+  AgentTokens,
+  DeviceApproval,
+  DeviceApprovalBody,
+  DeviceAuthorization,
+  DeviceCodeBody,
+  DeviceTokenBody,
+  RefreshBody,
+} from "./agent-credentials";
 import { AuditPage, AuditQuery, AuditRefusal, AuditSettings, AuditVerification } from "./audit";
 import { BudgetRule, BudgetRuleBody } from "./budget-rules";
 import { CatalogProvider, DiscoverModelsBody, DiscoverModelsReply } from "./catalog";
@@ -234,6 +244,30 @@ export const ControlPlane = {
   ),
   /** The api-gateway: a change it refused before asking the control-plane, for the caller's trail. */
   auditRefused: endpoint("agn.ctl.audit.refused", byCaller({ refusal: AuditRefusal }), Empty),
+  /**
+   * Agent credentials (docs/API.md "Agent credentials"). The three without a caller are the
+   * api-gateway's public OAuth-style endpoints: the device code, its poll, a refresh.
+   */
+  deviceCodeStart: endpoint(
+    "agn.ctl.agent_credentials.device_code",
+    z.object({ body: DeviceCodeBody, verification_uri: z.string().max(2_048) }),
+    DeviceAuthorization,
+  ),
+  deviceCodePoll: endpoint("agn.ctl.agent_credentials.device_token", DeviceTokenBody, AgentTokens),
+  agentTokenRefresh: endpoint("agn.ctl.agent_credentials.refresh", RefreshBody, AgentTokens),
+  /** Any member: approves (or refuses) a device code for themself. */
+  deviceCodeApprove: endpoint(
+    "agn.ctl.agent_credentials.approve",
+    byCaller({ body: DeviceApprovalBody }),
+    DeviceApproval,
+  ),
+  /** The caller's own agent credentials. */
+  agentCredentialsList: endpoint("agn.ctl.agent_credentials.list", byCaller({}), z.array(AgentCredential)),
+  agentCredentialsDelete: endpoint(
+    "agn.ctl.agent_credentials.delete",
+    byCaller({ credential_id: Id }),
+    Empty,
+  ),
   /** Every account's access-log retention, for telemetry's sweep. */
   retentionList: endpoint(
     "agn.ctl.settings.retention",

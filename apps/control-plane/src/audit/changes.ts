@@ -58,6 +58,8 @@ export async function loadTarget(
         return owned && models.McpServer.findOne(owned).lean();
       case "mcp_user_credential":
         return owned && models.McpUserCredential.findOne(owned).lean();
+      case "agent_credential":
+        return owned && models.AgentCredential.findOne(owned).lean();
       case "audit_settings":
         return models.AuditSettings.findOne(byAccount).lean();
       default:

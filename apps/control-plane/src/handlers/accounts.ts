@@ -66,6 +66,8 @@ export function registerAccountHandlers(ctx: HandlerContext) {
     const byAccount = { account_id: account._id };
     await Promise.all([
       models.Token.deleteMany(byAccount),
+      models.AgentCredential.deleteMany(byAccount),
+      models.AgentAccessToken.deleteMany(byAccount),
       models.User.deleteMany(byAccount),
       models.Group.deleteMany(byAccount),
       models.Settings.deleteMany(byAccount),

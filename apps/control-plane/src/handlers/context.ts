@@ -22,6 +22,7 @@ import type { Logger } from "@agentnet/service-kit";
 import type { AuditJournal } from "../audit/journal";
 import type { ProxyCooldowns } from "../domain/cooldowns";
 import type { ActiveEndpoints } from "../domain/settings";
+import type { AgentCredentialModels } from "../store/agent-credential-models";
 import type { AgentModels } from "../store/agent-models";
 import type { AuditModels } from "../store/audit-models";
 import type { Models } from "../store/models";
@@ -29,7 +30,9 @@ import type { NotificationModels } from "../store/notification-models";
 
 /** What every handler group needs: the stores, the bus, the sealing key and a logger. */
 export interface HandlerContext {
-  models: Models & AgentModels & NotificationModels & AuditModels;
+  models: Models & AgentModels & NotificationModels & AuditModels & AgentCredentialModels;
+  /** How long a proxy token minted for an agent credential lives. */
+  agentTokenTtlMs: number;
   /** Every change's entry in its account's audit trail (src/audit). */
   audit: AuditJournal;
   /** Faults a test asks for (`AGN_FAULT_*`): none in service. */

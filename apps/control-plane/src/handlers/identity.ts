@@ -9,7 +9,10 @@ import { type HandlerContext, handle } from "./context";
 export function registerIdentityHandlers(ctx: HandlerContext) {
   const { models } = ctx;
   handle(ctx, ControlPlane.authResolve, async ({ token_hash }) => {
-    const stored = await models.Token.findOne({ hash: token_hash }).lean();
+    // An API token, or a proxy token an agent credential minted (docs/API.md "Agent credentials").
+    const stored =
+      (await models.Token.findOne({ hash: token_hash }).lean()) ??
+      (await models.AgentAccessToken.findOne({ hash: token_hash }).lean());
     if (!stored || stored.expires_at.getTime() <= Date.now()) throw unauthenticated();
     const [user, account] = await Promise.all([
       models.User.findOne({ _id: stored.user_id, account_id: stored.account_id }).lean(),

@@ -1,0 +1,104 @@
+import { type NatsConnection, request } from "@agentnet/bus";
+import {
+  ControlPlane,
+  DeviceApprovalBody,
+  DeviceCodeBody,
+  DeviceTokenBody,
+  type Endpoint,
+  RefreshBody,
+} from "@agentnet/contracts";
+import express, { type ErrorRequestHandler, type Request, Router } from "express";
+import { toAppError } from "../http/errors";
+import { mount, param, type RouteSpec } from "../http/route";
+
+/**
+ * The public half of agent credentials (docs/API.md "Agent credentials"): an agent asks for a
+ * device code, polls for its tokens, and refreshes them, with no API token (it has none yet). Their
+ * refusals carry OAuth's `error` and `error_description` (RFC 8628 §3.5) beside the API's own
+ * `message` and `code`, so OAuth device-flow clients read them too.
+ */
+export function agentCredentialAuthRoutes(
+  nc: NatsConnection,
+  timeoutMs: number,
+  bodyLimitBytes: number,
+): Router {
+  const router = Router();
+  router.use(express.json({ limit: bodyLimitBytes, type: "application/json" }));
+  const forward =
+    <E extends Endpoint>(endpoint: E, toRequest: (req: Request) => unknown): express.RequestHandler =>
+    async (req, res, next) => {
+      try {
+        res.json(await request(nc, endpoint, toRequest(req) as never, { timeoutMs }));
+      } catch (error) {
+        next(error);
+      }
+    };
+  router.post(
+    "/auth/device/code",
+    forward(ControlPlane.deviceCodeStart, (req) => ({
+      body: DeviceCodeBody.parse(req.body ?? {}),
+      // Where the member confirms it: the dashboard's page, at the address the agent reached the API by.
+      verification_uri: `${req.protocol}://${req.get("host") ?? "localhost"}/#/device`,
+    })),
+  );
+  router.post(
+    "/auth/device/token",
+    forward(ControlPlane.deviceCodePoll, (req) => DeviceTokenBody.parse(req.body ?? {})),
+  );
+  router.post(
+    "/auth/token",
+    forward(ControlPlane.agentTokenRefresh, (req) => RefreshBody.parse(req.body ?? {})),
+  );
+  const oauthErrors: ErrorRequestHandler = (error, _req, res, next) => {
+    const refusal = toAppError(error);
+    if (!refusal || refusal.status >= 500) {
+      next(error);
+      return;
+    }
+    res.status(refusal.status).json({
+      error:
+        refusal.status === 401
+          ? "invalid_grant"
+          : refusal.code === "bad_request"
+            ? "invalid_request"
+            : refusal.code,
+      error_description: refusal.message,
+      message: refusal.message,
+      code: refusal.status,
+      reason: refusal.code,
+    });
+  };
+  router.use(oauthErrors);
+  return router;
+}
+
+/** A member's own agent credentials: approving a device code, listing and revoking what they hold. */
+export function agentCredentialRoutes(nc: NatsConnection, timeoutMs: number): Router {
+  const router = Router();
+  const add = <E extends Endpoint>(spec: RouteSpec<E>) => mount(router, nc, timeoutMs, spec);
+  add({
+    method: "post",
+    path: "/agent-credentials/device",
+    summary: "Approve (or refuse) the device code an agent shows, for yourself (beyond the spec)",
+    access: "member",
+    endpoint: ControlPlane.deviceCodeApprove,
+    toRequest: (req, caller) => ({ caller, body: DeviceApprovalBody.parse(req.body ?? {}) }),
+  });
+  add({
+    method: "get",
+    path: "/agent-credentials",
+    summary: "List your agent credentials (beyond the spec)",
+    access: "member",
+    endpoint: ControlPlane.agentCredentialsList,
+    toRequest: (_req, caller) => ({ caller }),
+  });
+  add({
+    method: "delete",
+    path: "/agent-credentials/:credentialId",
+    summary: "Revoke one of your agent credentials and the tokens it minted (beyond the spec)",
+    access: "member",
+    endpoint: ControlPlane.agentCredentialsDelete,
+    toRequest: (req, caller) => ({ caller, credential_id: param(req, "credentialId") }),
+  });
+  return router;
+}
