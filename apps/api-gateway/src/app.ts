@@ -24,6 +24,7 @@ import { auditRoutes } from "./routes/audit";
 import { consumptionRoutes } from "./routes/consumption";
 import { identityRoutes } from "./routes/identity";
 import { notificationRoutes } from "./routes/notifications";
+import { signInPublicRoutes, signInRoutes } from "./routes/sign-in";
 import { telemetryRoutes } from "./routes/telemetry";
 
 export interface ApiGatewayOptions {
@@ -84,22 +85,23 @@ export function createApp(options: ApiGatewayOptions): Express {
   const api = express.Router();
   if (tracer || options.metrics) api.use(keepMountPath);
   api.use(jsonOnly);
-  // An agent without a token yet asks for one here; everything after needs a token.
-  api.use(agentCredentialAuthRoutes(options.nc, options.requestTimeoutMs, options.bodyLimitBytes));
+  const parseJson = express.json({
+    limit: options.bodyLimitBytes,
+    type: "application/json",
+    strict: false,
+    // Invalid UTF-8 would be stored as replacement characters: refuse it instead.
+    verify: (_req, _res, buffer) => {
+      if (!isUtf8(buffer)) throw new Error("invalid UTF-8");
+    },
+  });
+  // An agent without a token yet asks for one here, and a browser signs in; everything after needs
+  // a token or a session (and reads no body before it knows who sends it).
+  api.use(agentCredentialAuthRoutes(options.nc, options.requestTimeoutMs, parseJson));
+  api.use(signInPublicRoutes(options.nc, options.requestTimeoutMs));
   // Who is asking before anything is read: an unauthenticated client cannot make the gateway wait
   // for (or buffer) its body.
   api.use(authenticate(options.nc, options.authCacheTtlMs, options.logger));
-  api.use(
-    express.json({
-      limit: options.bodyLimitBytes,
-      type: "application/json",
-      strict: false,
-      // Invalid UTF-8 would be stored as replacement characters: refuse it instead.
-      verify: (_req, _res, buffer) => {
-        if (!isUtf8(buffer)) throw new Error("invalid UTF-8");
-      },
-    }),
-  );
+  api.use(parseJson);
   const routers = [
     identityRoutes(options.nc, options.requestTimeoutMs),
     consumptionRoutes(options.nc, options.requestTimeoutMs),
@@ -108,6 +110,7 @@ export function createApp(options: ApiGatewayOptions): Express {
     notificationRoutes(options.nc, options.requestTimeoutMs),
     auditRoutes(options.nc, options.requestTimeoutMs),
     agentCredentialRoutes(options.nc, options.requestTimeoutMs),
+    signInRoutes(options.nc, options.requestTimeoutMs),
   ];
   for (const router of routers) api.use(router);
   // The API's description is public, like any published API reference; built once from the routes.

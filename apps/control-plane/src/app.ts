@@ -24,6 +24,7 @@ import { registerPolicyHandlers } from "./handlers/policies";
 import { registerProviderHandlers } from "./handlers/providers";
 import { registerSealingHandlers } from "./handlers/sealing";
 import { registerSettingsHandlers } from "./handlers/settings";
+import { registerSignInHandlers } from "./handlers/sign-in";
 import { createSnapshotBook, watchConfigChanges } from "./handlers/snapshot";
 import { registerTokenHandlers } from "./handlers/tokens";
 import { registerUserHandlers } from "./handlers/users";
@@ -33,6 +34,7 @@ import { createAuditModels } from "./store/audit-models";
 import { createModels } from "./store/models";
 import { createNotificationModels } from "./store/notification-models";
 import { verifySealingKey } from "./store/sealing-canary";
+import { createSignInModels } from "./store/sign-in-models";
 
 /**
  * How the control-plane connects to MongoDB: majority writes and reads from the primary
@@ -64,12 +66,13 @@ export const DEFAULT_AGENT_TOKEN_TTL_MS = 15 * 60_000;
 
 /** Wires every control-plane endpoint onto a bus connection and a MongoDB connection. */
 export async function startControlPlane(deps: ControlPlaneDeps) {
-  const [identity, agent, notifications, audit, agentCredentials] = await Promise.all([
+  const [identity, agent, notifications, audit, agentCredentials, signIn] = await Promise.all([
     createModels(deps.connection),
     createAgentModels(deps.connection),
     createNotificationModels(deps.connection),
     createAuditModels(deps.connection),
     createAgentCredentialModels(deps.connection),
+    createSignInModels(deps.connection),
   ]);
   await verifySealingKey(agent, deps.sealingKey);
   await ensureAccountEventsStream(deps.nc);
@@ -77,7 +80,7 @@ export async function startControlPlane(deps: ControlPlaneDeps) {
   const ctx: HandlerContext = {
     nc: deps.nc,
     logger: deps.logger,
-    models: { ...identity, ...agent, ...notifications, ...audit, ...agentCredentials },
+    models: { ...identity, ...agent, ...notifications, ...audit, ...agentCredentials, ...signIn },
     agentTokenTtlMs: deps.agentTokenTtlMs ?? DEFAULT_AGENT_TOKEN_TTL_MS,
     audit: new AuditJournal(audit, deps.logger),
     faults: deps.faults ?? NO_FAULTS,
@@ -109,6 +112,7 @@ export async function startControlPlane(deps: ControlPlaneDeps) {
     registerCredentialAlerts,
     registerAuditHandlers,
     registerAgentCredentialHandlers,
+    registerSignInHandlers,
   ]) {
     register(ctx);
   }

@@ -22,6 +22,8 @@ export const AuditActor = z.object({
   role: Role.optional(),
   /** The API token the request carried. */
   token_id: Id.optional(),
+  /** The browser session it came in, when signed in with the identity provider. */
+  session_id: Id.optional(),
   ...RequestOrigin.shape,
 });
 export type AuditActor = z.infer<typeof AuditActor>;
@@ -42,6 +44,8 @@ export const AuditTargetType = z.enum([
   "notification_settings",
   "audit_settings",
   "agent_credential",
+  "identity_provider",
+  "session",
 ]);
 export type AuditTargetType = z.infer<typeof AuditTargetType>;
 
@@ -61,6 +65,8 @@ const TARGET_OF_COLLECTION: Record<string, AuditTargetType> = {
   notifications: "notification_settings",
   "audit.settings": "audit_settings",
   agent_credentials: "agent_credential",
+  identity_provider: "identity_provider",
+  sessions: "session",
 };
 
 /** An endpoint's action in the trail: `policies.update` for `agn.ctl.policies.update`. */

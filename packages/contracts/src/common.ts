@@ -50,6 +50,8 @@ export const Caller = z.object({
   name: z.string(),
   /** The API token the caller authenticated with (absent for callers resolved before it was added). */
   token_id: Id.optional(),
+  /** The browser session the caller signed in with at their identity provider, instead of a token. */
+  session_id: Id.optional(),
   /** Where the request came from, added by the api-gateway per request: audit entries show it. */
   origin: RequestOrigin.optional(),
 });

@@ -14,6 +14,7 @@ export * from "./events";
 export * from "./gateway";
 export * from "./groups";
 export * from "./guardrails";
+export * from "./identity-provider";
 export * from "./limits";
 export * from "./mcp-servers";
 export * from "./notifications";

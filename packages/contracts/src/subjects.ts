@@ -19,6 +19,14 @@ import { GatewaySnapshot } from "./gateway";
 import { Group, GroupBody } from "./groups";
 import { Guardrail, GuardrailBody } from "./guardrails";
 import {
+  IdentityProvider,
+  IdentityProviderBody,
+  SignInFinish,
+  SignInRedirect,
+  SignInSession,
+  SignInStart,
+} from "./identity-provider";
+import {
   CreateMcpServerBody,
   McpServer,
   McpUserCredential,
@@ -268,6 +276,19 @@ export const ControlPlane = {
     byCaller({ credential_id: Id }),
     Empty,
   ),
+  /** The account's OpenID Connect provider (docs/API.md "Sign-in with your identity provider"). */
+  identityProviderGet: endpoint("agn.ctl.identity_provider.get", byCaller({}), IdentityProvider),
+  identityProviderPut: endpoint(
+    "agn.ctl.identity_provider.put",
+    byCaller({ body: IdentityProviderBody }),
+    IdentityProvider,
+  ),
+  identityProviderDelete: endpoint("agn.ctl.identity_provider.delete", byCaller({}), Empty),
+  /** The api-gateway's sign-in: where to send the browser, then the provider's answer redeemed. */
+  signInStart: endpoint("agn.ctl.sessions.start", SignInStart, SignInRedirect),
+  signInFinish: endpoint("agn.ctl.sessions.create", SignInFinish, SignInSession),
+  /** Signs a browser session out (the caller is the session's). */
+  signOut: endpoint("agn.ctl.sessions.delete", byCaller({}), Empty),
   /** Every account's access-log retention, for telemetry's sweep. */
   retentionList: endpoint(
     "agn.ctl.settings.retention",

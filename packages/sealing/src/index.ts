@@ -101,6 +101,9 @@ export const providerCredentialAad = (accountId: string, providerId: string): st
 export const mcpServerCredentialAad = (accountId: string, serverId: string): string =>
   `mcp-server:${accountId}:${serverId}`;
 
+/** The owner an account's identity provider client secret is sealed to: only the control-plane opens it. */
+export const identityProviderSecretAad = (accountId: string): string => `identity-provider:${accountId}`;
+
 /**
  * The owner a member's own credential for a per-user MCP server is sealed to: one member of one
  * server of one account, so a sealed value copied to another member's record does not open.

@@ -3,12 +3,14 @@ import {
   type Caller,
   type CallersRevokedEvent,
   ControlPlane,
+  forbidden,
   hasAccountWideGrant,
   revokesCaller,
   unauthenticated,
 } from "@agentnet/contracts";
 import { type Logger, tokenResolveRequest } from "@agentnet/service-kit";
 import type { Request, RequestHandler } from "express";
+import { CSRF_HEADER, cookiesOf, csrfTokenOf, SESSION_COOKIE, sameSecret } from "./session-cookie";
 
 /** Who may call a route. Finer, per-resource rules are the control-plane's. */
 export type Access = "member" | "reader" | "writer" | "owner";
@@ -87,8 +89,10 @@ export function authenticate(nc: NatsConnection, ttlMs: number, logger: Logger):
   }
   return async (req, res, next) => {
     try {
-      const token = TOKEN_SCHEME.exec(req.headers.authorization ?? "")?.[1];
-      if (!token) throw unauthenticated("send your API token as 'Authorization: Token <token>'");
+      const header = req.headers.authorization;
+      const session = header ? undefined : cookiesOf(req).get(SESSION_COOKIE);
+      const token = session ?? TOKEN_SCHEME.exec(header ?? "")?.[1];
+      if (!token) throw unauthenticated("send your API token as 'Authorization: Token <token>', or sign in");
       let caller = cache.get(token);
       if (!caller) {
         const resolve = tokenResolveRequest(token);
@@ -97,13 +101,42 @@ export function authenticate(nc: NatsConnection, ttlMs: number, logger: Logger):
         caller = await request(nc, ControlPlane.authResolve, resolve);
         cache.set(token, resolve.token_hash, caller, startedAt);
       }
+      if (session && !SAFE_METHODS.has(req.method)) refuseCrossSite(req, session);
       res.locals.caller = caller;
+      if (session) res.locals.session = session;
       next();
     } catch (error) {
       next(error);
     }
   };
 }
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/**
+ * A change made with the session cookie must come from the dashboard: with the session's CSRF
+ * token (which only a page of this origin can read) and, when the browser names one, from this
+ * origin. A cookie alone proves only that a browser holds it, and browsers send it on requests
+ * other sites make them send.
+ */
+function refuseCrossSite(req: Request, session: string): void {
+  const origin = req.headers.origin;
+  if (origin !== undefined && origin !== `${req.protocol}://${req.get("host")}`) {
+    throw forbidden(`a change from another origin (${origin}) is refused`);
+  }
+  const sent = req.get(CSRF_HEADER);
+  if (!sent || !sameSecret(sent, csrfTokenOf(session))) {
+    throw forbidden(
+      `a change made with the session cookie needs the ${CSRF_HEADER} header from /api/auth/session`,
+    );
+  }
+}
+
+/** The session token the caller authenticated with, when it came as the session cookie. */
+export const sessionOf = (req: Request): string | undefined => {
+  const session: unknown = req.res?.locals.session;
+  return typeof session === "string" ? session : undefined;
+};
 
 export const callerOf = (req: Request): Caller => {
   const caller: unknown = req.res?.locals.caller;

@@ -7,7 +7,7 @@ import {
   type Endpoint,
   RefreshBody,
 } from "@agentnet/contracts";
-import express, { type ErrorRequestHandler, type Request, Router } from "express";
+import { type ErrorRequestHandler, type Request, type RequestHandler, Router } from "express";
 import { toAppError } from "../http/errors";
 import { mount, param, type RouteSpec } from "../http/route";
 
@@ -20,22 +20,26 @@ import { mount, param, type RouteSpec } from "../http/route";
 export function agentCredentialAuthRoutes(
   nc: NatsConnection,
   timeoutMs: number,
-  bodyLimitBytes: number,
+  parseJson: RequestHandler,
 ): Router {
   const router = Router();
-  router.use(express.json({ limit: bodyLimitBytes, type: "application/json" }));
-  const forward =
-    <E extends Endpoint>(endpoint: E, toRequest: (req: Request) => unknown): express.RequestHandler =>
+  // The body is read on these routes alone: any other request reads none before it is authenticated.
+  const forward = <E extends Endpoint>(
+    endpoint: E,
+    toRequest: (req: Request) => unknown,
+  ): RequestHandler[] => [
+    parseJson,
     async (req, res, next) => {
       try {
         res.json(await request(nc, endpoint, toRequest(req) as never, { timeoutMs }));
       } catch (error) {
         next(error);
       }
-    };
+    },
+  ];
   router.post(
     "/auth/device/code",
-    forward(ControlPlane.deviceCodeStart, (req) => ({
+    ...forward(ControlPlane.deviceCodeStart, (req) => ({
       body: DeviceCodeBody.parse(req.body ?? {}),
       // Where the member confirms it: the dashboard's page, at the address the agent reached the API by.
       verification_uri: `${req.protocol}://${req.get("host") ?? "localhost"}/#/device`,
@@ -43,11 +47,11 @@ export function agentCredentialAuthRoutes(
   );
   router.post(
     "/auth/device/token",
-    forward(ControlPlane.deviceCodePoll, (req) => DeviceTokenBody.parse(req.body ?? {})),
+    ...forward(ControlPlane.deviceCodePoll, (req) => DeviceTokenBody.parse(req.body ?? {})),
   );
   router.post(
     "/auth/token",
-    forward(ControlPlane.agentTokenRefresh, (req) => RefreshBody.parse(req.body ?? {})),
+    ...forward(ControlPlane.agentTokenRefresh, (req) => RefreshBody.parse(req.body ?? {})),
   );
   const oauthErrors: ErrorRequestHandler = (error, _req, res, next) => {
     const refusal = toAppError(error);

@@ -60,6 +60,10 @@ export async function loadTarget(
         return owned && models.McpUserCredential.findOne(owned).lean();
       case "agent_credential":
         return owned && models.AgentCredential.findOne(owned).lean();
+      case "identity_provider":
+        return models.IdentityProvider.findById(accountId).lean();
+      case "session":
+        return owned && models.Session.findOne(owned).lean();
       case "audit_settings":
         return models.AuditSettings.findOne(byAccount).lean();
       default:

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { ChainVerifier, canonicalJson, entryHash, GENESIS_HASH, shownChange } from "@agentnet/audit";
 import {
   type AuditActor,
@@ -35,13 +36,16 @@ export interface Pending {
 }
 
 /** How often a writer that lost the race for the chain's next place tries again. */
-const MAX_APPEND_ATTEMPTS = 20;
+const MAX_APPEND_ATTEMPTS = 50;
+/** The most a loser waits before it tries again, growing per attempt: racing writers spread out. */
+const APPEND_BACKOFF_MS = 5;
 
 export const actorOf = (caller: Caller): AuditActor => ({
   user_id: caller.user_id,
   email: caller.email,
   role: caller.role,
   ...(caller.token_id ? { token_id: caller.token_id } : {}),
+  ...(caller.session_id ? { session_id: caller.session_id } : {}),
   ...(caller.origin?.address ? { address: caller.origin.address } : {}),
   ...(caller.origin?.user_agent ? { user_agent: caller.origin.user_agent } : {}),
 });
@@ -289,6 +293,7 @@ export class AuditJournal {
         if (!isDuplicateKey(error)) throw error;
         if (await this.models.AuditEntry.exists({ _id: fields.id })) return;
         if (attempt >= MAX_APPEND_ATTEMPTS) throw error;
+        await sleep(Math.random() * APPEND_BACKOFF_MS * Math.min(attempt, 10));
       }
     }
   }

@@ -27,10 +27,11 @@ import type { AgentModels } from "../store/agent-models";
 import type { AuditModels } from "../store/audit-models";
 import type { Models } from "../store/models";
 import type { NotificationModels } from "../store/notification-models";
+import type { SignInModels } from "../store/sign-in-models";
 
 /** What every handler group needs: the stores, the bus, the sealing key and a logger. */
 export interface HandlerContext {
-  models: Models & AgentModels & NotificationModels & AuditModels & AgentCredentialModels;
+  models: Models & AgentModels & NotificationModels & AuditModels & AgentCredentialModels & SignInModels;
   /** How long a proxy token minted for an agent credential lives. */
   agentTokenTtlMs: number;
   /** Every change's entry in its account's audit trail (src/audit). */

@@ -9,10 +9,13 @@ import { type HandlerContext, handle } from "./context";
 export function registerIdentityHandlers(ctx: HandlerContext) {
   const { models } = ctx;
   handle(ctx, ControlPlane.authResolve, async ({ token_hash }) => {
-    // An API token, or a proxy token an agent credential minted (docs/API.md "Agent credentials").
-    const stored =
+    // An API token, a proxy token an agent credential minted (docs/API.md "Agent credentials"), or
+    // a browser session's (docs/API.md "Sign-in with your identity provider").
+    const token =
       (await models.Token.findOne({ hash: token_hash }).lean()) ??
       (await models.AgentAccessToken.findOne({ hash: token_hash }).lean());
+    const session = token ? undefined : await models.Session.findOne({ hash: token_hash }).lean();
+    const stored = token ?? session;
     if (!stored || stored.expires_at.getTime() <= Date.now()) throw unauthenticated();
     const [user, account] = await Promise.all([
       models.User.findOne({ _id: stored.user_id, account_id: stored.account_id }).lean(),
@@ -28,7 +31,7 @@ export function registerIdentityHandlers(ctx: HandlerContext) {
       group_ids: [account.all_group_id, ...user.auto_groups.filter((id) => id !== account.all_group_id)],
       email: user.email,
       name: user.name,
-      token_id: stored._id,
+      ...(session ? { session_id: session._id } : { token_id: stored._id }),
     };
   });
 

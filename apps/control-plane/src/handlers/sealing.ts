@@ -1,5 +1,6 @@
 import { ControlPlane, type SealedSecret } from "@agentnet/contracts";
 import {
+  identityProviderSecretAad,
   mcpServerCredentialAad,
   mcpUserCredentialAad,
   providerCredentialAad,
@@ -11,6 +12,7 @@ import { signingSecretAad } from "../domain/webhooks";
 import type { McpServerDoc, McpUserCredentialDoc, ProviderDoc } from "../store/agent-models";
 import type { NotificationSettingsDoc } from "../store/notification-models";
 import { resealCanary } from "../store/sealing-canary";
+import type { IdentityProviderDoc } from "../store/sign-in-models";
 import { announceConfigChange, type HandlerContext, handle } from "./context";
 
 interface SealedDoc {
@@ -113,6 +115,17 @@ export function registerSealingHandlers(ctx: HandlerContext) {
           sealedOf: (doc) => doc.sealed,
           aadOf: (doc) => mcpUserCredentialAad(doc.account_id, doc.server_id, doc.user_id),
           inSnapshot: true,
+        },
+        accounts,
+      ),
+      await reseal<IdentityProviderDoc>(
+        {
+          what: "identity provider client secret",
+          model: models.IdentityProvider,
+          field: "sealed_client_secret",
+          sealedOf: (doc) => doc.sealed_client_secret,
+          aadOf: (doc) => identityProviderSecretAad(doc.account_id),
+          inSnapshot: false,
         },
         accounts,
       ),

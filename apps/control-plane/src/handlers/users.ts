@@ -137,6 +137,7 @@ export function registerUserHandlers(ctx: HandlerContext) {
     await models.McpUserCredential.deleteMany({ account_id: caller.account_id, user_id: user._id });
     await models.AgentCredential.deleteMany({ account_id: caller.account_id, user_id: user._id });
     await models.AgentAccessToken.deleteMany({ account_id: caller.account_id, user_id: user._id });
+    await models.Session.deleteMany({ account_id: caller.account_id, user_id: user._id });
     await models.BudgetRule.updateMany(
       { account_id: caller.account_id, target_users: user._id },
       { $pull: { target_users: user._id } },

@@ -1,0 +1,154 @@
+import { type NatsConnection, request } from "@agentnet/bus";
+import { ControlPlane, type Endpoint, IdentityProviderBody, unauthenticated } from "@agentnet/contracts";
+import { type Request, type Response, Router } from "express";
+import { z } from "zod";
+import { callerOf, sessionOf } from "../http/auth";
+import { toAppError } from "../http/errors";
+import { mount, type RouteSpec } from "../http/route";
+import {
+  clearCookie,
+  cookiesOf,
+  csrfTokenOf,
+  SESSION_COOKIE,
+  SIGN_IN_COOKIE,
+  sameSecret,
+  setCookie,
+} from "../http/session-cookie";
+
+const CALLBACK_PATH = "/api/auth/oidc/callback";
+/** A sign-in at the provider takes at most this long (the control-plane's attempt lives as long). */
+const SIGN_IN_SECONDS = 600;
+
+const StartQuery = z.object({
+  email: z.string().max(320).optional(),
+  account_id: z.string().max(128).optional(),
+});
+
+const originOf = (req: Request) => `${req.protocol}://${req.get("host") ?? "localhost"}`;
+
+/** Back to the dashboard's sign-in page, saying why the sign-in did not happen. */
+const backToSignIn = (res: Response, reason: string) =>
+  res.redirect(303, `/#/sign-in?${new URLSearchParams({ sign_in_error: reason })}`);
+
+/**
+ * The browser's half of sign-in with the account's identity provider (docs/API.md "Sign-in with your
+ * identity provider"): to the provider with a state bound to this browser by a cookie, back to the
+ * callback, whose code the control-plane redeems, and into the dashboard with a session cookie.
+ */
+export function signInPublicRoutes(nc: NatsConnection, timeoutMs: number): Router {
+  const router = Router();
+  router.get("/auth/oidc/start", async (req, res, next) => {
+    try {
+      const query = StartQuery.parse(req.query);
+      const started = await request(
+        nc,
+        ControlPlane.signInStart,
+        { ...query, redirect_uri: `${originOf(req)}${CALLBACK_PATH}` },
+        { timeoutMs },
+      );
+      setCookie(req, res, SIGN_IN_COOKIE, started.state, {
+        path: CALLBACK_PATH,
+        maxAgeSeconds: SIGN_IN_SECONDS,
+      });
+      res.redirect(302, started.authorization_url);
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  router.get("/auth/oidc/callback", async (req, res) => {
+    clearCookie(req, res, SIGN_IN_COOKIE, CALLBACK_PATH);
+    const state = typeof req.query.state === "string" ? req.query.state : "";
+    const bound = cookiesOf(req).get(SIGN_IN_COOKIE);
+    // A callback this browser did not start (a forged link, another's code) signs nobody in.
+    if (!state || !bound || !sameSecret(state, bound)) {
+      backToSignIn(res, "this sign-in was not started in this browser: start again");
+      return;
+    }
+    if (typeof req.query.error === "string") {
+      const described =
+        typeof req.query.error_description === "string" ? `: ${req.query.error_description}` : "";
+      backToSignIn(res, `the identity provider refused the sign-in (${req.query.error}${described})`);
+      return;
+    }
+    try {
+      const session = await request(
+        nc,
+        ControlPlane.signInFinish,
+        {
+          state,
+          callback_url: `${originOf(req)}${req.originalUrl}`,
+          ...(req.ip ? { address: req.ip.slice(0, 64) } : {}),
+          ...(req.get("user-agent") ? { user_agent: req.get("user-agent")?.slice(0, 512) } : {}),
+        },
+        { timeoutMs: Math.max(timeoutMs, 15_000) },
+      );
+      const maxAgeSeconds = Math.max(0, Math.floor((Date.parse(session.expires_at) - Date.now()) / 1000));
+      setCookie(req, res, SESSION_COOKIE, session.session_token, { path: "/", maxAgeSeconds });
+      res.redirect(303, "/#/");
+    } catch (error) {
+      backToSignIn(res, toAppError(error)?.message ?? "the sign-in failed; try again");
+    }
+  });
+  return router;
+}
+
+/** The signed-in side: the session (and its CSRF token), signing out, and the provider's settings. */
+export function signInRoutes(nc: NatsConnection, timeoutMs: number): Router {
+  const router = Router();
+  const add = <E extends Endpoint>(spec: RouteSpec<E>) => mount(router, nc, timeoutMs, spec);
+
+  router.get("/auth/session", (req, res, next) => {
+    try {
+      const caller = callerOf(req);
+      const session = sessionOf(req);
+      res.json({
+        user_id: caller.user_id,
+        email: caller.email,
+        name: caller.name,
+        role: caller.role,
+        account_id: caller.account_id,
+        ...(session ? { csrf_token: csrfTokenOf(session) } : {}),
+      });
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  router.post("/auth/sign-out", async (req, res, next) => {
+    try {
+      if (!sessionOf(req)) throw unauthenticated("sign-out ends a browser session; this request has none");
+      await request(nc, ControlPlane.signOut, { caller: callerOf(req) }, { timeoutMs });
+      clearCookie(req, res, SESSION_COOKIE, "/");
+      res.json({});
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  add({
+    method: "get",
+    path: "/identity-provider",
+    summary: "Get the account's OpenID Connect provider, its client secret never shown (beyond the spec)",
+    access: "reader",
+    endpoint: ControlPlane.identityProviderGet,
+    toRequest: (_req, caller) => ({ caller }),
+  });
+  add({
+    method: "put",
+    path: "/identity-provider",
+    summary: "Set the account's OpenID Connect provider (beyond the spec)",
+    access: "writer",
+    endpoint: ControlPlane.identityProviderPut,
+    toRequest: (req, caller) => ({ caller, body: IdentityProviderBody.parse(req.body ?? {}) }),
+  });
+  add({
+    method: "delete",
+    path: "/identity-provider",
+    summary: "Turn sign-in with the identity provider off and forget its settings (beyond the spec)",
+    access: "writer",
+    endpoint: ControlPlane.identityProviderDelete,
+    toRequest: (_req, caller) => ({ caller }),
+  });
+  return router;
+}

@@ -1,0 +1,326 @@
+import {
+  AppError,
+  auditActionOf,
+  badRequest,
+  ControlPlane,
+  conflict,
+  type IdentityProvider,
+  notFound,
+  unprocessable,
+} from "@agentnet/contracts";
+import { identityProviderSecretAad, seal, unseal } from "@agentnet/sealing";
+import { hashToken, newId } from "@agentnet/service-kit";
+import * as oidc from "openid-client";
+import { handleChange, loadTarget } from "../audit/changes";
+import { requireAccountWideGrant, requireWriter } from "../domain/access";
+import { generateToken } from "../domain/tokens";
+import type { IdentityProviderDoc } from "../store/sign-in-models";
+import { announceConfigChange, type HandlerContext, handle, missingIds, revokeCallers } from "./context";
+
+/** How long a sign-in may take at the provider, and how long a browser session lasts. */
+const SIGN_IN_SECONDS = 600;
+const SESSION_HOURS = 12;
+/** A provider's discovered configuration is used this long before it is read again. */
+const DISCOVERY_MS = 10 * 60_000;
+
+const shown = (doc: IdentityProviderDoc): IdentityProvider => ({
+  issuer: doc.issuer,
+  client_id: doc.client_id,
+  allowed_email_domains: doc.allowed_email_domains,
+  groups_claim: doc.groups_claim,
+  group_mapping: doc.group_mapping.map(({ claim_value, group_id }) => ({ claim_value, group_id })),
+  default_role: doc.default_role,
+  enabled: doc.enabled,
+  client_secret_set: true,
+  updated_at: doc.updated_at.toISOString(),
+});
+
+/** The claim's values as strings: a list, or one value. */
+const claimValues = (claim: unknown): string[] =>
+  Array.isArray(claim)
+    ? claim.filter((value): value is string => typeof value === "string")
+    : typeof claim === "string"
+      ? [claim]
+      : [];
+
+/**
+ * Sign-in with the account's OpenID Connect provider (docs/API.md "Sign-in with your identity
+ * provider"): its settings; the authorization code flow with PKCE, state and nonce, run here (the
+ * client secret never leaves the control-plane) for the api-gateway, which holds the browser; the
+ * browser sessions it makes, which `agn.ctl.auth.resolve` answers like tokens.
+ */
+export function registerSignInHandlers(ctx: HandlerContext) {
+  const { models } = ctx;
+  const discovered = new Map<string, { fingerprint: string; at: number; config: oidc.Configuration }>();
+
+  const clientOf = async (provider: IdentityProviderDoc): Promise<oidc.Configuration> => {
+    const secret = unseal(
+      ctx.sealingKey,
+      provider.sealed_client_secret,
+      identityProviderSecretAad(provider.account_id),
+    );
+    const fingerprint = hashToken(`${provider.issuer}\0${provider.client_id}\0${secret}`);
+    const known = discovered.get(provider.account_id);
+    if (known?.fingerprint === fingerprint && Date.now() - known.at < DISCOVERY_MS) return known.config;
+    const issuer = new URL(provider.issuer);
+    try {
+      const config = await oidc.discovery(
+        issuer,
+        provider.client_id,
+        secret,
+        undefined,
+        // http:// is allowed on loopback only (IdentityProviderBody): a provider on this host.
+        issuer.protocol === "http:"
+          ? { execute: [oidc.allowInsecureRequests], timeout: 10 }
+          : { timeout: 10 },
+      );
+      discovered.set(provider.account_id, { fingerprint, at: Date.now(), config });
+      return config;
+    } catch (error) {
+      throw new AppError(
+        502,
+        "identity_provider.unreachable",
+        `the identity provider at ${provider.issuer} could not be read: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+  };
+
+  /** Ends a user's browser sessions and agent credentials (and the proxy tokens those minted). */
+  const endSignedInAccess = async (accountId: string, userId: string) => {
+    const mine = { account_id: accountId, user_id: userId };
+    await Promise.all([
+      models.Session.deleteMany(mine),
+      models.AgentCredential.deleteMany(mine),
+      models.AgentAccessToken.deleteMany(mine),
+    ]);
+    await revokeCallers(ctx, accountId, { userIds: [userId] });
+  };
+
+  handle(ctx, ControlPlane.identityProviderGet, async ({ caller }) => {
+    requireAccountWideGrant(caller);
+    const stored = await models.IdentityProvider.findById(caller.account_id).lean();
+    if (!stored) throw notFound("identity provider");
+    return shown(stored);
+  });
+
+  handleChange(ctx, ControlPlane.identityProviderPut, {}, async ({ caller, body }) => {
+    requireWriter(caller);
+    const stored = await models.IdentityProvider.findById(caller.account_id).lean();
+    if (!stored && !body.client_secret)
+      throw badRequest("client_secret is required to set up the identity provider");
+    const unknown = await missingIds(
+      models.Group,
+      caller.account_id,
+      body.group_mapping.map((entry) => entry.group_id),
+    );
+    if (unknown.length > 0) {
+      throw unprocessable(
+        "identity_provider.unknown_group",
+        `group_mapping names groups the account has not: ${unknown.join(", ")}`,
+      );
+    }
+    const { client_secret: secret, ...settings } = body;
+    const updated = await models.IdentityProvider.findOneAndUpdate(
+      { _id: caller.account_id },
+      {
+        $set: {
+          ...settings,
+          account_id: caller.account_id,
+          ...(secret
+            ? {
+                sealed_client_secret: seal(
+                  ctx.sealingKey,
+                  secret,
+                  identityProviderSecretAad(caller.account_id),
+                ),
+              }
+            : {}),
+        },
+      },
+      { upsert: true, new: true },
+    ).lean();
+    if (!updated) throw notFound("identity provider");
+    return shown(updated);
+  });
+
+  handleChange(ctx, ControlPlane.identityProviderDelete, {}, async ({ caller }) => {
+    requireWriter(caller);
+    const removed = await models.IdentityProvider.deleteOne({ _id: caller.account_id });
+    if (removed.deletedCount === 0) throw notFound("identity provider");
+    return {};
+  });
+
+  handle(ctx, ControlPlane.signInStart, async ({ account_id, email, redirect_uri }) => {
+    const domain = email?.toLowerCase().split("@")[1];
+    const candidates = account_id
+      ? await models.IdentityProvider.find({ _id: account_id, enabled: true }).lean()
+      : domain
+        ? await models.IdentityProvider.find({ allowed_email_domains: domain, enabled: true }).lean()
+        : [];
+    if (candidates.length > 1) {
+      throw conflict("sign_in.ambiguous", `several accounts sign in people of ${domain}: name the account`);
+    }
+    const [provider] = candidates;
+    if (!provider) throw notFound(`identity provider for ${account_id ?? domain ?? "(nothing named)"}`);
+    const config = await clientOf(provider);
+    const state = oidc.randomState();
+    const nonce = oidc.randomNonce();
+    const verifier = oidc.randomPKCECodeVerifier();
+    await models.SignInAttempt.create({
+      _id: hashToken(state),
+      account_id: provider.account_id,
+      code_verifier: verifier,
+      nonce,
+      redirect_uri,
+      expires_at: new Date(Date.now() + SIGN_IN_SECONDS * 1000),
+    });
+    const url = oidc.buildAuthorizationUrl(config, {
+      redirect_uri,
+      scope: "openid email profile",
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: "S256",
+      state,
+      nonce,
+      ...(email ? { login_hint: email } : {}),
+    });
+    return { authorization_url: url.href, state };
+  });
+
+  handle(ctx, ControlPlane.signInFinish, async ({ state, callback_url, address, user_agent }) => {
+    // One use: a replayed callback finds nothing.
+    const attempt = await models.SignInAttempt.findOneAndDelete({ _id: hashToken(state) }).lean();
+    if (!attempt || attempt.expires_at <= new Date()) {
+      throw badRequest("this sign-in is unknown, used or expired: start again");
+    }
+    const accountId = attempt.account_id;
+    const origin = { ...(address ? { address } : {}), ...(user_agent ? { user_agent } : {}) };
+    const refuse = async (
+      status: number,
+      code: string,
+      message: string,
+      who: { user_id?: string; email?: string },
+    ) => {
+      // A known person the sign-in refuses loses what earlier sign-ins gave them, now.
+      const known = who.email
+        ? await models.User.findOne({ account_id: accountId, email: who.email }).lean()
+        : null;
+      if (known) await endSignedInAccess(accountId, known._id);
+      await ctx.audit.record({
+        account_id: accountId,
+        actor: { ...who, ...origin },
+        action: auditActionOf(ControlPlane.signInFinish),
+        target: { type: "session" },
+        outcome: status === 401 || status === 403 ? "refused" : "failed",
+        status,
+        error_code: code,
+      });
+      return new AppError(status, code, message);
+    };
+    const provider = await models.IdentityProvider.findById(accountId).lean();
+    if (!provider?.enabled)
+      throw await refuse(403, "sign_in.disabled", "sign-in with the identity provider is off", {});
+    const config = await clientOf(provider);
+    let claims: oidc.IDToken;
+    try {
+      const tokens = await oidc.authorizationCodeGrant(config, new URL(callback_url), {
+        pkceCodeVerifier: attempt.code_verifier,
+        expectedState: state,
+        expectedNonce: attempt.nonce,
+        idTokenExpected: true,
+      });
+      const idClaims = tokens.claims();
+      if (!idClaims) throw new Error("no ID token");
+      claims = idClaims;
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      throw await refuse(401, "sign_in.refused", `the identity provider refused the sign-in: ${message}`, {});
+    }
+    const email = typeof claims.email === "string" ? claims.email.toLowerCase() : undefined;
+    if (!email || claims.email_verified === false) {
+      throw await refuse(403, "sign_in.no_email", "the identity provider vouched for no verified email", {});
+    }
+    const domain = email.split("@")[1] ?? "";
+    if (provider.allowed_email_domains.length > 0 && !provider.allowed_email_domains.includes(domain)) {
+      throw await refuse(403, "sign_in.domain_not_allowed", `people of ${domain} may not sign in here`, {
+        email,
+      });
+    }
+    const claimed = new Set(claimValues(claims[provider.groups_claim]));
+    const mapped = new Set(provider.group_mapping.map((entry) => entry.group_id));
+    const granted = provider.group_mapping
+      .filter((entry) => claimed.has(entry.claim_value))
+      .map((entry) => entry.group_id);
+
+    let user = await models.User.findOne({ account_id: accountId, email }).lean();
+    if (user?.is_blocked) {
+      throw await refuse(403, "sign_in.blocked", "this user is blocked", { user_id: user._id, email });
+    }
+    const sessionId = newId();
+    const actor = {
+      ...(user ? { user_id: user._id, role: user.role } : {}),
+      email,
+      session_id: sessionId,
+      ...origin,
+    };
+    const pending = await ctx.audit.begin({
+      account_id: accountId,
+      actor,
+      action: auditActionOf(ControlPlane.signInFinish),
+      target: { type: "session", id: sessionId },
+      before: undefined,
+    });
+    const now = new Date();
+    if (!user) {
+      const created = await models.User.create({
+        _id: newId(),
+        account_id: accountId,
+        email,
+        name: typeof claims.name === "string" ? claims.name : email,
+        role: provider.default_role,
+        auto_groups: [...new Set(granted)],
+        last_login: now,
+      });
+      user = created.toObject();
+    } else {
+      // Groups the mapping governs follow the claim; others (given by hand) stay.
+      const groups = [...new Set([...user.auto_groups.filter((id) => !mapped.has(id)), ...granted])];
+      const changed =
+        groups.length !== user.auto_groups.length || groups.some((id) => !user?.auto_groups.includes(id));
+      await models.User.updateOne({ _id: user._id }, { $set: { auto_groups: groups, last_login: now } });
+      if (changed) {
+        await revokeCallers(ctx, accountId, { userIds: [user._id] });
+        announceConfigChange(ctx, accountId);
+      }
+    }
+    const token = generateToken();
+    const expiresAt = new Date(now.getTime() + SESSION_HOURS * 3_600_000);
+    await models.Session.create({
+      _id: sessionId,
+      account_id: accountId,
+      user_id: user._id,
+      hash: hashToken(token),
+      created_at: now,
+      expires_at: expiresAt,
+      ...origin,
+    });
+    await ctx.audit.settle(
+      pending,
+      { outcome: "succeeded" },
+      await loadTarget(ctx, accountId, { type: "session", id: sessionId }),
+    );
+    return {
+      session_token: token,
+      expires_at: expiresAt.toISOString(),
+      account_id: accountId,
+      user_id: user._id,
+    };
+  });
+
+  handleChange(ctx, ControlPlane.signOut, { id: (r) => r.caller.session_id ?? "" }, async ({ caller }) => {
+    if (!caller.session_id)
+      throw badRequest("sign-out ends a browser session; this request came with a token");
+    await models.Session.deleteOne({ _id: caller.session_id, account_id: caller.account_id });
+    await revokeCallers(ctx, caller.account_id, { userIds: [caller.user_id] });
+    return {};
+  });
+}
