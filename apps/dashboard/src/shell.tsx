@@ -3,6 +3,7 @@ import { AccessLogsPage } from "./pages/access-logs";
 import { AccountPage } from "./pages/account";
 import { AgentConfigPage } from "./pages/agent-config";
 import { ApiReferencePage } from "./pages/api-reference";
+import { AuditPage } from "./pages/audit";
 import { AlertsPage } from "./pages/config/alerts";
 import { BudgetRulesPage } from "./pages/config/budget-rules";
 import { GuardrailsPage } from "./pages/config/guardrails";
@@ -128,6 +129,14 @@ const PAGES: Page[] = [
     section: "Account",
     visible: (s) => s.accountWide,
     render: () => <AccountPage />,
+  },
+  {
+    path: "/audit",
+    label: "Audit trail",
+    section: "Account",
+    // Not an agent-network page: every change made through the API, the team's included.
+    visible: (s) => s.accountWide,
+    render: (l) => <AuditPage location={l} />,
   },
   {
     path: "/keys",

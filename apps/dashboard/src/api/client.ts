@@ -64,12 +64,54 @@ export async function apiFetch<T>(
   }
   const text = await response.text();
   const parsed: unknown = text ? safeJson(text) : undefined;
-  if (!response.ok) {
-    if (response.status === 401) window.dispatchEvent(new Event(UNAUTHORIZED_EVENT));
-    const errorBody = isObject(parsed) ? (parsed as Partial<HttpErrorBody>) : undefined;
-    throw new ApiError(response.status, errorBody, `${method} ${path} answered ${response.status}`);
-  }
+  if (!response.ok) throw refusal(response.status, parsed, `${method} ${path} answered ${response.status}`);
   return parsed as T;
+}
+
+/** The ApiError of a non-2xx answer; a 401 also tells the app to sign out. */
+function refusal(status: number, parsed: unknown, fallback: string): ApiError {
+  if (status === 401) window.dispatchEvent(new Event(UNAUTHORIZED_EVENT));
+  return new ApiError(status, isObject(parsed) ? (parsed as Partial<HttpErrorBody>) : undefined, fallback);
+}
+
+/** A file the API answers (an export) and the name it gives it. */
+export interface Download {
+  blob: Blob;
+  name: string;
+}
+
+/**
+ * A file read with the caller's token, whole, to be saved from the page: a plain link cannot send
+ * the Authorization header. The name is the answer's `Content-Disposition` filename, else `fallbackName`.
+ */
+export async function apiDownload(token: string, path: string, fallbackName: string): Promise<Download> {
+  let response: Response;
+  try {
+    response = await fetch(path, { headers: { authorization: `Token ${token}` } });
+  } catch {
+    throw new ApiError(0, undefined, "The API did not answer. Is the stack running?");
+  }
+  if (!response.ok) {
+    const text = await response.text();
+    throw refusal(
+      response.status,
+      text ? safeJson(text) : undefined,
+      `GET ${path} answered ${response.status}`,
+    );
+  }
+  try {
+    const blob = await response.blob();
+    return { blob, name: attachmentName(response.headers.get("content-disposition")) ?? fallbackName };
+  } catch {
+    // A stream the API cut midway (its store failed after the first rows) is no file to keep.
+    throw new ApiError(0, undefined, "The download stopped before its end; nothing was saved. Try again.");
+  }
+}
+
+/** The filename of a `Content-Disposition: attachment; filename="..."` header, when it names one. */
+export function attachmentName(header: string | null): string | undefined {
+  const match = header ? /filename="?([^";]+)"?/i.exec(header) : null;
+  return match?.[1]?.trim() || undefined;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>

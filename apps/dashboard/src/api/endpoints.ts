@@ -4,6 +4,9 @@ import type {
   AccessLogSessionPage,
   Account,
   AgentConfig,
+  AuditEntry,
+  AuditPage,
+  AuditVerification,
   BudgetRule,
   CapStatus,
   CatalogProvider,
@@ -28,7 +31,7 @@ import type {
   UsageSeries,
   User,
 } from "@agentnet/contracts";
-import { ApiError, apiFetch, type Query, toSearch } from "./client";
+import { ApiError, apiDownload, apiFetch, type Query, toSearch } from "./client";
 
 const AN = "/api/agent-network";
 /** Public: served without a token, so a plain link downloads it. */
@@ -146,6 +149,17 @@ export function createApi(token: string) {
     deleteNotifications: () => send<object>("DELETE", `${AN}/notifications`),
     rotateSigningSecret: () => send<NotificationSettingsWithSecret>("POST", `${AN}/notifications/secret`),
     notificationDeliveries: () => get<NotificationDelivery[]>(`${AN}/notifications/deliveries`),
+    /** One page of the audit trail, newest first (docs/API.md "Audit trail"). */
+    audit: (query: Query) => get<AuditPage>("/api/audit", query),
+    /** The entry at `seq`, or undefined when there is none (the API reads entries by seq only in pages). */
+    auditEntry: async (seq: number): Promise<AuditEntry | undefined> => {
+      const page = await get<AuditPage>("/api/audit", { before_seq: seq + 1, limit: 1 });
+      return page.entries.find((entry) => entry.seq === seq);
+    },
+    verifyAudit: () => get<AuditVerification>("/api/audit/verify"),
+    /** The whole filtered trail as a file, `query` holding `format` (jsonl or csv) and the filters. */
+    exportAudit: (query: Query) =>
+      apiDownload(token, `/api/audit/export${toSearch(query)}`, `audit.${String(query.format)}`),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { AccessLogEntry } from "@agentnet/contracts";
 import { type KeyboardEvent, type MouseEvent, useEffect, useRef, useState } from "react";
+import { saveFile } from "../components/download";
 import { LogFilterBar, Pager, useFilteredList, useLogLookups } from "../components/log-filters";
 import { SortHeader } from "../components/sort-header";
 import { Badge, Check, EmptyState, FormError, LoadState, Progress, ScrollableTable } from "../components/ui";
@@ -216,17 +217,6 @@ function liveTailStatus(live: boolean, paused: boolean, arrived: Arrival | undef
   return `Live tail is on: the newest requests are read every ${LIVE_TAIL_MS / 1000} seconds.`;
 }
 
-/** Starts a download of `text` as a file, built in the page (a blob URL, no round trip). */
-function download(file: { text: string; type: string }, name: string) {
-  const url = URL.createObjectURL(new Blob([file.text], { type: file.type }));
-  const link = document.createElement("a");
-  link.href = url;
-  link.download = name;
-  link.click();
-  // Freed later rather than at once: the download reads the blob after click() returns.
-  window.setTimeout(() => URL.revokeObjectURL(url), 60_000);
-}
-
 /** Export of every row the filters match (up to the cap) as CSV or JSON. */
 function ExportButtons(props: { filters: LogFilters }) {
   const { api } = useSession();
@@ -248,7 +238,8 @@ function ExportButtons(props: { filters: LogFilters }) {
           (id) => api.accessLog(id),
         );
         const name = exportFileName(format, startedAt);
-        download(exportFile(format, result.entries), name);
+        const file = exportFile(format, result.entries);
+        saveFile(new Blob([file.text], { type: file.type }), name);
         setSummary(exportSummary(result, name));
       })
       .then(() => setProgress(undefined));
