@@ -21,8 +21,12 @@ export const ControlPlaneEnv = z.object({
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   /** How long a proxy token minted for an agent (`agentnet token`) lives. */
   AGN_AGENT_TOKEN_TTL_SECONDS: z.coerce.number().int().min(10).max(86_400).default(900),
-  /** How old a change's intent without its audit entry is before recovery writes the entry. */
-  AGN_AUDIT_RECOVER_AFTER_SECONDS: z.coerce.number().min(0.1).default(30),
+  /**
+   * How old a change's intent without its audit entry is before recovery writes the entry: well
+   * past the longest a change takes (a provider's check waits 15 s), so a slow change is not taken
+   * for a stopped one.
+   */
+  AGN_AUDIT_RECOVER_AFTER_SECONDS: z.coerce.number().min(0.1).default(120),
   /** For the audit fault test only: the action whose change kills the process before its entry. */
   AGN_FAULT_CRASH_BEFORE_AUDIT_ENTRY: z.string().min(1).optional(),
 });

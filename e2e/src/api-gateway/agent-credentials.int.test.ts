@@ -1,12 +1,4 @@
-import type {
-  AgentCredential,
-  AgentTokens,
-  AuditPage,
-  DeviceAuthorization,
-  PersonalAccessTokenGenerated,
-  User,
-} from "@agentnet/contracts";
-import { uniqueId } from "@agentnet/testkit";
+import type { AgentCredential, AgentTokens, AuditPage, DeviceAuthorization, User } from "@agentnet/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiHarness, startApiHarness } from "./harness";
 
@@ -17,18 +9,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await api.stop();
 });
-
-async function addMember(ownerToken: string) {
-  const created = await api.call<User>("POST", "/api/users", {
-    token: ownerToken,
-    body: { email: `${uniqueId("member")}@example.com`, role: "user" },
-  });
-  const token = await api.call<PersonalAccessTokenGenerated>("POST", `/api/users/${created.body.id}/tokens`, {
-    token: ownerToken,
-    body: { name: "t", expires_in: 30 },
-  });
-  return { user: created.body, token: token.body.plain_token };
-}
 
 const startDevice = async () =>
   (await api.call<DeviceAuthorization>("POST", "/api/auth/device/code", { body: { client_name: "laptop" } }))
@@ -59,7 +39,7 @@ async function signInAgent(memberToken: string): Promise<AgentTokens> {
 describe("agent credentials", () => {
   it("are given by a device code the member approves: pending, slowed, then a short-lived proxy token and a refresh token", async () => {
     const owner = await api.bootstrap();
-    const member = await addMember(owner.token);
+    const member = await api.addMember(owner.token);
     const device = await startDevice();
     expect(device).toMatchObject({ expires_in: 600, interval: 5 });
     expect(device.user_code).toMatch(/^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/);
@@ -91,6 +71,26 @@ describe("agent credentials", () => {
     const me = await api.call<User[]>("GET", "/api/users", { token: tokens.body.access_token });
     expect(me.body.map((user) => user.id)).toEqual([member.user.id]);
 
+    // A proxy token mints nothing that would outlive it.
+    const other = await startDevice();
+    const byProxyToken = { token: tokens.body.access_token };
+    expect(
+      (
+        await api.call("POST", "/api/agent-credentials/device", {
+          ...byProxyToken,
+          body: { user_code: other.user_code },
+        })
+      ).status,
+    ).toBe(403);
+    expect(
+      (
+        await api.call("POST", `/api/users/${member.user.id}/tokens`, {
+          ...byProxyToken,
+          body: { name: "escape", expires_in: 365 },
+        })
+      ).status,
+    ).toBe(403);
+
     const listed = await api.call<AgentCredential[]>("GET", "/api/agent-credentials", {
       token: member.token,
     });
@@ -101,13 +101,14 @@ describe("agent credentials", () => {
       token: owner.token,
     });
     expect(trail.body.entries.map((entry) => [entry.action, entry.outcome, entry.actor.user_id])).toEqual([
+      ["agent_credentials.approve", "refused", member.user.id],
       ["agent_credentials.approve", "succeeded", member.user.id],
     ]);
   });
 
   it("refreshes once per refresh token; one used twice was copied, and the whole credential is revoked", async () => {
     const owner = await api.bootstrap();
-    const member = await addMember(owner.token);
+    const member = await api.addMember(owner.token);
     const first = await signInAgent(member.token);
 
     const second = await refresh(first.refresh_token);
@@ -129,7 +130,7 @@ describe("agent credentials", () => {
 
   it("stop working when the member is blocked, and when the member revokes them", async () => {
     const owner = await api.bootstrap();
-    const member = await addMember(owner.token);
+    const member = await api.addMember(owner.token);
     const revokedByMember = await signInAgent(member.token);
     const untilBlocked = await signInAgent(member.token);
 
@@ -153,7 +154,7 @@ describe("agent credentials", () => {
 
   it("refuses a refused, unknown or expired code, and malformed bodies, in OAuth's words", async () => {
     const owner = await api.bootstrap();
-    const member = await addMember(owner.token);
+    const member = await api.addMember(owner.token);
     const device = await startDevice();
     await api.call("POST", "/api/agent-credentials/device", {
       token: member.token,

@@ -4,10 +4,7 @@ import type {
   AuditVerification,
   Group,
   NotificationSettingsWithSecret,
-  PersonalAccessTokenGenerated,
-  User,
 } from "@agentnet/contracts";
-import { uniqueId } from "@agentnet/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiHarness, startApiHarness } from "./harness";
 
@@ -18,18 +15,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await api.stop();
 });
-
-async function addMember(ownerToken: string, role: "admin" | "auditor" | "user") {
-  const created = await api.call<User>("POST", "/api/users", {
-    token: ownerToken,
-    body: { email: `${uniqueId(role)}@example.com`, role },
-  });
-  const token = await api.call<PersonalAccessTokenGenerated>("POST", `/api/users/${created.body.id}/tokens`, {
-    token: ownerToken,
-    body: { name: "t", expires_in: 30 },
-  });
-  return { user: created.body, token: token.body.plain_token, tokenId: token.body.personal_access_token.id };
-}
 
 /** The account's whole trail, oldest first. */
 async function trail(token: string, filters = ""): Promise<AuditEntry[]> {
@@ -89,8 +74,8 @@ describe("the audit trail", () => {
 
   it("records a change the caller may not make, or that fails, and lets only owner, admin and auditor read it", async () => {
     const owner = await api.bootstrap();
-    const member = await addMember(owner.token, "user");
-    const auditor = await addMember(owner.token, "auditor");
+    const member = await api.addMember(owner.token, "user");
+    const auditor = await api.addMember(owner.token, "auditor");
 
     expect((await api.call("POST", "/api/groups", { token: member.token, body: { name: "x" } })).status).toBe(
       403,
@@ -219,7 +204,7 @@ describe("the audit trail", () => {
 
   it("keeps entries a year unless the owner sets another retention, a change audited like any", async () => {
     const owner = await api.bootstrap();
-    const admin = await addMember(owner.token, "admin");
+    const admin = await api.addMember(owner.token, "admin");
     const path = "/api/audit/settings";
     expect((await api.call("GET", path, { token: admin.token })).body).toEqual({ retention_days: 365 });
     expect((await api.call("PUT", path, { token: admin.token, body: { retention_days: 30 } })).status).toBe(

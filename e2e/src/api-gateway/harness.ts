@@ -1,6 +1,11 @@
 import { startTestApi } from "@agentnet/api-gateway/testing";
 import { request } from "@agentnet/bus";
-import { ControlPlane, type Verifier } from "@agentnet/contracts";
+import {
+  ControlPlane,
+  type PersonalAccessTokenGenerated,
+  type User,
+  type Verifier,
+} from "@agentnet/contracts";
 import { startControlPlane } from "@agentnet/control-plane/app";
 import { parseSealingKeys } from "@agentnet/sealing";
 import { createLogger } from "@agentnet/service-kit";
@@ -59,6 +64,25 @@ export async function startApiHarness(options: { verifier?: typeof Verifier; bod
     };
   };
 
+  /** A member the owner adds with `role`, and an API token the owner makes for them (30 days). */
+  const addMember = async (ownerToken: string, role: "admin" | "auditor" | "user" = "user") => {
+    const created = await call<User>("POST", "/api/users", {
+      token: ownerToken,
+      body: { email: `${uniqueId(role)}@example.com`, role },
+    });
+    if (created.status !== 200) throw new Error(`adding a member answered ${created.status}`);
+    const token = await call<PersonalAccessTokenGenerated>("POST", `/api/users/${created.body.id}/tokens`, {
+      token: ownerToken,
+      body: { name: "t", expires_in: 30 },
+    });
+    if (token.status !== 200) throw new Error(`making the member's token answered ${token.status}`);
+    return {
+      user: created.body,
+      token: token.body.plain_token,
+      tokenId: token.body.personal_access_token.id,
+    };
+  };
+
   /** A fresh account with its owner; every test gets its own, so tests never see each other's data. */
   const bootstrap = (email = `${uniqueId("owner")}@example.com`) =>
     request(nc, ControlPlane.accountsBootstrap, { email });
@@ -68,7 +92,7 @@ export async function startApiHarness(options: { verifier?: typeof Verifier; bod
     await nc.drain();
     await connection.close();
   };
-  return { baseUrl, call, bootstrap, nc, connection, stop };
+  return { baseUrl, call, bootstrap, addMember, nc, connection, stop };
 }
 
 export type ApiHarness = Awaited<ReturnType<typeof startApiHarness>>;

@@ -12,20 +12,6 @@ afterAll(async () => {
 });
 
 /** A member of the owner's account with the given role, and a token of theirs. */
-async function addMember(ownerToken: string, role: "admin" | "auditor" | "user", ownerId: string) {
-  const created = await api.call<User>("POST", "/api/users", {
-    token: ownerToken,
-    body: { email: `${uniqueId(role)}@example.com`, role },
-  });
-  expect(created.status).toBe(200);
-  const token = await api.call<PersonalAccessTokenGenerated>("POST", `/api/users/${created.body.id}/tokens`, {
-    token: ownerToken,
-    body: { name: "t", expires_in: 30 },
-  });
-  expect(token.status).toBe(200);
-  expect(ownerId).not.toBe(created.body.id);
-  return { user: created.body, token: token.body.plain_token };
-}
 
 describe("authentication", () => {
   it("answers 401 without a token, with a malformed one and with an unknown one", async () => {
@@ -43,7 +29,7 @@ describe("authentication", () => {
 
   it("answers 401 for a revoked token", async () => {
     const owner = await api.bootstrap();
-    const { user, token } = await addMember(owner.token, "user", owner.user_id);
+    const { user, token } = await api.addMember(owner.token, "user");
     const tokens = await api.call<{ id: string }[]>("GET", `/api/users/${user.id}/tokens`, { token });
     const [only] = tokens.body;
     expect(only).toBeDefined();
@@ -167,7 +153,7 @@ describe("users", () => {
 
   it("lets a regular user see only themself, and a user of another account not at all", async () => {
     const owner = await api.bootstrap();
-    const member = await addMember(owner.token, "user", owner.user_id);
+    const member = await api.addMember(owner.token, "user");
     const list = await api.call<User[]>("GET", "/api/users", { token: member.token });
     expect(list.body.map((u) => u.id)).toEqual([member.user.id]);
     expect(list.body[0]?.is_current).toBe(true);
@@ -183,9 +169,9 @@ describe("users", () => {
 describe("roles", () => {
   it("lets admins write but not grant owner; auditors read but not write; users neither", async () => {
     const owner = await api.bootstrap();
-    const admin = await addMember(owner.token, "admin", owner.user_id);
-    const auditor = await addMember(owner.token, "auditor", owner.user_id);
-    const user = await addMember(owner.token, "user", owner.user_id);
+    const admin = await api.addMember(owner.token, "admin");
+    const auditor = await api.addMember(owner.token, "auditor");
+    const user = await api.addMember(owner.token, "user");
 
     expect((await api.call("POST", "/api/groups", { token: admin.token, body: { name: "a" } })).status).toBe(
       200,
@@ -207,7 +193,7 @@ describe("roles", () => {
 
   it("lets only owners delete the account", async () => {
     const owner = await api.bootstrap();
-    const admin = await addMember(owner.token, "admin", owner.user_id);
+    const admin = await api.addMember(owner.token, "admin");
     expect(
       (await api.call("DELETE", `/api/accounts/${owner.account_id}`, { token: admin.token })).status,
     ).toBe(403);
@@ -221,7 +207,7 @@ describe("roles", () => {
 describe("groups", () => {
   it("starts with the All group counting every user; names are unique; All cannot be deleted", async () => {
     const owner = await api.bootstrap();
-    await addMember(owner.token, "user", owner.user_id);
+    await api.addMember(owner.token, "user");
     const groups = await api.call<Group[]>("GET", "/api/groups", { token: owner.token });
     expect(groups.body).toEqual([expect.objectContaining({ name: "All", users_count: 2 })]);
     const all = groups.body[0];
@@ -265,7 +251,7 @@ describe("tokens", () => {
     expect(JSON.stringify(list.body)).not.toContain(created.body.plain_token);
     expect(list.body).toHaveLength(2);
 
-    const admin = await addMember(owner.token, "admin", owner.user_id);
+    const admin = await api.addMember(owner.token, "admin");
     const forOwner = await api.call("POST", `/api/users/${owner.user_id}/tokens`, {
       token: admin.token,
       body: { name: "x", expires_in: 1 },

@@ -5,13 +5,11 @@ import {
   type Group,
   type McpServer,
   type McpUserCredential,
-  type PersonalAccessTokenGenerated,
   type Policy,
-  type User,
 } from "@agentnet/contracts";
 import { GOOD_KEY, type Harness, startHarness } from "@agentnet/provider-verifier/test-support";
 import { mcpServerCredentialAad, mcpUserCredentialAad, parseSealingKeys, unseal } from "@agentnet/sealing";
-import { TEST_SEALING_KEY, uniqueId } from "@agentnet/testkit";
+import { TEST_SEALING_KEY } from "@agentnet/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiHarness, startApiHarness } from "./harness";
 
@@ -46,19 +44,12 @@ async function owner() {
 }
 
 async function member(ownerToken: string, role: "admin" | "auditor" | "user") {
-  return (await memberWithId(ownerToken, role)).token;
+  return (await api.addMember(ownerToken, role)).token;
 }
 
 async function memberWithId(ownerToken: string, role: "admin" | "auditor" | "user") {
-  const created = await api.call<User>("POST", "/api/users", {
-    token: ownerToken,
-    body: { email: `${uniqueId(role)}@example.com`, role },
-  });
-  const token = await api.call<PersonalAccessTokenGenerated>("POST", `/api/users/${created.body.id}/tokens`, {
-    token: ownerToken,
-    body: { name: "t", expires_in: 30 },
-  });
-  return { id: created.body.id, token: token.body.plain_token };
+  const { user, token } = await api.addMember(ownerToken, role);
+  return { id: user.id, token };
 }
 
 describe("MCP servers", () => {

@@ -3,10 +3,7 @@ import type {
   NotificationDelivery,
   NotificationSettings,
   NotificationSettingsWithSecret,
-  PersonalAccessTokenGenerated,
-  User,
 } from "@agentnet/contracts";
-import { uniqueId } from "@agentnet/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiHarness, startApiHarness } from "./harness";
 
@@ -20,18 +17,6 @@ afterAll(async () => {
 
 const path = "/api/agent-network/notifications";
 const URL_A = "https://hooks.example.com/agentnet";
-
-async function addMember(ownerToken: string, role: "admin" | "auditor" | "user") {
-  const created = await api.call<User>("POST", "/api/users", {
-    token: ownerToken,
-    body: { email: `${uniqueId(role)}@example.com`, role },
-  });
-  const token = await api.call<PersonalAccessTokenGenerated>("POST", `/api/users/${created.body.id}/tokens`, {
-    token: ownerToken,
-    body: { name: "t", expires_in: 30 },
-  });
-  return token.body.plain_token;
-}
 
 describe("notification settings", () => {
   it("are created with a signing secret shown once, read without it, replaced and removed", async () => {
@@ -167,9 +152,9 @@ describe("notification settings", () => {
   it("are read by owners, admins and auditors, changed by owners and admins only", async () => {
     const owner = await api.bootstrap();
     await api.call("POST", path, { token: owner.token, body: { url: URL_A } });
-    const auditor = await addMember(owner.token, "auditor");
-    const user = await addMember(owner.token, "user");
-    const admin = await addMember(owner.token, "admin");
+    const auditor = (await api.addMember(owner.token, "auditor")).token;
+    const user = (await api.addMember(owner.token, "user")).token;
+    const admin = (await api.addMember(owner.token, "admin")).token;
     expect((await api.call("GET", path, { token: auditor })).status).toBe(200);
     expect((await api.call("GET", `${path}/deliveries`, { token: auditor })).status).toBe(200);
     expect((await api.call("PUT", path, { token: auditor, body: { url: URL_A } })).status).toBe(403);

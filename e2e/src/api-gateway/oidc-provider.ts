@@ -7,6 +7,8 @@ export interface IdpUser {
   email: string;
   name: string;
   groups: string[];
+  /** Whether the provider says it verified the email (true unless set). */
+  emailVerified?: boolean;
 }
 
 export interface TestIdentityProvider {
@@ -62,7 +64,7 @@ export async function startTestIdentityProvider(redirectUri: string): Promise<Te
         claims: () => ({
           sub: id,
           email: user.email,
-          email_verified: true,
+          email_verified: user.emailVerified ?? true,
           name: user.name,
           groups: user.groups,
         }),

@@ -181,4 +181,34 @@ describe("sign-in with the account's identity provider", () => {
     expect(signInError(narrowed.location)).toContain("may not sign in here");
     expect((await api.call("GET", "/api/auth/session", withCookie(carol.jar))).status).toBe(401);
   });
+
+  it("lets only the owner name the provider, never sends the secret to another one, and takes only a verified email of the same person", async () => {
+    const domain = `corp-${Date.now()}-d.example`;
+    const { owner } = await accountWithProvider(domain);
+    const admin = await api.addMember(owner.token, "admin");
+    const settings = { issuer: idp.issuer, client_id: idp.clientId, allowed_email_domains: [domain] };
+    expect(
+      (await api.call("PUT", "/api/identity-provider", { token: admin.token, body: settings })).status,
+    ).toBe(403);
+    expect((await api.call("GET", "/api/identity-provider", { token: admin.token })).status).toBe(200);
+    const moved = await api.call("PUT", "/api/identity-provider", {
+      token: owner.token,
+      body: { ...settings, issuer: "https://login.elsewhere.example" },
+    });
+    expect(moved.status).toBe(400);
+    expect(
+      (await api.call("PUT", "/api/identity-provider", { token: owner.token, body: settings })).status,
+    ).toBe(200);
+
+    idp.users.set("dave", { email: `dave@${domain}`, name: "Dave", groups: [], emailVerified: false });
+    expect(signInError((await signIn(`dave@${domain}`, "dave")).location)).toContain("no verified email");
+
+    idp.users.set("erin", { email: `erin@${domain}`, name: "Erin", groups: [] });
+    const erin = await signIn(`erin@${domain}`, "erin");
+    expect(erin.session).toBeDefined();
+    // Another person at the provider who now has erin's email is not erin, and erin's session ends.
+    idp.users.set("erin-2", { email: `erin@${domain}`, name: "Not Erin", groups: [] });
+    expect(signInError((await signIn(`erin@${domain}`, "erin-2")).location)).toContain("another person");
+    expect((await api.call("GET", "/api/auth/session", withCookie(erin.jar))).status).toBe(401);
+  });
 });

@@ -73,13 +73,9 @@ const TARGET_OF_COLLECTION: Record<string, AuditTargetType> = {
 export const auditActionOf = (endpoint: { subject: string }): string =>
   endpoint.subject.replace(/^agn\.ctl\./, "");
 
-/** What the change an action names is made to. */
-export const auditTargetTypeOf = (action: string): AuditTargetType => {
-  const collection = action.slice(0, action.lastIndexOf("."));
-  const type = TARGET_OF_COLLECTION[collection];
-  if (!type) throw new Error(`no audit target type for action ${action}`);
-  return type;
-};
+/** What the change an action names is made to; undefined for an action that changes nothing (a discovery, a read). */
+export const auditTargetTypeOf = (action: string): AuditTargetType | undefined =>
+  TARGET_OF_COLLECTION[action.slice(0, action.lastIndexOf("."))];
 
 /** What a change was made to: its kind (`policy`, `provider`, ...) and id, when it has one. */
 export const AuditTarget = z.object({ type: AuditTargetType, id: z.string().max(256).optional() });
@@ -118,9 +114,10 @@ export const AuditQuery = z.object({
   actor: z.string().max(320).optional(),
   /** An action (`policies.update`) or every action on a collection (`policies`). */
   action: z.string().max(128).optional(),
-  target_type: z.string().max(64).optional(),
+  target_type: AuditTargetType.optional(),
   target_id: z.string().max(128).optional(),
   outcome: AuditOutcome.optional(),
+  /** From this time on (included) and before that one (excluded). */
   from: Timestamp.optional(),
   to: Timestamp.optional(),
   /** Entries before this `seq` (the `next_before_seq` of the page before). */

@@ -52,6 +52,11 @@ export const Caller = z.object({
   token_id: Id.optional(),
   /** The browser session the caller signed in with at their identity provider, instead of a token. */
   session_id: Id.optional(),
+  /**
+   * Set when the caller's token is a short-lived proxy token of this agent credential (`agentnet
+   * token`): such a token may not mint longer-lived credentials (API tokens, agent credentials).
+   */
+  agent_credential_id: Id.optional(),
   /** Where the request came from, added by the api-gateway per request: audit entries show it. */
   origin: RequestOrigin.optional(),
 });

@@ -96,6 +96,8 @@ async function recordStopped(
 ): Promise<void> {
   const stopped = toAppError(error) ?? { status: 500, code: "internal" };
   const action = auditActionOf(endpoint);
+  const type = auditTargetTypeOf(action);
+  if (!type) return; // A POST that changes nothing (model discovery): no entry.
   // The id in the path names the target; a create's target has none yet.
   const id = req.method === "POST" ? undefined : Object.values(req.params).at(-1);
   try {
@@ -106,7 +108,7 @@ async function recordStopped(
         caller,
         refusal: {
           action,
-          target: { type: auditTargetTypeOf(action), ...(id ? { id: String(id).slice(0, 256) } : {}) },
+          target: { type, ...(id ? { id: String(id).slice(0, 256) } : {}) },
           status: stopped.status,
           error_code: stopped.code,
         },

@@ -137,16 +137,17 @@ export function signInRoutes(nc: NatsConnection, timeoutMs: number): Router {
   add({
     method: "put",
     path: "/identity-provider",
-    summary: "Set the account's OpenID Connect provider (beyond the spec)",
-    access: "writer",
+    summary: "Set the account's OpenID Connect provider, owner only (beyond the spec)",
+    access: "owner",
     endpoint: ControlPlane.identityProviderPut,
     toRequest: (req, caller) => ({ caller, body: IdentityProviderBody.parse(req.body ?? {}) }),
   });
   add({
     method: "delete",
     path: "/identity-provider",
-    summary: "Turn sign-in with the identity provider off and forget its settings (beyond the spec)",
-    access: "writer",
+    summary:
+      "Turn sign-in with the identity provider off and forget its settings, owner only (beyond the spec)",
+    access: "owner",
     endpoint: ControlPlane.identityProviderDelete,
     toRequest: (_req, caller) => ({ caller }),
   });

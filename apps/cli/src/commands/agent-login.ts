@@ -5,8 +5,8 @@ import {
   readFileSync,
   renameSync,
   rmSync,
-  statSync,
   writeFileSync,
+  writeSync,
 } from "node:fs";
 import { homedir, hostname } from "node:os";
 import { dirname, join } from "node:path";
@@ -164,19 +164,43 @@ function save(env: NodeJS.ProcessEnv, apiUrl: string, tokens: AgentTokens): void
   renameSync(partial, file);
 }
 
-/** Takes `path` as a lock file (created exclusively); one older than the wait is a dead run's. */
+/**
+ * Takes `path` as a lock file (created exclusively, holding this process's pid). A lock whose
+ * process is gone is taken over; one held by a live run is waited for, never taken: two renewals
+ * with one refresh token would revoke the credential.
+ */
 async function lock(path: string): Promise<() => void> {
   const deadline = Date.now() + LOCK_WAIT_MS;
   for (;;) {
     try {
-      closeSync(openSync(path, "wx", 0o600));
+      const fd = openSync(path, "wx", 0o600);
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
       return () => rmSync(path, { force: true });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      const age = Date.now() - (statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
-      if (age > LOCK_WAIT_MS || Date.now() > deadline) rmSync(path, { force: true });
-      else await sleep(100);
+      if (!holderAlive(path)) rmSync(path, { force: true });
+      else if (Date.now() > deadline) {
+        throw new Error(`another agentnet token has been renewing for ${LOCK_WAIT_MS / 1000} s (${path})`);
+      } else await sleep(100);
     }
+  }
+}
+
+/** Whether the process named in the lock file runs (one still being written counts as alive). */
+function holderAlive(path: string): boolean {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(path, "utf8"));
+  } catch {
+    return true;
+  }
+  if (!Number.isInteger(pid) || pid <= 0) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

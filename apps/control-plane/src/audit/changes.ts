@@ -95,6 +95,10 @@ export function handleChange<E extends Endpoint>(
 ): void {
   const action = auditActionOf(endpoint);
   const type = auditTargetTypeOf(action);
+  if (!type)
+    throw new Error(
+      `${action} changes nothing the audit trail knows: add its collection to TARGET_OF_COLLECTION`,
+    );
   handle(ctx, endpoint, async (request, msg) => {
     const { caller } = request as { caller: Caller };
     const id = target.id?.(request);

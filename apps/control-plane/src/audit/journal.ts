@@ -56,10 +56,28 @@ export const actorOf = (caller: Caller): AuditActor => ({
  * chain after it, and the intent removed; `recover` finishes what a stopped process left.
  */
 export class AuditJournal {
+  /**
+   * Appends under way in this process, per account: they take their places one after another, so
+   * a burst of changes in one replica never races itself for the chain's next place (replicas
+   * still may, and the unique index settles that).
+   */
+  private readonly appending = new Map<string, Promise<void>>();
+
   constructor(
     private readonly models: AuditModels,
     private readonly logger: Logger,
   ) {}
+
+  private append(fields: Parameters<AuditJournal["appendNow"]>[0]): Promise<void> {
+    const before = this.appending.get(fields.account_id) ?? Promise.resolve();
+    const mine = before.catch(() => undefined).then(() => this.appendNow(fields));
+    const tail = mine.catch(() => undefined);
+    this.appending.set(fields.account_id, tail);
+    void tail.then(() => {
+      if (this.appending.get(fields.account_id) === tail) this.appending.delete(fields.account_id);
+    });
+    return mine;
+  }
 
   /** Stores the intent of a change before it is made. Throws when the store cannot take it: the change is not made then. */
   async begin(change: Omit<Pending, "id" | "at">): Promise<Pending> {
@@ -235,10 +253,17 @@ export class AuditJournal {
       const days = settings?.retention_days ?? DEFAULT_AUDIT_RETENTION_DAYS;
       const newest = await this.models.AuditEntry.findOne({ account_id: accountId }).sort({ seq: -1 }).lean();
       if (!newest) continue;
+      // By place, not by time: an entry's `at` is when its change began, which is not always in
+      // the order of places (a recovered entry), and the kept entries must be one unbroken run.
+      const firstKept = await this.models.AuditEntry.findOne({
+        account_id: accountId,
+        at: { $gte: new Date(now.getTime() - days * day) },
+      })
+        .sort({ seq: 1 })
+        .lean();
       const removed = await this.models.AuditEntry.deleteMany({
         account_id: accountId,
-        at: { $lt: new Date(now.getTime() - days * day) },
-        seq: { $lt: newest.seq },
+        seq: { $lt: Math.min(firstKept?.seq ?? newest.seq, newest.seq) },
       });
       dropped += removed.deletedCount;
     }
@@ -250,7 +275,7 @@ export class AuditJournal {
    * inserting there (a unique index on account and place), again after a writer that took it first.
    * An entry whose id is already in the chain (a recovery that raced another) is not written twice.
    */
-  private async append(fields: {
+  private async appendNow(fields: {
     id: string;
     account_id: string;
     at: Date;
@@ -291,7 +316,15 @@ export class AuditJournal {
         return;
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;
-        if (await this.models.AuditEntry.exists({ _id: fields.id })) return;
+        if (await this.models.AuditEntry.exists({ _id: fields.id })) {
+          // Recovery wrote it first (the change outlived AGN_AUDIT_RECOVER_AFTER_SECONDS): its
+          // `interrupted` entry stands, and this outcome is only logged.
+          this.logger.warn(
+            { audit_entry: fields.id, outcome: fields.outcome, action: fields.action },
+            "audit entry already written by recovery",
+          );
+          return;
+        }
         if (attempt >= MAX_APPEND_ATTEMPTS) throw error;
         await sleep(Math.random() * APPEND_BACKOFF_MS * Math.min(attempt, 10));
       }

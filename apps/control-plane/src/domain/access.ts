@@ -11,6 +11,16 @@ export function requireWriter(caller: Caller): void {
   if (!canWriteConfig(caller.role)) throw forbidden("changing this needs the owner or admin role");
 }
 
+/**
+ * Minting a credential (an API token, an agent credential) needs more than a short-lived proxy
+ * token: one that leaked would otherwise outlive its 15 minutes as a credential of its own.
+ */
+export function requireLongLivedCredential(caller: Caller): void {
+  if (caller.agent_credential_id) {
+    throw forbidden("a short-lived agent token cannot mint credentials; use your API token or the dashboard");
+  }
+}
+
 export function requireOwner(caller: Caller): void {
   if (caller.role !== "owner") throw forbidden("only account owners may do this");
 }

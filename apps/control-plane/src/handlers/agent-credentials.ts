@@ -11,6 +11,7 @@ import {
 } from "@agentnet/contracts";
 import { hashToken, newId } from "@agentnet/service-kit";
 import { handleChange } from "../audit/changes";
+import { requireLongLivedCredential } from "../domain/access";
 import { generateToken } from "../domain/tokens";
 import type { AgentCredentialDoc } from "../store/agent-credential-models";
 import { isDuplicateKey } from "../store/models";
@@ -213,6 +214,7 @@ export function registerAgentCredentialHandlers(ctx: HandlerContext) {
   });
 
   handleChange(ctx, ControlPlane.deviceCodeApprove, {}, async ({ caller, body }) => {
+    requireLongLivedCredential(caller);
     const userCode = normalisedUserCode(body.user_code);
     const device = await models.DeviceAuthorization.findOneAndUpdate(
       { user_code: userCode, status: "pending", expires_at: { $gt: new Date() } },

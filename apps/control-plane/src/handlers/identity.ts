@@ -32,6 +32,7 @@ export function registerIdentityHandlers(ctx: HandlerContext) {
       email: user.email,
       name: user.name,
       ...(session ? { session_id: session._id } : { token_id: stored._id }),
+      ...(token && "credential_id" in token ? { agent_credential_id: token.credential_id } : {}),
     };
   });
 

@@ -12,7 +12,7 @@ import { identityProviderSecretAad, seal, unseal } from "@agentnet/sealing";
 import { hashToken, newId } from "@agentnet/service-kit";
 import * as oidc from "openid-client";
 import { handleChange, loadTarget } from "../audit/changes";
-import { requireAccountWideGrant, requireWriter } from "../domain/access";
+import { requireAccountWideGrant, requireOwner } from "../domain/access";
 import { generateToken } from "../domain/tokens";
 import type { IdentityProviderDoc } from "../store/sign-in-models";
 import { announceConfigChange, type HandlerContext, handle, missingIds, revokeCallers } from "./context";
@@ -103,11 +103,19 @@ export function registerSignInHandlers(ctx: HandlerContext) {
     return shown(stored);
   });
 
+  // Owner only: whoever names the provider decides who may sign in as anyone, owners included.
   handleChange(ctx, ControlPlane.identityProviderPut, {}, async ({ caller, body }) => {
-    requireWriter(caller);
+    requireOwner(caller);
     const stored = await models.IdentityProvider.findById(caller.account_id).lean();
-    if (!stored && !body.client_secret)
-      throw badRequest("client_secret is required to set up the identity provider");
+    if (
+      !body.client_secret &&
+      (!stored || stored.issuer !== body.issuer || stored.client_id !== body.client_id)
+    ) {
+      // The secret is the old provider's: it never goes to another one.
+      throw badRequest(
+        "client_secret is required when the identity provider is set up, or its issuer or client_id change",
+      );
+    }
     const unknown = await missingIds(
       models.Group,
       caller.account_id,
@@ -144,7 +152,7 @@ export function registerSignInHandlers(ctx: HandlerContext) {
   });
 
   handleChange(ctx, ControlPlane.identityProviderDelete, {}, async ({ caller }) => {
-    requireWriter(caller);
+    requireOwner(caller);
     const removed = await models.IdentityProvider.deleteOne({ _id: caller.account_id });
     if (removed.deletedCount === 0) throw notFound("identity provider");
     return {};
@@ -163,6 +171,8 @@ export function registerSignInHandlers(ctx: HandlerContext) {
     const [provider] = candidates;
     if (!provider) throw notFound(`identity provider for ${account_id ?? domain ?? "(nothing named)"}`);
     const config = await clientOf(provider);
+    // Sign-ins nobody finished are dropped as new ones begin.
+    await models.SignInAttempt.deleteMany({ expires_at: { $lte: new Date() } });
     const state = oidc.randomState();
     const nonce = oidc.randomNonce();
     const verifier = oidc.randomPKCECodeVerifier();
@@ -236,7 +246,9 @@ export function registerSignInHandlers(ctx: HandlerContext) {
       throw await refuse(401, "sign_in.refused", `the identity provider refused the sign-in: ${message}`, {});
     }
     const email = typeof claims.email === "string" ? claims.email.toLowerCase() : undefined;
-    if (!email || claims.email_verified === false) {
+    // Only an email the provider says it verified names a user here: one a person typed in a
+    // profile could name anyone.
+    if (!email || claims.email_verified !== true) {
       throw await refuse(403, "sign_in.no_email", "the identity provider vouched for no verified email", {});
     }
     const domain = email.split("@")[1] ?? "";
@@ -254,6 +266,23 @@ export function registerSignInHandlers(ctx: HandlerContext) {
     let user = await models.User.findOne({ account_id: accountId, email }).lean();
     if (user?.is_blocked) {
       throw await refuse(403, "sign_in.blocked", "this user is blocked", { user_id: user._id, email });
+    }
+    // A user is the provider's person who first signed in as them: the same email later held by
+    // another person there (or at another issuer) is not them.
+    const identity = { issuer: claims.iss, subject: claims.sub };
+    if (
+      user?.oidc_identity &&
+      (user.oidc_identity.issuer !== identity.issuer || user.oidc_identity.subject !== identity.subject)
+    ) {
+      throw await refuse(
+        403,
+        "sign_in.other_identity",
+        "this email belongs to another person of the identity provider",
+        {
+          user_id: user._id,
+          email,
+        },
+      );
     }
     const sessionId = newId();
     const actor = {
@@ -279,6 +308,7 @@ export function registerSignInHandlers(ctx: HandlerContext) {
         role: provider.default_role,
         auto_groups: [...new Set(granted)],
         last_login: now,
+        oidc_identity: identity,
       });
       user = created.toObject();
     } else {
@@ -286,12 +316,16 @@ export function registerSignInHandlers(ctx: HandlerContext) {
       const groups = [...new Set([...user.auto_groups.filter((id) => !mapped.has(id)), ...granted])];
       const changed =
         groups.length !== user.auto_groups.length || groups.some((id) => !user?.auto_groups.includes(id));
-      await models.User.updateOne({ _id: user._id }, { $set: { auto_groups: groups, last_login: now } });
+      await models.User.updateOne(
+        { _id: user._id },
+        { $set: { auto_groups: groups, last_login: now, oidc_identity: identity } },
+      );
       if (changed) {
         await revokeCallers(ctx, accountId, { userIds: [user._id] });
         announceConfigChange(ctx, accountId);
       }
     }
+    await models.Session.deleteMany({ account_id: accountId, user_id: user._id, expires_at: { $lte: now } });
     const token = generateToken();
     const expiresAt = new Date(now.getTime() + SESSION_HOURS * 3_600_000);
     await models.Session.create({

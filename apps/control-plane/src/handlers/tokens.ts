@@ -1,7 +1,7 @@
 import { type Caller, ControlPlane, notFound } from "@agentnet/contracts";
 import { hashToken, newId } from "@agentnet/service-kit";
 import { handleChange } from "../audit/changes";
-import { requireTokenAccess } from "../domain/access";
+import { requireLongLivedCredential, requireTokenAccess } from "../domain/access";
 import { expiresAfterDays, generateToken } from "../domain/tokens";
 import { toToken } from "../store/views";
 import { type HandlerContext, handle, revokeCallers } from "./context";
@@ -32,6 +32,7 @@ export function registerTokenHandlers(ctx: HandlerContext) {
     ControlPlane.tokensCreate,
     { created: (reply) => reply.personal_access_token.id },
     async ({ caller, user_id, body }) => {
+      requireLongLivedCredential(caller);
       const user = await loadTokenOwner(caller, user_id);
       const plain = generateToken();
       const created = await models.Token.create({

@@ -26,6 +26,8 @@ export interface UserDoc {
   is_service_user: boolean;
   is_blocked: boolean;
   last_login?: Date;
+  /** Who the identity provider says this user is, from their first sign-in there on (docs/API.md). */
+  oidc_identity?: { issuer: string; subject: string };
   created_at: Date;
   updated_at: Date;
 }
@@ -76,6 +78,7 @@ const userSchema = new Schema<UserDoc>(
     is_service_user: { type: Boolean, default: false },
     is_blocked: { type: Boolean, default: false },
     last_login: Date,
+    oidc_identity: { type: { _id: false, issuer: String, subject: String }, required: false },
   },
   { timestamps },
 );
