@@ -102,6 +102,7 @@ describe("agent credentials", () => {
     });
     expect(trail.body.entries.map((entry) => [entry.action, entry.outcome, entry.actor.user_id])).toEqual([
       ["agent_credentials.approve", "refused", member.user.id],
+      ["agent_credentials.create", "succeeded", member.user.id],
       ["agent_credentials.approve", "succeeded", member.user.id],
     ]);
   });
@@ -120,6 +121,13 @@ describe("agent credentials", () => {
     expect(await refresh(first.refresh_token)).toMatchObject({
       status: 401,
       body: { error: "invalid_grant" },
+    });
+    const trail = await api.call<AuditPage>("GET", "/api/audit?target_type=agent_credential", {
+      token: owner.token,
+    });
+    expect(trail.body.entries[0]).toMatchObject({
+      action: "agent_credentials.revoke_copied",
+      actor: { user_id: member.user.id },
     });
     expect((await refresh(second.body.refresh_token)).status).toBe(401);
     expect((await api.call("GET", "/api/users", { token: second.body.access_token })).status).toBe(401);

@@ -104,6 +104,14 @@ export function registerAgentCredentialHandlers(ctx: HandlerContext) {
   /** Revokes a credential whose refresh token came back after it was replaced: someone holds a copy. */
   const revokeCopied = async (credential: AgentCredentialDoc): Promise<AppError> => {
     await revoke(credential);
+    // A security event the member did not cause: the trail says who the credential was and why it went.
+    await ctx.audit.record({
+      account_id: credential.account_id,
+      actor: { user_id: credential.user_id },
+      action: "agent_credentials.revoke_copied",
+      target: { type: "agent_credential", id: credential._id },
+      outcome: "succeeded",
+    });
     ctx.logger.warn(
       { account_id: credential.account_id, user_id: credential.user_id, credential: credential._id },
       "an agent credential's refresh token was used twice: credential revoked",
@@ -195,7 +203,15 @@ export function registerAgentCredentialHandlers(ctx: HandlerContext) {
     };
     if (!(await usable(credential)))
       throw oauthError("access_denied", "the member who approved it may not sign in");
-    return mint(credential, undefined);
+    const tokens = await mint(credential, undefined);
+    await ctx.audit.record({
+      account_id: credential.account_id,
+      actor: { user_id: credential.user_id },
+      action: "agent_credentials.create",
+      target: { type: "agent_credential", id: credential._id },
+      outcome: "succeeded",
+    });
+    return tokens;
   });
 
   handle(ctx, ControlPlane.agentTokenRefresh, async ({ refresh_token }) => {
