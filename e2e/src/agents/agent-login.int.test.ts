@@ -8,7 +8,13 @@ import type { PersonalAccessTokenGenerated, User } from "@agentnet/contracts";
 import { findRepoRoot } from "@agentnet/local-backends";
 import { uniqueId } from "@agentnet/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { configure } from "../setup";
+import {
+  CookieJar,
+  signInThrough,
+  startTestIdentityProvider,
+  type TestIdentityProvider,
+} from "../api-gateway/oidc-provider";
+import { anthropicClient, configure } from "../setup";
 import { type Stack, startStack } from "../stack";
 import { runClaude } from "./claude-code";
 
@@ -22,12 +28,15 @@ const TOKEN_TTL_MS = 125_000;
 
 let stack: Stack;
 let configDir: string;
+let idp: TestIdentityProvider;
 beforeAll(async () => {
   stack = await startStack({ agentTokenTtlMs: TOKEN_TTL_MS });
   configDir = mkdtempSync(join(tmpdir(), "agn-login-"));
+  idp = await startTestIdentityProvider(`${stack.apiUrl}/api/auth/oidc/callback`);
 });
 afterAll(async () => {
   await stack?.stop();
+  await idp?.stop();
   rmSync(configDir, { recursive: true, force: true });
 });
 
@@ -114,4 +123,53 @@ describe("agentnet login, then Claude Code with apiKeyHelper = agentnet token", 
     const third = await claude();
     expect(third.json?.is_error ?? true).toBe(true);
   }, 180_000);
+
+  it("a member signed in with the identity provider loses the policy at the next request once the provider drops their group", async () => {
+    const account = await stack.newAccount();
+    const domain = `corp-${Date.now()}.example`;
+    const eng = await account.must(
+      stack.api<{ id: string }>("POST", "/groups", account.token, { name: "eng" }),
+    );
+    await configure(stack, account).policy([account.anthropicProvider.id], { source_groups: [eng.id] });
+    await account.must(
+      stack.api("PUT", "/identity-provider", account.token, {
+        issuer: idp.issuer,
+        client_id: idp.clientId,
+        client_secret: idp.clientSecret,
+        allowed_email_domains: [domain],
+        group_mapping: [{ claim_value: "eng", group_id: eng.id }],
+      }),
+    );
+    const signIn = async () => {
+      const jar = new CookieJar();
+      await signInThrough(
+        `${stack.apiUrl}/api/auth/oidc/start?${new URLSearchParams({ email: `frank@${domain}` })}`,
+        jar,
+        "frank",
+      );
+      const session = jar.get(new URL(stack.apiUrl).host, "agn_session");
+      if (!session) throw new Error("not signed in");
+      return session;
+    };
+    const ask = (token: string) =>
+      anthropicClient(stack, token)
+        .messages.create({
+          model: "claude-opus-4-5",
+          max_tokens: 10,
+          messages: [{ role: "user", content: "hi" }],
+        })
+        .then(
+          () => 200,
+          (error: { status?: number }) => error.status ?? 0,
+        );
+
+    idp.users.set("frank", { email: `frank@${domain}`, name: "Frank", groups: ["eng"] });
+    const first = await signIn();
+    expect(await ask(first)).toBe(200);
+
+    idp.users.set("frank", { email: `frank@${domain}`, name: "Frank", groups: [] });
+    const second = await signIn();
+    expect(await ask(second)).toBe(403);
+    expect(await ask(first)).toBe(403);
+  }, 60_000);
 });
