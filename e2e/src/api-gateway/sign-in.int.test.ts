@@ -153,7 +153,10 @@ describe("sign-in with the account's identity provider", () => {
       `${api.baseUrl}/api/auth/oidc/start?${new URLSearchParams({ email: "mallory@elsewhere.example" })}`,
       { redirect: "manual" },
     );
-    expect(start.status).toBe(404);
+    expect(start.status).toBe(303);
+    expect(signInError(new URL(start.headers.get("location") ?? "", api.baseUrl).href)).toContain(
+      "identity provider for elsewhere.example not found",
+    );
     // Through this account's provider by id, the email's domain is still checked.
     const [account] = (await api.call<{ id: string }[]>("GET", "/api/accounts", { token: owner.token })).body;
     const byAccount = await signInThrough(

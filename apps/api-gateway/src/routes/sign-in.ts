@@ -37,7 +37,8 @@ const backToSignIn = (res: Response, reason: string) =>
  */
 export function signInPublicRoutes(nc: NatsConnection, timeoutMs: number): Router {
   const router = Router();
-  router.get("/auth/oidc/start", async (req, res, next) => {
+  // A browser's navigation: a refusal goes back to the sign-in page, saying why, not to a JSON body.
+  router.get("/auth/oidc/start", async (req, res) => {
     try {
       const query = StartQuery.parse(req.query);
       const started = await request(
@@ -52,7 +53,7 @@ export function signInPublicRoutes(nc: NatsConnection, timeoutMs: number): Route
       });
       res.redirect(302, started.authorization_url);
     } catch (error) {
-      next(error);
+      backToSignIn(res, toAppError(error)?.message ?? "the sign-in could not start; try again");
     }
   });
 
