@@ -1,23 +1,39 @@
 import { useCallback, useEffect, useState } from "react";
-import { UNAUTHORIZED_EVENT } from "./api/client";
+import { type Credentials, UNAUTHORIZED_EVENT } from "./api/client";
+import { readBrowserSession, signOutBrowserSession } from "./api/endpoints";
 import { asApiError } from "./hooks";
 import { SignIn } from "./pages/sign-in";
-import { clearToken, loadSession, readToken, type Session, SessionContext, storeToken } from "./session";
+import { navigate, parseHash } from "./router";
+import {
+  clearToken,
+  loadSession,
+  readToken,
+  type Session,
+  SessionContext,
+  storeToken,
+  takeReturnHash,
+} from "./session";
 import { Shell } from "./shell";
 
 type Loaded = Omit<Session, "refreshAccount" | "signOut">;
 
-/** Signed out: the sign-in form. Signed in: the shell with the pages the caller's role may see. */
+/**
+ * Signed out: the sign-in form. Signed in: the shell with the pages the caller's role may see. A
+ * token kept in this tab signs in on start; else the session cookie of a sign-in with the identity
+ * provider, when the browser holds one.
+ */
 export function App() {
   const [session, setSession] = useState<Loaded | undefined>();
-  const [restoring, setRestoring] = useState(() => readToken() !== "");
+  const [restoring, setRestoring] = useState(true);
   const [error, setError] = useState<string | undefined>();
 
-  const signIn = useCallback(async (token: string) => {
+  const signIn = useCallback(async (credentials: Credentials) => {
     setError(undefined);
     try {
-      const loaded = await loadSession(token);
-      storeToken(token);
+      const loaded = await loadSession(credentials);
+      if ("token" in credentials) storeToken(credentials.token);
+      // The sign-in page's own URL (an identity provider's refusal) is no page to land on.
+      if (parseHash(window.location.hash).path === "/sign-in") navigate("/", undefined, true);
       setSession(loaded);
     } catch (caught) {
       const apiError = asApiError(caught);
@@ -32,31 +48,54 @@ export function App() {
 
   useEffect(() => {
     const stored = readToken();
-    if (stored) void signIn(stored).finally(() => setRestoring(false));
+    const restore = async () => {
+      if (stored) return signIn({ token: stored });
+      const csrfToken = await readBrowserSession();
+      if (!csrfToken) return;
+      await signIn({ csrfToken });
+      const back = takeReturnHash();
+      if (back) window.location.hash = back;
+    };
+    void restore().finally(() => setRestoring(false));
   }, [signIn]);
 
-  const signOut = useCallback(() => {
+  const endSession = useCallback(() => {
     clearToken();
     setSession(undefined);
     window.location.hash = "#/";
   }, []);
 
-  // A token revoked or expired while signed in: back to sign-in, saying why.
+  const credentials = session?.credentials;
+  const signOut = useCallback(() => {
+    if (credentials && "csrfToken" in credentials) {
+      // Ends the session at the API (which clears its cookie); signed out here whatever it answers.
+      void signOutBrowserSession(credentials.csrfToken)
+        .catch(() => undefined)
+        .finally(endSession);
+    } else endSession();
+  }, [credentials, endSession]);
+
+  // Credentials revoked or expired while signed in: back to sign-in, saying why.
   useEffect(() => {
     if (!session) return;
+    const cookie = session.token === undefined;
     const onUnauthorized = () => {
-      signOut();
-      setError("Your token is no longer accepted (revoked or expired). Sign in with a valid one.");
+      endSession();
+      setError(
+        cookie
+          ? "Your session ended (expired, signed out elsewhere or blocked). Sign in again."
+          : "Your token is no longer accepted (revoked or expired). Sign in with a valid one.",
+      );
     };
     window.addEventListener(UNAUTHORIZED_EVENT, onUnauthorized);
     return () => window.removeEventListener(UNAUTHORIZED_EVENT, onUnauthorized);
-  }, [session, signOut]);
+  }, [session, endSession]);
 
   const refreshAccount = useCallback(async () => {
-    if (session) setSession(await loadSession(session.token));
+    if (session) setSession(await loadSession(session.credentials));
   }, [session]);
 
-  if (!session) return <SignIn onSubmit={signIn} error={error} restoring={restoring} />;
+  if (!session) return <SignIn onSubmit={(token) => signIn({ token })} error={error} restoring={restoring} />;
   return (
     <SessionContext.Provider value={{ ...session, signOut, refreshAccount }}>
       <Shell />

@@ -12,6 +12,7 @@ import { PoliciesPage } from "./pages/config/policies";
 import { ProvidersPage } from "./pages/config/providers";
 import { SettingsPage } from "./pages/config/settings";
 import { ConsumptionPage } from "./pages/consumption";
+import { DevicePage } from "./pages/device";
 import { KeysPage } from "./pages/keys";
 import { OverviewPage } from "./pages/overview";
 import { SessionPage, SessionsPage } from "./pages/sessions";
@@ -156,6 +157,8 @@ const PAGES: Page[] = [
 
 /** The page at `location`; else why there is none (the agent network turned off, or nothing there). */
 function route(location: Location, pages: Page[], agentNetworkOff: boolean): ReactNode {
+  // Any member, and not in the menu: the URL `agentnet login` prints opens it.
+  if (location.path === "/device") return <DevicePage location={location} />;
   const sessionMatch = /^\/sessions\/(.+)$/.exec(location.path);
   if (sessionMatch?.[1] && pages.some((p) => p.path === "/sessions"))
     return <SessionPage sessionId={decodeURIComponent(sessionMatch[1])} />;

@@ -43,14 +43,28 @@ export const toSearch = (query: Query): string => {
 /** Said on `window` when the API refuses the token (revoked, expired, blocked user): the app signs out. */
 export const UNAUTHORIZED_EVENT = "agentnet:unauthorized";
 
-/** One API call with the caller's token; throws ApiError for any non-2xx answer. */
+/**
+ * How the dashboard proves who it is: an API token it holds, or the session cookie of a sign-in
+ * with the identity provider, which the browser sends by itself (scripts never see it) and whose
+ * changes carry the CSRF token `GET /api/auth/session` gave.
+ */
+export type Credentials = { token: string } | { csrfToken: string };
+
+type Method = "GET" | "POST" | "PUT" | "DELETE";
+
+const authHeaders = (credentials: Credentials, method: Method): Record<string, string> => {
+  if ("token" in credentials) return { authorization: `Token ${credentials.token}` };
+  return method === "GET" ? {} : { "x-csrf-token": credentials.csrfToken };
+};
+
+/** One API call as the caller; throws ApiError for any non-2xx answer. */
 export async function apiFetch<T>(
-  token: string,
-  method: "GET" | "POST" | "PUT" | "DELETE",
+  credentials: Credentials,
+  method: Method,
   path: string,
   body?: unknown,
 ): Promise<T> {
-  const headers: Record<string, string> = { accept: "application/json", authorization: `Token ${token}` };
+  const headers: Record<string, string> = { accept: "application/json", ...authHeaders(credentials, method) };
   if (body !== undefined) headers["content-type"] = "application/json";
   let response: Response;
   try {
@@ -81,13 +95,17 @@ export interface Download {
 }
 
 /**
- * A file read with the caller's token, whole, to be saved from the page: a plain link cannot send
+ * A file read as the caller, whole, to be saved from the page: a plain link cannot send
  * the Authorization header. The name is the answer's `Content-Disposition` filename, else `fallbackName`.
  */
-export async function apiDownload(token: string, path: string, fallbackName: string): Promise<Download> {
+export async function apiDownload(
+  credentials: Credentials,
+  path: string,
+  fallbackName: string,
+): Promise<Download> {
   let response: Response;
   try {
-    response = await fetch(path, { headers: { authorization: `Token ${token}` } });
+    response = await fetch(path, { headers: authHeaders(credentials, "GET") });
   } catch {
     throw new ApiError(0, undefined, "The API did not answer. Is the stack running?");
   }

@@ -4,17 +4,22 @@ import type {
   AccessLogSessionPage,
   Account,
   AgentConfig,
+  AgentCredential,
   AuditEntry,
   AuditPage,
   AuditVerification,
   BudgetRule,
+  Caller,
   CapStatus,
   CatalogProvider,
   ConsumptionCounter,
   CreateTokenBody,
+  DeviceApproval,
   DiscoveredModel,
   Group,
   Guardrail,
+  IdentityProvider,
+  IdentityProviderBody,
   McpServer,
   McpUserCredential,
   NotificationDelivery,
@@ -31,7 +36,7 @@ import type {
   UsageSeries,
   User,
 } from "@agentnet/contracts";
-import { ApiError, apiDownload, apiFetch, type Query, toSearch } from "./client";
+import { ApiError, apiDownload, apiFetch, type Credentials, type Query, toSearch } from "./client";
 
 const AN = "/api/agent-network";
 /** Public: served without a token, so a plain link downloads it. */
@@ -69,11 +74,37 @@ export type DiscoverBody = {
   provider_id?: string;
 };
 
-/** Typed calls of the public API for one signed-in token. */
-export function createApi(token: string) {
-  const get = <T>(path: string, query: Query = {}) => apiFetch<T>(token, "GET", `${path}${toSearch(query)}`);
+/**
+ * `GET /api/auth/session`: who the caller is, and with the session cookie the CSRF token its changes
+ * send (contracts have no schema for this answer; it is the api-gateway's own).
+ */
+export type BrowserSession = Pick<Caller, "user_id" | "email" | "name" | "role" | "account_id"> & {
+  csrf_token?: string;
+};
+
+/**
+ * The browser's session cookie, when it holds one (a sign-in with the identity provider): the
+ * session's CSRF token, else undefined (no cookie, or one that expired or was signed out).
+ */
+export async function readBrowserSession(): Promise<string | undefined> {
+  const response = await fetch("/api/auth/session", { headers: { accept: "application/json" } }).catch(
+    () => undefined,
+  );
+  if (!response?.ok) return undefined;
+  const session = (await response.json().catch(() => undefined)) as BrowserSession | undefined;
+  return session?.csrf_token || undefined;
+}
+
+/** Ends the browser session of a sign-in with the identity provider (its cookie is cleared). */
+export const signOutBrowserSession = (csrfToken: string) =>
+  apiFetch<object>({ csrfToken }, "POST", "/api/auth/sign-out");
+
+/** Typed calls of the public API for one signed-in caller. */
+export function createApi(credentials: Credentials) {
+  const get = <T>(path: string, query: Query = {}) =>
+    apiFetch<T>(credentials, "GET", `${path}${toSearch(query)}`);
   const send = <T>(method: "POST" | "PUT" | "DELETE", path: string, body?: unknown) =>
-    apiFetch<T>(token, method, path, body);
+    apiFetch<T>(credentials, method, path, body);
   const crud = <T, B>(collection: string) => ({
     list: () => get<T[]>(`${AN}/${collection}`),
     create: (body: B) => send<T>("POST", `${AN}/${collection}`, body),
@@ -157,9 +188,25 @@ export function createApi(token: string) {
       return page.entries.find((entry) => entry.seq === seq);
     },
     verifyAudit: () => get<AuditVerification>("/api/audit/verify"),
+    /** Confirms (or refuses) the device code an agent's `agentnet login` printed; 404 when none is pending. */
+    approveDevice: (userCode: string, approve: boolean) =>
+      send<DeviceApproval>("POST", "/api/agent-credentials/device", { user_code: userCode, approve }),
+    /** The caller's own agent credentials (never their secrets). */
+    agentCredentials: () => get<AgentCredential[]>("/api/agent-credentials"),
+    revokeAgentCredential: (id: string) =>
+      send<object>("DELETE", `/api/agent-credentials/${encodeURIComponent(id)}`),
+    /** The account's OpenID Connect provider, or undefined when it has none. */
+    identityProvider: () =>
+      get<IdentityProvider>("/api/identity-provider").catch((error: unknown) => {
+        if (error instanceof ApiError && error.status === 404) return undefined;
+        throw error;
+      }),
+    saveIdentityProvider: (body: IdentityProviderBody) =>
+      send<IdentityProvider>("PUT", "/api/identity-provider", body),
+    removeIdentityProvider: () => send<object>("DELETE", "/api/identity-provider"),
     /** The whole filtered trail as a file, `query` holding `format` (jsonl or csv) and the filters. */
     exportAudit: (query: Query) =>
-      apiDownload(token, `/api/audit/export${toSearch(query)}`, `audit.${String(query.format)}`),
+      apiDownload(credentials, `/api/audit/export${toSearch(query)}`, `audit.${String(query.format)}`),
   };
 }
 

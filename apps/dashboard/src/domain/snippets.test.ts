@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { agentSnippets, maskToken, mcpSnippets } from "./snippets";
+import { agentLoginSnippets, agentSnippets, maskToken, mcpSnippets } from "./snippets";
 
 const code = (s: ReturnType<typeof agentSnippets>, id: string) =>
   s.snippets.find((snippet) => snippet.id === id)?.code;
@@ -67,5 +67,14 @@ describe("mcpSnippets", () => {
     expect(codex?.code).toContain('url = "http://agn-x.gw.example.com:8090/mcp"');
     expect(codex?.code).toContain('bearer_token_env_var = "AGENTNET_TOKEN"');
     expect(codex?.code).not.toContain("agn_t0ken");
+  });
+});
+
+describe("agentLoginSnippets", () => {
+  it("signs in against the dashboard's own origin and hands agents `agentnet token`, never a token", () => {
+    const [login, claude, env] = agentLoginSnippets("https://agentnet.example.com");
+    expect(login?.code).toBe("agentnet login --api https://agentnet.example.com");
+    expect(JSON.parse(claude?.code ?? "")).toEqual({ apiKeyHelper: "agentnet token" });
+    expect(env?.code).toBe("export OPENAI_API_KEY=$(agentnet token)");
   });
 });

@@ -16,7 +16,10 @@ export interface Snippet {
     | "bedrock-sdk"
     | "azure"
     | "mcp-claude"
-    | "mcp-codex";
+    | "mcp-codex"
+    | "agentnet-login"
+    | "claude-helper"
+    | "token-env";
   label: string;
   code: string;
 }
@@ -228,6 +231,28 @@ export function mcpSnippets(origin: string, token: string): Snippet[] {
       code: ["[mcp_servers.agentnet]", `url = "${url}"`, 'bearer_token_env_var = "AGENTNET_TOKEN"'].join(
         "\n",
       ),
+    },
+  ];
+}
+
+/**
+ * Short-lived tokens instead of a long-lived one in a file (docs/API.md "Agent credentials"):
+ * `agentnet login` against the API this dashboard is served by (its origin, `apiOrigin`), then
+ * `agentnet token` wherever an agent reads its key. Claude Code re-runs its apiKeyHelper as tokens
+ * expire; other agents read the key once, so per shell or per run.
+ */
+export function agentLoginSnippets(apiOrigin: string): Snippet[] {
+  return [
+    { id: "agentnet-login", label: "Sign this machine in", code: `agentnet login --api ${apiOrigin}` },
+    {
+      id: "claude-helper",
+      label: "Claude Code (~/.claude/settings.json)",
+      code: JSON.stringify({ apiKeyHelper: "agentnet token" }, null, 2),
+    },
+    {
+      id: "token-env",
+      label: "Other agents and the SDKs",
+      code: "export OPENAI_API_KEY=$(agentnet token)",
     },
   ];
 }

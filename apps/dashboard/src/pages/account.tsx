@@ -4,6 +4,7 @@ import { Check, FormError, SaveStatus } from "../components/ui";
 import { formatDateTime } from "../domain/format";
 import { useSubmit } from "../hooks";
 import { useSession } from "../session";
+import { IdentityProviderSection } from "./identity-provider";
 
 /** Account settings, with the agent-network dashboard flags. */
 export function AccountPage() {
@@ -101,6 +102,7 @@ export function AccountPage() {
           <p className="hint">Only owners and admins change account settings.</p>
         )}
       </form>
+      <IdentityProviderSection />
     </section>
   );
 }

@@ -1,13 +1,20 @@
 import type { AgentConfigMcpServer } from "@agentnet/contracts";
 import { type FormEvent, useState } from "react";
 import { Badge, CopyBlock, EmptyState, FormError, LoadState } from "../components/ui";
-import { agentSnippets, maskToken, mcpSnippets, type Snippet } from "../domain/snippets";
+import { agentLoginSnippets, agentSnippets, maskToken, mcpSnippets, type Snippet } from "../domain/snippets";
 import { useLoad, useSubmit } from "../hooks";
+import { Link } from "../router";
 import { useSession } from "../session";
+
+const TOKEN_PLACEHOLDER = "<your agentnet token>";
 
 /** How to point an SDK at the gateway: endpoint, reachable providers and copyable snippets. */
 export function AgentConfigPage() {
-  const { api, token } = useSession();
+  const session = useSession();
+  const { api } = session;
+  // Signed in with the identity provider, the dashboard holds no token to put in the snippets.
+  const token = session.token ?? TOKEN_PLACEHOLDER;
+  const ownToken = session.token !== undefined;
   const config = useLoad(() => api.agentConfig(), []);
   const data = config.data;
   const firstModel = data?.providers.flatMap((p) => p.models)[0];
@@ -15,7 +22,7 @@ export function AgentConfigPage() {
   const [tab, setTab] = useState<Snippet["id"]>("curl");
   const snippets = agentSnippets(data?.endpoint ?? "", token, firstModel, window.location.hostname);
   // Shown masked until revealed; the copy button always copies the working snippet.
-  const shown = (code: string) => (revealed ? code : code.replaceAll(token, maskToken(token)));
+  const shown = (code: string) => (revealed || !ownToken ? code : code.replaceAll(token, maskToken(token)));
   const current = snippets.snippets.find((snippet) => snippet.id === tab) ?? snippets.snippets[0];
   return (
     <section aria-labelledby="agent-title">
@@ -59,13 +66,20 @@ export function AgentConfigPage() {
             </div>
             <div>
               <dt>API key</dt>
-              <dd>
-                your agentnet token (the one you signed in with):{" "}
-                <code>{revealed ? token : maskToken(token)}</code>{" "}
-                <button type="button" className="ghost" onClick={() => setRevealed(!revealed)}>
-                  {revealed ? "Hide" : "Reveal"}
-                </button>
-              </dd>
+              {ownToken ? (
+                <dd>
+                  your agentnet token (the one you signed in with):{" "}
+                  <code>{revealed ? token : maskToken(token)}</code>{" "}
+                  <button type="button" className="ghost" onClick={() => setRevealed(!revealed)}>
+                    {revealed ? "Hide" : "Reveal"}
+                  </button>
+                </dd>
+              ) : (
+                <dd>
+                  an agentnet token of yours: one from <Link to="/keys">My API keys</Link>, or{" "}
+                  <code>agentnet token</code> (below). The snippets say <code>{TOKEN_PLACEHOLDER}</code>.
+                </dd>
+              )}
             </div>
           </dl>
           {snippets.local && data.endpoint ? (
@@ -174,7 +188,25 @@ export function AgentConfigPage() {
           )}
         </>
       ) : null}
+      <ShortLivedTokens />
     </section>
+  );
+}
+
+/** `agentnet login` and `agentnet token`: agents keep a refresh credential, not a long-lived token. */
+function ShortLivedTokens() {
+  return (
+    <>
+      <h2>Short-lived tokens for your agents</h2>
+      <p className="note">
+        Instead of your API token in a file, sign each machine in once: <code>agentnet login</code> prints a
+        code you confirm on the <Link to="/device">agent sign-in page</Link>, and <code>agentnet token</code>{" "}
+        then prints a token that lives 15 minutes, renewed as needed. Revoke a machine there too.
+      </p>
+      {agentLoginSnippets(window.location.origin).map((snippet) => (
+        <CopyBlock key={snippet.id} label={snippet.label} code={snippet.code} />
+      ))}
+    </>
   );
 }
 
