@@ -35,6 +35,14 @@ export interface Pending {
   before: unknown;
 }
 
+/** An entry to append: the change as it began, and how it ended (the target as stored, secrets included). */
+type Appended = Pending & {
+  outcome: AuditOutcome;
+  status: number | undefined;
+  error_code: string | undefined;
+  after: unknown;
+};
+
 /** How often a writer that lost the race for the chain's next place tries again. */
 const MAX_APPEND_ATTEMPTS = 50;
 /** The most a loser waits before it tries again, growing per attempt: racing writers spread out. */
@@ -68,7 +76,7 @@ export class AuditJournal {
     private readonly logger: Logger,
   ) {}
 
-  private append(fields: Parameters<AuditJournal["appendNow"]>[0]): Promise<void> {
+  private append(fields: Appended): Promise<void> {
     const before = this.appending.get(fields.account_id) ?? Promise.resolve();
     const mine = before.catch(() => undefined).then(() => this.appendNow(fields));
     const tail = mine.catch(() => undefined);
@@ -275,20 +283,7 @@ export class AuditJournal {
    * inserting there (a unique index on account and place), again after a writer that took it first.
    * An entry whose id is already in the chain (a recovery that raced another) is not written twice.
    */
-  private async appendNow(fields: {
-    id: string;
-    account_id: string;
-    at: Date;
-    actor: AuditActor;
-    action: string;
-    target: AuditTarget;
-    outcome: AuditOutcome;
-    status: number | undefined;
-    error_code: string | undefined;
-    /** The target as stored, secrets included: the entry shows only whether they changed. */
-    before: unknown;
-    after: unknown;
-  }): Promise<void> {
+  private async appendNow(fields: Appended): Promise<void> {
     const shown = shownChange(fields.before, fields.after);
     for (let attempt = 1; ; attempt++) {
       const newest = await this.models.AuditEntry.findOne({ account_id: fields.account_id })
