@@ -169,7 +169,12 @@ describe("sign-in with the identity provider in the dashboard", { timeout: 60_00
 
     await whoami.getByRole("button", { name: "Sign out" }).click();
     await page.getByLabel("API token").waitFor();
-    expect((await page.context().cookies()).some((cookie) => cookie.name === "agn_session")).toBe(false);
+    // The sign-in page may show before the sign-out's answer (which clears the cookie) arrives.
+    await expect
+      .poll(async () => (await page.context().cookies()).some((cookie) => cookie.name === "agn_session"), {
+        timeout: 15_000,
+      })
+      .toBe(false);
     // Reloaded, the page stays signed out.
     await page.reload();
     await page.getByLabel("Work email").waitFor();
