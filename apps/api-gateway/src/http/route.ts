@@ -8,12 +8,12 @@ import {
   forbidden,
   isPaged,
   type RequestOf,
-  type RequestOrigin,
 } from "@agentnet/contracts";
 import type { Logger } from "@agentnet/service-kit";
 import type { Request, RequestHandler, Router } from "express";
 import { type Access, callerOf, hasAccess } from "./auth";
 import { toAppError } from "./errors";
+import { requestOriginOf } from "./origin";
 
 type Method = "get" | "post" | "put" | "delete";
 
@@ -52,7 +52,7 @@ export function mount<E extends Endpoint>(
 ) {
   const isChange = spec.method !== "get";
   const forward: RequestHandler = async (req, res, next) => {
-    const caller = { ...callerOf(req), origin: originOf(req) };
+    const caller = { ...callerOf(req), origin: requestOriginOf(req) };
     let asked = false;
     try {
       if (!hasAccess(spec.access, caller)) throw forbidden(`your role may not ${req.method} ${req.path}`);
@@ -71,15 +71,6 @@ export function mount<E extends Endpoint>(
   router[spec.method](spec.path, forward);
   mounted.set(router, [...routesOf(router), spec as unknown as RouteSpec<Endpoint>]);
 }
-
-/** Where the request came from: the client's address (behind the proxies Express trusts) and agent. */
-const originOf = (req: Request): RequestOrigin => {
-  const userAgent = req.get("user-agent");
-  return {
-    ...(req.ip ? { address: req.ip.slice(0, 64) } : {}),
-    ...(userAgent ? { user_agent: userAgent.slice(0, 512) } : {}),
-  };
-};
 
 /**
  * The audit entry of a change the api-gateway stopped (a role that may not, a body that does not

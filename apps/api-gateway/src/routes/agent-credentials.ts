@@ -9,6 +9,7 @@ import {
 } from "@agentnet/contracts";
 import { type ErrorRequestHandler, type Request, type RequestHandler, Router } from "express";
 import { toAppError } from "../http/errors";
+import { siteOf } from "../http/origin";
 import { mount, param, type RouteSpec } from "../http/route";
 
 /**
@@ -42,7 +43,7 @@ export function agentCredentialAuthRoutes(
     ...forward(ControlPlane.deviceCodeStart, (req) => ({
       body: DeviceCodeBody.parse(req.body ?? {}),
       // Where the member confirms it: the dashboard's page, at the address the agent reached the API by.
-      verification_uri: `${req.protocol}://${req.get("host") ?? "localhost"}/#/device`,
+      verification_uri: `${siteOf(req)}/#/device`,
     })),
   );
   router.post(

@@ -1,9 +1,10 @@
 import { type NatsConnection, request } from "@agentnet/bus";
 import { ControlPlane, type Endpoint, IdentityProviderBody, unauthenticated } from "@agentnet/contracts";
-import { type Request, type Response, Router } from "express";
+import { type Response, Router } from "express";
 import { z } from "zod";
 import { callerOf, sessionOf } from "../http/auth";
 import { toAppError } from "../http/errors";
+import { requestOriginOf, siteOf } from "../http/origin";
 import { mount, type RouteSpec } from "../http/route";
 import {
   clearCookie,
@@ -24,8 +25,6 @@ const StartQuery = z.object({
   account_id: z.string().max(128).optional(),
 });
 
-const originOf = (req: Request) => `${req.protocol}://${req.get("host") ?? "localhost"}`;
-
 /** Back to the dashboard's sign-in page, saying why the sign-in did not happen. */
 const backToSignIn = (res: Response, reason: string) =>
   res.redirect(303, `/#/sign-in?${new URLSearchParams({ sign_in_error: reason })}`);
@@ -44,7 +43,7 @@ export function signInPublicRoutes(nc: NatsConnection, timeoutMs: number): Route
       const started = await request(
         nc,
         ControlPlane.signInStart,
-        { ...query, redirect_uri: `${originOf(req)}${CALLBACK_PATH}` },
+        { ...query, redirect_uri: `${siteOf(req)}${CALLBACK_PATH}` },
         { timeoutMs },
       );
       setCookie(req, res, SIGN_IN_COOKIE, started.state, {
@@ -78,9 +77,8 @@ export function signInPublicRoutes(nc: NatsConnection, timeoutMs: number): Route
         ControlPlane.signInFinish,
         {
           state,
-          callback_url: `${originOf(req)}${req.originalUrl}`,
-          ...(req.ip ? { address: req.ip.slice(0, 64) } : {}),
-          ...(req.get("user-agent") ? { user_agent: req.get("user-agent")?.slice(0, 512) } : {}),
+          callback_url: `${siteOf(req)}${req.originalUrl}`,
+          ...requestOriginOf(req),
         },
         { timeoutMs: Math.max(timeoutMs, 15_000) },
       );

@@ -4,6 +4,8 @@ import {
   type AuditActor,
   type AuditEntry,
   type AuditOutcome,
+  type AuditPage,
+  type AuditQuery,
   type AuditTarget,
   type AuditVerification,
   type Caller,
@@ -183,20 +185,7 @@ export class AuditJournal {
   }
 
   /** One page of the account's entries, newest first. */
-  async list(
-    accountId: string,
-    query: {
-      actor?: string;
-      action?: string;
-      target_type?: string;
-      target_id?: string;
-      outcome?: AuditOutcome;
-      from?: string;
-      to?: string;
-      before_seq?: number;
-      limit: number;
-    },
-  ): Promise<{ entries: AuditEntry[]; next_before_seq?: number }> {
+  async list(accountId: string, query: AuditQuery): Promise<AuditPage> {
     const filter: Record<string, unknown> = { account_id: accountId };
     if (query.actor) {
       filter[query.actor.includes("@") ? "actor.email" : "actor.user_id"] = query.actor.toLowerCase();

@@ -101,17 +101,21 @@ export function registerAgentCredentialHandlers(ctx: HandlerContext) {
     };
   };
 
+  /** The entry of a change to `credential` that no member's request made (an agent's poll, a copied token). */
+  const recordUnasked = (credential: AgentCredentialDoc, action: string) =>
+    ctx.audit.record({
+      account_id: credential.account_id,
+      actor: { user_id: credential.user_id },
+      action,
+      target: { type: "agent_credential", id: credential._id },
+      outcome: "succeeded",
+    });
+
   /** Revokes a credential whose refresh token came back after it was replaced: someone holds a copy. */
   const revokeCopied = async (credential: AgentCredentialDoc): Promise<AppError> => {
     await revoke(credential);
     // A security event the member did not cause: the trail says who the credential was and why it went.
-    await ctx.audit.record({
-      account_id: credential.account_id,
-      actor: { user_id: credential.user_id },
-      action: "agent_credentials.revoke_copied",
-      target: { type: "agent_credential", id: credential._id },
-      outcome: "succeeded",
-    });
+    await recordUnasked(credential, "agent_credentials.revoke_copied");
     ctx.logger.warn(
       { account_id: credential.account_id, user_id: credential.user_id, credential: credential._id },
       "an agent credential's refresh token was used twice: credential revoked",
@@ -204,13 +208,7 @@ export function registerAgentCredentialHandlers(ctx: HandlerContext) {
     if (!(await usable(credential)))
       throw oauthError("access_denied", "the member who approved it may not sign in");
     const tokens = await mint(credential, undefined);
-    await ctx.audit.record({
-      account_id: credential.account_id,
-      actor: { user_id: credential.user_id },
-      action: "agent_credentials.create",
-      target: { type: "agent_credential", id: credential._id },
-      outcome: "succeeded",
-    });
+    await recordUnasked(credential, "agent_credentials.create");
     return tokens;
   });
 

@@ -14,7 +14,7 @@ import * as oidc from "openid-client";
 import { handleChange, loadTarget } from "../audit/changes";
 import { requireAccountWideGrant, requireOwner } from "../domain/access";
 import { generateToken } from "../domain/tokens";
-import type { IdentityProviderDoc } from "../store/sign-in-models";
+import { forgetSignIns, type IdentityProviderDoc } from "../store/sign-in-models";
 import { announceConfigChange, type HandlerContext, handle, missingIds, revokeCallers } from "./context";
 
 /** How long a sign-in may take at the provider, and how long a browser session lasts. */
@@ -87,12 +87,7 @@ export function registerSignInHandlers(ctx: HandlerContext) {
 
   /** Ends a user's browser sessions and agent credentials (and the proxy tokens those minted). */
   const endSignedInAccess = async (accountId: string, userId: string) => {
-    const mine = { account_id: accountId, user_id: userId };
-    await Promise.all([
-      models.Session.deleteMany(mine),
-      models.AgentCredential.deleteMany(mine),
-      models.AgentAccessToken.deleteMany(mine),
-    ]);
+    await forgetSignIns(models, { account_id: accountId, user_id: userId });
     await revokeCallers(ctx, accountId, { userIds: [userId] });
   };
 

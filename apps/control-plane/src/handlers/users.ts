@@ -11,6 +11,7 @@ import { newId } from "@agentnet/service-kit";
 import { handleChange } from "../audit/changes";
 import { requireRoleChangeAllowed, requireWriter } from "../domain/access";
 import { isDuplicateKey, type UserDoc } from "../store/models";
+import { forgetSignIns } from "../store/sign-in-models";
 import { toUser } from "../store/views";
 import {
   announceConfigChange,
@@ -135,9 +136,7 @@ export function registerUserHandlers(ctx: HandlerContext) {
     }
     await models.Token.deleteMany({ account_id: caller.account_id, user_id: user._id });
     await models.McpUserCredential.deleteMany({ account_id: caller.account_id, user_id: user._id });
-    await models.AgentCredential.deleteMany({ account_id: caller.account_id, user_id: user._id });
-    await models.AgentAccessToken.deleteMany({ account_id: caller.account_id, user_id: user._id });
-    await models.Session.deleteMany({ account_id: caller.account_id, user_id: user._id });
+    await forgetSignIns(models, { account_id: caller.account_id, user_id: user._id });
     await models.BudgetRule.updateMany(
       { account_id: caller.account_id, target_users: user._id },
       { $pull: { target_users: user._id } },

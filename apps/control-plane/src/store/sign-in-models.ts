@@ -1,5 +1,6 @@
 import type { SealedSecret } from "@agentnet/contracts";
 import { type Connection, type Model, Schema } from "mongoose";
+import type { AgentCredentialModels } from "./agent-credential-models";
 
 /** The account's OpenID Connect provider: one per account, its client secret sealed. */
 export interface IdentityProviderDoc {
@@ -89,6 +90,22 @@ export interface SignInModels {
   IdentityProvider: Model<IdentityProviderDoc>;
   SignInAttempt: Model<SignInAttemptDoc>;
   Session: Model<SessionDoc>;
+}
+
+/**
+ * Drops what a user's sign-ins gave them: browser sessions, agent credentials and the proxy tokens
+ * those minted (a user deleted, or a sign-in the provider no longer vouches for). Their caches are
+ * the caller's to revoke.
+ */
+export async function forgetSignIns(
+  models: Pick<SignInModels, "Session"> & Pick<AgentCredentialModels, "AgentCredential" | "AgentAccessToken">,
+  user: { account_id: string; user_id: string },
+): Promise<void> {
+  await Promise.all([
+    models.Session.deleteMany(user),
+    models.AgentCredential.deleteMany(user),
+    models.AgentAccessToken.deleteMany(user),
+  ]);
 }
 
 export async function createSignInModels(connection: Connection): Promise<SignInModels> {
