@@ -11,8 +11,15 @@ export const TESTS_NEXT_TO_CODE = ["apps/*/src/**/*.test.ts", "packages/*/src/**
 export const INTEGRATION_TESTS = ["apps/*/src/**/*.int.test.ts", "packages/*/src/**/*.int.test.ts"];
 
 /**
+ * How long `expect.poll` waits for what a test expects to come true: a loaded machine (CI runs every
+ * project at once on 2 cores) can take seconds to render a page or deliver an event, and the
+ * default of 1 s made tests fail on timing rather than behaviour.
+ */
+export const POLL = { timeout: 15_000 };
+
+/**
  * What every package's tests share. Projects do not inherit the root config's test options, so
  * the timeouts live here.
  */
 export const packageProject = (name: string): UserWorkspaceConfig =>
-  defineProject({ test: { name, ...TIMEOUTS } });
+  defineProject({ test: { name, ...TIMEOUTS, expect: { poll: POLL } } });

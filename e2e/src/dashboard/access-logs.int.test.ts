@@ -97,7 +97,7 @@ afterAll(async () => {
 describe("access logs for operators", { timeout: 60_000 }, () => {
   it("names users and providers with links, and links each row to its session", async () => {
     await go(page, "/logs");
-    await expect.poll(() => rows(page).count(), { timeout: 15_000 }).toBe(4);
+    await expect.poll(() => rows(page).count()).toBe(4);
     const ownerLink = table(page).getByRole("link", { name: "Olivia Owner" }).first();
     expect(await ownerLink.getAttribute("href")).toBe(`#/logs?user_id=${owner.user_id}`);
     expect(await table(page).getByRole("link", { name: "Mia Member" }).count()).toBe(1);
@@ -112,7 +112,7 @@ describe("access logs for operators", { timeout: 60_000 }, () => {
   it("exports every page of the filter as CSV and as JSON, built in the browser", async () => {
     // Two rows a page: the export still holds all four.
     await go(page, "/logs?page_size=2");
-    await expect.poll(() => rows(page).count(), { timeout: 15_000 }).toBe(2);
+    await expect.poll(() => rows(page).count()).toBe(2);
     const [csv] = await Promise.all([
       page.waitForEvent("download"),
       page.getByRole("button", { name: "Export CSV" }).click(),
@@ -145,7 +145,7 @@ describe("access logs for operators", { timeout: 60_000 }, () => {
 
   it("puts an open row in the URL, reopens it from a reload, copies the link and closes it", async () => {
     await go(page, "/logs");
-    await expect.poll(() => rows(page).count(), { timeout: 15_000 }).toBe(4);
+    await expect.poll(() => rows(page).count()).toBe(4);
     const newest = logged[0]?.id ?? "";
     await rows(page).first().locator("td").first().click();
     const drawer = page.getByRole("dialog", { name: `Request ${newest}` });
@@ -165,7 +165,7 @@ describe("access logs for operators", { timeout: 60_000 }, () => {
     // A fresh document: nothing of the list shown before can hold the row.
     await page.reload();
     await page.getByRole("dialog", { name: `Request ${oldest}` }).waitFor();
-    await expect.poll(() => rows(page).count(), { timeout: 15_000 }).toBe(1);
+    await expect.poll(() => rows(page).count()).toBe(1);
     await page.keyboard.press("Escape");
     await go(page, "/logs?entry=no-such-request");
     await page.getByText("No request no-such-request").waitFor();
@@ -204,7 +204,7 @@ describe("access logs for operators", { timeout: 60_000 }, () => {
       await page.emulateMedia({ colorScheme });
       await go(page, "/logs?live=1");
       await page.getByText(/Live tail is on/).waitFor();
-      await expect.poll(() => rows(page).count(), { timeout: 15_000 }).toBe(4);
+      await expect.poll(() => rows(page).count()).toBe(4);
       for (const violation of await axeViolations(page)) found.push(`${colorScheme} table: ${violation}`);
       await go(page, `/logs?live=1&entry=${logged[0]?.id}`);
       await page.getByRole("dialog").getByRole("list", { name: "Conversation" }).waitFor();
@@ -220,7 +220,7 @@ describe("access logs for operators", { timeout: 60_000 }, () => {
     await expect.poll(() => page.url()).toContain("live=1");
     expect(page.url()).not.toContain("sort_by");
     expect(page.url()).not.toContain("page=2");
-    await expect.poll(() => rows(page).count(), { timeout: 15_000 }).toBe(2);
+    await expect.poll(() => rows(page).count()).toBe(2);
     const status = page.getByRole("status").filter({ hasText: "Live tail" });
     await status.getByText(/Live tail is on/).waitFor();
     await page.evaluate(() => Object.assign(window, { stillThisPage: true }));
@@ -240,7 +240,7 @@ describe("access logs for operators", { timeout: 60_000 }, () => {
   it("shows a member their own rows with ids in place of names they may not read, without errors", async () => {
     const memberPage = await openPage(member.token);
     await go(memberPage, "/logs");
-    await expect.poll(() => rows(memberPage).count(), { timeout: 15_000 }).toBe(2);
+    await expect.poll(() => rows(memberPage).count()).toBe(2);
     expect(await table(memberPage).getByRole("link", { name: "OpenAI" }).count()).toBe(0);
     // The row carries its provider's name; a member just cannot follow it to the configuration.
     expect(await table(memberPage).getByRole("cell", { name: "OpenAI", exact: true }).count()).toBe(2);

@@ -65,12 +65,10 @@ describe("the Audit trail page against the real stack", { timeout: 60_000 }, () 
     await renameRow.getByText("Succeeded", { exact: true }).waitFor();
 
     await applyFilters(page, (form) => form.getByLabel("Action").fill("groups.create"));
-    await expect.poll(() => actionsShown(page), { timeout: 15_000 }).toEqual(["groups.create"]);
+    await expect.poll(() => actionsShown(page)).toEqual(["groups.create"]);
     expect(page.url()).toContain("action=groups.create");
     await applyFilters(page, (form) => form.getByLabel("Action").fill("groups"));
-    await expect
-      .poll(() => actionsShown(page), { timeout: 15_000 })
-      .toEqual(["groups.update", "groups.create"]);
+    await expect.poll(() => actionsShown(page)).toEqual(["groups.update", "groups.create"]);
 
     const [stored] = (await trail(owner.token, "?action=groups.update")).entries;
     await entryRows(page).first().click();
@@ -97,15 +95,13 @@ describe("the Audit trail page against the real stack", { timeout: 60_000 }, () 
     expect(await axeViolations(page)).toEqual([]);
     await drawer.getByRole("button", { name: "Every entry for this group" }).click();
     await drawer.waitFor({ state: "detached" });
-    await expect
-      .poll(() => actionsShown(page), { timeout: 15_000 })
-      .toEqual(["groups.update", "groups.create"]);
+    await expect.poll(() => actionsShown(page)).toEqual(["groups.update", "groups.create"]);
     expect(page.url()).toContain(`target_type=group&target_id=${group.id}`);
   });
 
   it("verifies the chain and says it is intact", async () => {
     await page.getByRole("form", { name: "Filters" }).getByRole("button", { name: "Clear" }).click();
-    await expect.poll(() => entryRows(page).count(), { timeout: 15_000 }).toBe(3);
+    await expect.poll(() => entryRows(page).count()).toBe(3);
     await page.getByRole("button", { name: "Verify chain" }).click();
     const verification = await stack.api<AuditVerification>("GET", "/api/audit/verify", owner.token);
     expect(verification).toMatchObject({ intact: true, first_seq: 1 });
@@ -119,9 +115,7 @@ describe("the Audit trail page against the real stack", { timeout: 60_000 }, () 
 
   it("exports the filtered trail as JSON lines and CSV, with the caller's token", async () => {
     await applyFilters(page, (form) => form.getByLabel("Action").fill("groups"));
-    await expect
-      .poll(() => actionsShown(page), { timeout: 15_000 })
-      .toEqual(["groups.update", "groups.create"]);
+    await expect.poll(() => actionsShown(page)).toEqual(["groups.update", "groups.create"]);
     const saved = async (button: string) => {
       const [download] = await Promise.all([
         page.waitForEvent("download"),
@@ -177,7 +171,7 @@ describe("the Audit trail page against the real stack", { timeout: 60_000 }, () 
     await memberPage.context().close();
 
     await go(page, "/audit?outcome=refused");
-    await expect.poll(() => actionsShown(page), { timeout: 15_000 }).toEqual(["groups.create"]);
+    await expect.poll(() => actionsShown(page)).toEqual(["groups.create"]);
     const row = entryRows(page).first();
     await row.getByText("Refused", { exact: true }).waitFor();
     expect(await row.locator("td").nth(1).textContent()).toBe(email);
@@ -188,7 +182,7 @@ describe("the Audit trail page against the real stack", { timeout: 60_000 }, () 
     await go(page, "/audit");
     await page.reload();
     // A reload loads the app and its first page again: on a busy machine that takes seconds.
-    await expect.poll(() => entryRows(page).count(), { timeout: 15_000 }).toBeGreaterThan(3);
+    await expect.poll(() => entryRows(page).count()).toBeGreaterThan(3);
     await page.getByRole("button", { name: "Verify chain" }).click();
     await page.getByRole("status").filter({ hasText: "Intact:" }).waitFor();
     await screenshot(page, "27-audit");
@@ -218,9 +212,7 @@ describe("the Audit trail page against the real stack", { timeout: 60_000 }, () 
     await page.getByText("Seq 52 down to 3").waitFor();
     expect(await entryRows(page).count()).toBe(50);
     await page.getByRole("button", { name: "Older" }).click();
-    await expect
-      .poll(() => actionsShown(page), { timeout: 15_000 })
-      .toEqual(["groups.create", "accounts.bootstrap"]);
+    await expect.poll(() => actionsShown(page)).toEqual(["groups.create", "accounts.bootstrap"]);
     await page.getByText("Seq 2 down to 1 · no older entries").waitFor();
     expect(page.url()).toContain("before_seq=3");
     expect(await page.getByRole("button", { name: "Older" }).isDisabled()).toBe(true);

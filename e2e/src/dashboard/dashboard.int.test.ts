@@ -42,7 +42,7 @@ afterAll(async () => {
 describe("the dashboard against the real stack", { timeout: 60_000 }, () => {
   it("signs the owner in with an API token and refuses a bad one", async () => {
     await page.goto(stack.baseUrl);
-    await expect.poll(() => page.getByLabel("API token").isVisible(), { timeout: 15_000 }).toBe(true);
+    await expect.poll(() => page.getByLabel("API token").isVisible()).toBe(true);
     await screenshot(page, "01-sign-in");
     await page.getByLabel("API token").fill("agn_not_a_real_token");
     await page.getByRole("button", { name: "Sign in" }).click();
@@ -147,7 +147,7 @@ describe("the dashboard against the real stack", { timeout: 60_000 }, () => {
     await page.getByRole("table", { name: "By model" }).waitFor();
     expect(await page.getByTestId("total-tokens").textContent()).toBe("900");
     await page.getByRole("button", { name: "24 h" }).click();
-    await expect.poll(() => page.url(), { timeout: 15_000 }).toContain("range=24h");
+    await expect.poll(() => page.url()).toContain("range=24h");
     await page.getByRole("table", { name: "By provider" }).getByText("OpenAI").waitFor();
     await screenshot(page, "02-overview");
   });
@@ -155,12 +155,12 @@ describe("the dashboard against the real stack", { timeout: 60_000 }, () => {
   it("lists access logs with deny reasons in words, a drawer, and filters in the URL", async () => {
     await go(page, "/logs");
     const rows = page.getByRole("table", { name: "Access log entries" }).locator("tbody tr");
-    await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(7);
+    await expect.poll(() => rows.count()).toBe(7);
     await page.getByText("A budget rule's token cap for this window was reached").waitFor();
     await screenshot(page, "03-access-logs");
     await page.getByLabel("Decision").selectOption("deny");
     await page.getByRole("button", { name: "Apply filters" }).click();
-    await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(1);
+    await expect.poll(() => rows.count()).toBe(1);
     expect(page.url()).toContain("decision=deny");
     await rows.first().focus();
     await page.keyboard.press("Enter");
@@ -172,7 +172,7 @@ describe("the dashboard against the real stack", { timeout: 60_000 }, () => {
       expect(await page.evaluate(() => document.activeElement?.closest("dialog") !== null)).toBe(true);
     }
     await page.keyboard.press("Escape");
-    await expect.poll(() => page.getByRole("dialog").count(), { timeout: 15_000 }).toBe(0);
+    await expect.poll(() => page.getByRole("dialog").count()).toBe(0);
     // The URL alone restores the view (a shared link).
     const shared = await newPage(browser);
     await shared
@@ -193,9 +193,7 @@ describe("the dashboard against the real stack", { timeout: 60_000 }, () => {
     await page.getByRole("link", { name: "release-notes" }).click();
     await heading(page, "Session release-notes").waitFor();
     await expect
-      .poll(() => page.getByRole("list", { name: "Requests in order" }).locator("li").count(), {
-        timeout: 15_000,
-      })
+      .poll(() => page.getByRole("list", { name: "Requests in order" }).locator("li").count())
       .toBe(3);
     await screenshot(page, "12-session-timeline");
   });
@@ -253,7 +251,7 @@ describe("the dashboard against the real stack", { timeout: 60_000 }, () => {
     expect(await memberPage.getByTestId("total-tokens").textContent()).toBe("300");
     await go(memberPage, "/logs");
     const rows = memberPage.getByRole("table", { name: "Access log entries" }).locator("tbody tr");
-    await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(3);
+    await expect.poll(() => rows.count()).toBe(3);
     expect(await memberPage.getByRole("columnheader", { name: "User" }).count()).toBe(0);
     await screenshot(memberPage, "15-member-access-logs");
     await go(memberPage, "/consumption");
@@ -295,7 +293,7 @@ describe("the dashboard against the real stack", { timeout: 60_000 }, () => {
     expect(await page.getByText("Fix the highlighted settings.").count()).toBe(0);
     await page.getByRole("button", { name: "Save account settings" }).click();
     await page.getByText("Saved.").waitFor();
-    await expect.poll(() => nav.getByRole("link", { name: "Team" }).count(), { timeout: 15_000 }).toBe(0);
+    await expect.poll(() => nav.getByRole("link", { name: "Team" }).count()).toBe(0);
     await screenshot(page, "16-account-settings");
   });
 

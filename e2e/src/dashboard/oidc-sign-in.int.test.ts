@@ -171,9 +171,7 @@ describe("sign-in with the identity provider in the dashboard", { timeout: 60_00
     await page.getByLabel("API token").waitFor();
     // The sign-in page may show before the sign-out's answer (which clears the cookie) arrives.
     await expect
-      .poll(async () => (await page.context().cookies()).some((cookie) => cookie.name === "agn_session"), {
-        timeout: 15_000,
-      })
+      .poll(async () => (await page.context().cookies()).some((cookie) => cookie.name === "agn_session"))
       .toBe(false);
     // Reloaded, the page stays signed out.
     await page.reload();

@@ -76,8 +76,6 @@ describe("a provider's Claude betas in the dashboard", { timeout: 60_000 }, () =
     expect(await betasField().inputValue()).toBe("context-1m-2025-08-07, brand-new-2026-12-01");
     await betasField().fill("");
     await page.getByRole("button", { name: "Save provider" }).click();
-    await expect
-      .poll(async () => (await providers())[0], { timeout: 15_000 })
-      .not.toHaveProperty("anthropic_betas");
+    await expect.poll(async () => (await providers())[0]).not.toHaveProperty("anthropic_betas");
   });
 });
