@@ -42,6 +42,13 @@ export interface ProxyHarness {
 }
 
 /**
+ * The control-plane's side, shared by the harnesses of a test file: every harness alive answers
+ * each request a proxy sends (the subjects are the control-plane's), so they all know every token
+ * and account, or whichever answered first would decide at random.
+ */
+const played = { callers: new Map<string, Caller>(), snapshots: new Map<string, GatewaySnapshot>() };
+
+/**
  * A gateway proxy on the test bus, with the control-plane's side played from memory: it resolves
  * the tokens and serves the snapshots of the accounts `accountWith` registers. Upstreams may be
  * on loopback; events go to `options.publish` (dropped unless given); metrics are kept in `metrics`
@@ -53,8 +60,7 @@ export async function startProxyHarness(
   metrics?: MetricsRegistry,
 ): Promise<ProxyHarness> {
   const sealingKey = parseSealingKeys(TEST_SEALING_KEY);
-  const callers = new Map<string, Caller>();
-  const snapshots = new Map<string, GatewaySnapshot>();
+  const { callers, snapshots } = played;
   const proxyBus = await connectTestBus("gateway-proxy");
   const controlPlane = await connectTestBus("control-plane");
   const book = pageBookOn(controlPlane);
