@@ -15,6 +15,7 @@ import { errorMiddleware, notFoundRoute } from "./http/errors";
 import { countRequests } from "./http/metrics";
 import { jsonOnly } from "./http/negotiation";
 import { openApiDocument } from "./http/openapi";
+import { publicAuthRateLimit } from "./http/rate-limit";
 import { routesOf } from "./http/route";
 import { keepMountPath } from "./http/route-pattern";
 import { traceRequests } from "./http/tracing";
@@ -34,6 +35,10 @@ export interface ApiGatewayOptions {
   authCacheTtlMs: number;
   bodyLimitBytes: number;
   requestTimeoutMs: number;
+  /** Requests a minute one client address may make to the public auth endpoints; 0: unbounded. */
+  authRateLimitPerMinute: number;
+  /** Whether the client address (`req.ip`, in audit entries and rate limits) comes from `X-Forwarded-For`. */
+  trustProxy: boolean;
   /** Built dashboard (apps/dashboard/dist): served for GETs outside /api, with an SPA fallback. */
   dashboardDir?: string;
   /** The service's metrics registry; undefined counts nothing. */
@@ -47,6 +52,8 @@ export function createApp(options: ApiGatewayOptions): Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
+  // `true` takes the first X-Forwarded-For hop, as the gateway-proxy does with the same setting.
+  app.set("trust proxy", options.trustProxy);
   // Read where a request has no logger of its own (src/http/route.ts).
   app.locals.logger = options.logger;
   if (options.metrics) app.use(countRequests(options.metrics));
@@ -96,8 +103,9 @@ export function createApp(options: ApiGatewayOptions): Express {
   });
   // An agent without a token yet asks for one here, and a browser signs in; everything after needs
   // a token or a session (and reads no body before it knows who sends it).
-  api.use(agentCredentialAuthRoutes(options.nc, options.requestTimeoutMs, parseJson));
-  api.use(signInPublicRoutes(options.nc, options.requestTimeoutMs));
+  const rateLimited = publicAuthRateLimit(options.authRateLimitPerMinute);
+  api.use(agentCredentialAuthRoutes(options.nc, options.requestTimeoutMs, parseJson, rateLimited));
+  api.use(signInPublicRoutes(options.nc, options.requestTimeoutMs, rateLimited));
   // Who is asking before anything is read: an unauthenticated client cannot make the gateway wait
   // for (or buffer) its body.
   api.use(authenticate(options.nc, options.authCacheTtlMs, options.logger));

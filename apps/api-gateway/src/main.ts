@@ -18,6 +18,8 @@ await runService(
       authCacheTtlMs: env.AUTH_CACHE_TTL_MS,
       bodyLimitBytes: env.BODY_LIMIT_BYTES,
       requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
+      authRateLimitPerMinute: env.AGN_AUTH_RATE_LIMIT_PER_MINUTE,
+      trustProxy: env.AGN_TRUST_PROXY,
       ...(env.AGN_DASHBOARD_DIR ? { dashboardDir: env.AGN_DASHBOARD_DIR } : {}),
     });
     const server = createHttpServer(app, httpServerLimits(env), logger).listen(

@@ -22,6 +22,8 @@ export async function startTestApi(
     authCacheTtlMs: 0,
     bodyLimitBytes: 1_048_576,
     requestTimeoutMs: 10_000,
+    authRateLimitPerMinute: 120,
+    trustProxy: false,
     ...deps,
     health,
   });

@@ -22,6 +22,7 @@ export function agentCredentialAuthRoutes(
   nc: NatsConnection,
   timeoutMs: number,
   parseJson: RequestHandler,
+  rateLimited: RequestHandler,
 ): Router {
   const router = Router();
   // The body is read on these routes alone: any other request reads none before it is authenticated.
@@ -29,6 +30,7 @@ export function agentCredentialAuthRoutes(
     endpoint: E,
     toRequest: (req: Request) => unknown,
   ): RequestHandler[] => [
+    rateLimited,
     parseJson,
     async (req, res, next) => {
       try {

@@ -1,6 +1,6 @@
 import { type NatsConnection, request } from "@agentnet/bus";
 import { ControlPlane, type Endpoint, IdentityProviderBody, unauthenticated } from "@agentnet/contracts";
-import { type Response, Router } from "express";
+import { type ErrorRequestHandler, type RequestHandler, type Response, Router } from "express";
 import { z } from "zod";
 import { callerOf, sessionOf } from "../http/auth";
 import { toAppError } from "../http/errors";
@@ -34,10 +34,14 @@ const backToSignIn = (res: Response, reason: string) =>
  * identity provider"): to the provider with a state bound to this browser by a cookie, back to the
  * callback, whose code the control-plane redeems, and into the dashboard with a session cookie.
  */
-export function signInPublicRoutes(nc: NatsConnection, timeoutMs: number): Router {
+export function signInPublicRoutes(
+  nc: NatsConnection,
+  timeoutMs: number,
+  rateLimited: RequestHandler,
+): Router {
   const router = Router();
   // A browser's navigation: a refusal goes back to the sign-in page, saying why, not to a JSON body.
-  router.get("/auth/oidc/start", async (req, res) => {
+  router.get("/auth/oidc/start", rateLimited, async (req, res) => {
     try {
       const query = StartQuery.parse(req.query);
       const started = await request(
@@ -56,7 +60,7 @@ export function signInPublicRoutes(nc: NatsConnection, timeoutMs: number): Route
     }
   });
 
-  router.get("/auth/oidc/callback", async (req, res) => {
+  router.get("/auth/oidc/callback", rateLimited, async (req, res) => {
     clearCookie(req, res, SIGN_IN_COOKIE, CALLBACK_PATH);
     const state = typeof req.query.state === "string" ? req.query.state : "";
     const bound = cookiesOf(req).get(SIGN_IN_COOKIE);
@@ -89,6 +93,13 @@ export function signInPublicRoutes(nc: NatsConnection, timeoutMs: number): Route
       backToSignIn(res, toAppError(error)?.message ?? "the sign-in failed; try again");
     }
   });
+  // This router's refusals alone (a rate limit's): others' errors pass through it on their way.
+  const signInErrors: ErrorRequestHandler = (error, _req, res, next) => {
+    const refusal = toAppError(error);
+    if (refusal) backToSignIn(res, refusal.message);
+    else next(error);
+  };
+  router.use("/auth/oidc", signInErrors);
   return router;
 }
 
