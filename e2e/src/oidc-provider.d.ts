@@ -12,6 +12,10 @@ declare module "oidc-provider" {
       issuer: string,
       configuration: Record<string, unknown> & {
         findAccount?: (ctx: unknown, id: string) => Account | undefined | Promise<Account | undefined>;
+        issueRefreshToken?: (
+          ctx: unknown,
+          client: { grantTypeAllowed(grant: string): boolean },
+        ) => boolean | Promise<boolean>;
       },
     );
     callback(): (req: IncomingMessage, res: ServerResponse) => void;

@@ -28,6 +28,7 @@ import { registerSignInHandlers } from "./handlers/sign-in";
 import { createSnapshotBook, watchConfigChanges } from "./handlers/snapshot";
 import { registerTokenHandlers } from "./handlers/tokens";
 import { registerUserHandlers } from "./handlers/users";
+import { OidcClients } from "./identity/oidc-clients";
 import { createAgentCredentialModels } from "./store/agent-credential-models";
 import { createAgentModels } from "./store/agent-models";
 import { createAuditModels } from "./store/audit-models";
@@ -90,6 +91,7 @@ export async function startControlPlane(deps: ControlPlaneDeps) {
     verifyTimeoutMs: deps.verifyTimeoutMs ?? 15_000,
     verifier: deps.verifier ?? Verifier,
     snapshots: createSnapshotBook(deps),
+    oidc: new OidcClients(deps.sealingKey),
   };
   watchConfigChanges(ctx);
   for (const register of [

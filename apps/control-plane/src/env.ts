@@ -27,6 +27,12 @@ export const ControlPlaneEnv = z.object({
    * for a stopped one.
    */
   AGN_AUDIT_RECOVER_AFTER_SECONDS: z.coerce.number().min(0.1).default(120),
+  /**
+   * How long an identity provider's word on a signed-in user holds: past it, the control-plane asks
+   * the provider again with the refresh token of the user's latest sign-in, and a refusal ends their
+   * sessions and agent credentials.
+   */
+  AGN_IDP_RECHECK_SECONDS: z.coerce.number().min(1).max(86_400).default(900),
   /** For the audit fault test only: the action whose change kills the process before its entry. */
   AGN_FAULT_CRASH_BEFORE_AUDIT_ENTRY: z.string().min(1).optional(),
 });

@@ -84,6 +84,10 @@ describe("the audit trail", () => {
       400,
     );
     expect((await api.call("DELETE", "/api/groups/nope", { token: owner.token })).status).toBe(404);
+    const [account] = (await api.call<{ id: string }[]>("GET", "/api/accounts", { token: owner.token })).body;
+    expect((await api.call("DELETE", `/api/accounts/${account?.id}`, { token: member.token })).status).toBe(
+      403,
+    );
 
     expect((await api.call("GET", "/api/audit", { token: member.token })).status).toBe(403);
     expect((await api.call("GET", "/api/audit/verify", { token: member.token })).status).toBe(403);
@@ -103,9 +107,16 @@ describe("the audit trail", () => {
       token_id: member.tokenId,
     });
     expect(entries[2]?.target).toEqual({ type: "group", id: "nope" });
+    // A refused account deletion stays on the trail (one made takes the trail with the account).
+    expect(await trail(auditor.token, "&action=accounts.delete")).toMatchObject([
+      { outcome: "refused", status: 403, target: { type: "account", id: account?.id } },
+    ]);
 
     const byMember = await trail(owner.token, `&actor=${encodeURIComponent(member.user.email)}`);
-    expect(byMember.map((entry) => entry.outcome)).toEqual(["refused"]);
+    expect(byMember.map((entry) => [entry.action, entry.outcome])).toEqual([
+      ["groups.create", "refused"],
+      ["accounts.delete", "refused"],
+    ]);
     expect((await verify(auditor.token)).intact).toBe(true);
   });
 

@@ -7,6 +7,7 @@ import {
   type Verifier,
 } from "@agentnet/contracts";
 import { startControlPlane } from "@agentnet/control-plane/app";
+import { startIdentityRecheck } from "@agentnet/control-plane/identity-recheck";
 import { parseSealingKeys } from "@agentnet/sealing";
 import { createLogger } from "@agentnet/service-kit";
 import { connectTestBus, connectTestMongo, TEST_SEALING_KEY, uniqueId } from "@agentnet/testkit";
@@ -21,11 +22,19 @@ export interface ApiResponse<T = unknown> {
  * The control-plane and the api-gateway in this process, over the real NATS and MongoDB-wire
  * backends, with the gateway on a free port. Tests speak plain HTTP to it.
  */
-export async function startApiHarness(options: { verifier?: typeof Verifier; bodyLimitBytes?: number } = {}) {
+export async function startApiHarness(
+  options: {
+    verifier?: typeof Verifier;
+    bodyLimitBytes?: number;
+    authRateLimitPerMinute?: number;
+    /** Asks the identity providers again this often (the control-plane's AGN_IDP_RECHECK_SECONDS); never unless set. */
+    identityRecheckMs?: number;
+  } = {},
+) {
   const logger = createLogger("test", "silent");
   const nc = await connectTestBus("api-harness");
   const connection = await connectTestMongo();
-  await startControlPlane({
+  const controlPlane = await startControlPlane({
     nc,
     connection,
     logger,
@@ -38,8 +47,15 @@ export async function startApiHarness(options: { verifier?: typeof Verifier; bod
     logger,
     bodyLimitBytes: options.bodyLimitBytes ?? 65_536,
     requestTimeoutMs: 5_000,
+    ...(options.authRateLimitPerMinute === undefined
+      ? {}
+      : { authRateLimitPerMinute: options.authRateLimitPerMinute }),
   });
   const baseUrl = api.url;
+  const recheck =
+    options.identityRecheckMs === undefined
+      ? undefined
+      : startIdentityRecheck(controlPlane, { everyMs: options.identityRecheckMs });
 
   const call = async <T = unknown>(
     method: string,
@@ -88,6 +104,7 @@ export async function startApiHarness(options: { verifier?: typeof Verifier; bod
     request(nc, ControlPlane.accountsBootstrap, { email });
 
   const stop = async () => {
+    recheck?.stop();
     await api.stop();
     await nc.drain();
     await connection.close();

@@ -39,7 +39,7 @@ export async function startTestIdentityProvider(redirectUri: string): Promise<Te
         client_id: clientId,
         client_secret: clientSecret,
         redirect_uris: [redirectUri],
-        grant_types: ["authorization_code"],
+        grant_types: ["authorization_code", "refresh_token"],
         response_types: ["code"],
       },
     ],
@@ -47,6 +47,8 @@ export async function startTestIdentityProvider(redirectUri: string): Promise<Te
     // The ID token carries the claims (the gateway reads it, not the userinfo endpoint).
     conformIdTokenClaims: false,
     features: { devInteractions: { enabled: true } },
+    // A refresh token with every code, as Keycloak issues (bound to the person's grant here).
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed("refresh_token"),
     cookies: { keys: ["test-cookie-key-0123456789abcdef"] },
     ttl: {
       AccessToken: 600,
@@ -54,6 +56,7 @@ export async function startTestIdentityProvider(redirectUri: string): Promise<Te
       Grant: 3_600,
       IdToken: 600,
       Interaction: 600,
+      RefreshToken: 3_600,
       Session: 3_600,
     },
     findAccount: (_ctx, id) => {

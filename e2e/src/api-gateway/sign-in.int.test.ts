@@ -1,4 +1,12 @@
-import type { AuditPage, Group, IdentityProvider, User } from "@agentnet/contracts";
+import type {
+  AgentTokens,
+  AuditPage,
+  DeviceAuthorization,
+  Group,
+  IdentityProvider,
+  User,
+} from "@agentnet/contracts";
+import { eventually } from "@agentnet/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiHarness, startApiHarness } from "./harness";
 import {
@@ -12,7 +20,8 @@ let api: ApiHarness;
 let idp: TestIdentityProvider;
 let apiHost: string;
 beforeAll(async () => {
-  api = await startApiHarness();
+  // The provider is asked again about signed-in people every second (a deployment: 15 minutes).
+  api = await startApiHarness({ identityRecheckMs: 1_000 });
   apiHost = new URL(api.baseUrl).host;
   idp = await startTestIdentityProvider(`${api.baseUrl}/api/auth/oidc/callback`);
 });
@@ -116,6 +125,22 @@ describe("sign-in with the account's identity provider", () => {
     idp.users.set("bob", { email: `bob@${domain}`, name: "Bob", groups: [] });
     const again = await signIn(`bob@${domain}`, "bob");
     expect((await bobOf())?.auto_groups).toEqual([]);
+    // What the sign-ins did to bob's user is in the trail, each change made by him.
+    const userTrail = await api.call<AuditPage>(
+      "GET",
+      `/api/audit?action=users&target_id=${(await bobOf())?.id}`,
+      {
+        token: owner.token,
+      },
+    );
+    expect(userTrail.body.entries.map((entry) => [entry.action, entry.actor.email])).toEqual([
+      ["users.update", `bob@${domain}`],
+      ["users.create", `bob@${domain}`],
+    ]);
+    expect(userTrail.body.entries[0]).toMatchObject({
+      before: { auto_groups: [engGroupId] },
+      after: { auto_groups: [] },
+    });
     expect((await api.call("GET", "/api/auth/session", withCookie(again.jar))).status).toBe(200);
 
     const bob = await bobOf();
@@ -214,4 +239,55 @@ describe("sign-in with the account's identity provider", () => {
     expect(signInError((await signIn(`erin@${domain}`, "erin-2")).location)).toContain("another person");
     expect((await api.call("GET", "/api/auth/session", withCookie(erin.jar))).status).toBe(401);
   });
+
+  it("asks the provider again with the sign-in's refresh token: a person removed there loses their session and agent credential at once", async () => {
+    const domain = `corp-${Date.now()}-e.example`;
+    const { owner } = await accountWithProvider(domain);
+    idp.users.set("gina", { email: `gina@${domain}`, name: "Gina", groups: [] });
+    idp.users.set("hal", { email: `hal@${domain}`, name: "Hal", groups: [] });
+    const gina = await signIn(`gina@${domain}`, "gina");
+    const hal = await signIn(`hal@${domain}`, "hal");
+
+    // Gina's agent credential, confirmed with her browser session.
+    const { csrf_token } = (
+      await api.call<{ csrf_token: string }>("GET", "/api/auth/session", withCookie(gina.jar))
+    ).body;
+    const device = (
+      await api.call<DeviceAuthorization>("POST", "/api/auth/device/code", {
+        body: { client_name: "laptop" },
+      })
+    ).body;
+    const confirmed = await api.call("POST", "/api/agent-credentials/device", {
+      ...withCookie(gina.jar, { "x-csrf-token": csrf_token }),
+      body: { user_code: device.user_code },
+    });
+    expect(confirmed.status).toBe(200);
+    const tokens = await api.call<AgentTokens>("POST", "/api/auth/device/token", {
+      body: { device_code: device.device_code },
+    });
+    expect(tokens.status).toBe(200);
+
+    // Asked again while she is still there, the provider vouches: nothing ends.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect((await api.call("GET", "/api/auth/session", withCookie(gina.jar))).status).toBe(200);
+
+    idp.users.delete("gina");
+    await eventually(
+      async () => (await api.call("GET", "/api/auth/session", withCookie(gina.jar))).status === 401,
+      15_000,
+    );
+    const renewed = await api.call<{ error: string }>("POST", "/api/auth/token", {
+      body: { refresh_token: tokens.body.refresh_token },
+    });
+    expect(renewed).toMatchObject({ status: 401, body: { error: "invalid_grant" } });
+    expect((await api.call("GET", "/api/users", { token: tokens.body.access_token })).status).toBe(401);
+    expect((await api.call("GET", "/api/auth/session", withCookie(hal.jar))).status).toBe(200);
+
+    const trail = await api.call<AuditPage>("GET", "/api/audit?action=sessions.ended_by_provider", {
+      token: owner.token,
+    });
+    expect(trail.body.entries).toMatchObject([
+      { actor: { email: `gina@${domain}` }, target: { type: "user" }, outcome: "succeeded" },
+    ]);
+  }, 60_000);
 });

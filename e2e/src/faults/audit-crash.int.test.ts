@@ -74,20 +74,25 @@ afterAll(async () => {
   await store?.close();
 });
 
+/** A new account, and its owner as the control-plane sees a caller. */
+async function bootstrapAccount(): Promise<Caller> {
+  const boot = await request(operator, ControlPlane.accountsBootstrap, {
+    email: `${uniqueId("o")}@example.com`,
+  });
+  return {
+    account_id: boot.account_id,
+    user_id: boot.user_id,
+    role: "owner",
+    group_ids: [],
+    email: "owner@example.com",
+    name: "owner",
+  };
+}
+
 describe("a control-plane killed between a change and its audit entry", () => {
   it("leaves the change's intent, and the next control-plane writes its entry as interrupted, the chain intact", async () => {
     const crashing = await startControlPlaneProcess({ AGN_FAULT_CRASH_BEFORE_AUDIT_ENTRY: "groups.update" });
-    const boot = await request(operator, ControlPlane.accountsBootstrap, {
-      email: `${uniqueId("o")}@example.com`,
-    });
-    const caller: Caller = {
-      account_id: boot.account_id,
-      user_id: boot.user_id,
-      role: "owner",
-      group_ids: [],
-      email: "owner@example.com",
-      name: "owner",
-    };
+    const caller = await bootstrapAccount();
     const group: Group = await request(operator, ControlPlane.groupsCreate, {
       caller,
       body: { name: "before" },
@@ -106,14 +111,14 @@ describe("a control-plane killed between a change and its audit entry", () => {
     expect(await store.collection("groups").findOne({ _id: group.id as never })).toMatchObject({
       name: "after",
     });
-    expect(await store.collection("audit_intents").countDocuments({ account_id: boot.account_id })).toBe(1);
-    expect(await store.collection("audit_entries").countDocuments({ account_id: boot.account_id })).toBe(2);
+    expect(await store.collection("audit_intents").countDocuments({ account_id: caller.account_id })).toBe(1);
+    expect(await store.collection("audit_entries").countDocuments({ account_id: caller.account_id })).toBe(2);
 
     const recovering = await startControlPlaneProcess({ AGN_AUDIT_RECOVER_AFTER_SECONDS: "0.5" });
     try {
       await eventually(
         async () =>
-          (await store.collection("audit_intents").countDocuments({ account_id: boot.account_id })) === 0,
+          (await store.collection("audit_intents").countDocuments({ account_id: caller.account_id })) === 0,
         15_000,
       );
       const { entries: trail } = await requestPaged(operator, ControlPlane.auditList, {
@@ -134,6 +139,43 @@ describe("a control-plane killed between a change and its audit entry", () => {
         intact: true,
         checked: 3,
       });
+    } finally {
+      await recovering.stop();
+    }
+  }, 90_000);
+
+  it("names what an interrupted create made: its id is chosen before the change", async () => {
+    const crashing = await startControlPlaneProcess({ AGN_FAULT_CRASH_BEFORE_AUDIT_ENTRY: "groups.create" });
+    const caller = await bootstrapAccount();
+    await expect(
+      request(operator, ControlPlane.groupsCreate, { caller, body: { name: "made" } }, { timeoutMs: 3_000 }),
+    ).rejects.toThrow();
+    expect(await crashing.exited).toBe("SIGKILL");
+    const made = await store.collection("groups").findOne({ account_id: caller.account_id, name: "made" });
+    expect(made).not.toBeNull();
+    expect(await store.collection("audit_intents").findOne({ account_id: caller.account_id })).toMatchObject({
+      action: "groups.create",
+      target: { type: "group", id: made?._id },
+    });
+
+    const recovering = await startControlPlaneProcess({ AGN_AUDIT_RECOVER_AFTER_SECONDS: "0.5" });
+    try {
+      await eventually(
+        async () =>
+          (await store.collection("audit_intents").countDocuments({ account_id: caller.account_id })) === 0,
+        15_000,
+      );
+      const { entries: trail } = await requestPaged(operator, ControlPlane.auditList, {
+        caller,
+        query: { limit: 10 },
+      });
+      expect(trail[0]).toMatchObject({
+        action: "groups.create",
+        outcome: "interrupted",
+        target: { type: "group", id: made?._id },
+        after: { name: "made" },
+      });
+      expect(trail[0]).not.toHaveProperty("before");
     } finally {
       await recovering.stop();
     }

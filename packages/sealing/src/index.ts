@@ -104,6 +104,10 @@ export const mcpServerCredentialAad = (accountId: string, serverId: string): str
 /** The owner an account's identity provider client secret is sealed to: only the control-plane opens it. */
 export const identityProviderSecretAad = (accountId: string): string => `identity-provider:${accountId}`;
 
+/** The owner a user's refresh token at the identity provider is sealed to: only the control-plane opens it. */
+export const identityGrantAad = (accountId: string, userId: string): string =>
+  `identity-grant:${accountId}:${userId}`;
+
 /**
  * The owner a member's own credential for a per-user MCP server is sealed to: one member of one
  * server of one account, so a sealed value copied to another member's record does not open.

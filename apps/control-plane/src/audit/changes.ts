@@ -6,19 +6,24 @@ import {
   auditTargetTypeOf,
   type Caller,
   type Endpoint,
-  type ReplyOf,
 } from "@agentnet/contracts";
+import { newId } from "@agentnet/service-kit";
 import type { z } from "zod";
 import { type HandlerContext, handle } from "../handlers/context";
 import { actorOf, type Settled } from "./journal";
 
 /** How a changing endpoint names its target. */
 export interface ChangeTarget<E extends Endpoint> {
-  /** The target's id from the request; absent for a create, and for what an account has one of (settings). */
+  /** The target's id from the request; absent for what an account has one of (settings). */
   id?: (request: z.output<E["request"]>) => string;
-  /** A create's new id, from its reply. */
-  created?: (reply: ReplyOf<E>) => string | undefined;
 }
+
+/** A handler that creates its target under the id the audit trail chose for it. */
+export type CreateHandler<E extends Endpoint> = (
+  request: z.output<E["request"]>,
+  msg: Parameters<Handler<E>>[1],
+  id: string,
+) => ReturnType<Handler<E>>;
 
 /**
  * The stored document a target is, as the store holds it (secrets sealed or hashed; the entry
@@ -74,7 +79,7 @@ export async function loadTarget(
 }
 
 /** How a change that threw ended: refused when the caller may not make it (401, 403), else failed. */
-const outcomeOf = (error: unknown): Settled => {
+export const outcomeOf = (error: unknown): Settled => {
   if (!(error instanceof AppError)) return { outcome: "failed", status: 500 };
   const refused = error.status === 401 || error.status === 403;
   return { outcome: refused ? "refused" : "failed", status: error.status, error_code: error.code };
@@ -93,6 +98,32 @@ export function handleChange<E extends Endpoint>(
   target: ChangeTarget<E>,
   handler: Handler<E>,
 ): void {
+  serveChange(ctx, endpoint, { creates: false, idOf: (request) => target.id?.(request) }, handler);
+}
+
+/**
+ * Serves an endpoint that creates a target, as `handleChange` does: the new target's id is chosen
+ * before the change and named in its intent, so a create interrupted before its entry still says
+ * what it created.
+ */
+export function handleCreate<E extends Endpoint>(
+  ctx: HandlerContext,
+  endpoint: E,
+  handler: CreateHandler<E>,
+): void {
+  serveChange(ctx, endpoint, { creates: true, idOf: () => newId() }, handler);
+}
+
+function serveChange<E extends Endpoint, Id extends string | undefined>(
+  ctx: HandlerContext,
+  endpoint: E,
+  { creates, idOf }: { creates: boolean; idOf: (request: z.output<E["request"]>) => Id },
+  handler: (
+    request: z.output<E["request"]>,
+    msg: Parameters<Handler<E>>[1],
+    id: Id,
+  ) => ReturnType<Handler<E>>,
+): void {
   const action = auditActionOf(endpoint);
   const type = auditTargetTypeOf(action);
   if (!type)
@@ -101,7 +132,7 @@ export function handleChange<E extends Endpoint>(
     );
   handle(ctx, endpoint, async (request, msg) => {
     const { caller } = request as { caller: Caller };
-    const id = target.id?.(request);
+    const id = idOf(request);
     const named: AuditTarget = { type, ...(id === undefined ? {} : { id }) };
     const before = await loadTarget(ctx, caller.account_id, named);
     const pending = await ctx.audit.begin({
@@ -113,20 +144,23 @@ export function handleChange<E extends Endpoint>(
     });
     let reply: Awaited<ReturnType<Handler<E>>>;
     try {
-      reply = await handler(request, msg);
+      reply = await handler(request, msg, id);
     } catch (error) {
       const after = await loadTarget(ctx, caller.account_id, named).catch(() => before);
-      await ctx.audit.settle(pending, outcomeOf(error), after);
+      // A create that failed made nothing: its entry names no id of a target that never was.
+      const madeNothing = creates && after === undefined;
+      await ctx.audit.settle(
+        madeNothing ? { ...pending, target: { type } } : pending,
+        outcomeOf(error),
+        after,
+      );
       throw error;
     }
-    const createdId = target.created?.(reply as ReplyOf<E>);
-    const stored = createdId === undefined ? named : { ...named, id: createdId };
     ctx.faults.beforeAuditEntry(action);
-    const after = await loadTarget(ctx, caller.account_id, stored);
     await ctx.audit.settle(
       pending,
-      { outcome: "succeeded", ...(createdId === undefined ? {} : { target_id: createdId }) },
-      after,
+      { outcome: "succeeded" },
+      await loadTarget(ctx, caller.account_id, named),
     );
     return reply;
   });

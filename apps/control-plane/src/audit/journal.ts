@@ -22,8 +22,6 @@ export interface Settled {
   /** The HTTP status of a failed or refused attempt. */
   status?: number;
   error_code?: string;
-  /** The target's id when the change made it (a create). */
-  target_id?: string;
 }
 
 /** A change on its way: its intent is stored, its entry not yet. */
@@ -110,7 +108,6 @@ export class AuditJournal {
    * entry follows.
    */
   async settle(pending: Pending, settled: Settled, after: unknown): Promise<void> {
-    const target = settled.target_id ? { ...pending.target, id: settled.target_id } : pending.target;
     try {
       await this.append({
         id: pending.id,
@@ -118,7 +115,7 @@ export class AuditJournal {
         at: pending.at,
         actor: pending.actor,
         action: pending.action,
-        target,
+        target: pending.target,
         outcome: settled.outcome,
         status: settled.status,
         error_code: settled.error_code,
@@ -136,7 +133,7 @@ export class AuditJournal {
 
   /** Appends the entry of an attempt that changed nothing (refused before reaching the store). */
   async record(entry: Omit<Pending, "id" | "at" | "before"> & Settled): Promise<void> {
-    const { outcome, status, error_code, target_id: _unused, ...rest } = entry;
+    const { outcome, status, error_code, ...rest } = entry;
     await this.append({
       ...rest,
       id: newId(),

@@ -2,12 +2,14 @@ import { publishEvent } from "@agentnet/bus";
 import {
   type AccountDeletedEvent,
   agentNetworkOnlyError,
+  auditActionOf,
   ControlPlane,
   Events,
   notFound,
   unprocessable,
 } from "@agentnet/contracts";
-import { handleChange } from "../audit/changes";
+import { handleChange, outcomeOf } from "../audit/changes";
+import { actorOf } from "../audit/journal";
 import { requireOwner, requireWriter } from "../domain/access";
 import { applySettingsUpdate } from "../domain/accounts";
 import { toAccount } from "../store/views";
@@ -61,8 +63,21 @@ export function registerAccountHandlers(ctx: HandlerContext) {
   );
 
   handle(ctx, ControlPlane.accountsDelete, async ({ caller, account_id }) => {
-    const account = await loadOwnAccount(caller.account_id, account_id);
-    requireOwner(caller);
+    let account: Awaited<ReturnType<typeof loadOwnAccount>>;
+    try {
+      account = await loadOwnAccount(caller.account_id, account_id);
+      requireOwner(caller);
+    } catch (error) {
+      // A refused deletion stays on the trail; a deletion made takes the trail with the account.
+      await ctx.audit.record({
+        account_id: caller.account_id,
+        actor: actorOf(caller),
+        action: auditActionOf(ControlPlane.accountsDelete),
+        target: { type: "account", id: account_id },
+        ...outcomeOf(error),
+      });
+      throw error;
+    }
     const byAccount = { account_id: account._id };
     await Promise.all([
       models.Token.deleteMany(byAccount),
@@ -71,6 +86,7 @@ export function registerAccountHandlers(ctx: HandlerContext) {
       models.Session.deleteMany(byAccount),
       models.SignInAttempt.deleteMany(byAccount),
       models.IdentityProvider.deleteMany(byAccount),
+      models.IdentityGrant.deleteMany(byAccount),
       models.User.deleteMany(byAccount),
       models.Group.deleteMany(byAccount),
       models.Settings.deleteMany(byAccount),

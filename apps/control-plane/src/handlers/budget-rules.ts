@@ -5,8 +5,7 @@ import {
   type ErrorDetail,
   unprocessable,
 } from "@agentnet/contracts";
-import { newId } from "@agentnet/service-kit";
-import { handleChange } from "../audit/changes";
+import { handleChange, handleCreate } from "../audit/changes";
 import { requireAccountWideGrant, requireWriter } from "../domain/access";
 import type { BudgetRuleDoc } from "../store/agent-models";
 import { toBudgetRule } from "../store/agent-views";
@@ -51,20 +50,15 @@ export function registerBudgetRuleHandlers(ctx: HandlerContext) {
     return toBudgetRule(await loadOwned<BudgetRuleDoc>(models.BudgetRule, caller, rule_id, "budget rule"));
   });
 
-  handleChange(
-    ctx,
-    ControlPlane.budgetRulesCreate,
-    { created: (reply) => reply.id },
-    async ({ caller, body }) => {
-      requireWriter(caller);
-      await requireTargetsExist(caller, body);
-      const document = { _id: newId(), account_id: caller.account_id, ...fields(body) };
-      await assertConfigFits(ctx, caller.account_id, { after: document });
-      const created = await models.BudgetRule.create(document);
-      announceConfigChange(ctx, caller.account_id);
-      return toBudgetRule(created.toObject());
-    },
-  );
+  handleCreate(ctx, ControlPlane.budgetRulesCreate, async ({ caller, body }, _msg, id) => {
+    requireWriter(caller);
+    await requireTargetsExist(caller, body);
+    const document = { _id: id, account_id: caller.account_id, ...fields(body) };
+    await assertConfigFits(ctx, caller.account_id, { after: document });
+    const created = await models.BudgetRule.create(document);
+    announceConfigChange(ctx, caller.account_id);
+    return toBudgetRule(created.toObject());
+  });
 
   handleChange(
     ctx,

@@ -22,6 +22,7 @@ import type { Logger } from "@agentnet/service-kit";
 import type { AuditJournal } from "../audit/journal";
 import type { ProxyCooldowns } from "../domain/cooldowns";
 import type { ActiveEndpoints } from "../domain/settings";
+import type { OidcClients } from "../identity/oidc-clients";
 import type { AgentCredentialModels } from "../store/agent-credential-models";
 import type { AgentModels } from "../store/agent-models";
 import type { AuditModels } from "../store/audit-models";
@@ -49,6 +50,8 @@ export interface HandlerContext {
   verifier: typeof Verifier;
   /** Rendered account snapshots, answered page by page (see handlers/snapshot.ts). */
   snapshots: PageBook;
+  /** The accounts' OpenID Connect clients (src/identity). */
+  oidc: OidcClients;
 }
 
 /** Where a fault test stops the process on purpose. */

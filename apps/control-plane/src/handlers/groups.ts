@@ -1,6 +1,5 @@
 import { type Caller, ControlPlane, conflict, notFound, unprocessable } from "@agentnet/contracts";
-import { newId } from "@agentnet/service-kit";
-import { handleChange } from "../audit/changes";
+import { handleChange, handleCreate } from "../audit/changes";
 import { requireAccountWideGrant, requireWriter } from "../domain/access";
 import { type GroupDoc, isDuplicateKey } from "../store/models";
 import { toGroup } from "../store/views";
@@ -46,11 +45,11 @@ export function registerGroupHandlers(ctx: HandlerContext) {
     );
   });
 
-  handleChange(ctx, ControlPlane.groupsCreate, { created: (reply) => reply.id }, async ({ caller, body }) => {
+  handleCreate(ctx, ControlPlane.groupsCreate, async ({ caller, body }, _msg, id) => {
     requireWriter(caller);
     try {
       const created = await models.Group.create({
-        _id: newId(),
+        _id: id,
         account_id: caller.account_id,
         name: body.name,
       });

@@ -1,6 +1,5 @@
 import { ControlPlane, type GuardrailBody } from "@agentnet/contracts";
-import { newId } from "@agentnet/service-kit";
-import { handleChange } from "../audit/changes";
+import { handleChange, handleCreate } from "../audit/changes";
 import { requireAccountWideGrant, requireWriter } from "../domain/access";
 import type { GuardrailDoc } from "../store/agent-models";
 import { toGuardrail } from "../store/agent-views";
@@ -28,19 +27,14 @@ export function registerGuardrailHandlers(ctx: HandlerContext) {
     return toGuardrail(await loadOwned<GuardrailDoc>(models.Guardrail, caller, guardrail_id, "guardrail"));
   });
 
-  handleChange(
-    ctx,
-    ControlPlane.guardrailsCreate,
-    { created: (reply) => reply.id },
-    async ({ caller, body }) => {
-      requireWriter(caller);
-      const document = { _id: newId(), account_id: caller.account_id, ...fields(body) };
-      await assertConfigFits(ctx, caller.account_id, { after: document });
-      const created = await models.Guardrail.create(document);
-      announceConfigChange(ctx, caller.account_id);
-      return toGuardrail(created.toObject());
-    },
-  );
+  handleCreate(ctx, ControlPlane.guardrailsCreate, async ({ caller, body }, _msg, id) => {
+    requireWriter(caller);
+    const document = { _id: id, account_id: caller.account_id, ...fields(body) };
+    await assertConfigFits(ctx, caller.account_id, { after: document });
+    const created = await models.Guardrail.create(document);
+    announceConfigChange(ctx, caller.account_id);
+    return toGuardrail(created.toObject());
+  });
 
   handleChange(
     ctx,

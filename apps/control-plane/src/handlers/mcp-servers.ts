@@ -8,8 +8,7 @@ import {
   type VerifyMcpServerRequest,
 } from "@agentnet/contracts";
 import { mcpServerCredentialAad, seal, unseal } from "@agentnet/sealing";
-import { newId } from "@agentnet/service-kit";
-import { handleChange } from "../audit/changes";
+import { handleChange, handleCreate } from "../audit/changes";
 import { requireAccountWideGrant, requireWriter } from "../domain/access";
 import { mergeMcpServerUpdate, type StoredMcpCredential } from "../domain/mcp-servers";
 import type { McpServerDoc } from "../store/agent-models";
@@ -126,43 +125,34 @@ export function registerMcpServerHandlers(ctx: HandlerContext) {
     return toMcpServer(await load(caller, server_id));
   });
 
-  handleChange(
-    ctx,
-    ControlPlane.mcpServersCreate,
-    { created: (reply) => reply.id },
-    async ({ caller, body }) => {
-      requireWriter(caller);
-      const id = newId();
-      const { credential, ...fields } = body;
-      // A refusal throws here, before anything is written.
-      const verification = await verify({
-        url: body.url,
-        skip_tls_verification: body.skip_tls_verification,
-        credential: credentialToCheck(undefined, credential),
-        kind: credential.kind,
-      });
-      const document = {
-        _id: id,
-        account_id: caller.account_id,
-        ...fields,
-        ...storedCredential(caller.account_id, id, credential),
-        verification,
-      };
-      await assertConfigFits(ctx, caller.account_id, { after: document });
-      try {
-        const created = await models.McpServer.create(document);
-        ctx.logger.info(
-          { account_id: caller.account_id, mcp_server: id, verification },
-          "MCP server created",
-        );
-        announceConfigChange(ctx, caller.account_id);
-        return toMcpServer(created.toObject());
-      } catch (error) {
-        if (isDuplicateKey(error)) throw nameTaken(body.name);
-        throw error;
-      }
-    },
-  );
+  handleCreate(ctx, ControlPlane.mcpServersCreate, async ({ caller, body }, _msg, id) => {
+    requireWriter(caller);
+    const { credential, ...fields } = body;
+    // A refusal throws here, before anything is written.
+    const verification = await verify({
+      url: body.url,
+      skip_tls_verification: body.skip_tls_verification,
+      credential: credentialToCheck(undefined, credential),
+      kind: credential.kind,
+    });
+    const document = {
+      _id: id,
+      account_id: caller.account_id,
+      ...fields,
+      ...storedCredential(caller.account_id, id, credential),
+      verification,
+    };
+    await assertConfigFits(ctx, caller.account_id, { after: document });
+    try {
+      const created = await models.McpServer.create(document);
+      ctx.logger.info({ account_id: caller.account_id, mcp_server: id, verification }, "MCP server created");
+      announceConfigChange(ctx, caller.account_id);
+      return toMcpServer(created.toObject());
+    } catch (error) {
+      if (isDuplicateKey(error)) throw nameTaken(body.name);
+      throw error;
+    }
+  });
 
   handleChange(
     ctx,

@@ -5,8 +5,7 @@ import {
   type PolicyBody,
   unprocessable,
 } from "@agentnet/contracts";
-import { newId } from "@agentnet/service-kit";
-import { handleChange } from "../audit/changes";
+import { handleChange, handleCreate } from "../audit/changes";
 import { requireAccountWideGrant, requireWriter } from "../domain/access";
 import { assertWeightsNameDestinations } from "../domain/routing";
 import type { PolicyDoc } from "../store/agent-models";
@@ -71,21 +70,16 @@ export function registerPolicyHandlers(ctx: HandlerContext) {
     return toPolicy(await loadOwned<PolicyDoc>(models.Policy, caller, policy_id, "policy"));
   });
 
-  handleChange(
-    ctx,
-    ControlPlane.policiesCreate,
-    { created: (reply) => reply.id },
-    async ({ caller, body }) => {
-      requireWriter(caller);
-      assertWeightsNameDestinations(body);
-      await requireReferencesExist(caller, body);
-      const document = { _id: newId(), account_id: caller.account_id, ...fields(body) };
-      await assertConfigFits(ctx, caller.account_id, { after: document });
-      const created = await models.Policy.create(document);
-      announceConfigChange(ctx, caller.account_id);
-      return toPolicy(created.toObject());
-    },
-  );
+  handleCreate(ctx, ControlPlane.policiesCreate, async ({ caller, body }, _msg, id) => {
+    requireWriter(caller);
+    assertWeightsNameDestinations(body);
+    await requireReferencesExist(caller, body);
+    const document = { _id: id, account_id: caller.account_id, ...fields(body) };
+    await assertConfigFits(ctx, caller.account_id, { after: document });
+    const created = await models.Policy.create(document);
+    announceConfigChange(ctx, caller.account_id);
+    return toPolicy(created.toObject());
+  });
 
   handleChange(
     ctx,

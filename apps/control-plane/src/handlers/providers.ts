@@ -1,9 +1,8 @@
 import { request } from "@agentnet/bus";
 import { type Caller, ControlPlane, type VerifyProviderReply } from "@agentnet/contracts";
 import { providerCredentialAad, seal, unseal } from "@agentnet/sealing";
-import { newId } from "@agentnet/service-kit";
 import { describeKey } from "@agentnet/vendor-auth/keys";
-import { handleChange } from "../audit/changes";
+import { handleChange, handleCreate } from "../audit/changes";
 import { requireAccountWideGrant, requireWriter } from "../domain/access";
 import {
   credentialKindOf,
@@ -74,34 +73,28 @@ export function registerProviderHandlers(ctx: HandlerContext) {
     return read(await load(caller, provider_id));
   });
 
-  handleChange(
-    ctx,
-    ControlPlane.providersCreate,
-    { created: (reply) => reply.id },
-    async ({ caller, body }) => {
-      requireWriter(caller);
-      const fields = fieldsFromCreate(body);
-      const credentialKind = credentialKindOf(fields.provider_id, body.api_key);
-      const verification = await verify(fields, body.api_key);
-      const id = newId();
-      const document = {
-        _id: id,
-        account_id: caller.account_id,
-        ...fields,
-        sealed_api_key: seal(ctx.sealingKey, body.api_key, providerCredentialAad(caller.account_id, id)),
-        verification: describeVerification(verification),
-        credential_kind: credentialKind,
-      };
-      await assertConfigFits(ctx, caller.account_id, { after: document });
-      const created = await models.Provider.create(document);
-      ctx.logger.info(
-        { account_id: caller.account_id, provider: id, verification: describeVerification(verification) },
-        "provider created",
-      );
-      announceConfigChange(ctx, caller.account_id);
-      return toProvider(created.toObject());
-    },
-  );
+  handleCreate(ctx, ControlPlane.providersCreate, async ({ caller, body }, _msg, id) => {
+    requireWriter(caller);
+    const fields = fieldsFromCreate(body);
+    const credentialKind = credentialKindOf(fields.provider_id, body.api_key);
+    const verification = await verify(fields, body.api_key);
+    const document = {
+      _id: id,
+      account_id: caller.account_id,
+      ...fields,
+      sealed_api_key: seal(ctx.sealingKey, body.api_key, providerCredentialAad(caller.account_id, id)),
+      verification: describeVerification(verification),
+      credential_kind: credentialKind,
+    };
+    await assertConfigFits(ctx, caller.account_id, { after: document });
+    const created = await models.Provider.create(document);
+    ctx.logger.info(
+      { account_id: caller.account_id, provider: id, verification: describeVerification(verification) },
+      "provider created",
+    );
+    announceConfigChange(ctx, caller.account_id);
+    return toProvider(created.toObject());
+  });
 
   handleChange(
     ctx,

@@ -1,5 +1,6 @@
 import { ControlPlane, type SealedSecret } from "@agentnet/contracts";
 import {
+  identityGrantAad,
   identityProviderSecretAad,
   mcpServerCredentialAad,
   mcpUserCredentialAad,
@@ -12,7 +13,7 @@ import { signingSecretAad } from "../domain/webhooks";
 import type { McpServerDoc, McpUserCredentialDoc, ProviderDoc } from "../store/agent-models";
 import type { NotificationSettingsDoc } from "../store/notification-models";
 import { resealCanary } from "../store/sealing-canary";
-import type { IdentityProviderDoc } from "../store/sign-in-models";
+import type { IdentityGrantDoc, IdentityProviderDoc } from "../store/sign-in-models";
 import { announceConfigChange, type HandlerContext, handle } from "./context";
 
 interface SealedDoc {
@@ -125,6 +126,17 @@ export function registerSealingHandlers(ctx: HandlerContext) {
           field: "sealed_client_secret",
           sealedOf: (doc) => doc.sealed_client_secret,
           aadOf: (doc) => identityProviderSecretAad(doc.account_id),
+          inSnapshot: false,
+        },
+        accounts,
+      ),
+      await reseal<IdentityGrantDoc>(
+        {
+          what: "identity provider refresh token",
+          model: models.IdentityGrant,
+          field: "sealed_refresh_token",
+          sealedOf: (doc) => doc.sealed_refresh_token,
+          aadOf: (doc) => identityGrantAad(doc.account_id, doc.user_id),
           inSnapshot: false,
         },
         accounts,

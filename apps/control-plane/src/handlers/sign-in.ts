@@ -4,24 +4,25 @@ import {
   badRequest,
   ControlPlane,
   conflict,
+  type Endpoint,
   type IdentityProvider,
   notFound,
   unprocessable,
 } from "@agentnet/contracts";
-import { identityProviderSecretAad, seal, unseal } from "@agentnet/sealing";
+import { identityProviderSecretAad, seal } from "@agentnet/sealing";
 import { hashToken, newId } from "@agentnet/service-kit";
 import * as oidc from "openid-client";
 import { handleChange, loadTarget } from "../audit/changes";
 import { requireAccountWideGrant, requireOwner } from "../domain/access";
 import { generateToken } from "../domain/tokens";
-import { forgetSignIns, type IdentityProviderDoc } from "../store/sign-in-models";
+import { endSignedInAccess, keepGrant } from "../identity/grants";
+import { signInScopes } from "../identity/oidc-clients";
+import type { IdentityProviderDoc } from "../store/sign-in-models";
 import { announceConfigChange, type HandlerContext, handle, missingIds, revokeCallers } from "./context";
 
 /** How long a sign-in may take at the provider, and how long a browser session lasts. */
 const SIGN_IN_SECONDS = 600;
 const SESSION_HOURS = 12;
-/** A provider's discovered configuration is used this long before it is read again. */
-const DISCOVERY_MS = 10 * 60_000;
 
 const shown = (doc: IdentityProviderDoc): IdentityProvider => ({
   issuer: doc.issuer,
@@ -51,46 +52,6 @@ const claimValues = (claim: unknown): string[] =>
  */
 export function registerSignInHandlers(ctx: HandlerContext) {
   const { models } = ctx;
-  const discovered = new Map<string, { fingerprint: string; at: number; config: oidc.Configuration }>();
-
-  const clientOf = async (provider: IdentityProviderDoc): Promise<oidc.Configuration> => {
-    const secret = unseal(
-      ctx.sealingKey,
-      provider.sealed_client_secret,
-      identityProviderSecretAad(provider.account_id),
-    );
-    const fingerprint = hashToken(`${provider.issuer}\0${provider.client_id}\0${secret}`);
-    const known = discovered.get(provider.account_id);
-    if (known?.fingerprint === fingerprint && Date.now() - known.at < DISCOVERY_MS) return known.config;
-    const issuer = new URL(provider.issuer);
-    try {
-      const config = await oidc.discovery(
-        issuer,
-        provider.client_id,
-        secret,
-        undefined,
-        // http:// is allowed on loopback only (IdentityProviderBody): a provider on this host.
-        issuer.protocol === "http:"
-          ? { execute: [oidc.allowInsecureRequests], timeout: 10 }
-          : { timeout: 10 },
-      );
-      discovered.set(provider.account_id, { fingerprint, at: Date.now(), config });
-      return config;
-    } catch (error) {
-      throw new AppError(
-        502,
-        "identity_provider.unreachable",
-        `the identity provider at ${provider.issuer} could not be read: ${error instanceof Error ? error.message : String(error)}`,
-      );
-    }
-  };
-
-  /** Ends a user's browser sessions and agent credentials (and the proxy tokens those minted). */
-  const endSignedInAccess = async (accountId: string, userId: string) => {
-    await forgetSignIns(models, { account_id: accountId, user_id: userId });
-    await revokeCallers(ctx, accountId, { userIds: [userId] });
-  };
-
   handle(ctx, ControlPlane.identityProviderGet, async ({ caller }) => {
     requireAccountWideGrant(caller);
     const stored = await models.IdentityProvider.findById(caller.account_id).lean();
@@ -150,6 +111,8 @@ export function registerSignInHandlers(ctx: HandlerContext) {
     requireOwner(caller);
     const removed = await models.IdentityProvider.deleteOne({ _id: caller.account_id });
     if (removed.deletedCount === 0) throw notFound("identity provider");
+    // Its refresh tokens ask a provider the account no longer has.
+    await models.IdentityGrant.deleteMany({ account_id: caller.account_id });
     return {};
   });
 
@@ -165,7 +128,7 @@ export function registerSignInHandlers(ctx: HandlerContext) {
     }
     const [provider] = candidates;
     if (!provider) throw notFound(`identity provider for ${account_id ?? domain ?? "(nothing named)"}`);
-    const config = await clientOf(provider);
+    const config = await ctx.oidc.of(provider);
     // Sign-ins nobody finished are dropped as new ones begin.
     await models.SignInAttempt.deleteMany({ expires_at: { $lte: new Date() } });
     const state = oidc.randomState();
@@ -181,7 +144,7 @@ export function registerSignInHandlers(ctx: HandlerContext) {
     });
     const url = oidc.buildAuthorizationUrl(config, {
       redirect_uri,
-      scope: "openid email profile",
+      scope: signInScopes(config),
       code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
       code_challenge_method: "S256",
       state,
@@ -209,7 +172,7 @@ export function registerSignInHandlers(ctx: HandlerContext) {
       const known = who.email
         ? await models.User.findOne({ account_id: accountId, email: who.email }).lean()
         : null;
-      if (known) await endSignedInAccess(accountId, known._id);
+      if (known) await endSignedInAccess(ctx, accountId, known._id);
       await ctx.audit.record({
         account_id: accountId,
         actor: { ...who, ...origin },
@@ -224,8 +187,9 @@ export function registerSignInHandlers(ctx: HandlerContext) {
     const provider = await models.IdentityProvider.findById(accountId).lean();
     if (!provider?.enabled)
       throw await refuse(403, "sign_in.disabled", "sign-in with the identity provider is off", {});
-    const config = await clientOf(provider);
+    const config = await ctx.oidc.of(provider);
     let claims: oidc.IDToken;
+    let refreshToken: string | undefined;
     try {
       const tokens = await oidc.authorizationCodeGrant(config, new URL(callback_url), {
         pkceCodeVerifier: attempt.code_verifier,
@@ -236,6 +200,7 @@ export function registerSignInHandlers(ctx: HandlerContext) {
       const idClaims = tokens.claims();
       if (!idClaims) throw new Error("no ID token");
       claims = idClaims;
+      refreshToken = tokens.refresh_token;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       throw await refuse(401, "sign_in.refused", `the identity provider refused the sign-in: ${message}`, {});
@@ -294,33 +259,61 @@ export function registerSignInHandlers(ctx: HandlerContext) {
       before: undefined,
     });
     const now = new Date();
-    if (!user) {
-      const created = await models.User.create({
-        _id: newId(),
+    // The user the sign-in creates, or the groups it changes, is an entry of its own: the person
+    // signing in made that change, through the identity provider's say.
+    const userChange = async (
+      action: Endpoint,
+      userId: string,
+      before: unknown,
+      change: () => Promise<void>,
+    ) => {
+      const target = { type: "user" as const, id: userId };
+      const changing = await ctx.audit.begin({
         account_id: accountId,
-        email,
-        name: typeof claims.name === "string" ? claims.name : email,
-        role: provider.default_role,
-        auto_groups: [...new Set(granted)],
-        last_login: now,
-        oidc_identity: identity,
+        actor,
+        action: auditActionOf(action),
+        target,
+        before,
       });
-      user = created.toObject();
+      await change();
+      await ctx.audit.settle(changing, { outcome: "succeeded" }, await loadTarget(ctx, accountId, target));
+    };
+    if (!user) {
+      const userId = newId();
+      await userChange(ControlPlane.usersCreate, userId, undefined, async () => {
+        await models.User.create({
+          _id: userId,
+          account_id: accountId,
+          email,
+          name: typeof claims.name === "string" ? claims.name : email,
+          role: provider.default_role,
+          auto_groups: [...new Set(granted)],
+          last_login: now,
+          oidc_identity: identity,
+        });
+      });
+      user = await models.User.findById(userId).orFail().lean();
     } else {
+      const known = user;
       // Groups the mapping governs follow the claim; others (given by hand) stay.
-      const groups = [...new Set([...user.auto_groups.filter((id) => !mapped.has(id)), ...granted])];
+      const groups = [...new Set([...known.auto_groups.filter((id) => !mapped.has(id)), ...granted])];
       const changed =
-        groups.length !== user.auto_groups.length || groups.some((id) => !user?.auto_groups.includes(id));
-      await models.User.updateOne(
-        { _id: user._id },
-        { $set: { auto_groups: groups, last_login: now, oidc_identity: identity } },
-      );
+        groups.length !== known.auto_groups.length || groups.some((id) => !known.auto_groups.includes(id));
+      const update = () =>
+        models.User.updateOne(
+          { _id: known._id },
+          { $set: { auto_groups: groups, last_login: now, oidc_identity: identity } },
+        ).then(() => undefined);
       if (changed) {
-        await revokeCallers(ctx, accountId, { userIds: [user._id] });
+        await userChange(ControlPlane.usersUpdate, known._id, known, update);
+        await revokeCallers(ctx, accountId, { userIds: [known._id] });
         announceConfigChange(ctx, accountId);
+      } else {
+        await update();
       }
     }
     await models.Session.deleteMany({ account_id: accountId, user_id: user._id, expires_at: { $lte: now } });
+    await keepGrant(ctx, provider, user._id, refreshToken, now);
     const token = generateToken();
     const expiresAt = new Date(now.getTime() + SESSION_HOURS * 3_600_000);
     await models.Session.create({

@@ -1,6 +1,6 @@
 import { type Caller, ControlPlane, notFound } from "@agentnet/contracts";
-import { hashToken, newId } from "@agentnet/service-kit";
-import { handleChange } from "../audit/changes";
+import { hashToken } from "@agentnet/service-kit";
+import { handleChange, handleCreate } from "../audit/changes";
 import { requireLongLivedCredential, requireTokenAccess } from "../domain/access";
 import { expiresAfterDays, generateToken } from "../domain/tokens";
 import { toToken } from "../store/views";
@@ -27,26 +27,21 @@ export function registerTokenHandlers(ctx: HandlerContext) {
     return tokens.map(toToken);
   });
 
-  handleChange(
-    ctx,
-    ControlPlane.tokensCreate,
-    { created: (reply) => reply.personal_access_token.id },
-    async ({ caller, user_id, body }) => {
-      requireLongLivedCredential(caller);
-      const user = await loadTokenOwner(caller, user_id);
-      const plain = generateToken();
-      const created = await models.Token.create({
-        _id: newId(),
-        account_id: caller.account_id,
-        user_id: user._id,
-        name: body.name,
-        hash: hashToken(plain),
-        expires_at: expiresAfterDays(body.expires_in),
-        created_by: caller.user_id,
-      });
-      return { plain_token: plain, personal_access_token: toToken(created.toObject()) };
-    },
-  );
+  handleCreate(ctx, ControlPlane.tokensCreate, async ({ caller, user_id, body }, _msg, id) => {
+    requireLongLivedCredential(caller);
+    const user = await loadTokenOwner(caller, user_id);
+    const plain = generateToken();
+    const created = await models.Token.create({
+      _id: id,
+      account_id: caller.account_id,
+      user_id: user._id,
+      name: body.name,
+      hash: hashToken(plain),
+      expires_at: expiresAfterDays(body.expires_in),
+      created_by: caller.user_id,
+    });
+    return { plain_token: plain, personal_access_token: toToken(created.toObject()) };
+  });
 
   handleChange(
     ctx,

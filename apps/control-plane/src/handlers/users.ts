@@ -7,8 +7,7 @@ import {
   notFound,
   unprocessable,
 } from "@agentnet/contracts";
-import { newId } from "@agentnet/service-kit";
-import { handleChange } from "../audit/changes";
+import { handleChange, handleCreate } from "../audit/changes";
 import { requireRoleChangeAllowed, requireWriter } from "../domain/access";
 import { isDuplicateKey, type UserDoc } from "../store/models";
 import { forgetSignIns } from "../store/sign-in-models";
@@ -72,12 +71,12 @@ export function registerUserHandlers(ctx: HandlerContext) {
     return toUser(await loadUser(caller, user_id), caller.user_id);
   });
 
-  handleChange(ctx, ControlPlane.usersCreate, { created: (reply) => reply.id }, async ({ caller, body }) => {
+  handleCreate(ctx, ControlPlane.usersCreate, async ({ caller, body }, _msg, id) => {
     requireRoleChangeAllowed(caller, undefined, body.role);
     const autoGroups = await requireGroupsExist(caller.account_id, body.auto_groups);
     try {
       const created = await models.User.create({
-        _id: newId(),
+        _id: id,
         account_id: caller.account_id,
         email: body.email,
         name: body.name ?? body.email,

@@ -41,6 +41,23 @@ export interface SessionDoc {
   user_agent?: string;
 }
 
+/**
+ * What the identity provider granted at a user's latest sign-in that lets the control-plane ask it
+ * again whether it still vouches for them: its refresh token, sealed.
+ */
+export interface IdentityGrantDoc {
+  /** The user's id: the latest sign-in's grant replaces earlier ones. */
+  _id: string;
+  account_id: string;
+  user_id: string;
+  /** The provider that granted it: a grant is never sent to another. */
+  issuer: string;
+  client_id: string;
+  sealed_refresh_token: SealedSecret;
+  /** When the provider last vouched for the user (the sign-in, or a refresh). */
+  checked_at: Date;
+}
+
 const providerSchema = new Schema<IdentityProviderDoc>(
   {
     _id: String,
@@ -86,23 +103,41 @@ const sessionSchema = new Schema<SessionDoc>(
 sessionSchema.index({ hash: 1 }, { unique: true });
 sessionSchema.index({ account_id: 1, user_id: 1 });
 
+const grantSchema = new Schema<IdentityGrantDoc>(
+  {
+    _id: String,
+    account_id: { type: String, required: true },
+    user_id: { type: String, required: true },
+    issuer: { type: String, required: true },
+    client_id: { type: String, required: true },
+    sealed_refresh_token: { type: Schema.Types.Mixed, required: true },
+    checked_at: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+grantSchema.index({ checked_at: 1 });
+grantSchema.index({ account_id: 1 });
+
 export interface SignInModels {
   IdentityProvider: Model<IdentityProviderDoc>;
   SignInAttempt: Model<SignInAttemptDoc>;
   Session: Model<SessionDoc>;
+  IdentityGrant: Model<IdentityGrantDoc>;
 }
 
 /**
  * Drops what a user's sign-ins gave them: browser sessions, agent credentials and the proxy tokens
- * those minted (a user deleted, or a sign-in the provider no longer vouches for). Their caches are
+ * those minted, and the provider's grant (a user deleted, or a sign-in the provider no longer vouches for). Their caches are
  * the caller's to revoke.
  */
 export async function forgetSignIns(
-  models: Pick<SignInModels, "Session"> & Pick<AgentCredentialModels, "AgentCredential" | "AgentAccessToken">,
+  models: Pick<SignInModels, "Session" | "IdentityGrant"> &
+    Pick<AgentCredentialModels, "AgentCredential" | "AgentAccessToken">,
   user: { account_id: string; user_id: string },
 ): Promise<void> {
   await Promise.all([
     models.Session.deleteMany(user),
+    models.IdentityGrant.deleteMany(user),
     models.AgentCredential.deleteMany(user),
     models.AgentAccessToken.deleteMany(user),
   ]);
@@ -113,6 +148,7 @@ export async function createSignInModels(connection: Connection): Promise<SignIn
     IdentityProvider: connection.model("IdentityProvider", providerSchema, "identity_providers"),
     SignInAttempt: connection.model("SignInAttempt", attemptSchema, "sign_in_attempts"),
     Session: connection.model("Session", sessionSchema, "sessions"),
+    IdentityGrant: connection.model("IdentityGrant", grantSchema, "identity_grants"),
   };
   await Promise.all(Object.values(models).map((model: Model<unknown>) => model.createIndexes()));
   return models;
