@@ -52,8 +52,9 @@ export function createApp(options: ApiGatewayOptions): Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
-  // `true` takes the first X-Forwarded-For hop, as the gateway-proxy does with the same setting.
-  app.set("trust proxy", options.trustProxy);
+  // One hop: the address the load balancer in front appended to X-Forwarded-For, never one the
+  // client wrote before it (as the gateway-proxy reads it with the same setting).
+  app.set("trust proxy", options.trustProxy ? 1 : false);
   // Read where a request has no logger of its own (src/http/route.ts).
   app.locals.logger = options.logger;
   if (options.metrics) app.use(countRequests(options.metrics));

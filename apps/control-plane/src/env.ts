@@ -30,9 +30,10 @@ export const ControlPlaneEnv = z.object({
   /**
    * How long an identity provider's word on a signed-in user holds: past it, the control-plane asks
    * the provider again with the refresh token of the user's latest sign-in, and a refusal ends their
-   * sessions and agent credentials.
+   * sessions and agent credentials. At least a minute: longer than a refresh may take, so a grant
+   * being asked about is never claimed again by another replica.
    */
-  AGN_IDP_RECHECK_SECONDS: z.coerce.number().min(1).max(86_400).default(900),
+  AGN_IDP_RECHECK_SECONDS: z.coerce.number().min(60).max(86_400).default(900),
   /** For the audit fault test only: the action whose change kills the process before its entry. */
   AGN_FAULT_CRASH_BEFORE_AUDIT_ENTRY: z.string().min(1).optional(),
 });

@@ -1,4 +1,11 @@
-import type { AgentCredential, AgentTokens, AuditPage, DeviceAuthorization, User } from "@agentnet/contracts";
+import type {
+  AgentCredential,
+  AgentTokens,
+  AuditPage,
+  DeviceAuthorization,
+  DevicePreview,
+  User,
+} from "@agentnet/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiHarness, startApiHarness } from "./harness";
 
@@ -52,6 +59,19 @@ describe("agent credentials", () => {
     });
     expect(await poll(device.device_code)).toMatchObject({ status: 400, body: { error: "slow_down" } });
 
+    // Before approving, the member sees who asked: the client, its address and agent, and when.
+    const preview = (userCode: string) =>
+      api.call<DevicePreview>("GET", `/api/agent-credentials/device?user_code=${userCode}`, {
+        token: member.token,
+      });
+    const asked = await preview(device.user_code.replace("-", "").toLowerCase());
+    expect(asked).toMatchObject({
+      status: 200,
+      body: { user_code: device.user_code, client_name: "laptop", address: "127.0.0.1", user_agent: "node" },
+    });
+    expect(Date.parse(asked.body.expires_at) - Date.parse(asked.body.requested_at)).toBe(600_000);
+    expect((await preview("BCDF-GHJK")).status).toBe(404);
+
     // Typed as a person would: lower case, no dash.
     const approved = await api.call("POST", "/api/agent-credentials/device", {
       token: member.token,
@@ -66,6 +86,7 @@ describe("agent credentials", () => {
     expect(tokens.body.refresh_token).toMatch(/^agr_[0-9A-Za-z]{40}$/);
     // The code is spent.
     expect((await poll(device.device_code)).body.error).toBe("invalid_grant");
+    expect((await preview(device.user_code)).status).toBe(404);
 
     // The proxy token acts as the member.
     const me = await api.call<User[]>("GET", "/api/users", { token: tokens.body.access_token });

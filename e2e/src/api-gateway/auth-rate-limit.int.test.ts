@@ -31,11 +31,15 @@ describe("the public auth endpoints, bounded per client address", () => {
       ),
       code: 429,
     });
-    // Polls and refreshes count against the same bound.
+    // Polls and refreshes count against the same bound; a poll is told to slow down, as a
+    // device-flow client understands (RFC 8628), a refresh to come back later.
     const poll = await api.call("POST", "/api/auth/device/token", {
       body: { grant_type: "urn:ietf:params:oauth:grant-type:device_code", device_code: "x" },
     });
-    expect(poll.status).toBe(429);
+    expect(poll).toMatchObject({ status: 400, body: { error: "slow_down" } });
+    expect((await api.call("POST", "/api/auth/token", { body: { refresh_token: "agr_x" } })).status).toBe(
+      429,
+    );
 
     const signIn = await fetch(`${api.baseUrl}/api/auth/oidc/start?email=someone@example.com`, {
       redirect: "manual",
@@ -49,5 +53,24 @@ describe("the public auth endpoints, bounded per client address", () => {
     // What needs a credential is not bounded by it.
     expect((await api.call("GET", "/api/auth/session", { token: owner.token })).status).not.toBe(429);
     expect((await api.call("GET", "/api/groups", { token: owner.token })).status).toBe(200);
+  });
+});
+
+describe("behind a trusted load balancer (AGN_TRUST_PROXY)", () => {
+  let behind: ApiHarness;
+  beforeAll(async () => {
+    behind = await startApiHarness({ authRateLimitPerMinute: PER_MINUTE, trustProxy: true });
+  });
+  afterAll(async () => {
+    await behind?.stop();
+  });
+  const startFrom = (forwardedFor: string) =>
+    behind.call("POST", "/api/auth/device/code", { body: {}, headers: { "x-forwarded-for": forwardedFor } });
+
+  it("counts the address the balancer appended, whatever the client wrote before it", async () => {
+    for (let i = 0; i < PER_MINUTE; i++)
+      expect((await startFrom(`10.9.9.${i}, 203.0.113.7`)).status).toBe(200);
+    expect((await startFrom("10.9.9.99, 203.0.113.7")).status).toBe(429);
+    expect((await startFrom("203.0.113.8")).status).toBe(200);
   });
 });

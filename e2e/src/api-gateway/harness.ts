@@ -27,6 +27,7 @@ export async function startApiHarness(
     verifier?: typeof Verifier;
     bodyLimitBytes?: number;
     authRateLimitPerMinute?: number;
+    trustProxy?: boolean;
     /** Asks the identity providers again this often (the control-plane's AGN_IDP_RECHECK_SECONDS); never unless set. */
     identityRecheckMs?: number;
   } = {},
@@ -50,6 +51,7 @@ export async function startApiHarness(
     ...(options.authRateLimitPerMinute === undefined
       ? {}
       : { authRateLimitPerMinute: options.authRateLimitPerMinute }),
+    ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
   });
   const baseUrl = api.url;
   const recheck =
@@ -104,7 +106,7 @@ export async function startApiHarness(
     request(nc, ControlPlane.accountsBootstrap, { email });
 
   const stop = async () => {
-    recheck?.stop();
+    await recheck?.stop();
     await api.stop();
     await nc.drain();
     await connection.close();

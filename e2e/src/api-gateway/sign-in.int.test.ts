@@ -289,5 +289,12 @@ describe("sign-in with the account's identity provider", () => {
     expect(trail.body.entries).toMatchObject([
       { actor: { email: `gina@${domain}` }, target: { type: "user" }, outcome: "succeeded" },
     ]);
+
+    // The owner turns sign-in with the provider off: what it vouched for ends too.
+    expect((await api.call("DELETE", "/api/identity-provider", { token: owner.token })).status).toBe(200);
+    await eventually(
+      async () => (await api.call("GET", "/api/auth/session", withCookie(hal.jar))).status === 401,
+      15_000,
+    );
   }, 60_000);
 });

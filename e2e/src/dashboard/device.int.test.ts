@@ -75,6 +75,11 @@ describe("the device page against the real stack", { timeout: 60_000 }, () => {
     await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await heading(page, "Confirm an agent sign-in").waitFor();
     expect(await codeInput(page).inputValue()).toBe(device.user_code);
+    // Who asked, before anything is confirmed: a code someone else sent would show a stranger's.
+    const asker = page.getByLabel("Who asked for this code");
+    await asker.waitFor();
+    expect(await asker.textContent()).toContain("dana-laptop");
+    expect(await asker.textContent()).toContain("127.0.0.1");
     expect(await axeViolations(page)).toEqual([]);
     await screenshot(page, "28-device-confirm");
 

@@ -89,6 +89,28 @@ async function bootstrapAccount(): Promise<Caller> {
   };
 }
 
+/**
+ * What the next control-plane makes of the intents the killed one left: it starts, writes their
+ * entries, and answers the account's trail (newest first) and its verification.
+ */
+async function recoveredTrail(caller: Caller) {
+  const recovering = await startControlPlaneProcess({ AGN_AUDIT_RECOVER_AFTER_SECONDS: "0.5" });
+  try {
+    await eventually(
+      async () =>
+        (await store.collection("audit_intents").countDocuments({ account_id: caller.account_id })) === 0,
+      15_000,
+    );
+    const { entries } = await requestPaged(operator, ControlPlane.auditList, {
+      caller,
+      query: { limit: 10 },
+    });
+    return { entries, verification: await request(operator, ControlPlane.auditVerify, { caller }) };
+  } finally {
+    await recovering.stop();
+  }
+}
+
 describe("a control-plane killed between a change and its audit entry", () => {
   it("leaves the change's intent, and the next control-plane writes its entry as interrupted, the chain intact", async () => {
     const crashing = await startControlPlaneProcess({ AGN_FAULT_CRASH_BEFORE_AUDIT_ENTRY: "groups.update" });
@@ -114,34 +136,18 @@ describe("a control-plane killed between a change and its audit entry", () => {
     expect(await store.collection("audit_intents").countDocuments({ account_id: caller.account_id })).toBe(1);
     expect(await store.collection("audit_entries").countDocuments({ account_id: caller.account_id })).toBe(2);
 
-    const recovering = await startControlPlaneProcess({ AGN_AUDIT_RECOVER_AFTER_SECONDS: "0.5" });
-    try {
-      await eventually(
-        async () =>
-          (await store.collection("audit_intents").countDocuments({ account_id: caller.account_id })) === 0,
-        15_000,
-      );
-      const { entries: trail } = await requestPaged(operator, ControlPlane.auditList, {
-        caller,
-        query: { limit: 10 },
-      });
-      expect(trail.map((entry) => [entry.seq, entry.action, entry.outcome])).toEqual([
-        [3, "groups.update", "interrupted"],
-        [2, "groups.create", "succeeded"],
-        [1, "accounts.bootstrap", "succeeded"],
-      ]);
-      expect(trail[0]).toMatchObject({
-        target: { type: "group", id: group.id },
-        before: { name: "before" },
-        after: { name: "after" },
-      });
-      expect(await request(operator, ControlPlane.auditVerify, { caller })).toMatchObject({
-        intact: true,
-        checked: 3,
-      });
-    } finally {
-      await recovering.stop();
-    }
+    const { entries: trail, verification } = await recoveredTrail(caller);
+    expect(trail.map((entry) => [entry.seq, entry.action, entry.outcome])).toEqual([
+      [3, "groups.update", "interrupted"],
+      [2, "groups.create", "succeeded"],
+      [1, "accounts.bootstrap", "succeeded"],
+    ]);
+    expect(trail[0]).toMatchObject({
+      target: { type: "group", id: group.id },
+      before: { name: "before" },
+      after: { name: "after" },
+    });
+    expect(verification).toMatchObject({ intact: true, checked: 3 });
   }, 90_000);
 
   it("names what an interrupted create made: its id is chosen before the change", async () => {
@@ -158,26 +164,13 @@ describe("a control-plane killed between a change and its audit entry", () => {
       target: { type: "group", id: made?._id },
     });
 
-    const recovering = await startControlPlaneProcess({ AGN_AUDIT_RECOVER_AFTER_SECONDS: "0.5" });
-    try {
-      await eventually(
-        async () =>
-          (await store.collection("audit_intents").countDocuments({ account_id: caller.account_id })) === 0,
-        15_000,
-      );
-      const { entries: trail } = await requestPaged(operator, ControlPlane.auditList, {
-        caller,
-        query: { limit: 10 },
-      });
-      expect(trail[0]).toMatchObject({
-        action: "groups.create",
-        outcome: "interrupted",
-        target: { type: "group", id: made?._id },
-        after: { name: "made" },
-      });
-      expect(trail[0]).not.toHaveProperty("before");
-    } finally {
-      await recovering.stop();
-    }
+    const { entries: trail } = await recoveredTrail(caller);
+    expect(trail[0]).toMatchObject({
+      action: "groups.create",
+      outcome: "interrupted",
+      target: { type: "group", id: made?._id },
+      after: { name: "made" },
+    });
+    expect(trail[0]).not.toHaveProperty("before");
   }, 90_000);
 });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Id, Timestamp } from "./common";
+import { Id, RequestOrigin, Timestamp } from "./common";
 import { displayText } from "./text";
 
 /**
@@ -48,6 +48,22 @@ export const AgentTokens = z.object({
   refresh_token: z.string(),
 });
 export type AgentTokens = z.infer<typeof AgentTokens>;
+
+/**
+ * A pending device code as the member sees it before confirming it (RFC 8628 §5.4): which client
+ * asked, from which address and agent, and when; a code someone else sent them shows a stranger's.
+ */
+export const DevicePreview = z.object({
+  user_code: z.string(),
+  client_name: z.string().optional(),
+  ...RequestOrigin.shape,
+  requested_at: Timestamp,
+  expires_at: Timestamp,
+});
+export type DevicePreview = z.infer<typeof DevicePreview>;
+
+export const DevicePreviewQuery = z.object({ user_code: z.string().min(1).max(32) });
+export type DevicePreviewQuery = z.infer<typeof DevicePreviewQuery>;
 
 /** A member's approval (or refusal) of the device code they were shown. */
 export const DeviceApprovalBody = z.object({

@@ -8,13 +8,15 @@ import {
   DeviceApprovalBody,
   DeviceAuthorization,
   DeviceCodeBody,
+  DevicePreview,
+  DevicePreviewQuery,
   DeviceTokenBody,
   RefreshBody,
 } from "./agent-credentials";
 import { AuditPage, AuditQuery, AuditRefusal, AuditSettings, AuditVerification } from "./audit";
 import { BudgetRule, BudgetRuleBody } from "./budget-rules";
 import { CatalogProvider, DiscoverModelsBody, DiscoverModelsReply } from "./catalog";
-import { Caller, Empty, Id } from "./common";
+import { Caller, Empty, Id, RequestOrigin } from "./common";
 import { GatewaySnapshot } from "./gateway";
 import { Group, GroupBody } from "./groups";
 import { Guardrail, GuardrailBody } from "./guardrails";
@@ -258,11 +260,22 @@ export const ControlPlane = {
    */
   deviceCodeStart: endpoint(
     "agn.ctl.agent_credentials.device_code",
-    z.object({ body: DeviceCodeBody, verification_uri: z.string().max(2_048) }),
+    z.object({
+      body: DeviceCodeBody,
+      verification_uri: z.string().max(2_048),
+      /** Where the agent asked from, shown to the member who confirms its code. */
+      origin: RequestOrigin.optional(),
+    }),
     DeviceAuthorization,
   ),
   deviceCodePoll: endpoint("agn.ctl.agent_credentials.device_token", DeviceTokenBody, AgentTokens),
   agentTokenRefresh: endpoint("agn.ctl.agent_credentials.refresh", RefreshBody, AgentTokens),
+  /** Any member: who asked for a pending device code, before approving it. */
+  deviceCodePreview: endpoint(
+    "agn.ctl.agent_credentials.device_preview",
+    byCaller({ query: DevicePreviewQuery }),
+    DevicePreview,
+  ),
   /** Any member: approves (or refuses) a device code for themself. */
   deviceCodeApprove: endpoint(
     "agn.ctl.agent_credentials.approve",

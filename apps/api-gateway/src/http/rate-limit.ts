@@ -30,8 +30,8 @@ export function publicAuthRateLimit(perMinute: number): RequestHandler {
         ),
       );
     },
-    // The client address is Express's (`trust proxy` follows AGN_TRUST_PROXY); the library's
-    // start-up checks of that setting only log to the console.
-    validate: { xForwardedForHeader: false, trustProxy: false },
+    // The client address is Express's `req.ip` (`trust proxy`: one hop with AGN_TRUST_PROXY); the
+    // library's check of a header the setting ignores would only log to the console.
+    validate: { xForwardedForHeader: false },
   });
 }

@@ -1,15 +1,17 @@
 import { type NatsConnection, request } from "@agentnet/bus";
 import {
+  AppError,
   ControlPlane,
   DeviceApprovalBody,
   DeviceCodeBody,
+  DevicePreviewQuery,
   DeviceTokenBody,
   type Endpoint,
   RefreshBody,
 } from "@agentnet/contracts";
 import { type ErrorRequestHandler, type Request, type RequestHandler, Router } from "express";
 import { toAppError } from "../http/errors";
-import { siteOf } from "../http/origin";
+import { requestOriginOf, siteOf } from "../http/origin";
 import { mount, param, type RouteSpec } from "../http/route";
 
 /**
@@ -29,8 +31,9 @@ export function agentCredentialAuthRoutes(
   const forward = <E extends Endpoint>(
     endpoint: E,
     toRequest: (req: Request) => unknown,
+    limited: RequestHandler = rateLimited,
   ): RequestHandler[] => [
-    rateLimited,
+    limited,
     parseJson,
     async (req, res, next) => {
       try {
@@ -46,11 +49,22 @@ export function agentCredentialAuthRoutes(
       body: DeviceCodeBody.parse(req.body ?? {}),
       // Where the member confirms it: the dashboard's page, at the address the agent reached the API by.
       verification_uri: `${siteOf(req)}/#/device`,
+      origin: requestOriginOf(req),
     })),
   );
+  // A device-flow client keeps polling, slower, on `slow_down` (RFC 8628 §3.5) and gives up on an
+  // error it does not know: past the bound a poll is told to slow down.
+  const pollLimited: RequestHandler = (req, res, next) =>
+    rateLimited(req, res, (error?: unknown) =>
+      next(
+        error instanceof AppError && error.status === 429
+          ? new AppError(400, "slow_down", error.message)
+          : error,
+      ),
+    );
   router.post(
     "/auth/device/token",
-    ...forward(ControlPlane.deviceCodePoll, (req) => DeviceTokenBody.parse(req.body ?? {})),
+    ...forward(ControlPlane.deviceCodePoll, (req) => DeviceTokenBody.parse(req.body ?? {}), pollLimited),
   );
   router.post(
     "/auth/token",
@@ -83,6 +97,15 @@ export function agentCredentialAuthRoutes(
 export function agentCredentialRoutes(nc: NatsConnection, timeoutMs: number): Router {
   const router = Router();
   const add = <E extends Endpoint>(spec: RouteSpec<E>) => mount(router, nc, timeoutMs, spec);
+  add({
+    method: "get",
+    path: "/agent-credentials/device",
+    summary:
+      "Who asked for a pending device code (client, address, agent, when), before you approve it (beyond the spec)",
+    access: "member",
+    endpoint: ControlPlane.deviceCodePreview,
+    toRequest: (req, caller) => ({ caller, query: DevicePreviewQuery.parse(req.query) }),
+  });
   add({
     method: "post",
     path: "/agent-credentials/device",

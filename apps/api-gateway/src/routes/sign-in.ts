@@ -93,7 +93,7 @@ export function signInPublicRoutes(
       backToSignIn(res, toAppError(error)?.message ?? "the sign-in failed; try again");
     }
   });
-  // This router's refusals alone (a rate limit's): others' errors pass through it on their way.
+  // What the sign-in routes' middleware refuses (a rate limit): the browser goes back to the sign-in page.
   const signInErrors: ErrorRequestHandler = (error, _req, res, next) => {
     const refusal = toAppError(error);
     if (refusal) backToSignIn(res, refusal.message);

@@ -69,13 +69,17 @@ export function registerAccountHandlers(ctx: HandlerContext) {
       requireOwner(caller);
     } catch (error) {
       // A refused deletion stays on the trail; a deletion made takes the trail with the account.
-      await ctx.audit.record({
-        account_id: caller.account_id,
-        actor: actorOf(caller),
-        action: auditActionOf(ControlPlane.accountsDelete),
-        target: { type: "account", id: account_id },
-        ...outcomeOf(error),
-      });
+      await ctx.audit
+        .record({
+          account_id: caller.account_id,
+          actor: actorOf(caller),
+          action: auditActionOf(ControlPlane.accountsDelete),
+          target: { type: "account", id: account_id },
+          ...outcomeOf(error),
+        })
+        .catch((recordError: unknown) =>
+          ctx.logger.error({ err: recordError }, "a refused account deletion could not be audited"),
+        );
       throw error;
     }
     const byAccount = { account_id: account._id };

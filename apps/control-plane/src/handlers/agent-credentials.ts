@@ -140,7 +140,7 @@ export function registerAgentCredentialHandlers(ctx: HandlerContext) {
     return user !== null && !user.is_blocked;
   };
 
-  handle(ctx, ControlPlane.deviceCodeStart, async ({ body, verification_uri }) => {
+  handle(ctx, ControlPlane.deviceCodeStart, async ({ body, verification_uri, origin }) => {
     // Codes nobody approved or polled for again are dropped as new ones are asked for.
     await models.DeviceAuthorization.deleteMany({ expires_at: { $lte: new Date() } });
     const deviceCode = randomBytes(32).toString("base64url");
@@ -151,6 +151,8 @@ export function registerAgentCredentialHandlers(ctx: HandlerContext) {
           _id: hashToken(deviceCode),
           user_code: userCode,
           ...(body.client_name ? { client_name: body.client_name } : {}),
+          ...origin,
+          requested_at: new Date(),
           status: "pending",
           expires_at: new Date(Date.now() + DEVICE_CODE_SECONDS * 1000),
         });
@@ -225,6 +227,25 @@ export function registerAgentCredentialHandlers(ctx: HandlerContext) {
       throw unauthenticated("this agent credential no longer works: run agentnet login");
     }
     return mint(credential, hash);
+  });
+
+  handle(ctx, ControlPlane.deviceCodePreview, async ({ query }) => {
+    const device = await models.DeviceAuthorization.findOne({
+      user_code: normalisedUserCode(query.user_code),
+      status: "pending",
+      expires_at: { $gt: new Date() },
+    }).lean();
+    if (!device) throw notFound("pending device code");
+    return {
+      user_code: device.user_code,
+      ...(device.client_name ? { client_name: device.client_name } : {}),
+      ...(device.address ? { address: device.address } : {}),
+      ...(device.user_agent ? { user_agent: device.user_agent } : {}),
+      requested_at: (
+        device.requested_at ?? new Date(device.expires_at.getTime() - DEVICE_CODE_SECONDS * 1000)
+      ).toISOString(),
+      expires_at: device.expires_at.toISOString(),
+    };
   });
 
   handleChange(ctx, ControlPlane.deviceCodeApprove, {}, async ({ caller, body }) => {

@@ -12,7 +12,7 @@ import {
 import { identityProviderSecretAad, seal } from "@agentnet/sealing";
 import { hashToken, newId } from "@agentnet/service-kit";
 import * as oidc from "openid-client";
-import { handleChange, loadTarget } from "../audit/changes";
+import { handleChange, loadTarget, outcomeOf } from "../audit/changes";
 import { requireAccountWideGrant, requireOwner } from "../domain/access";
 import { generateToken } from "../domain/tokens";
 import { endSignedInAccess, keepGrant } from "../identity/grants";
@@ -111,8 +111,6 @@ export function registerSignInHandlers(ctx: HandlerContext) {
     requireOwner(caller);
     const removed = await models.IdentityProvider.deleteOne({ _id: caller.account_id });
     if (removed.deletedCount === 0) throw notFound("identity provider");
-    // Its refresh tokens ask a provider the account no longer has.
-    await models.IdentityGrant.deleteMany({ account_id: caller.account_id });
     return {};
   });
 
@@ -258,83 +256,112 @@ export function registerSignInHandlers(ctx: HandlerContext) {
       target: { type: "session", id: sessionId },
       before: undefined,
     });
-    const now = new Date();
-    // The user the sign-in creates, or the groups it changes, is an entry of its own: the person
-    // signing in made that change, through the identity provider's say.
-    const userChange = async (
-      action: Endpoint,
-      userId: string,
-      before: unknown,
-      change: () => Promise<void>,
-    ) => {
-      const target = { type: "user" as const, id: userId };
-      const changing = await ctx.audit.begin({
-        account_id: accountId,
-        actor,
-        action: auditActionOf(action),
-        target,
-        before,
-      });
-      await change();
-      await ctx.audit.settle(changing, { outcome: "succeeded" }, await loadTarget(ctx, accountId, target));
-    };
-    if (!user) {
-      const userId = newId();
-      await userChange(ControlPlane.usersCreate, userId, undefined, async () => {
-        await models.User.create({
-          _id: userId,
+    // Whatever stops the sign-in from here on settles its entry as failed (nothing left interrupted).
+    const admit = async () => {
+      const now = new Date();
+      // The user the sign-in creates, or the groups it changes, is an entry of its own: the person
+      // signing in made that change, through the identity provider's say.
+      const userChange = async (
+        action: Endpoint,
+        userId: string,
+        before: unknown,
+        change: () => Promise<void>,
+      ) => {
+        const target = { type: "user" as const, id: userId };
+        const changing = await ctx.audit.begin({
           account_id: accountId,
-          email,
-          name: typeof claims.name === "string" ? claims.name : email,
-          role: provider.default_role,
-          auto_groups: [...new Set(granted)],
-          last_login: now,
-          oidc_identity: identity,
+          actor,
+          action: auditActionOf(action),
+          target,
+          before,
         });
-      });
-      user = await models.User.findById(userId).orFail().lean();
-    } else {
-      const known = user;
-      // Groups the mapping governs follow the claim; others (given by hand) stay.
-      const groups = [...new Set([...known.auto_groups.filter((id) => !mapped.has(id)), ...granted])];
-      const changed =
-        groups.length !== known.auto_groups.length || groups.some((id) => !known.auto_groups.includes(id));
-      const update = () =>
-        models.User.updateOne(
-          { _id: known._id },
-          { $set: { auto_groups: groups, last_login: now, oidc_identity: identity } },
-        ).then(() => undefined);
-      if (changed) {
-        await userChange(ControlPlane.usersUpdate, known._id, known, update);
-        await revokeCallers(ctx, accountId, { userIds: [known._id] });
-        announceConfigChange(ctx, accountId);
+        try {
+          await change();
+        } catch (error) {
+          const after = await loadTarget(ctx, accountId, target).catch(() => undefined);
+          // A create that failed made nothing: its entry names no id of a user that never was.
+          const made = before !== undefined || after !== undefined;
+          await ctx.audit.settle(
+            made ? changing : { ...changing, target: { type: "user" } },
+            outcomeOf(error),
+            after,
+          );
+          throw error;
+        }
+        await ctx.audit.settle(changing, { outcome: "succeeded" }, await loadTarget(ctx, accountId, target));
+      };
+      if (!user) {
+        const userId = newId();
+        await userChange(ControlPlane.usersCreate, userId, undefined, async () => {
+          await models.User.create({
+            _id: userId,
+            account_id: accountId,
+            email,
+            name: typeof claims.name === "string" ? claims.name : email,
+            role: provider.default_role,
+            auto_groups: [...new Set(granted)],
+            last_login: now,
+            oidc_identity: identity,
+          });
+        });
+        user = await models.User.findById(userId).orFail().lean();
       } else {
-        await update();
+        const known = user;
+        // Groups the mapping governs follow the claim; others (given by hand) stay.
+        const groups = [...new Set([...known.auto_groups.filter((id) => !mapped.has(id)), ...granted])];
+        const changed =
+          groups.length !== known.auto_groups.length || groups.some((id) => !known.auto_groups.includes(id));
+        const update = () =>
+          models.User.updateOne(
+            { _id: known._id },
+            { $set: { auto_groups: groups, last_login: now, oidc_identity: identity } },
+          ).then(() => undefined);
+        if (changed) {
+          await userChange(ControlPlane.usersUpdate, known._id, known, update);
+          await revokeCallers(ctx, accountId, { userIds: [known._id] });
+          announceConfigChange(ctx, accountId);
+        } else {
+          await update();
+        }
       }
+      await models.Session.deleteMany({
+        account_id: accountId,
+        user_id: user._id,
+        expires_at: { $lte: now },
+      });
+      const token = generateToken();
+      const expiresAt = new Date(now.getTime() + SESSION_HOURS * 3_600_000);
+      await models.Session.create({
+        _id: sessionId,
+        account_id: accountId,
+        user_id: user._id,
+        hash: hashToken(token),
+        created_at: now,
+        expires_at: expiresAt,
+        ...origin,
+      });
+      // After the session: a recheck that finds the user with nothing to end would drop it.
+      await keepGrant(ctx, provider, user._id, refreshToken, now);
+      return { token, expiresAt, userId: user._id };
+    };
+    const session = { type: "session" as const, id: sessionId };
+    let admitted: Awaited<ReturnType<typeof admit>>;
+    try {
+      admitted = await admit();
+    } catch (error) {
+      await ctx.audit.settle(
+        pending,
+        outcomeOf(error),
+        await loadTarget(ctx, accountId, session).catch(() => undefined),
+      );
+      throw error;
     }
-    await models.Session.deleteMany({ account_id: accountId, user_id: user._id, expires_at: { $lte: now } });
-    await keepGrant(ctx, provider, user._id, refreshToken, now);
-    const token = generateToken();
-    const expiresAt = new Date(now.getTime() + SESSION_HOURS * 3_600_000);
-    await models.Session.create({
-      _id: sessionId,
-      account_id: accountId,
-      user_id: user._id,
-      hash: hashToken(token),
-      created_at: now,
-      expires_at: expiresAt,
-      ...origin,
-    });
-    await ctx.audit.settle(
-      pending,
-      { outcome: "succeeded" },
-      await loadTarget(ctx, accountId, { type: "session", id: sessionId }),
-    );
+    await ctx.audit.settle(pending, { outcome: "succeeded" }, await loadTarget(ctx, accountId, session));
     return {
-      session_token: token,
-      expires_at: expiresAt.toISOString(),
+      session_token: admitted.token,
+      expires_at: admitted.expiresAt.toISOString(),
       account_id: accountId,
-      user_id: user._id,
+      user_id: admitted.userId,
     };
   });
 

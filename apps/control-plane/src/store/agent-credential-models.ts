@@ -6,6 +6,10 @@ export interface DeviceAuthorizationDoc {
   _id: string;
   user_code: string;
   client_name?: string;
+  /** Where and when the agent asked, shown to the member before they confirm. */
+  address?: string;
+  user_agent?: string;
+  requested_at?: Date;
   status: "pending" | "approved" | "denied";
   /** Who approved it, once approved. */
   account_id?: string;
@@ -43,6 +47,9 @@ const deviceSchema = new Schema<DeviceAuthorizationDoc>(
     _id: String,
     user_code: { type: String, required: true },
     client_name: String,
+    address: String,
+    user_agent: String,
+    requested_at: Date,
     status: { type: String, required: true },
     account_id: String,
     user_id: String,

@@ -54,8 +54,10 @@ export interface IdentityGrantDoc {
   issuer: string;
   client_id: string;
   sealed_refresh_token: SealedSecret;
-  /** When the provider last vouched for the user (the sign-in, or a refresh). */
+  /** When the provider was last asked about the user (the sign-in, or a refresh), by whoever claimed it. */
   checked_at: Date;
+  /** A refresh was sent and its answer not yet stored: the token may be spent at the provider. */
+  asking?: boolean;
 }
 
 const providerSchema = new Schema<IdentityProviderDoc>(
@@ -112,6 +114,7 @@ const grantSchema = new Schema<IdentityGrantDoc>(
     client_id: { type: String, required: true },
     sealed_refresh_token: { type: Schema.Types.Mixed, required: true },
     checked_at: { type: Date, required: true },
+    asking: Boolean,
   },
   { versionKey: false },
 );

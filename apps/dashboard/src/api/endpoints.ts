@@ -15,6 +15,7 @@ import type {
   ConsumptionCounter,
   CreateTokenBody,
   DeviceApproval,
+  DevicePreview,
   DiscoveredModel,
   Group,
   Guardrail,
@@ -188,6 +189,12 @@ export function createApi(credentials: Credentials) {
       return page.entries.find((entry) => entry.seq === seq);
     },
     verifyAudit: () => get<AuditVerification>("/api/audit/verify"),
+    /** Who asked for a pending device code, or undefined when none is pending under it. */
+    devicePreview: (userCode: string) =>
+      get<DevicePreview>("/api/agent-credentials/device", { user_code: userCode }).catch((error: unknown) => {
+        if (error instanceof ApiError && error.status === 404) return undefined;
+        throw error;
+      }),
     /** Confirms (or refuses) the device code an agent's `agentnet login` printed; 404 when none is pending. */
     approveDevice: (userCode: string, approve: boolean) =>
       send<DeviceApproval>("POST", "/api/agent-credentials/device", { user_code: userCode, approve }),

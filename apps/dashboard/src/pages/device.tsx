@@ -1,4 +1,4 @@
-import type { AgentCredential, DeviceApproval } from "@agentnet/contracts";
+import type { AgentCredential, DeviceApproval, DevicePreview } from "@agentnet/contracts";
 import { type FormEvent, useCallback, useEffect, useState } from "react";
 import { ApiError } from "../api/client";
 import {
@@ -17,8 +17,9 @@ import { useSession } from "../session";
 
 /**
  * Where a member confirms the code `agentnet login` printed (its URL opens this page with
- * `?user_code=`), and the agent sign-ins they hold, each revocable. The API names the client that
- * asked only in its answer, so the client shows once the code is confirmed or refused.
+ * `?user_code=`), and the agent sign-ins they hold, each revocable. A whole code shows who asked
+ * for it (client, address, agent, when) before it is confirmed: a code someone else sent shows a
+ * stranger's.
  */
 export function DevicePage(props: { location: Location }) {
   const { api } = useSession();
@@ -31,6 +32,11 @@ export function DevicePage(props: { location: Location }) {
   useAwaitNewCredential(awaiting, credentials.data?.length, credentials.reload, stopAwaiting);
   const submit = useSubmit();
   const code = typed.trim();
+  const whole = code.replace(/[^A-Za-z]/g, "").length === 8;
+  const preview = useLoad(
+    () => (whole && !answer ? api.devicePreview(code) : Promise.resolve(undefined)),
+    [whole ? code.toUpperCase() : "", answer === undefined],
+  );
 
   const decide = (approve: boolean) =>
     void submit.run(async () => {
@@ -75,6 +81,7 @@ export function DevicePage(props: { location: Location }) {
             />
           )}
         </Field>
+        {whole && !answer && !preview.loading ? <Asker preview={preview.data} /> : null}
         <div className="actions">
           <button type="submit" disabled={submit.busy || code === ""}>
             Confirm
@@ -141,6 +148,38 @@ function useAwaitNewCredential(
       clearTimeout(stop);
     };
   }, [countBefore, arrived, reload, done]);
+}
+
+/** Who asked for the code being confirmed, or that nobody is waiting for it. */
+function Asker(props: { preview: DevicePreview | undefined }) {
+  const asked = props.preview;
+  if (!asked) {
+    return (
+      <p role="status">
+        No agent is waiting for this code: it was used, refused or expired (10 minutes).
+      </p>
+    );
+  }
+  return (
+    <dl className="fields" aria-label="Who asked for this code">
+      <dt>Client</dt>
+      <dd>{asked.client_name ?? <span className="hint">unnamed</span>}</dd>
+      <dt>Asked at</dt>
+      <dd>{formatDateTime(asked.requested_at)}</dd>
+      <dt>From</dt>
+      <dd>{asked.address ?? <span className="hint">unknown address</span>}</dd>
+      {asked.user_agent ? (
+        <>
+          <dt>Agent</dt>
+          <dd>
+            <code>{asked.user_agent}</code>
+          </dd>
+        </>
+      ) : null}
+      <dt>Expires</dt>
+      <dd>{formatDateTime(asked.expires_at)}</dd>
+    </dl>
+  );
 }
 
 const AWAIT_POLL_MS = 2_000;

@@ -56,12 +56,15 @@ export function callerToken(req: HttpRequest, query = ""): string | undefined {
   return new URLSearchParams(query).get("key")?.trim() || undefined;
 }
 
-/** The client's address: the socket's, or the first X-Forwarded-For hop when the proxy is trusted. */
+/**
+ * The client's address: the socket's, or, behind a trusted load balancer, the X-Forwarded-For entry
+ * it appended (the last one): the entries before it are whatever the client sent.
+ */
 export function sourceIp(req: HttpRequest, trustProxy: boolean): string {
   if (trustProxy) {
     const forwarded = req.headers["x-forwarded-for"];
-    const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(",")[0]?.trim();
-    if (first) return first;
+    const last = (Array.isArray(forwarded) ? forwarded.join(",") : forwarded)?.split(",").at(-1)?.trim();
+    if (last) return last;
   }
   const address = req.socket.remoteAddress ?? "";
   return address.startsWith("::ffff:") ? address.slice(7) : address;
