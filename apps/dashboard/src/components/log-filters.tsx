@@ -4,16 +4,14 @@ import {
   DEFAULT_FILTERS,
   filtersToParams,
   filtersToQuery,
-  isoToLocalInput,
   type LogFilters,
-  localInputToIso,
   parseFilters,
   splitList,
 } from "../domain/filters";
 import { useLoad } from "../hooks";
 import { type Location, navigate } from "../router";
 import { useSession } from "../session";
-import { Field } from "./ui";
+import { DateTimeField, Field } from "./ui";
 
 /**
  * A list whose filters live in the address bar (so a view can be shared): parsed from it, applied
@@ -166,26 +164,8 @@ export function LogFilterBar(props: {
           <input {...c} placeholder="/v1/" value={draft.path} onChange={(e) => put("path", e.target.value)} />
         )}
       </Field>
-      <Field label="From">
-        {(c) => (
-          <input
-            {...c}
-            type="datetime-local"
-            value={isoToLocalInput(draft.start_date)}
-            onChange={(e) => put("start_date", localInputToIso(e.target.value))}
-          />
-        )}
-      </Field>
-      <Field label="To">
-        {(c) => (
-          <input
-            {...c}
-            type="datetime-local"
-            value={isoToLocalInput(draft.end_date)}
-            onChange={(e) => put("end_date", localInputToIso(e.target.value))}
-          />
-        )}
-      </Field>
+      <DateTimeField label="From" iso={draft.start_date} onChange={(iso) => put("start_date", iso)} />
+      <DateTimeField label="To" iso={draft.end_date} onChange={(iso) => put("end_date", iso)} />
       <div className="filter-actions">
         <button type="submit">Apply filters</button>
         <button type="button" className="ghost" onClick={clear}>

@@ -10,6 +10,7 @@ import {
   useState,
 } from "react";
 import type { ApiError } from "../api/client";
+import { isoToLocalInput, localInputToIso } from "../domain/filters";
 
 export interface ControlProps {
   id: string;
@@ -51,6 +52,27 @@ export function Field(props: {
         </p>
       ) : null}
     </div>
+  );
+}
+
+/** A filter's time, typed in the browser's local time and kept as an ISO instant ("" when empty). */
+export function DateTimeField(props: {
+  label: string;
+  hint?: ReactNode;
+  iso: string;
+  onChange: (iso: string) => void;
+}) {
+  return (
+    <Field label={props.label} hint={props.hint}>
+      {(c) => (
+        <input
+          {...c}
+          type="datetime-local"
+          value={isoToLocalInput(props.iso)}
+          onChange={(e) => props.onChange(localInputToIso(e.target.value))}
+        />
+      )}
+    </Field>
   );
 }
 

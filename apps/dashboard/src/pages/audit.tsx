@@ -1,7 +1,16 @@
 import type { AuditEntry, AuditVerification } from "@agentnet/contracts";
 import { type FormEvent, type KeyboardEvent, useEffect, useId, useState } from "react";
 import { saveFile } from "../components/download";
-import { Badge, EmptyState, Field, FormError, LoadState, Progress, ScrollableTable } from "../components/ui";
+import {
+  Badge,
+  DateTimeField,
+  EmptyState,
+  Field,
+  FormError,
+  LoadState,
+  Progress,
+  ScrollableTable,
+} from "../components/ui";
 import {
   AUDIT_OUTCOMES,
   AUDIT_TARGET_TYPES,
@@ -18,7 +27,6 @@ import {
   targetTypeLabel,
   verificationText,
 } from "../domain/audit";
-import { isoToLocalInput, localInputToIso } from "../domain/filters";
 import { formatDateTime } from "../domain/format";
 import { useLoad, useSubmit } from "../hooks";
 import { type Location, navigate } from "../router";
@@ -228,26 +236,13 @@ function AuditFilterBar(props: { filters: AuditFilters; onApply: (filters: Audit
           </select>
         )}
       </Field>
-      <Field label="From">
-        {(c) => (
-          <input
-            {...c}
-            type="datetime-local"
-            value={isoToLocalInput(draft.from)}
-            onChange={(e) => put("from", localInputToIso(e.target.value))}
-          />
-        )}
-      </Field>
-      <Field label="Until" hint="Entries before this time">
-        {(c) => (
-          <input
-            {...c}
-            type="datetime-local"
-            value={isoToLocalInput(draft.to)}
-            onChange={(e) => put("to", localInputToIso(e.target.value))}
-          />
-        )}
-      </Field>
+      <DateTimeField label="From" iso={draft.from} onChange={(iso) => put("from", iso)} />
+      <DateTimeField
+        label="Until"
+        hint="Entries before this time"
+        iso={draft.to}
+        onChange={(iso) => put("to", iso)}
+      />
       <div className="filter-actions">
         <button type="submit">Apply filters</button>
         <button type="button" className="ghost" onClick={() => props.onApply(NO_AUDIT_FILTERS)}>
