@@ -19,13 +19,17 @@ import { publicAuthRateLimit } from "./http/rate-limit";
 import { routesOf } from "./http/route";
 import { keepMountPath } from "./http/route-pattern";
 import { traceRequests } from "./http/tracing";
-import { agentCredentialAuthRoutes, agentCredentialRoutes } from "./routes/agent-credentials";
+import {
+  AGENT_AUTH_OPERATIONS,
+  agentCredentialAuthRoutes,
+  agentCredentialRoutes,
+} from "./routes/agent-credentials";
 import { agentNetworkRoutes } from "./routes/agent-network";
 import { auditRoutes } from "./routes/audit";
 import { consumptionRoutes } from "./routes/consumption";
 import { identityRoutes } from "./routes/identity";
 import { notificationRoutes } from "./routes/notifications";
-import { signInPublicRoutes, signInRoutes } from "./routes/sign-in";
+import { SIGN_IN_OPERATIONS, signInPublicRoutes, signInRoutes } from "./routes/sign-in";
 import { telemetryRoutes } from "./routes/telemetry";
 
 export interface ApiGatewayOptions {
@@ -123,7 +127,13 @@ export function createApp(options: ApiGatewayOptions): Express {
   ];
   for (const router of routers) api.use(router);
   // The API's description is public, like any published API reference; built once from the routes.
-  const openApi = JSON.stringify(openApiDocument(routers.flatMap(routesOf), API_VERSION));
+  const openApi = JSON.stringify(
+    openApiDocument(
+      routers.flatMap(routesOf),
+      [...AGENT_AUTH_OPERATIONS, ...SIGN_IN_OPERATIONS],
+      API_VERSION,
+    ),
+  );
   app.get("/api/openapi.json", (_req, res) => {
     res.type("application/json").send(openApi);
   });

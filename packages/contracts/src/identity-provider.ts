@@ -82,3 +82,24 @@ export const SignInSession = z.object({
   user_id: Id,
 });
 export type SignInSession = z.infer<typeof SignInSession>;
+
+/**
+ * `GET /api/auth/session`: who the caller is (by token or by session cookie), and with the cookie
+ * the CSRF token every change made with it must carry in `x-csrf-token`.
+ */
+export const SessionInfo = z.object({
+  user_id: Id,
+  email: z.string(),
+  name: z.string(),
+  role: Role,
+  account_id: Id,
+  csrf_token: z.string().optional(),
+});
+export type SessionInfo = z.infer<typeof SessionInfo>;
+
+/** `GET /api/auth/oidc/start`: whose sign-in to start, by email (its domain) or by account. */
+export const SignInStartQuery = z.object({
+  email: z.string().max(320).optional(),
+  account_id: z.string().max(128).optional(),
+});
+export type SignInStartQuery = z.infer<typeof SignInStartQuery>;

@@ -71,6 +71,33 @@ describe("the OpenAPI document", () => {
     });
   });
 
+  it("describes the sign-in and device-flow routes the gateway serves itself, from their contracts", async () => {
+    const document = (await (await fetch(`${api.url}/api/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, Operation & { security?: unknown[]; "x-access": string }>>;
+    };
+    const deviceCode = document.paths["/api/auth/device/code"]?.post;
+    expect(deviceCode).toMatchObject({ operationId: "agent_credentials.device_code", security: [] });
+    expect(Object.keys(deviceCode?.requestBody?.content["application/json"].schema.properties ?? {})).toEqual(
+      ["client_name"],
+    );
+    expect(deviceCode?.responses.default).toMatchObject({
+      content: { "application/json": { schema: { required: expect.arrayContaining(["error"]) } } },
+    });
+    expect(document.paths["/api/auth/oidc/start"]?.get?.parameters.map((p) => p.name)).toEqual([
+      "email",
+      "account_id",
+    ]);
+    expect(document.paths["/api/auth/oidc/callback"]?.get?.responses).toHaveProperty("303");
+    const session = document.paths["/api/auth/session"]?.get;
+    expect(session?.security).toBeUndefined();
+    expect(session?.responses["200"]).toMatchObject({
+      content: { "application/json": { schema: { properties: { csrf_token: { type: "string" } } } } },
+    });
+    expect(document.paths["/api/agent-credentials/device"]?.get?.operationId).toBe(
+      "agent_credentials.device_preview",
+    );
+  });
+
   it("groups every operation under a tag and says what it does in a summary", async () => {
     const document = (await (await fetch(`${api.url}/api/openapi.json`)).json()) as {
       paths: Record<string, Record<string, Operation>>;

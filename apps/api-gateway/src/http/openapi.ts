@@ -33,12 +33,100 @@ const parameterSchema = (schema: z.ZodType): JsonSchema => {
 const operationId = (endpoint: Endpoint) => endpoint.subject.replace(/^agn\.(ctl\.)?/, "");
 
 /**
+ * An operation the api-gateway serves itself rather than through a bus endpoint (sign-in and the
+ * device flow): its route names its contracts here, beside its handler.
+ */
+export interface DescribedOperation {
+  method: "get" | "post";
+  path: string;
+  operationId: string;
+  summary: string;
+  /** What it takes: nothing (it is how a credential is got), a token or the session cookie. */
+  credential: "none" | "session" | "token or session";
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  /** The JSON answer; absent for a browser's redirect. */
+  reply?: z.ZodType;
+  /** The redirect a browser's navigation is answered with. */
+  redirect?: 302 | 303;
+  /** Refusals in OAuth's shape (`error`, `error_description`) beside the API's. */
+  oauthErrors?: boolean;
+}
+
+const OAUTH_ERROR: JsonSchema = {
+  type: "object",
+  required: ["error", "error_description", "message", "code"],
+  properties: {
+    error: {
+      type: "string",
+      description: "OAuth's code: authorization_pending, slow_down, invalid_grant, ...",
+    },
+    error_description: { type: "string" },
+    message: { type: "string" },
+    code: { type: "integer", description: "the HTTP status" },
+  },
+};
+
+const describedOperation = (operation: DescribedOperation) => ({
+  operationId: operation.operationId,
+  tags: ["Auth"],
+  summary: operation.summary,
+  "x-access": operation.credential,
+  ...(operation.credential === "none" ? { security: [] } : {}),
+  parameters: Object.entries(shapeOf(operation.query ?? z.object({}))).map(([name, schema]) => ({
+    name,
+    in: "query",
+    required: !schema.safeParse(undefined).success,
+    schema: parameterSchema(schema),
+  })),
+  ...(operation.body
+    ? {
+        requestBody: {
+          required: true,
+          content: { "application/json": { schema: schemaOf(operation.body, "input") } },
+        },
+      }
+    : {}),
+  responses: {
+    ...(operation.reply
+      ? {
+          "200": {
+            description: "OK",
+            content: { "application/json": { schema: schemaOf(operation.reply, "output") } },
+          },
+        }
+      : {}),
+    ...(operation.redirect
+      ? { [String(operation.redirect)]: { description: "A redirect for the browser" } }
+      : {}),
+    default: {
+      description: "An error",
+      content: {
+        "application/json": {
+          schema: operation.oauthErrors ? OAUTH_ERROR : { $ref: "#/components/schemas/Error" },
+        },
+      },
+    },
+  },
+});
+
+/**
  * The API's OpenAPI 3.1 document, built from the routes as mounted: paths and methods from the
  * route table, request bodies, query parameters and replies from the same zod contracts the
- * gateway validates with. Nothing in it is written by hand, so it cannot drift from the API.
+ * gateway validates with (the operations it serves itself name theirs beside their handlers).
+ * Nothing in it is written by hand, so it cannot drift from the API.
  */
-export function openApiDocument(routes: readonly RouteSpec<Endpoint>[], version: string) {
+export function openApiDocument(
+  routes: readonly RouteSpec<Endpoint>[],
+  described: readonly DescribedOperation[],
+  version: string,
+) {
   const paths: Record<string, Record<string, unknown>> = {};
+  for (const operation of described) {
+    const path = `/api${operation.path}`;
+    paths[path] ??= {};
+    paths[path][operation.method] = describedOperation(operation);
+  }
   for (const route of routes) {
     const request = shapeOf(route.endpoint.request);
     const pathParameters = [...route.path.matchAll(/:(\w+)/g)].map((match) => ({

@@ -1,8 +1,10 @@
 import { type NatsConnection, request } from "@agentnet/bus";
 import {
+  AgentTokens,
   AppError,
   ControlPlane,
   DeviceApprovalBody,
+  DeviceAuthorization,
   DeviceCodeBody,
   DevicePreviewQuery,
   DeviceTokenBody,
@@ -11,8 +13,44 @@ import {
 } from "@agentnet/contracts";
 import { type ErrorRequestHandler, type Request, type RequestHandler, Router } from "express";
 import { toAppError } from "../http/errors";
+import type { DescribedOperation } from "../http/openapi";
 import { requestOriginOf, siteOf } from "../http/origin";
 import { mount, param, type RouteSpec } from "../http/route";
+
+/** The device flow's token-less routes, for the OpenAPI document; they refuse in OAuth's shape. */
+export const AGENT_AUTH_OPERATIONS: DescribedOperation[] = [
+  {
+    method: "post",
+    path: "/auth/device/code",
+    operationId: "agent_credentials.device_code",
+    summary: "Ask for a device code to sign an agent in (RFC 8628; agentnet login) (beyond the spec)",
+    credential: "none",
+    body: DeviceCodeBody,
+    reply: DeviceAuthorization,
+    oauthErrors: true,
+  },
+  {
+    method: "post",
+    path: "/auth/device/token",
+    operationId: "agent_credentials.device_token",
+    summary: "Poll for the tokens of a device code once the member approved it (beyond the spec)",
+    credential: "none",
+    body: DeviceTokenBody,
+    reply: AgentTokens,
+    oauthErrors: true,
+  },
+  {
+    method: "post",
+    path: "/auth/token",
+    operationId: "agent_credentials.refresh",
+    summary:
+      "Trade a refresh token for a new proxy token and refresh token (agentnet token) (beyond the spec)",
+    credential: "none",
+    body: RefreshBody,
+    reply: AgentTokens,
+    oauthErrors: true,
+  },
+];
 
 /**
  * The public half of agent credentials (docs/API.md "Agent credentials"): an agent asks for a

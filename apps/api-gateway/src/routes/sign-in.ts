@@ -1,9 +1,17 @@
 import { type NatsConnection, request } from "@agentnet/bus";
-import { ControlPlane, type Endpoint, IdentityProviderBody, unauthenticated } from "@agentnet/contracts";
+import {
+  ControlPlane,
+  Empty,
+  type Endpoint,
+  IdentityProviderBody,
+  SessionInfo,
+  SignInStartQuery,
+  unauthenticated,
+} from "@agentnet/contracts";
 import { type ErrorRequestHandler, type RequestHandler, type Response, Router } from "express";
-import { z } from "zod";
 import { callerOf, sessionOf } from "../http/auth";
 import { toAppError } from "../http/errors";
+import type { DescribedOperation } from "../http/openapi";
 import { requestOriginOf, siteOf } from "../http/origin";
 import { mount, type RouteSpec } from "../http/route";
 import {
@@ -20,10 +28,45 @@ const CALLBACK_PATH = "/api/auth/oidc/callback";
 /** A sign-in at the provider takes at most this long (the control-plane's attempt lives as long). */
 const SIGN_IN_SECONDS = 600;
 
-const StartQuery = z.object({
-  email: z.string().max(320).optional(),
-  account_id: z.string().max(128).optional(),
-});
+/** The sign-in routes that are not a bus endpoint's, for the OpenAPI document. */
+export const SIGN_IN_OPERATIONS: DescribedOperation[] = [
+  {
+    method: "get",
+    path: "/auth/oidc/start",
+    operationId: "sign_in.start",
+    summary:
+      "Start a sign-in with the identity provider of the email's domain or of the account: a redirect to it (beyond the spec)",
+    credential: "none",
+    query: SignInStartQuery,
+    redirect: 302,
+  },
+  {
+    method: "get",
+    path: "/auth/oidc/callback",
+    operationId: "sign_in.callback",
+    summary:
+      "Where the identity provider sends the browser back: sets the session cookie, a redirect to the dashboard (beyond the spec)",
+    credential: "none",
+    redirect: 303,
+  },
+  {
+    method: "get",
+    path: "/auth/session",
+    operationId: "sign_in.session",
+    summary:
+      "Who the caller is, and with the session cookie the CSRF token its changes carry (beyond the spec)",
+    credential: "token or session",
+    reply: SessionInfo,
+  },
+  {
+    method: "post",
+    path: "/auth/sign-out",
+    operationId: "sign_in.sign_out",
+    summary: "End the browser session of a sign-in with the identity provider (beyond the spec)",
+    credential: "session",
+    reply: Empty,
+  },
+];
 
 /** Back to the dashboard's sign-in page, saying why the sign-in did not happen. */
 const backToSignIn = (res: Response, reason: string) =>
@@ -43,7 +86,7 @@ export function signInPublicRoutes(
   // A browser's navigation: a refusal goes back to the sign-in page, saying why, not to a JSON body.
   router.get("/auth/oidc/start", rateLimited, async (req, res) => {
     try {
-      const query = StartQuery.parse(req.query);
+      const query = SignInStartQuery.parse(req.query);
       const started = await request(
         nc,
         ControlPlane.signInStart,
@@ -119,7 +162,7 @@ export function signInRoutes(nc: NatsConnection, timeoutMs: number): Router {
         role: caller.role,
         account_id: caller.account_id,
         ...(session ? { csrf_token: csrfTokenOf(session) } : {}),
-      });
+      } satisfies SessionInfo);
     } catch (error) {
       next(error);
     }

@@ -9,7 +9,6 @@ import type {
   AuditPage,
   AuditVerification,
   BudgetRule,
-  Caller,
   CapStatus,
   CatalogProvider,
   ConsumptionCounter,
@@ -30,6 +29,7 @@ import type {
   PersonalAccessTokenGenerated,
   Policy,
   Provider,
+  SessionInfo,
   Settings,
   UpdateMcpServerBody,
   UpdateUserBody,
@@ -76,14 +76,6 @@ export type DiscoverBody = {
 };
 
 /**
- * `GET /api/auth/session`: who the caller is, and with the session cookie the CSRF token its changes
- * send (contracts have no schema for this answer; it is the api-gateway's own).
- */
-export type BrowserSession = Pick<Caller, "user_id" | "email" | "name" | "role" | "account_id"> & {
-  csrf_token?: string;
-};
-
-/**
  * The browser's session cookie, when it holds one (a sign-in with the identity provider): the
  * session's CSRF token, else undefined (no cookie, or one that expired or was signed out).
  */
@@ -92,7 +84,7 @@ export async function readBrowserSession(): Promise<string | undefined> {
     () => undefined,
   );
   if (!response?.ok) return undefined;
-  const session = (await response.json().catch(() => undefined)) as BrowserSession | undefined;
+  const session = (await response.json().catch(() => undefined)) as SessionInfo | undefined;
   return session?.csrf_token || undefined;
 }
 
