@@ -155,9 +155,7 @@ function Asker(props: { preview: DevicePreview | undefined }) {
   const asked = props.preview;
   if (!asked) {
     return (
-      <p role="status">
-        No agent is waiting for this code: it was used, refused or expired (10 minutes).
-      </p>
+      <p role="status">No agent is waiting for this code: it was used, refused or expired (10 minutes).</p>
     );
   }
   return (
