@@ -6,6 +6,7 @@ import { MONGO_CONNECTION_OPTIONS, startControlPlane } from "./app";
 import { startAuditRecovery } from "./audit/recovery";
 import { parseEnv } from "./env";
 import { faultsFrom } from "./handlers/context";
+import { startSignInExpiry } from "./identity/expiry";
 import { startIdentityRecheck } from "./identity/recheck";
 import { startNotifier } from "./webhooks/notifier";
 
@@ -35,6 +36,8 @@ await runService(
     lifecycle.onStop("audit recovery", () => recovery.stop());
     const recheck = startIdentityRecheck(controlPlane, { everyMs: env.AGN_IDP_RECHECK_SECONDS * 1000 });
     lifecycle.onStop("identity recheck", () => recheck.stop());
+    const expiry = startSignInExpiry(controlPlane.models, logger);
+    lifecycle.onStop("sign-in expiry", () => expiry.stop());
     const notifier = await startNotifier(controlPlane, {
       allowedPrivateWebhooks: env.AGN_ALLOWED_PRIVATE_WEBHOOKS,
       attemptTimeoutMs: env.WEBHOOK_TIMEOUT_MS,

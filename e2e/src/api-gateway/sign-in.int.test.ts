@@ -173,14 +173,15 @@ describe("sign-in with the account's identity provider", () => {
     const forged = await signInThrough(callback, new CookieJar(), "carol");
     expect(signInError(forged.location)).toContain("not started in this browser");
 
-    idp.users.set("mallory", { email: "mallory@elsewhere.example", name: "M", groups: [] });
+    const elsewhere = `elsewhere-${Date.now()}.example`;
+    idp.users.set("mallory", { email: `mallory@${elsewhere}`, name: "M", groups: [] });
     const start = await fetch(
-      `${api.baseUrl}/api/auth/oidc/start?${new URLSearchParams({ email: "mallory@elsewhere.example" })}`,
+      `${api.baseUrl}/api/auth/oidc/start?${new URLSearchParams({ email: `mallory@${elsewhere}` })}`,
       { redirect: "manual" },
     );
     expect(start.status).toBe(303);
     expect(signInError(new URL(start.headers.get("location") ?? "", api.baseUrl).href)).toContain(
-      "identity provider for elsewhere.example not found",
+      `identity provider for ${elsewhere} not found`,
     );
     // Through this account's provider by id, the email's domain is still checked.
     const [account] = (await api.call<{ id: string }[]>("GET", "/api/accounts", { token: owner.token })).body;
@@ -203,7 +204,7 @@ describe("sign-in with the account's identity provider", () => {
     expect((await api.call("GET", "/api/auth/session", withCookie(carol.jar))).status).toBe(200);
     await api.call("PUT", "/api/identity-provider", {
       token: owner.token,
-      body: { issuer: idp.issuer, client_id: idp.clientId, allowed_email_domains: ["elsewhere.example"] },
+      body: { issuer: idp.issuer, client_id: idp.clientId, allowed_email_domains: [elsewhere] },
     });
     const narrowed = await signIn(`carol@${domain}`, "carol", { account_id: account?.id ?? "" });
     expect(signInError(narrowed.location)).toContain("may not sign in here");
@@ -219,6 +220,14 @@ describe("sign-in with the account's identity provider", () => {
       (await api.call("PUT", "/api/identity-provider", { token: admin.token, body: settings })).status,
     ).toBe(403);
     expect((await api.call("GET", "/api/identity-provider", { token: admin.token })).status).toBe(200);
+    // Another account may not claim the domain: sign-in by email would not know where to go.
+    const other = await api.bootstrap();
+    expect(
+      await api.call("PUT", "/api/identity-provider", {
+        token: other.token,
+        body: { ...settings, client_secret: idp.clientSecret },
+      }),
+    ).toMatchObject({ status: 409, body: { reason: "identity_provider.domain_taken" } });
     const moved = await api.call("PUT", "/api/identity-provider", {
       token: owner.token,
       body: { ...settings, issuer: "https://login.elsewhere.example" },

@@ -83,6 +83,24 @@ export function registerSignInHandlers(ctx: HandlerContext) {
         `group_mapping names groups the account has not: ${unknown.join(", ")}`,
       );
     }
+    // Sign-in by email finds the account by its domain: two accounts claiming one would leave its
+    // people unable to sign in by email (the dashboard's way), so the second claim is refused.
+    const claimed = body.enabled
+      ? await models.IdentityProvider.findOne({
+          _id: { $ne: caller.account_id },
+          enabled: true,
+          allowed_email_domains: { $in: body.allowed_email_domains },
+        }).lean()
+      : null;
+    if (claimed) {
+      const taken = body.allowed_email_domains.filter((domain) =>
+        claimed.allowed_email_domains.includes(domain),
+      );
+      throw conflict(
+        "identity_provider.domain_taken",
+        `another account signs in people of ${taken.join(", ")}: an email domain belongs to one account`,
+      );
+    }
     const { client_secret: secret, ...settings } = body;
     const updated = await models.IdentityProvider.findOneAndUpdate(
       { _id: caller.account_id },
