@@ -70,6 +70,13 @@ describe("the audit trail", () => {
     expect(JSON.stringify(entries)).not.toContain(hook.body.signing_secret);
 
     expect(await verify(owner.token)).toEqual({ intact: true, checked: 6, first_seq: 1, last_seq: 6 });
+    // One entry by its place in the chain; a place it does not have is 404.
+    expect(await api.call("GET", "/api/audit/3", { token: owner.token })).toMatchObject({
+      status: 200,
+      body: renamed,
+    });
+    expect((await api.call("GET", "/api/audit/7", { token: owner.token })).status).toBe(404);
+    expect((await api.call("GET", "/api/audit/0", { token: owner.token })).status).toBe(400);
   });
 
   it("records a change the caller may not make, or that fails, and lets only owner, admin and auditor read it", async () => {
@@ -91,6 +98,7 @@ describe("the audit trail", () => {
 
     expect((await api.call("GET", "/api/audit", { token: member.token })).status).toBe(403);
     expect((await api.call("GET", "/api/audit/verify", { token: member.token })).status).toBe(403);
+    expect((await api.call("GET", "/api/audit/1", { token: member.token })).status).toBe(403);
     expect((await api.call("GET", "/api/audit/export?format=jsonl", { token: member.token })).status).toBe(
       403,
     );

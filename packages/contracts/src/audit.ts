@@ -81,6 +81,9 @@ export const auditTargetTypeOf = (action: string): AuditTargetType | undefined =
 export const AuditTarget = z.object({ type: AuditTargetType, id: z.string().max(256).optional() });
 export type AuditTarget = z.infer<typeof AuditTarget>;
 
+/** An entry's place in its account's chain: 1, 2, 3, ... (from a path: `/api/audit/42`). */
+export const AuditSeq = z.coerce.number().int().min(1);
+
 export const AuditEntry = z.object({
   id: Id,
   account_id: Id,

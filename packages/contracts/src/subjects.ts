@@ -13,7 +13,15 @@ import {
   DeviceTokenBody,
   RefreshBody,
 } from "./agent-credentials";
-import { AuditPage, AuditQuery, AuditRefusal, AuditSettings, AuditVerification } from "./audit";
+import {
+  AuditEntry,
+  AuditPage,
+  AuditQuery,
+  AuditRefusal,
+  AuditSeq,
+  AuditSettings,
+  AuditVerification,
+} from "./audit";
 import { BudgetRule, BudgetRuleBody } from "./budget-rules";
 import { CatalogProvider, DiscoverModelsBody, DiscoverModelsReply } from "./catalog";
 import { Caller, Empty, Id, RequestOrigin } from "./common";
@@ -245,6 +253,7 @@ export const ControlPlane = {
   /** Owner, admin, auditor: the account's audit trail, newest first (docs/API.md "Audit trail"). */
   auditList: pagedEndpoint("agn.ctl.audit.list", byCaller({ query: AuditQuery }), AuditPage),
   auditVerify: endpoint("agn.ctl.audit.verify", byCaller({}), AuditVerification),
+  auditGet: endpoint("agn.ctl.audit.get", byCaller({ seq: AuditSeq }), AuditEntry),
   auditSettingsGet: endpoint("agn.ctl.audit.settings.get", byCaller({}), AuditSettings),
   /** Owner only: a shorter retention drops evidence. */
   auditSettingsUpdate: endpoint(

@@ -2,6 +2,7 @@ import { type NatsConnection, requestPaged } from "@agentnet/bus";
 import {
   type AuditEntry,
   AuditQuery,
+  AuditSeq,
   AuditSettings,
   badRequest,
   ControlPlane,
@@ -11,7 +12,7 @@ import {
 } from "@agentnet/contracts";
 import { Router } from "express";
 import { callerOf, hasAccess } from "../http/auth";
-import { mount, type RouteSpec } from "../http/route";
+import { mount, param, type RouteSpec } from "../http/route";
 
 /**
  * The audit trail (docs/API.md "Audit trail"): its entries, newest first and filtered, the chain's
@@ -88,6 +89,15 @@ export function auditRoutes(nc: NatsConnection, timeoutMs: number): Router {
       if (res.headersSent) res.destroy(error instanceof Error ? error : undefined);
       else next(error);
     }
+  });
+  // After the fixed paths above: `verify`, `settings` and `export` are not entries.
+  add({
+    method: "get",
+    path: "/audit/:seq",
+    summary: "Get the audit entry at a place of the account's chain (beyond the spec)",
+    access: "reader",
+    endpoint: ControlPlane.auditGet,
+    toRequest: (req, caller) => ({ caller, seq: AuditSeq.parse(param(req, "seq")) }),
   });
   return router;
 }

@@ -211,6 +211,12 @@ export class AuditJournal {
       : { entries: page };
   }
 
+  /** The account's entry at `seq`, or undefined when there is none (never, or dropped by retention). */
+  async get(accountId: string, seq: number): Promise<AuditEntry | undefined> {
+    const doc = await this.models.AuditEntry.findOne({ account_id: accountId, seq }).lean();
+    return doc ? entryOf(doc) : undefined;
+  }
+
   /** Verifies the account's chain from its oldest kept entry, reading it in order. */
   async verify(accountId: string): Promise<AuditVerification> {
     const oldest = await this.models.AuditEntry.findOne({ account_id: accountId }).sort({ seq: 1 }).lean();

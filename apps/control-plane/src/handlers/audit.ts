@@ -1,4 +1,4 @@
-import { ControlPlane, DEFAULT_AUDIT_RETENTION_DAYS } from "@agentnet/contracts";
+import { ControlPlane, DEFAULT_AUDIT_RETENTION_DAYS, notFound } from "@agentnet/contracts";
 import { handleChange } from "../audit/changes";
 import { actorOf } from "../audit/journal";
 import { requireAccountWideGrant, requireOwner } from "../domain/access";
@@ -13,6 +13,13 @@ export function registerAuditHandlers(ctx: HandlerContext) {
     return listings.page(`${caller.account_id}/${JSON.stringify(query)}`, { page, version }, async () =>
       JSON.stringify(await ctx.audit.list(caller.account_id, query)),
     );
+  });
+
+  handle(ctx, ControlPlane.auditGet, async ({ caller, seq }) => {
+    requireAccountWideGrant(caller);
+    const entry = await ctx.audit.get(caller.account_id, seq);
+    if (!entry) throw notFound(`audit entry ${seq}`);
+    return entry;
   });
 
   handle(ctx, ControlPlane.auditVerify, ({ caller }) => {

@@ -175,11 +175,12 @@ export function createApi(credentials: Credentials) {
     notificationDeliveries: () => get<NotificationDelivery[]>(`${AN}/notifications/deliveries`),
     /** One page of the audit trail, newest first (docs/API.md "Audit trail"). */
     audit: (query: Query) => get<AuditPage>("/api/audit", query),
-    /** The entry at `seq`, or undefined when there is none (the API reads entries by seq only in pages). */
-    auditEntry: async (seq: number): Promise<AuditEntry | undefined> => {
-      const page = await get<AuditPage>("/api/audit", { before_seq: seq + 1, limit: 1 });
-      return page.entries.find((entry) => entry.seq === seq);
-    },
+    /** The entry at `seq`, or undefined when there is none. */
+    auditEntry: (seq: number) =>
+      get<AuditEntry>(`/api/audit/${seq}`).catch((error: unknown) => {
+        if (error instanceof ApiError && error.status === 404) return undefined;
+        throw error;
+      }),
     verifyAudit: () => get<AuditVerification>("/api/audit/verify"),
     /** Who asked for a pending device code, or undefined when none is pending under it. */
     devicePreview: (userCode: string) =>
