@@ -89,7 +89,7 @@ describe("the OpenAPI document", () => {
     ]);
     expect(document.paths["/api/auth/oidc/callback"]?.get?.responses).toHaveProperty("303");
     const session = document.paths["/api/auth/session"]?.get;
-    expect(session?.security).toBeUndefined();
+    expect(session?.security).toEqual([{ token: [] }, { session: [] }]);
     expect(session?.responses["200"]).toMatchObject({
       content: { "application/json": { schema: { properties: { csrf_token: { type: "string" } } } } },
     });

@@ -72,7 +72,12 @@ const describedOperation = (operation: DescribedOperation) => ({
   tags: ["Auth"],
   summary: operation.summary,
   "x-access": operation.credential,
-  ...(operation.credential === "none" ? { security: [] } : {}),
+  security:
+    operation.credential === "none"
+      ? []
+      : operation.credential === "session"
+        ? [{ session: [] }]
+        : [{ token: [] }, { session: [] }],
   parameters: Object.entries(shapeOf(operation.query ?? z.object({}))).map(([name, schema]) => ({
     name,
     in: "query",
@@ -184,6 +189,12 @@ export function openApiDocument(
     components: {
       securitySchemes: {
         token: { type: "apiKey", in: "header", name: "Authorization", description: "`Token <api token>`" },
+        session: {
+          type: "apiKey",
+          in: "cookie",
+          name: "agn_session",
+          description: "A sign-in's session cookie; changes also send its CSRF token in `x-csrf-token`",
+        },
       },
       schemas: {
         Error: {

@@ -229,7 +229,9 @@ export function registerAgentCredentialHandlers(ctx: HandlerContext) {
     return mint(credential, hash);
   });
 
-  handle(ctx, ControlPlane.deviceCodePreview, async ({ query }) => {
+  handle(ctx, ControlPlane.deviceCodePreview, async ({ caller, query }) => {
+    // As for approving: a proxy token (an agent) has no business with other agents' codes.
+    requireLongLivedCredential(caller);
     const device = await models.DeviceAuthorization.findOne({
       user_code: normalisedUserCode(query.user_code),
       status: "pending",

@@ -84,18 +84,21 @@ export function registerSignInHandlers(ctx: HandlerContext) {
       );
     }
     // Sign-in by email finds the account by its domain: two accounts claiming one would leave its
-    // people unable to sign in by email (the dashboard's way), so the second claim is refused.
-    const claimed = body.enabled
-      ? await models.IdentityProvider.findOne({
-          _id: { $ne: caller.account_id },
-          enabled: true,
-          allowed_email_domains: { $in: body.allowed_email_domains },
-        }).lean()
-      : null;
+    // people unable to sign in by email (the dashboard's way), so a new claim of a domain another
+    // account holds is refused (ones this account held already stay, so a change never locks it).
+    const added = body.allowed_email_domains.filter(
+      (domain) => !stored?.allowed_email_domains.includes(domain),
+    );
+    const claimed =
+      body.enabled && added.length > 0
+        ? await models.IdentityProvider.findOne({
+            _id: { $ne: caller.account_id },
+            enabled: true,
+            allowed_email_domains: { $in: added },
+          }).lean()
+        : null;
     if (claimed) {
-      const taken = body.allowed_email_domains.filter((domain) =>
-        claimed.allowed_email_domains.includes(domain),
-      );
+      const taken = added.filter((domain) => claimed.allowed_email_domains.includes(domain));
       throw conflict(
         "identity_provider.domain_taken",
         `another account signs in people of ${taken.join(", ")}: an email domain belongs to one account`,
@@ -347,6 +350,9 @@ export function registerSignInHandlers(ctx: HandlerContext) {
         user_id: user._id,
         expires_at: { $lte: now },
       });
+      // Before the session, so a grant that cannot be kept leaves no session nobody holds; a sweep
+      // does not take it up for an interval (it is checked now), and finds the session by then.
+      await keepGrant(ctx, provider, user._id, refreshToken, now);
       const token = generateToken();
       const expiresAt = new Date(now.getTime() + SESSION_HOURS * 3_600_000);
       await models.Session.create({
@@ -358,8 +364,6 @@ export function registerSignInHandlers(ctx: HandlerContext) {
         expires_at: expiresAt,
         ...origin,
       });
-      // After the session: a recheck that finds the user with nothing to end would drop it.
-      await keepGrant(ctx, provider, user._id, refreshToken, now);
       return { token, expiresAt, userId: user._id };
     };
     const session = { type: "session" as const, id: sessionId };
@@ -374,7 +378,11 @@ export function registerSignInHandlers(ctx: HandlerContext) {
       );
       throw error;
     }
-    await ctx.audit.settle(pending, { outcome: "succeeded" }, await loadTarget(ctx, accountId, session));
+    await ctx.audit.settle(
+      pending,
+      { outcome: "succeeded" },
+      await loadTarget(ctx, accountId, session).catch(() => undefined),
+    );
     return {
       session_token: admitted.token,
       expires_at: admitted.expiresAt.toISOString(),

@@ -56,8 +56,8 @@ export interface IdentityGrantDoc {
   sealed_refresh_token: SealedSecret;
   /** When the provider was last asked about the user (the sign-in, or a refresh), by whoever claimed it. */
   checked_at: Date;
-  /** A refresh was sent and its answer not yet stored: the token may be spent at the provider. */
-  asking?: boolean;
+  /** The provider's refusal was taken: the user's access is being ended (a later sweep finishes it). */
+  ending?: boolean;
 }
 
 const providerSchema = new Schema<IdentityProviderDoc>(
@@ -114,7 +114,7 @@ const grantSchema = new Schema<IdentityGrantDoc>(
     client_id: { type: String, required: true },
     sealed_refresh_token: { type: Schema.Types.Mixed, required: true },
     checked_at: { type: Date, required: true },
-    asking: Boolean,
+    ending: Boolean,
   },
   { versionKey: false },
 );

@@ -76,14 +76,24 @@ export function DevicePage(props: { location: Location }) {
               spellCheck={false}
               placeholder="XXXX-XXXX"
               value={typed}
-              onChange={(event) => setTyped(event.target.value)}
+              onChange={(event) => {
+                setTyped(event.target.value);
+                // Another code: what was answered for the last one no longer stands for it.
+                setAnswer(undefined);
+              }}
               required
             />
           )}
         </Field>
-        {whole && !answer && !preview.loading ? <Asker preview={preview.data} /> : null}
+        {whole && !answer && !preview.loading ? (
+          preview.error ? (
+            <FormError error={preview.error} />
+          ) : (
+            <Asker preview={preview.data} />
+          )
+        ) : null}
         <div className="actions">
-          <button type="submit" disabled={submit.busy || code === ""}>
+          <button type="submit" disabled={submit.busy || code === "" || (whole && preview.loading)}>
             Confirm
           </button>
           <button
