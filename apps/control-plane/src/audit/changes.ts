@@ -10,7 +10,7 @@ import {
 import { newId } from "@agentnet/service-kit";
 import type { z } from "zod";
 import { type HandlerContext, handle } from "../handlers/context";
-import { actorOf, type Settled } from "./journal";
+import { actorOf, type Pending, type Settled } from "./journal";
 
 /** How a changing endpoint names its target. */
 export interface ChangeTarget<E extends Endpoint> {
@@ -133,35 +133,52 @@ function serveChange<E extends Endpoint, Id extends string | undefined>(
   handle(ctx, endpoint, async (request, msg) => {
     const { caller } = request as { caller: Caller };
     const id = idOf(request);
-    const named: AuditTarget = { type, ...(id === undefined ? {} : { id }) };
-    const before = await loadTarget(ctx, caller.account_id, named);
-    const pending = await ctx.audit.begin({
-      account_id: caller.account_id,
-      actor: actorOf(caller),
-      action,
-      target: named,
-      before,
-    });
-    let reply: Awaited<ReturnType<Handler<E>>>;
-    try {
-      reply = await handler(request, msg, id);
-    } catch (error) {
-      const after = await loadTarget(ctx, caller.account_id, named).catch(() => before);
-      // A create that failed made nothing: its entry names no id of a target that never was.
-      const madeNothing = creates && after === undefined;
-      await ctx.audit.settle(
-        madeNothing ? { ...pending, target: { type } } : pending,
-        outcomeOf(error),
-        after,
-      );
-      throw error;
-    }
-    ctx.faults.beforeAuditEntry(action);
-    await ctx.audit.settle(
-      pending,
-      { outcome: "succeeded" },
-      await loadTarget(ctx, caller.account_id, named),
+    return auditedChange(
+      ctx,
+      {
+        account_id: caller.account_id,
+        actor: actorOf(caller),
+        action,
+        target: { type, ...(id === undefined ? {} : { id }) },
+        creates,
+      },
+      () => handler(request, msg, id),
     );
-    return reply;
   });
+}
+
+/**
+ * Makes one change (`run`) with its audit entry: the target read and the change's intent stored
+ * before it runs (a store that cannot take the intent refuses the change), the entry appended after
+ * it with the target as stored then, whether it succeeded or failed. A create (`creates`) that
+ * failed made nothing: its entry names no id of a target that never was. Answers what `run` did.
+ */
+export async function auditedChange<T>(
+  ctx: HandlerContext,
+  change: Omit<Pending, "id" | "at" | "before"> & { creates: boolean },
+  run: () => Promise<T> | T,
+): Promise<T> {
+  const { creates, ...named } = change;
+  const before = await loadTarget(ctx, named.account_id, named.target);
+  const pending = await ctx.audit.begin({ ...named, before });
+  let result: T;
+  try {
+    result = await run();
+  } catch (error) {
+    const after = await loadTarget(ctx, named.account_id, named.target).catch(() => before);
+    const madeNothing = creates && after === undefined;
+    await ctx.audit.settle(
+      madeNothing ? { ...pending, target: { type: named.target.type } } : pending,
+      outcomeOf(error),
+      after,
+    );
+    throw error;
+  }
+  ctx.faults.beforeAuditEntry(named.action);
+  await ctx.audit.settle(
+    pending,
+    { outcome: "succeeded" },
+    await loadTarget(ctx, named.account_id, named.target),
+  );
+  return result;
 }

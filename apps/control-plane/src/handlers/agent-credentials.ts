@@ -141,8 +141,6 @@ export function registerAgentCredentialHandlers(ctx: HandlerContext) {
   };
 
   handle(ctx, ControlPlane.deviceCodeStart, async ({ body, verification_uri, origin }) => {
-    // Codes nobody approved or polled for again are dropped as new ones are asked for.
-    await models.DeviceAuthorization.deleteMany({ expires_at: { $lte: new Date() } });
     const deviceCode = randomBytes(32).toString("base64url");
     for (let attempt = 1; ; attempt++) {
       const userCode = newUserCode();

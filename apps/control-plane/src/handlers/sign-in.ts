@@ -12,7 +12,7 @@ import {
 import { identityProviderSecretAad, seal } from "@agentnet/sealing";
 import { hashToken, newId } from "@agentnet/service-kit";
 import * as oidc from "openid-client";
-import { handleChange, loadTarget, outcomeOf } from "../audit/changes";
+import { auditedChange, handleChange, loadTarget, outcomeOf } from "../audit/changes";
 import { requireAccountWideGrant, requireOwner } from "../domain/access";
 import { generateToken } from "../domain/tokens";
 import { endSignedInAccess, keepGrant } from "../identity/grants";
@@ -148,8 +148,6 @@ export function registerSignInHandlers(ctx: HandlerContext) {
     const [provider] = candidates;
     if (!provider) throw notFound(`identity provider for ${account_id ?? domain ?? "(nothing named)"}`);
     const config = await ctx.oidc.of(provider);
-    // Sign-ins nobody finished are dropped as new ones begin.
-    await models.SignInAttempt.deleteMany({ expires_at: { $lte: new Date() } });
     const state = oidc.randomState();
     const nonce = oidc.randomNonce();
     const verifier = oidc.randomPKCECodeVerifier();
@@ -282,38 +280,21 @@ export function registerSignInHandlers(ctx: HandlerContext) {
       const now = new Date();
       // The user the sign-in creates, or the groups it changes, is an entry of its own: the person
       // signing in made that change, through the identity provider's say.
-      const userChange = async (
-        action: Endpoint,
-        userId: string,
-        before: unknown,
-        change: () => Promise<void>,
-      ) => {
-        const target = { type: "user" as const, id: userId };
-        const changing = await ctx.audit.begin({
-          account_id: accountId,
-          actor,
-          action: auditActionOf(action),
-          target,
-          before,
-        });
-        try {
-          await change();
-        } catch (error) {
-          const after = await loadTarget(ctx, accountId, target).catch(() => undefined);
-          // A create that failed made nothing: its entry names no id of a user that never was.
-          const made = before !== undefined || after !== undefined;
-          await ctx.audit.settle(
-            made ? changing : { ...changing, target: { type: "user" } },
-            outcomeOf(error),
-            after,
-          );
-          throw error;
-        }
-        await ctx.audit.settle(changing, { outcome: "succeeded" }, await loadTarget(ctx, accountId, target));
-      };
+      const userChange = (action: Endpoint, userId: string, change: () => Promise<void>) =>
+        auditedChange(
+          ctx,
+          {
+            account_id: accountId,
+            actor,
+            action: auditActionOf(action),
+            target: { type: "user", id: userId },
+            creates: action === ControlPlane.usersCreate,
+          },
+          change,
+        );
       if (!user) {
         const userId = newId();
-        await userChange(ControlPlane.usersCreate, userId, undefined, async () => {
+        await userChange(ControlPlane.usersCreate, userId, async () => {
           await models.User.create({
             _id: userId,
             account_id: accountId,
@@ -338,18 +319,13 @@ export function registerSignInHandlers(ctx: HandlerContext) {
             { $set: { auto_groups: groups, last_login: now, oidc_identity: identity } },
           ).then(() => undefined);
         if (changed) {
-          await userChange(ControlPlane.usersUpdate, known._id, known, update);
+          await userChange(ControlPlane.usersUpdate, known._id, update);
           await revokeCallers(ctx, accountId, { userIds: [known._id] });
           announceConfigChange(ctx, accountId);
         } else {
           await update();
         }
       }
-      await models.Session.deleteMany({
-        account_id: accountId,
-        user_id: user._id,
-        expires_at: { $lte: now },
-      });
       // Before the session, so a grant that cannot be kept leaves no session nobody holds; a sweep
       // does not take it up for an interval (it is checked now), and finds the session by then.
       await keepGrant(ctx, provider, user._id, refreshToken, now);
