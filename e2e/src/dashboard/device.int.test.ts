@@ -121,7 +121,7 @@ describe("the device page against the real stack", { timeout: 60_000 }, () => {
     await heading(page, "Confirm an agent sign-in").waitFor();
     await codeInput(page).fill(device.user_code.replace("-", "").toLowerCase());
     await page.getByRole("button", { name: "Refuse" }).click();
-    const refused = page.getByRole("status").filter({ hasText: "Refused" });
+    const refused = page.getByRole("status").filter({ hasText: "was refused and gets no token" });
     await refused.waitFor();
     expect(await refused.textContent()).toContain("“unknown-box”");
     expect((await pollTokens(device)).body.error).toBe("access_denied");

@@ -85,7 +85,8 @@ export function DevicePage(props: { location: Location }) {
             />
           )}
         </Field>
-        {whole && !answer && !preview.loading ? (
+        {/* While a decision is under way the preview may already find the code spent: wait for the answer. */}
+        {whole && !answer && !submit.busy && !preview.loading ? (
           preview.error ? (
             <FormError error={preview.error} />
           ) : (
