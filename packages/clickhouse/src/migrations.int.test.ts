@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -69,6 +69,37 @@ describe(`runMigrations on ${enginesTitle}`, () => {
         "CREATE TABLE IF NOT EXISTS broken (id String) ENGINE = MergeTree ORDER BY id;\n",
       );
       expect((await runMigrations(target, dir)).map((m) => m.version)).toEqual([2]);
+    });
+
+    it("moves the sessions of a warehouse migrated before 012 to access_log_session_keys, each counted once", async () => {
+      const target = await fresh();
+      const before012 = tempDir("agn-migrations-");
+      for (const file of readdirSync(MIGRATIONS_DIR).filter((name) => /^0(0\d|1[01])_.*\.sql$/.test(name))) {
+        copyFileSync(join(MIGRATIONS_DIR, file), join(before012, file));
+      }
+      expect((await runMigrations(target, before012)).at(-1)?.version).toBe(11);
+      const entry = (id: string, session_id: string, second: number) => ({
+        id,
+        account_id: "acc-upgraded",
+        session_id,
+        timestamp: new Date(Date.UTC(2026, 10, 1, 0, 0, second)),
+      });
+      // Two sessions (one of them twice, as after a redelivery) and an entry of none.
+      const entries = [entry("r1", "s-a", 1), entry("r2", "s-a", 2), entry("r3", "s-b", 3), entry("r4", "", 4)];
+      await target.insert("access_logs", entries);
+      await target.insert("access_logs", [entries[1]]);
+
+      expect((await runMigrations(target, MIGRATIONS_DIR)).map((m) => m.version)).toContain(12);
+      expect(
+        await target.query(
+          "SELECT count() AS n, max(ended_at) AS last FROM access_log_session_keys FINAL WHERE account_id = 'acc-upgraded'",
+        ),
+      ).toEqual([{ n: "2", last: "2026-11-01 00:00:03.000" }]);
+      expect(
+        await target.query(
+          "SELECT name FROM system.tables WHERE database = currentDatabase() AND name LIKE 'access_log_sessions%'",
+        ),
+      ).toEqual([]);
     });
 
     it("refuses two files with the same version", async () => {

@@ -39,7 +39,7 @@ export async function deleteAccountRows(warehouse: Warehouse, accountId: string)
     "usage_hourly",
     "usage_hourly_totals",
     "access_log_hourly",
-    "access_log_sessions",
+    "access_log_session_keys",
   ]) {
     await warehouse.command("ALTER TABLE {table:Identifier} DELETE WHERE account_id = {account:String}", {
       table,

@@ -58,13 +58,13 @@ export async function deleteAccessLogsBefore(warehouse: Warehouse, accountId: st
 }
 
 /**
- * access_log_sessions keeps a session while any of its entries is kept: one whose last activity is
+ * access_log_session_keys keeps a session while any of its entries is kept: one whose last activity is
  * before the account's cutoff has no entry left. An unmerged older row of a session that goes on
  * is removed too, which changes nothing (its newer row holds the later last activity).
  */
 export async function deleteSessionsEndedBefore(warehouse: Warehouse, accountId: string, before: Date) {
   await warehouse.command(
-    "ALTER TABLE access_log_sessions DELETE WHERE account_id = {account:String} AND ended_at < {before:DateTime64(3)}",
+    "ALTER TABLE access_log_session_keys DELETE WHERE account_id = {account:String} AND ended_at < {before:DateTime64(3)}",
     { account: accountId, before },
   );
 }

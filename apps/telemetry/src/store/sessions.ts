@@ -121,7 +121,7 @@ export const sessionPage = defineQuery({
 
 /**
  * Matching sessions (the page unit), singletons included. Over the whole log, real sessions are
- * counted from access_log_sessions (one row per session once merged) instead of hashing every
+ * counted from access_log_session_keys (one row per session once merged) instead of hashing every
  * entry's session_id, and singletons of rolled hours from access_log_hourly; with filters, a
  * session counts when one of its entries matches, so the entries are read (a user's from the
  * user-sorted copy, `countedTable`).
@@ -134,7 +134,7 @@ export const sessionCount = defineQuery({
   sql: (params) =>
     unfiltered(params)
       ? `SELECT
-          (SELECT count() FROM access_log_sessions FINAL WHERE account_id = {account:String})
+          (SELECT count() FROM access_log_session_keys FINAL WHERE account_id = {account:String})
           + (SELECT sum(singletons) FROM access_log_hourly FINAL
              WHERE account_id = {account:String} AND hour < ${ROLLED_UNTIL})
           + (SELECT count() FROM access_logs FINAL
