@@ -32,17 +32,17 @@ export class AdmissionAnnouncer {
     private readonly logger: Logger,
   ) {}
 
+  /** `record` is the admission's own (`requestRecord` built it for this call): it is completed in place. */
   announce(record: RequestRecord, admitted: AdmittedTokens, pricing: Pricing): void {
     if (!record.metered) return;
     const usage = { ...zeroUsage(), ...admitted };
-    const event = buildEvent({
-      ...record,
-      endedAt: record.startedAt,
-      status: PROXY_LOST_STATUS,
-      denyReason: PROXY_LOST_REASON,
-      usage,
-      cost: computeCost(usage, pricing.rates, pricing.shape),
-    });
+    // Set on the record rather than spread into a copy: the copy cost as much as building the event.
+    record.endedAt = record.startedAt;
+    record.status = PROXY_LOST_STATUS;
+    record.denyReason = PROXY_LOST_REASON;
+    record.usage = usage;
+    record.cost = computeCost(usage, pricing.rates, pricing.shape);
+    const event = buildEvent(record);
     let json = JSON.stringify(event);
     const limit = maxEventBytes(this.nc);
     // A UTF-16 unit takes at most 3 bytes: only a very long event needs counting.

@@ -1,4 +1,5 @@
 import type { GatewaySnapshot, Guardrail } from "@agentnet/contracts";
+import type { Decision } from "../domain/decision";
 
 /** One account's snapshot with what the proxy derives from it once, not per request. */
 export interface AccountView {
@@ -8,6 +9,11 @@ export interface AccountView {
   keys: Map<string, string>;
   /** Members' own MCP server credentials asked for and found unset (mcp/credentials.ts). */
   unsetCredentials: Set<string>;
+  /**
+   * Policy decisions made on this snapshot, by wire, model and groups (`decide` reads nothing
+   * else): the same caller asking for the same model is decided once per load.
+   */
+  decisions: Map<string, Decision>;
   loadedAt: number;
 }
 
@@ -103,6 +109,7 @@ export class SnapshotCache {
           guardrails: new Map(snapshot.guardrails.map((guardrail) => [guardrail.id, guardrail])),
           keys: new Map(),
           unsetCredentials: new Set(),
+          decisions: new Map(),
           loadedAt: this.now(),
         };
         if ((this.generations.get(accountId) ?? 0) === generation) {
