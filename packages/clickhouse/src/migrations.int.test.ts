@@ -71,7 +71,7 @@ describe(`runMigrations on ${enginesTitle}`, () => {
       expect((await runMigrations(target, dir)).map((m) => m.version)).toEqual([2]);
     });
 
-    it("moves the sessions of a warehouse migrated before 012 to access_log_session_keys, each counted once", async () => {
+    it("gives a warehouse migrated before 012 its sessions in access_log_session_keys, each once, and keeps filling both tables", async () => {
       const target = await fresh();
       const before012 = tempDir("agn-migrations-");
       for (const file of readdirSync(MIGRATIONS_DIR).filter((name) => /^0(0\d|1[01])_.*\.sql$/.test(name))) {
@@ -84,22 +84,45 @@ describe(`runMigrations on ${enginesTitle}`, () => {
         session_id,
         timestamp: new Date(Date.UTC(2026, 10, 1, 0, 0, second)),
       });
-      // Two sessions (one of them twice, as after a redelivery) and an entry of none.
-      const entries = [entry("r1", "s-a", 1), entry("r2", "s-a", 2), entry("r3", "s-b", 3), entry("r4", "", 4)];
-      await target.insert("access_logs", entries);
-      await target.insert("access_logs", [entries[1]]);
+      // Two sessions (an entry of one twice, as after a redelivery) and an entry of none.
+      const redelivered = entry("r2", "s-a", 2);
+      await target.insert("access_logs", [
+        entry("r1", "s-a", 1),
+        redelivered,
+        entry("r3", "s-b", 3),
+        entry("r4", "", 4),
+      ]);
+      await target.insert("access_logs", [redelivered]);
+      const sessions = () =>
+        target.query(
+          `SELECT session_key = sipHash64('s-a') AS is_a, ended_at FROM access_log_session_keys FINAL
+           WHERE account_id = 'acc-upgraded' ORDER BY ended_at`,
+        );
 
       expect((await runMigrations(target, MIGRATIONS_DIR)).map((m) => m.version)).toContain(12);
+      expect(await sessions()).toEqual([
+        { is_a: 1, ended_at: "2026-11-01 00:00:02.000" },
+        { is_a: 0, ended_at: "2026-11-01 00:00:03.000" },
+      ]);
+      // A rerun (a file that failed halfway runs again from the top) counts nothing twice.
+      await target.command(
+        "ALTER TABLE schema_migrations DELETE WHERE version = 12 SETTINGS mutations_sync = 1",
+      );
+      expect((await runMigrations(target, MIGRATIONS_DIR)).map((m) => m.version)).toEqual([12]);
+      // Later entries reach both tables: replicas of the version before read the old one meanwhile.
+      await target.insert("access_logs", [entry("r5", "s-a", 9)]);
+      expect(await sessions()).toEqual([
+        { is_a: 0, ended_at: "2026-11-01 00:00:03.000" },
+        { is_a: 1, ended_at: "2026-11-01 00:00:09.000" },
+      ]);
       expect(
         await target.query(
-          "SELECT count() AS n, max(ended_at) AS last FROM access_log_session_keys FINAL WHERE account_id = 'acc-upgraded'",
+          "SELECT session_id, max(ended_at) AS ended_at FROM access_log_sessions WHERE account_id = 'acc-upgraded' GROUP BY session_id ORDER BY session_id",
         ),
-      ).toEqual([{ n: "2", last: "2026-11-01 00:00:03.000" }]);
-      expect(
-        await target.query(
-          "SELECT name FROM system.tables WHERE database = currentDatabase() AND name LIKE 'access_log_sessions%'",
-        ),
-      ).toEqual([]);
+      ).toEqual([
+        { session_id: "s-a", ended_at: "2026-11-01 00:00:09.000" },
+        { session_id: "s-b", ended_at: "2026-11-01 00:00:03.000" },
+      ]);
     });
 
     it("refuses two files with the same version", async () => {

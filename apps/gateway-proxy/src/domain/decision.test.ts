@@ -3,8 +3,9 @@ import { describe, expect, it } from "vitest";
 import { makeGuardrail, makePolicy, makeProvider } from "../test-support/factories";
 import type { Wire } from "../wires";
 import { anthropic as anthropicWire } from "../wires/anthropic";
+import { bedrockConverse, bedrockInvoke } from "../wires/bedrock";
 import { openai as openAiWire } from "../wires/openai";
-import { type DecisionInput, decide, splitExplicitProvider } from "./decision";
+import { type DecisionInput, Decisions, decide, splitExplicitProvider } from "./decision";
 
 const openai = makeProvider();
 const anthropic = makeProvider({
@@ -179,5 +180,35 @@ describe("decide: candidates", () => {
       }),
     );
     expect(weighted).toMatchObject({ routing: { strategy: "weighted", retries_enabled: false } });
+  });
+});
+
+describe("Decisions", () => {
+  it("decides once per wire, model and groups, and never answers one wire with another's decision", () => {
+    const decisions = new Decisions();
+    const claude = "claude-sonnet-4-5";
+    const onlyAnthropic = { providers: [anthropic], model: claude };
+    // Bedrock's Invoke and Converse share a name; only Invoke fits an Anthropic-flavored provider.
+    const invoke = decisions.of(input({ ...onlyAnthropic, wire: bedrockInvoke }));
+    expect(invoke.decision === "allow" && invoke.provider.id).toBe("prov_anthropic");
+    const converse = decisions.of(input({ ...onlyAnthropic, wire: bedrockConverse }));
+    expect(converse).toEqual(decide(input({ ...onlyAnthropic, wire: bedrockConverse })));
+    expect(converse.decision).toBe("deny");
+
+    expect(decisions.of(input({ ...onlyAnthropic, wire: bedrockInvoke }))).toBe(invoke);
+    expect(
+      decisions.of({ ...input({ ...onlyAnthropic, wire: bedrockInvoke }), groupIds: ["grp_ops"] }),
+    ).not.toBe(invoke);
+  });
+
+  it("starts over once a wire holds its most, deciding again what it dropped", () => {
+    const decisions = new Decisions(2);
+    const first = decisions.of(input({ model: "gpt-4o" }));
+    decisions.of(input({ model: "gpt-4o-mini" }));
+    expect(decisions.of(input({ model: "gpt-4o" }))).toBe(first);
+    decisions.of(input({ model: "llama-3" }));
+    const again = decisions.of(input({ model: "gpt-4o" }));
+    expect(again).not.toBe(first);
+    expect(again).toEqual(first);
   });
 });

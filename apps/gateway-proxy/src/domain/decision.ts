@@ -186,6 +186,35 @@ export function decide(input: DecisionInput): Decision {
   };
 }
 
+/**
+ * The decisions of one snapshot (its providers, policies and guardrails), each made once: `decide`
+ * reads nothing else but the wire, the model and the groups, and a decision is never changed once
+ * made. Keyed by the wire itself, not its name: two wires may share a name and fit different
+ * flavors (Bedrock's Invoke and Converse). Model names come from clients, so each wire keeps at
+ * most `maxPerWire`, starting over when full.
+ */
+export class Decisions {
+  private readonly byWire = new Map<Wire, Map<string, Decision>>();
+
+  constructor(private readonly maxPerWire = 1_024) {}
+
+  of(input: DecisionInput): Decision {
+    let known = this.byWire.get(input.wire);
+    if (!known) {
+      known = new Map();
+      this.byWire.set(input.wire, known);
+    }
+    // Neither a model (identifierProblem) nor a group id holds a line break.
+    const key = `${input.requestedModel}\n${input.groupIds.join("\n")}`;
+    const cached = known.get(key);
+    if (cached) return cached;
+    const decision = decide(input);
+    if (known.size >= this.maxPerWire) known.clear();
+    known.set(key, decision);
+    return decision;
+  }
+}
+
 /** The chosen route, then every later knowing grant a policy lets the model through. */
 function candidatesFrom(chosen: Route, knowing: readonly Grant[], guardrails: DecisionInput["guardrails"]) {
   const routes: Route[] = [chosen];

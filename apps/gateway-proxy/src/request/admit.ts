@@ -1,7 +1,7 @@
 import { MAX_RATE_PER_1K } from "@agentnet/contracts";
 import type { ProxyContext } from "../context";
 import { capturePlan } from "../domain/capture";
-import { type Decision, decide } from "../domain/decision";
+import type { Decision } from "../domain/decision";
 import {
   admissionTokens,
   estimateTokens,
@@ -95,30 +95,17 @@ export async function admit(ctx: ProxyContext, received: Received): Promise<Admi
   };
 }
 
-/** Decisions kept per snapshot: model names come from clients, so the map is bounded. */
-const MAX_DECISIONS_PER_VIEW = 1_024;
-
-/**
- * The policy decision for the request: the provider, policy and model, or why none. Made once per
- * snapshot for a wire, model and set of groups (a decision is never changed once made).
- */
+/** The policy decision for the request: the provider, policy and model, or why none. */
 function route(received: Received): Decision {
   const { request, view } = received;
-  const groupIds = received.caller.group_ids;
-  const key = `${request.wire.name}\n${received.model}\n${groupIds.join("\n")}`;
-  const known = view.decisions.get(key);
-  if (known) return known;
-  const decision = decide({
+  return view.decisions.of({
     providers: view.snapshot.providers,
     policies: view.snapshot.policies,
     guardrails: view.guardrails,
-    groupIds,
+    groupIds: received.caller.group_ids,
     requestedModel: received.model,
     wire: request.wire,
   });
-  if (view.decisions.size >= MAX_DECISIONS_PER_VIEW) view.decisions.clear();
-  view.decisions.set(key, decision);
-  return decision;
 }
 
 /** A refusal after the policy decision: its row names where the decision sent the request. */

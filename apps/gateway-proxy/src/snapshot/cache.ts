@@ -1,5 +1,5 @@
 import type { GatewaySnapshot, Guardrail } from "@agentnet/contracts";
-import type { Decision } from "../domain/decision";
+import { Decisions } from "../domain/decision";
 
 /** One account's snapshot with what the proxy derives from it once, not per request. */
 export interface AccountView {
@@ -9,11 +9,8 @@ export interface AccountView {
   keys: Map<string, string>;
   /** Members' own MCP server credentials asked for and found unset (mcp/credentials.ts). */
   unsetCredentials: Set<string>;
-  /**
-   * Policy decisions made on this snapshot, by wire, model and groups (`decide` reads nothing
-   * else): the same caller asking for the same model is decided once per load.
-   */
-  decisions: Map<string, Decision>;
+  /** Policy decisions made on this snapshot: the same caller asking for the same model is decided once. */
+  decisions: Decisions;
   loadedAt: number;
 }
 
@@ -109,7 +106,7 @@ export class SnapshotCache {
           guardrails: new Map(snapshot.guardrails.map((guardrail) => [guardrail.id, guardrail])),
           keys: new Map(),
           unsetCredentials: new Set(),
-          decisions: new Map(),
+          decisions: new Decisions(),
           loadedAt: this.now(),
         };
         if ((this.generations.get(accountId) ?? 0) === generation) {

@@ -40,6 +40,8 @@ export async function deleteAccountRows(warehouse: Warehouse, accountId: string)
     "usage_hourly_totals",
     "access_log_hourly",
     "access_log_session_keys",
+    // Still filled while replicas of the version before 012 may read it (012_session_keys.sql).
+    "access_log_sessions",
   ]) {
     await warehouse.command("ALTER TABLE {table:Identifier} DELETE WHERE account_id = {account:String}", {
       table,

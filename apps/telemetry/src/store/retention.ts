@@ -58,13 +58,16 @@ export async function deleteAccessLogsBefore(warehouse: Warehouse, accountId: st
 }
 
 /**
- * access_log_session_keys keeps a session while any of its entries is kept: one whose last activity is
- * before the account's cutoff has no entry left. An unmerged older row of a session that goes on
- * is removed too, which changes nothing (its newer row holds the later last activity).
+ * access_log_session_keys keeps a session while any of its entries is kept: one whose last activity
+ * is before the account's cutoff has no entry left. An unmerged older row of a session that goes on
+ * is removed too, which changes nothing (its newer row holds the later last activity). The same
+ * goes for access_log_sessions, still filled while replicas of the version before 012 may read it.
  */
 export async function deleteSessionsEndedBefore(warehouse: Warehouse, accountId: string, before: Date) {
-  await warehouse.command(
-    "ALTER TABLE access_log_session_keys DELETE WHERE account_id = {account:String} AND ended_at < {before:DateTime64(3)}",
-    { account: accountId, before },
-  );
+  for (const table of ["access_log_session_keys", "access_log_sessions"]) {
+    await warehouse.command(
+      "ALTER TABLE {table:Identifier} DELETE WHERE account_id = {account:String} AND ended_at < {before:DateTime64(3)}",
+      { table, account: accountId, before },
+    );
+  }
 }
