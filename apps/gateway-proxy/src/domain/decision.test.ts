@@ -185,29 +185,30 @@ describe("decide: candidates", () => {
 
 describe("Decisions", () => {
   it("decides once per wire, model and groups, and never answers one wire with another's decision", () => {
-    const decisions = new Decisions();
+    const onlyAnthropic = input({ providers: [anthropic] });
+    const decisions = new Decisions(onlyAnthropic);
     const claude = "claude-sonnet-4-5";
-    const onlyAnthropic = { providers: [anthropic], model: claude };
+    const groups = onlyAnthropic.groupIds;
     // Bedrock's Invoke and Converse share a name; only Invoke fits an Anthropic-flavored provider.
-    const invoke = decisions.of(input({ ...onlyAnthropic, wire: bedrockInvoke }));
+    const invoke = decisions.of(bedrockInvoke, claude, groups);
     expect(invoke.decision === "allow" && invoke.provider.id).toBe("prov_anthropic");
-    const converse = decisions.of(input({ ...onlyAnthropic, wire: bedrockConverse }));
-    expect(converse).toEqual(decide(input({ ...onlyAnthropic, wire: bedrockConverse })));
+    const converse = decisions.of(bedrockConverse, claude, groups);
+    expect(converse).toEqual(decide(input({ providers: [anthropic], model: claude, wire: bedrockConverse })));
     expect(converse.decision).toBe("deny");
 
-    expect(decisions.of(input({ ...onlyAnthropic, wire: bedrockInvoke }))).toBe(invoke);
-    expect(
-      decisions.of({ ...input({ ...onlyAnthropic, wire: bedrockInvoke }), groupIds: ["grp_ops"] }),
-    ).not.toBe(invoke);
+    expect(decisions.of(bedrockInvoke, claude, groups)).toBe(invoke);
+    expect(decisions.of(bedrockInvoke, claude, ["grp_ops"])).not.toBe(invoke);
   });
 
   it("starts over once a wire holds its most, deciding again what it dropped", () => {
-    const decisions = new Decisions(2);
-    const first = decisions.of(input({ model: "gpt-4o" }));
-    decisions.of(input({ model: "gpt-4o-mini" }));
-    expect(decisions.of(input({ model: "gpt-4o" }))).toBe(first);
-    decisions.of(input({ model: "llama-3" }));
-    const again = decisions.of(input({ model: "gpt-4o" }));
+    const config = input({});
+    const decisions = new Decisions(config, 2);
+    const decideFor = (model: string) => decisions.of(openAiWire, model, config.groupIds);
+    const first = decideFor("gpt-4o");
+    decideFor("gpt-4o-mini");
+    expect(decideFor("gpt-4o")).toBe(first);
+    decideFor("llama-3");
+    const again = decideFor("gpt-4o");
     expect(again).not.toBe(first);
     expect(again).toEqual(first);
   });

@@ -186,29 +186,35 @@ export function decide(input: DecisionInput): Decision {
   };
 }
 
+/** What decisions are made on: one snapshot's providers, policies and guardrails. */
+export type DecisionConfig = Pick<DecisionInput, "providers" | "policies" | "guardrails">;
+
 /**
- * The decisions of one snapshot (its providers, policies and guardrails), each made once: `decide`
- * reads nothing else but the wire, the model and the groups, and a decision is never changed once
- * made. Keyed by the wire itself, not its name: two wires may share a name and fit different
- * flavors (Bedrock's Invoke and Converse). Model names come from clients, so each wire keeps at
- * most `maxPerWire`, starting over when full.
+ * The decisions made on one snapshot's configuration, each made once: besides it, `decide` reads
+ * only the wire, the model and the groups, and a decision is never changed once made. Keyed by the
+ * wire itself, not its name: two wires may share a name and fit different flavors (Bedrock's
+ * Invoke and Converse). Model names come from clients, so each wire keeps at most `maxPerWire`,
+ * starting over when full.
  */
 export class Decisions {
   private readonly byWire = new Map<Wire, Map<string, Decision>>();
 
-  constructor(private readonly maxPerWire = 1_024) {}
+  constructor(
+    private readonly config: DecisionConfig,
+    private readonly maxPerWire = 1_024,
+  ) {}
 
-  of(input: DecisionInput): Decision {
-    let known = this.byWire.get(input.wire);
+  of(wire: Wire, requestedModel: string, groupIds: readonly string[]): Decision {
+    let known = this.byWire.get(wire);
     if (!known) {
       known = new Map();
-      this.byWire.set(input.wire, known);
+      this.byWire.set(wire, known);
     }
     // Neither a model (identifierProblem) nor a group id holds a line break.
-    const key = `${input.requestedModel}\n${input.groupIds.join("\n")}`;
+    const key = `${requestedModel}\n${groupIds.join("\n")}`;
     const cached = known.get(key);
     if (cached) return cached;
-    const decision = decide(input);
+    const decision = decide({ ...this.config, wire, requestedModel, groupIds });
     if (known.size >= this.maxPerWire) known.clear();
     known.set(key, decision);
     return decision;

@@ -97,15 +97,7 @@ export async function admit(ctx: ProxyContext, received: Received): Promise<Admi
 
 /** The policy decision for the request: the provider, policy and model, or why none. */
 function route(received: Received): Decision {
-  const { request, view } = received;
-  return view.decisions.of({
-    providers: view.snapshot.providers,
-    policies: view.snapshot.policies,
-    guardrails: view.guardrails,
-    groupIds: received.caller.group_ids,
-    requestedModel: received.model,
-    wire: request.wire,
-  });
+  return received.view.decisions.of(received.request.wire, received.model, received.caller.group_ids);
 }
 
 /** A refusal after the policy decision: its row names where the decision sent the request. */

@@ -101,12 +101,17 @@ export class SnapshotCache {
     // Asked for once: a failed fresh load is answered from the control-plane's failure in hand next.
     const promise = this.load(accountId, this.changed.delete(accountId))
       .then((snapshot) => {
+        const guardrails = new Map(snapshot.guardrails.map((guardrail) => [guardrail.id, guardrail]));
         const view: AccountView = {
           snapshot,
-          guardrails: new Map(snapshot.guardrails.map((guardrail) => [guardrail.id, guardrail])),
+          guardrails,
           keys: new Map(),
           unsetCredentials: new Set(),
-          decisions: new Decisions(),
+          decisions: new Decisions({
+            providers: snapshot.providers,
+            policies: snapshot.policies,
+            guardrails,
+          }),
           loadedAt: this.now(),
         };
         if ((this.generations.get(accountId) ?? 0) === generation) {
