@@ -6,6 +6,12 @@ export const ACCESS_LOGS = "access_logs";
 /** Filled from access_logs by a materialized view (infra/clickhouse/005_log_read_paths.sql). */
 export const ACCESS_LOGS_BY_USER = "access_logs_by_user";
 export const USAGE_EVENTS = "usage_events";
+/**
+ * Each session's last activity: `access_log_session_keys` (012), which the count reads, and
+ * `access_log_sessions` (004), still filled while replicas of the version before 012 may read it.
+ * Retention and account deletion keep both.
+ */
+export const SESSION_TABLES = ["access_log_session_keys", "access_log_sessions"] as const;
 
 /**
  * Writes one batch of events: a usage row for each, an access-log row for the logged ones. No
@@ -39,9 +45,7 @@ export async function deleteAccountRows(warehouse: Warehouse, accountId: string)
     "usage_hourly",
     "usage_hourly_totals",
     "access_log_hourly",
-    "access_log_session_keys",
-    // Still filled while replicas of the version before 012 may read it (012_session_keys.sql).
-    "access_log_sessions",
+    ...SESSION_TABLES,
   ]) {
     await warehouse.command("ALTER TABLE {table:Identifier} DELETE WHERE account_id = {account:String}", {
       table,

@@ -1,7 +1,7 @@
 import type { Warehouse } from "@agentnet/clickhouse";
 import { z } from "zod";
 import type { DayPartition } from "../domain/retention";
-import { ACCESS_LOGS, ACCESS_LOGS_BY_USER } from "./events";
+import { ACCESS_LOGS, ACCESS_LOGS_BY_USER, SESSION_TABLES } from "./events";
 import { defineQuery } from "./query";
 import { recomputeAccountHours } from "./rollup";
 
@@ -58,13 +58,12 @@ export async function deleteAccessLogsBefore(warehouse: Warehouse, accountId: st
 }
 
 /**
- * access_log_session_keys keeps a session while any of its entries is kept: one whose last activity
- * is before the account's cutoff has no entry left. An unmerged older row of a session that goes on
- * is removed too, which changes nothing (its newer row holds the later last activity). The same
- * goes for access_log_sessions, still filled while replicas of the version before 012 may read it.
+ * The session tables keep a session while any of its entries is kept: one whose last activity is
+ * before the account's cutoff has no entry left. An unmerged older row of a session that goes on
+ * is removed too, which changes nothing (its newer row holds the later last activity).
  */
 export async function deleteSessionsEndedBefore(warehouse: Warehouse, accountId: string, before: Date) {
-  for (const table of ["access_log_session_keys", "access_log_sessions"]) {
+  for (const table of SESSION_TABLES) {
     await warehouse.command(
       "ALTER TABLE {table:Identifier} DELETE WHERE account_id = {account:String} AND ended_at < {before:DateTime64(3)}",
       { table, account: accountId, before },
