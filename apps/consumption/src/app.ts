@@ -1,7 +1,6 @@
 import { hostname } from "node:os";
 import {
   contendForLeadership,
-  DEFAULT_LEASE_TTL_MS,
   DEFAULT_REQUEST_STREAM_LIMITS,
   ensureRequestStream,
   type Leadership,
@@ -52,8 +51,11 @@ export interface ConsumptionOptions {
   durable: string;
   deliverNew: boolean;
   ackWaitMs: number;
-  /** How long a failed leader's lease outlives it before a standby takes over. */
-  leaseTtlMs: number;
+  /**
+   * How long a failed leader's lease outlives it before a standby takes over; undefined: 6 s on one
+   * NATS server, 20 s on a cluster (long enough to ride out the lease bucket's own leader election).
+   */
+  leaseTtlMs: number | undefined;
   /** Milliseconds since the epoch; injectable so tests roll windows over without waiting. */
   clock: () => number;
   /** The request stream's limits (every service ensuring the stream must agree on them). */
@@ -88,7 +90,7 @@ export const defaultOptions: ConsumptionOptions = {
   // (`awaitRedelivery`), and capped requests are 503 meanwhile. A batch takes milliseconds to
   // journal; one that outlasts it is redelivered after it is journaled and recognised by its ids.
   ackWaitMs: 10_000,
-  leaseTtlMs: DEFAULT_LEASE_TTL_MS,
+  leaseTtlMs: undefined,
   requestStream: DEFAULT_REQUEST_STREAM_LIMITS,
   admissionOrphanMs: 30_000,
   admissionSweepMs: 1_000,

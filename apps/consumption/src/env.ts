@@ -17,8 +17,11 @@ export const ConsumptionEnv = z.object({
   SNAPSHOT_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(5),
   /** How often counters of long-ended windows are pruned; 0 disables. */
   PRUNE_INTERVAL_SECONDS: seconds.default(3600),
-  /** How long a failed leader's lease outlives it before a standby replica takes over. */
-  LEASE_TTL_SECONDS: z.coerce.number().min(1).default(6),
+  /**
+   * How long a failed leader's lease outlives it before a standby replica takes over; by default 6
+   * on one NATS server and 20 on a cluster (`AGN_STREAM_REPLICAS` above 1).
+   */
+  LEASE_TTL_SECONDS: z.coerce.number().min(1).optional(),
   /** Counters stay listed this many days after their window ended. */
   COUNTER_RETENTION_DAYS: z.coerce.number().min(0).default(7),
   /**

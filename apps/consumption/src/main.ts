@@ -23,7 +23,7 @@ await runService(
         sweepIntervalMs: env.SWEEP_INTERVAL_SECONDS * 1000,
         snapshotIntervalMs: env.SNAPSHOT_INTERVAL_SECONDS * 1000,
         pruneIntervalMs: env.PRUNE_INTERVAL_SECONDS * 1000,
-        leaseTtlMs: env.LEASE_TTL_SECONDS * 1000,
+        leaseTtlMs: env.LEASE_TTL_SECONDS === undefined ? undefined : env.LEASE_TTL_SECONDS * 1000,
         counterRetentionMs: env.COUNTER_RETENTION_DAYS * 24 * 3600 * 1000,
         durable: env.CONSUMER_DURABLE,
         admissionOrphanMs: env.AGN_PROXY_LOST_AFTER_SECONDS * 1000,

@@ -79,6 +79,11 @@ interface Fault {
   windowMs: number;
   /** From this long after the fault began every request is answered again (the window's end by default). */
   recoveredAfterMs?: number;
+  /**
+   * From this long after the fault began every steady request in the window is answered 200: a node
+   * lost with three replicas costs only what its clients sent before they reconnected elsewhere.
+   */
+  answeredAllFromMs?: number;
   /** Breaks something at the start of the window, mends it as a supervisor would, resolves when done. */
   act: () => Promise<string | undefined>;
   /**
@@ -130,6 +135,15 @@ async function underFault(fault: Fault) {
   await Promise.all(loops.map((loop) => loop.stop()));
 
   const during = shareOf(steady.sent, faultAt, faultAt + fault.windowMs, (entry) => entry.status === 200);
+  const reconnected =
+    fault.answeredAllFromMs === undefined
+      ? undefined
+      : shareOf(
+          steady.sent,
+          faultAt + fault.answeredAllFromMs,
+          faultAt + fault.windowMs,
+          (entry) => entry.status === 200,
+        );
   const after = shareOf(steady.sent, recoveredAt, recoveredAt + AFTER_MS, (entry) => entry.status === 200);
   const capped = [...tokenCallers.sent, ...usdCallers.sent];
   const cappedDuring = shareOf(capped, faultAt, faultAt + fault.windowMs, byTheRules);
@@ -156,7 +170,7 @@ async function underFault(fault: Fault) {
   );
   const equal = (each: Books) => (each.exact ? "equal" : "DIFFER");
   results.push(
-    `| ${fault.name}${note ? ` (${note})` : ""} | ${during.sent} | ${(during.share * 100).toFixed(1)} % (${fault.target * 100} %) | ${during.failures} | ${(cappedDuring.share * 100).toFixed(1)} % of ${cappedDuring.sent}; ${cappedDuring.failures} | steady ${equal(steadyBooks)}: ${steadyBooks.summary}; token-capped ${equal(tokenBooks)}, USD-capped ${equal(usdBooks)} |`,
+    `| ${fault.name}${note ? ` (${note})` : ""} | ${during.sent} | ${(during.share * 100).toFixed(1)} % (${fault.target * 100} %)${reconnected ? `; ${(reconnected.share * 100).toFixed(1)} % from ${(fault.answeredAllFromMs ?? 0) / 1000} s on (100 %)` : ""} | ${during.failures} | ${(cappedDuring.share * 100).toFixed(1)} % of ${cappedDuring.sent}; ${cappedDuring.failures} | steady ${equal(steadyBooks)}: ${steadyBooks.summary}; token-capped ${equal(tokenBooks)}, USD-capped ${equal(usdBooks)} |`,
   );
   for (const [figures, unit] of [
     [tokenCap, "tokens"],
@@ -168,6 +182,8 @@ async function underFault(fault: Fault) {
   }
 
   expect(during.share, `${fault.name}: ${during.failures}`).toBeGreaterThanOrEqual(fault.target);
+  if (reconnected)
+    expect(reconnected.share, `${fault.name}, once reconnected: ${reconnected.failures}`).toBe(1);
   expect(after.share, `${fault.name} did not recover: ${after.failures}`).toBe(1);
   expect(cappedAfter.share, `${fault.name}, capped, did not recover: ${cappedAfter.failures}`).toBe(1);
   for (const each of [steadyBooks, tokenBooks, usdBooks]) expect(each.exact, each.summary).toBe(true);
@@ -263,17 +279,17 @@ describe("faults on a 3-node NATS cluster with traffic flowing (real processes)"
       underFault({
         name: "the consumption leader killed (kill -9), the standby takes over; restarted at the window's end",
         // Capped requests are served within the proxies' leases; those that outlast them are 503
-        // until the standby may grant: once the dead leader's leases have run out, and the events
-        // it had fetched and not acked have come again (their ack wait, 10 s) and been settled.
+        // until the standby leads, once the dead leader's key has expired (the cluster's 20 s
+        // leadership TTL, long enough to ride out the bucket's own election), and may grant.
         // Measured 17 to 34 %: it depends on how long ago the proxies' leases were renewed.
         target: 0.1,
         windowMs: 20_000,
-        recoveredAfterMs: 30_000,
+        recoveredAfterMs: 35_000,
         act: async () => {
           const leader = await stack.leader();
           const at = Date.now();
           await leader.kill();
-          const next = await stack.leader(20_000);
+          const next = await stack.leader(30_000);
           const tookOver = Date.now() - at;
           void sleep(Math.max(0, at + 20_000 - Date.now())).then(() => leader.start());
           return `${next.name} led after ${seconds(tookOver)}`;
@@ -318,9 +334,12 @@ describe("faults on a 3-node NATS cluster with traffic flowing (real processes)"
     () =>
       underFault({
         name: "a NATS node frozen (SIGSTOP) for 30 s, then continued",
-        // Below the 100 % a node lost with R3 should cost: capped requests were 503
-        // `consumption.unavailable` for most of the freeze (bench/results/cluster-faults.md).
+        // What the frozen node's clients sent before they declared it lost (3 to 4 s without a
+        // PONG) and reconnected elsewhere hangs until the client's timeout; the consumption leader
+        // keeps leading through it (its renewals go through another node within the TTL). From
+        // 10 s on, every request is answered.
         target: 0.3,
+        answeredAllFromMs: 10_000,
         recoveredAfterMs: 40_000,
         capsReached: false,
         windowMs: 35_000,

@@ -19,13 +19,13 @@ import {
   connectBus,
   consumeBatches,
   contendForLeadership,
-  DEFAULT_LEASE_TTL_MS,
   ensureAccountEventsStream,
   ensureDurableConsumer,
   ensureRequestStream,
   isUnpublishable,
   type NatsConnection,
   publishEvent,
+  REPLICATED_LEASE_TTL_MS,
   request,
   serve,
 } from "./index";
@@ -50,11 +50,16 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-/** A connection to the whole cluster, as the operator (every subject) or as `service` with its permissions. */
-async function join(options: { service?: BusService; replicas?: number } = {}): Promise<NatsConnection> {
+/**
+ * A connection to the whole cluster (or to the node at `url` alone), as the operator (every
+ * subject) or as `service` with its permissions.
+ */
+async function join(
+  options: { service?: BusService; replicas?: number; url?: string } = {},
+): Promise<NatsConnection> {
   const service = options.service;
   const nc = await connectBus({
-    url: cluster.url,
+    url: options.url ?? cluster.url,
     service: service ?? "cli",
     auth: service
       ? { user: service, password: cluster.credentials[service] }
@@ -264,7 +269,8 @@ describe("replicas set by AGN_STREAM_REPLICAS", () => {
   it("brings a stream and the leases bucket made with one replica to three when services start with 3", async () => {
     const operator = await join();
     const jsm = await jetstreamManager(operator);
-    const lease = { key: uniqueId("lease"), onError: () => undefined };
+    // The short TTL of this file's other leadership tests: the bucket takes its longest holder's.
+    const lease = { key: uniqueId("lease"), ttlMs: SHORT_TTL_MS, onError: () => undefined };
     const contend = (nc: NatsConnection) =>
       contendForLeadership(nc, {
         ...lease,
@@ -317,25 +323,27 @@ describe("replicas set by AGN_STREAM_REPLICAS", () => {
 });
 
 /**
- * A consumption replica's contention for leadership over a connection of its own (4 s TTL), to the
- * whole cluster or to `node` alone.
+ * The TTL of the leadership tests that watch a holder lose its key (shorter than an election); the
+ * tests at the cluster's default come last, as the bucket's keys then live that long.
  */
-async function leadershipContender(key: string, node?: (typeof cluster.nodes)[number], ttlMs = 4_000) {
-  const nc = node
-    ? await connectBus({
-        url: node.clientUrl,
-        service: "consumption",
-        auth: { user: "consumption", password: cluster.credentials.consumption },
-        streamReplicas: cluster.replicas,
-      })
-    : await join({ service: "consumption" });
-  if (node) open.push(nc);
+const SHORT_TTL_MS = 4_000;
+
+/**
+ * A consumption replica's contention for leadership over a connection of its own, to the whole
+ * cluster or to `node` alone, at `SHORT_TTL_MS` or (`ttlMs: "default"`) the cluster's default.
+ */
+async function leadershipContender(
+  key: string,
+  options: { node?: (typeof cluster.nodes)[number]; ttlMs?: "default" } = {},
+) {
+  const { node } = options;
+  const nc = await join({ service: "consumption", ...(node ? { url: node.clientUrl } : {}) });
   /** Its elections and depositions, in order. */
   const terms: string[] = [];
   const leadership = await contendForLeadership(nc, {
     key,
     holder: uniqueId("holder"),
-    ttlMs,
+    ttlMs: options.ttlMs === "default" ? undefined : SHORT_TTL_MS,
     onElected: async () => void terms.push("elected"),
     onDeposed: async (reason) => void terms.push(reason),
     onError: () => undefined,
@@ -372,36 +380,6 @@ describe("leadership on a three-node NATS cluster", () => {
   });
 });
 
-describe("a leadership holder whose node freezes", () => {
-  it("stops leading before its key can expire, though its renewal hangs instead of failing", async () => {
-    const key = uniqueId("lease");
-    const contenders = [
-      await leadershipContender(key, undefined, DEFAULT_LEASE_TTL_MS),
-      await leadershipContender(key, undefined, DEFAULT_LEASE_TTL_MS),
-    ];
-    const leaders = () => contenders.filter(({ leadership }) => leadership.isLeader());
-    const [holder] = leaders();
-    if (!holder) throw new Error("nobody leads");
-    const node = nodeOf(holder.nc);
-    await node.freeze();
-    const frozen = performance.now();
-    let most = 0;
-    while (performance.now() - frozen < 12_000) {
-      most = Math.max(most, leaders().length);
-      await sleep(50);
-    }
-    await node.thaw();
-    expect(most).toBe(1);
-    await eventually(() => leaders().length === 1, 15_000);
-    const [other] = contenders.filter((each) => each !== holder);
-    console.info(
-      `[cluster] leadership after its holder's node froze: holder ${holder.terms.join(", ")}; standby ${other?.terms.join(", ") || "never elected"}`,
-    );
-    await restoreCluster();
-    for (const { leadership } of contenders) await leadership.release();
-  });
-});
-
 describe("a leadership bucket whose leader's node freezes", () => {
   it("gives the key back to the holder it cut off, not to the standby", async () => {
     const key = uniqueId("lease");
@@ -414,8 +392,8 @@ describe("a leadership bucket whose leader's node freezes", () => {
       throw new Error(`the leases bucket has no leader on the cluster (${bucketLeader})`);
     await first.leadership.release();
     // Both on a node that stays up: only the bucket is in trouble, not their connections.
-    const holder = await leadershipContender(key, other);
-    const standby = await leadershipContender(key, other);
+    const holder = await leadershipContender(key, { node: other });
+    const standby = await leadershipContender(key, { node: other });
     expect(holder.leadership.isLeader()).toBe(true);
     await frozen.freeze();
     const at = performance.now();
@@ -437,6 +415,76 @@ describe("a leadership bucket whose leader's node freezes", () => {
     expect(standby.leadership.isLeader()).toBe(false);
     await restoreCluster();
     for (const { leadership } of [holder, standby]) await leadership.release();
+  });
+});
+
+describe("leadership at the cluster's default TTL", () => {
+  it("brings the leases bucket's keys to the replicated TTL", async () => {
+    const contender = await leadershipContender(uniqueId("lease"), { ttlMs: "default" });
+    const jsm = await jetstreamManager(contender.nc);
+    const { config } = await jsm.streams.info("KV_agn_leases");
+    expect(config.max_age / 1_000_000).toBe(REPLICATED_LEASE_TTL_MS);
+    await contender.leadership.release();
+  });
+
+  it("keeps the holder leading while its bucket elects a new leader, its old one's node killed", async () => {
+    const key = uniqueId("lease");
+    const first = await leadershipContender(key, { ttlMs: "default" });
+    const jsm = await jetstreamManager(first.nc);
+    const bucketLeader = (await jsm.streams.info("KV_agn_leases")).cluster?.leader;
+    const killed = cluster.nodes.find((node) => node.name === bucketLeader);
+    const other = cluster.nodes.find((node) => node.name !== bucketLeader);
+    if (!killed || !other)
+      throw new Error(`the leases bucket has no leader on the cluster (${bucketLeader})`);
+    await first.leadership.release();
+    const holder = await leadershipContender(key, { node: other, ttlMs: "default" });
+    const standby = await leadershipContender(key, { node: other, ttlMs: "default" });
+    expect(holder.leadership.isLeader()).toBe(true);
+    killed.kill("SIGKILL");
+    const at = performance.now();
+    let notLeading = 0;
+    // Past the slowest election (9 s) and a renewal after it.
+    while (performance.now() - at < 15_000) {
+      if (!holder.leadership.isLeader()) notLeading += 50;
+      expect(standby.leadership.isLeader()).toBe(false);
+      await sleep(50);
+    }
+    const newLeader = (await jsm.streams.info("KV_agn_leases")).cluster?.leader;
+    console.info(
+      `[cluster] the leases bucket's leader node killed: bucket led by ${newLeader} since; holder ${holder.terms.join(", ")}, ${notLeading / 1000} s not leading`,
+    );
+    expect(newLeader).not.toBe(bucketLeader);
+    expect(holder.terms).toEqual(["elected"]);
+    await restoreCluster();
+    for (const { leadership } of [holder, standby]) await leadership.release();
+  });
+
+  it("keeps at most one holder when the holder's node freezes, though its renewal hangs instead of failing", async () => {
+    const key = uniqueId("lease");
+    const contenders = [
+      await leadershipContender(key, { ttlMs: "default" }),
+      await leadershipContender(key, { ttlMs: "default" }),
+    ];
+    const leaders = () => contenders.filter(({ leadership }) => leadership.isLeader());
+    const [holder] = leaders();
+    if (!holder) throw new Error("nobody leads");
+    const node = nodeOf(holder.nc);
+    await node.freeze();
+    const frozen = performance.now();
+    let most = 0;
+    while (performance.now() - frozen < 12_000) {
+      most = Math.max(most, leaders().length);
+      await sleep(50);
+    }
+    await node.thaw();
+    expect(most).toBe(1);
+    await eventually(() => leaders().length === 1, 15_000);
+    const [other] = contenders.filter((each) => each !== holder);
+    console.info(
+      `[cluster] leadership after its holder's node froze: holder ${holder.terms.join(", ")}; standby ${other?.terms.join(", ") || "never elected"}`,
+    );
+    await restoreCluster();
+    for (const { leadership } of contenders) await leadership.release();
   });
 });
 

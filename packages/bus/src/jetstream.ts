@@ -21,7 +21,9 @@ import { streamReplicasOf } from "./connect";
 import { encodeText, maxPayloadOf, UnpublishableMessage } from "./payload";
 import { traceHeaders } from "./trace-context";
 
-const nanos = (ms: number) => ms * 1_000_000;
+/** JetStream's durations are nanoseconds. */
+export const nanos = (ms: number) => ms * 1_000_000;
+export const millis = (ns: number) => ns / 1_000_000;
 
 interface StreamSpec {
   name: string;
