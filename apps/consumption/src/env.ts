@@ -19,7 +19,9 @@ export const ConsumptionEnv = z.object({
   PRUNE_INTERVAL_SECONDS: seconds.default(3600),
   /**
    * How long a failed leader's lease outlives it before a standby replica takes over; by default 6
-   * on one NATS server and 20 on a cluster (`AGN_STREAM_REPLICAS` above 1).
+   * on one NATS server and 20 on a cluster (`AGN_STREAM_REPLICAS` above 1), where less than about
+   * 18 lets the leases bucket's own election (4 to 9 s) depose the leader. Every replica must use
+   * the same: the bucket keeps the longest one it was given.
    */
   LEASE_TTL_SECONDS: z.coerce.number().min(1).optional(),
   /** Counters stay listed this many days after their window ended. */

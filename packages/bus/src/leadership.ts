@@ -10,9 +10,9 @@ export interface LeadershipOptions {
   /** Who this process is, written into the key so operators can see the holder. */
   holder: string;
   /**
-   * How long the lease outlives its holder's last renewal. Renewals run every sixth of it; a holder
-   * that could not renew for two thirds of it stops leading before anyone else can start. By
-   * default `defaultLeaseTtlMs` of the bucket's replicas; a bucket whose keys live longer (made
+   * How long the lease outlives its holder's last renewal. Renewals run every twelfth of it; a
+   * holder that could not renew for two thirds of it stops leading before anyone else can start.
+   * By default `defaultLeaseTtlMs` of the bucket's replicas; a bucket whose keys live longer (made
    * with a longer TTL) sets it, since a holder must never outlive its key.
    */
   ttlMs?: number | undefined;
@@ -36,18 +36,26 @@ export interface Leadership {
 export const DEFAULT_LEASE_TTL_MS = 6_000;
 
 /**
- * On a cluster: the bucket's stream elects a new leader 4 to 9 s after its leader's node dies
- * (nats-server's Raft election timeouts) and takes no write meanwhile. A holder renewed at most a
- * sixth of the TTL before that and may go two thirds of it without a renewal: 13.3 - 3.3 = 10 s
- * rides the slowest election out, so losing a node never costs the leadership (and the
- * consumption leader's state). A crashed holder is replaced that much later.
+ * On a cluster: the bucket's stream elects a new leader 4 to 9 s after its leader's node dies or
+ * freezes (nats-server's Raft election timeouts) and takes no write meanwhile. A holder renewed at
+ * most a round (1.7 s) before that, may go two thirds of the TTL (13.3 s) without a renewal, and
+ * meanwhile tries again every 2.5 s at the most (a try timing out after 1.7 s, the next 0.8 s
+ * later): an election that ends within about 10 s of the loss is ridden out, so losing a node
+ * does not cost the leadership (and the consumption leader's state). A crashed holder is replaced
+ * that much later: its key expires after the TTL, and a standby takes it within a round.
  */
 export const REPLICATED_LEASE_TTL_MS = 20_000;
 
 export const defaultLeaseTtlMs = (replicas: number) =>
   replicas > 1 ? REPLICATED_LEASE_TTL_MS : DEFAULT_LEASE_TTL_MS;
 
-/** A lease operation's timeout is a sixth of the TTL, never less than this (a busy host answers late). */
+/** How often the holder renews the key, and a standby tries to take it: a twelfth of the TTL. */
+const roundMs = (ttlMs: number) => ttlMs / 12;
+
+/** How soon a holder tries again after JetStream trouble (a try failed or timed out): half a round. */
+const troubledRetryMs = (ttlMs: number) => ttlMs / 24;
+
+/** A lease operation's timeout is a round, never less than this (a busy host answers late). */
 const MIN_OPERATION_TIMEOUT_MS = 1_000;
 
 /**
@@ -61,24 +69,39 @@ const MIN_OPERATION_TIMEOUT_MS = 1_000;
 async function leaseBucket(
   nc: NatsConnection,
   bucket: string,
-  wantedTtlMs: number | undefined,
+  wantedTtlMs: number,
 ): Promise<{ kv: KV; ttlMs: number }> {
   const replicas = streamReplicasOf(nc);
-  const wanted = wantedTtlMs ?? defaultLeaseTtlMs(replicas);
   // The bucket's max age is the lease: a key nobody renews disappears, and `create` then succeeds.
   const stream = `KV_${bucket}`;
   try {
     // Patient, as the streams are: a replica started beside a cluster still electing its leaders.
     return await patiently(async () => {
-      await new Kvm(nc).create(bucket, { ttl: wanted, history: 1, replicas });
+      await new Kvm(nc).create(bucket, { ttl: wantedTtlMs, history: 1, replicas });
       const jsm = await jetstreamManager(nc);
-      const { config } = await jsm.streams.info(stream);
-      const ttlMs = Math.max(wanted, millis(config.max_age));
-      if (config.num_replicas !== replicas || millis(config.max_age) !== ttlMs)
-        await jsm.streams.update(stream, { ...config, num_replicas: replicas, max_age: nanos(ttlMs) });
+      let { config } = await jsm.streams.info(stream);
+      // Read again after each update: another process updating from what it read before this one's
+      // update would put the old values back (an earlier version's replica, brought to 3 replicas).
+      for (
+        let updates = 0;
+        config.num_replicas !== replicas || millis(config.max_age) < wantedTtlMs;
+        updates++
+      ) {
+        if (updates === 3) throw new Error(`${stream} keeps being changed back (${JSON.stringify(config)})`);
+        const maxAge = nanos(Math.max(wantedTtlMs, millis(config.max_age)));
+        await jsm.streams.update(stream, {
+          ...config,
+          num_replicas: replicas,
+          max_age: maxAge,
+          // A bucket made by hand without a TTL remembers ids 2 minutes; the window must fit the age.
+          duplicate_window: Math.min(config.duplicate_window, maxAge),
+        });
+        ({ config } = await jsm.streams.info(stream));
+      }
+      const ttlMs = millis(config.max_age);
       // Its operations time out well within the key's life: one that waits on a frozen node would
       // otherwise hold back the next attempt past the moment the key expires.
-      const operations = jetstream(nc, { timeout: Math.max(ttlMs / 6, MIN_OPERATION_TIMEOUT_MS) });
+      const operations = jetstream(nc, { timeout: Math.max(roundMs(ttlMs), MIN_OPERATION_TIMEOUT_MS) });
       const kv = await new Kvm(operations).open(bucket, { allow_direct: config.allow_direct });
       return { kv, ttlMs };
     });
@@ -96,7 +119,15 @@ export async function contendForLeadership(
   nc: NatsConnection,
   options: LeadershipOptions,
 ): Promise<Leadership> {
-  const { kv, ttlMs } = await leaseBucket(nc, options.bucket ?? "agn_leases", options.ttlMs);
+  // Whole milliseconds: the bucket keeps nanoseconds, and its age is compared with this.
+  const wantedTtlMs = Math.ceil(options.ttlMs ?? defaultLeaseTtlMs(streamReplicasOf(nc)));
+  const { kv, ttlMs } = await leaseBucket(nc, options.bucket ?? "agn_leases", wantedTtlMs);
+  if (ttlMs > wantedTtlMs)
+    options.onError(
+      new Error(
+        `the leases bucket's keys live ${ttlMs / 1000} s, longer than this holder's ${wantedTtlMs / 1000} s: it holds them that long (a bucket is never shortened while holders may rely on it; to shorten it, stop every holder and change or delete the bucket)`,
+      ),
+    );
   let revision: number | undefined;
   let renewedAt = 0;
   let stopped = false;
@@ -105,7 +136,7 @@ export async function contendForLeadership(
   let leading = false;
   /** Whether this process held the key before: after JetStream trouble it takes it back first. */
   let heldBefore = false;
-  /** When JetStream last failed one of this process's attempts to take the key. */
+  /** When JetStream last failed one of this process's attempts to take the key (a monotonic clock, as every time here). */
   let troubleSeenAt = Number.NEGATIVE_INFINITY;
 
   const depose = (reason: "released" | "lost") => {
@@ -120,7 +151,7 @@ export async function contendForLeadership(
   };
 
   /** Whether the last renewal is so old that another process may soon take the expired key. */
-  const renewalOverdue = () => revision !== undefined && Date.now() - renewedAt > (ttlMs * 2) / 3;
+  const renewalOverdue = () => revision !== undefined && performance.now() - renewedAt > (ttlMs * 2) / 3;
 
   /**
    * Renews the key, or tries to take it; resolves whether JetStream trouble got in the way (a holder
@@ -129,7 +160,7 @@ export async function contendForLeadership(
   const attempt = async (): Promise<boolean> => {
     // The key's life starts when the bucket stores the write, after this: counted from here, the
     // holder's view of it is never longer than the bucket's.
-    const sentAt = Date.now();
+    const sentAt = performance.now();
     if (revision !== undefined) {
       const renewing = revision;
       try {
@@ -160,8 +191,10 @@ export async function contendForLeadership(
     // TTL, several of its rounds even when one of them waited out a request timeout: that one takes
     // the key back with its state, while a new holder starts over (for the consumption leader:
     // waiting out its predecessor's leases). A holder that died costs its standby that TTL more.
-    if (!heldBefore && Date.now() - troubleSeenAt < ttlMs) return false;
+    if (!heldBefore && performance.now() - troubleSeenAt < ttlMs) return false;
     let troubled = false;
+    /** When the write that gave this process the key was sent. */
+    let writtenAt = sentAt;
     try {
       revision = await kv.create(options.key, options.holder);
     } catch (error) {
@@ -173,7 +206,7 @@ export async function contendForLeadership(
       // so a standby that only read it would not notice that its holder cannot renew it.
       if (!entry || !isTaken(error)) {
         options.onError(error);
-        troubleSeenAt = Date.now();
+        troubleSeenAt = performance.now();
         troubled = true;
       }
       if (entry?.string() !== options.holder) {
@@ -182,12 +215,15 @@ export async function contendForLeadership(
         return troubled;
       }
       try {
+        // Counted from here, not from the create: that one may have waited out its timeout, and
+        // a holder counting from it could be overdue the moment it leads.
+        writtenAt = performance.now();
         revision = await kv.update(options.key, options.holder, entry.revision);
       } catch {
         return troubled;
       }
     }
-    renewedAt = sentAt;
+    renewedAt = writtenAt;
     heldBefore = true;
     transition = transition.then(async () => {
       try {
@@ -207,20 +243,20 @@ export async function contendForLeadership(
   // longer than the key lives): the holder stops leading on time all the same.
   const watchdog = setInterval(() => {
     if (renewalOverdue()) void depose("lost");
-  }, ttlMs / 12);
+  }, troubledRetryMs(ttlMs));
   watchdog.unref();
   let timer: NodeJS.Timeout | undefined;
   let attempting: Promise<boolean> = Promise.resolve(false);
-  // A holder whose renewal failed tries again at once: its NATS node frozen, the client moves to
-  // another node within seconds, and a renewal sent from there before the key expires keeps the
-  // leadership (and the consumption leader's state) where a round's wait would lose it.
+  // A holder whose renewal failed tries again after half a round: its NATS node frozen, the client
+  // moves to another node within seconds, and a renewal sent from there before the key expires
+  // keeps the leadership (and the consumption leader's state).
   const loop = async () => {
     attempting = attempt().catch((error: unknown) => {
       options.onError(error);
       return false;
     });
     const troubled = await attempting;
-    if (!stopped) timer = setTimeout(loop, troubled && heldBefore ? ttlMs / 12 : ttlMs / 6);
+    if (!stopped) timer = setTimeout(loop, troubled && heldBefore ? troubledRetryMs(ttlMs) : roundMs(ttlMs));
   };
   await loop();
   await transition;
