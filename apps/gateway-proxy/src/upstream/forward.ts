@@ -6,6 +6,7 @@ import { type Restream, restreamed } from "../wires/restream";
 import { StreamWatcher } from "../wires/stream-watcher";
 import { answeringModel, completionText, type UsageCounts, zeroUsage } from "../wires/usage";
 import type { AnswerHeaders, Framing, Wire } from "../wires/wire";
+import { type Abortable, Cancellation, onAbort } from "./cancellation";
 
 /** Largest non-streaming response body kept to read its usage; bigger ones pass through unread. */
 const MAX_PARSED_BODY_BYTES = 16 * 1024 * 1024;
@@ -109,7 +110,7 @@ export const CLIENT_CLOSED_STATUS = 499;
  * caller answers that in the vendor's error shape.
  */
 export async function forward(request: ForwardRequest, res: HttpAnswer): Promise<ForwardResult> {
-  const abort = new AbortController();
+  const abort = new Cancellation();
   const onClose = () => {
     if (!res.writableFinished) abort.abort();
   };
@@ -129,7 +130,7 @@ export async function forward(request: ForwardRequest, res: HttpAnswer): Promise
       path: request.path,
       headers: request.headers,
       body: request.body,
-      signal: abort.signal,
+      signal: abort,
       // Lets HTTP/2 carry several of these POSTs on one connection (undici runs a non-idempotent
       // request alone on its connection); over HTTP/1.1 a connection carries one request anyway,
       // and undici retries nothing either way.
@@ -159,7 +160,7 @@ export async function forward(request: ForwardRequest, res: HttpAnswer): Promise
       try {
         first = await parts.next();
       } catch (error) {
-        if (abort.signal.aborted) throw error;
+        if (abort.aborted) throw error;
         return { outcome: "retryable", status: 0, error: STREAM_FAILED_EARLY, headers, body: EMPTY };
       }
       body = startingWith(first, parts);
@@ -181,7 +182,7 @@ export async function forward(request: ForwardRequest, res: HttpAnswer): Promise
     // together in the relay's first write instead: one write to the socket fewer per stream.
     if (stream && (restreaming || !firstBytesHere)) res.flushHeaders();
     if (watcher && request.growth && status < 400) {
-      cut = await relayGrowing(body, res, framing, watcher, request.growth, abort.signal);
+      cut = await relayGrowing(body, res, framing, watcher, request.growth, abort);
       if (cut) abort.abort();
       else res.end();
     } else {
@@ -190,14 +191,14 @@ export async function forward(request: ForwardRequest, res: HttpAnswer): Promise
         if (watcher) watcher.push(buffer);
         else if (bytes + buffer.length <= MAX_PARSED_BODY_BYTES) chunks.push(buffer);
         bytes += buffer.length;
-        if (!res.write(buffer)) await drained(res, abort.signal);
+        if (!res.write(buffer)) await drained(res, abort);
       }
       res.end();
     }
   } catch (error) {
-    if (status === 0 && !abort.signal.aborted) return { outcome: "unreachable", error };
+    if (status === 0 && !abort.aborted) return { outcome: "unreachable", error };
     // Not aborted: the client is still there, and the vendor's answer broke off.
-    const upstreamBroke = !abort.signal.aborted;
+    const upstreamBroke = !abort.aborted;
     if (upstreamBroke && watcher && !watcher.midEvent && !res.writableEnded && !res.destroyed)
       res.end(watcher.broken(STREAM_BROKE_OFF));
     else if (!res.writableEnded) res.destroy();
@@ -307,7 +308,7 @@ async function relayGrowing(
   framing: Framing,
   watcher: StreamWatcher,
   growth: StreamGrowth,
-  signal: AbortSignal,
+  signal: Cancellation,
 ): Promise<boolean> {
   // Bytes, not text: the relay writes what the upstream sent without decoding and encoding it.
   let pending: Buffer = NOTHING_PENDING;
@@ -407,16 +408,16 @@ async function firstBytes(body: AsyncIterable<unknown>): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 /** Waits for the client to take more (backpressure), or gives up when the request is aborted. */
-export function drained(res: HttpAnswer, signal: AbortSignal): Promise<void> {
+export function drained(res: HttpAnswer, signal: Abortable): Promise<void> {
   // Aborted already (the client left before the write that filled its buffer): no 'abort' comes.
   if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {
       res.off("drain", done);
-      signal.removeEventListener("abort", done);
+      stopListening();
       resolve();
     };
     res.once("drain", done);
-    signal.addEventListener("abort", done, { once: true });
+    const stopListening = onAbort(signal, done);
   });
 }
