@@ -88,7 +88,8 @@ async function leaseBucket(
         updates++
       ) {
         if (updates === 3) throw new Error(`${stream} keeps being changed back (${JSON.stringify(config)})`);
-        const maxAge = nanos(Math.max(wantedTtlMs, millis(config.max_age)));
+        // In nanoseconds: through milliseconds, an age that is not whole ones may come back fractional.
+        const maxAge = Math.max(nanos(wantedTtlMs), config.max_age);
         await jsm.streams.update(stream, {
           ...config,
           num_replicas: replicas,
