@@ -201,11 +201,19 @@ export async function contendForLeadership(
     } catch (error) {
       // Held: by someone else, or still by this process after a lost connection outlived its
       // renewals (nobody else could take a key that never expired): then it is this holder's again.
-      const entry = await kv.get(options.key).catch(() => null);
+      let unreadable = false;
+      const entry = await kv.get(options.key).catch(() => {
+        unreadable = true;
+        return null;
+      });
       // Anything but "the key exists" (a timeout, no responders: the bucket has no leader), or a
-      // key neither taken nor readable: JetStream is in trouble. A key is read from any replica,
-      // so a standby that only read it would not notice that its holder cannot renew it.
-      if (!entry || !isTaken(error)) {
+      // key that cannot be read: JetStream is in trouble. A key is read from any replica, so a
+      // standby that only read it would not notice that its holder cannot renew it. A key taken
+      // but read as absent is not trouble: each replica expires it on its own clock, and the
+      // stream's leader refused the create a moment before the replica read found it gone (a
+      // clean-clone CI run's standby took that for trouble, deferred a TTL and led 30 s after its
+      // leader's crash); the next round takes it.
+      if (unreadable || !isTaken(error)) {
         options.onError(error);
         troubleSeenAt = performance.now();
         troubled = true;
