@@ -12,7 +12,7 @@ export interface LeadershipOptions {
   /**
    * How long the lease outlives its holder's last renewal. Renewals run every twelfth of it; a
    * holder that could not renew for two thirds of it stops leading before anyone else can start.
-   * By default `defaultLeaseTtlMs` of the bucket's replicas; a bucket whose keys live longer (made
+   * By default 6 s on one server and `REPLICATED_LEASE_TTL_MS` on a cluster; a bucket whose keys live longer (made
    * with a longer TTL) sets it, since a holder must never outlive its key.
    */
   ttlMs?: number | undefined;
@@ -33,7 +33,7 @@ export interface Leadership {
 }
 
 /** On one NATS server: the bucket has no leader to elect, a crashed holder is replaced after this. */
-export const DEFAULT_LEASE_TTL_MS = 6_000;
+const SINGLE_SERVER_LEASE_TTL_MS = 6_000;
 
 /**
  * On a cluster: the bucket's stream elects a new leader 4 to 9 s after its leader's node dies or
@@ -46,14 +46,17 @@ export const DEFAULT_LEASE_TTL_MS = 6_000;
  */
 export const REPLICATED_LEASE_TTL_MS = 20_000;
 
-export const defaultLeaseTtlMs = (replicas: number) =>
-  replicas > 1 ? REPLICATED_LEASE_TTL_MS : DEFAULT_LEASE_TTL_MS;
+const defaultLeaseTtlMs = (replicas: number) =>
+  replicas > 1 ? REPLICATED_LEASE_TTL_MS : SINGLE_SERVER_LEASE_TTL_MS;
 
 /** How often the holder renews the key, and a standby tries to take it: a twelfth of the TTL. */
 const roundMs = (ttlMs: number) => ttlMs / 12;
 
-/** How soon a holder tries again after JetStream trouble (a try failed or timed out): half a round. */
-const troubledRetryMs = (ttlMs: number) => ttlMs / 24;
+/**
+ * Half a round: how soon a holder tries again after JetStream trouble (a try failed or timed out),
+ * and how often it checks that its last renewal is not overdue.
+ */
+const halfRoundMs = (ttlMs: number) => ttlMs / 24;
 
 /** A lease operation's timeout is a round, never less than this (a busy host answers late). */
 const MIN_OPERATION_TIMEOUT_MS = 1_000;
@@ -252,7 +255,7 @@ export async function contendForLeadership(
   // longer than the key lives): the holder stops leading on time all the same.
   const watchdog = setInterval(() => {
     if (renewalOverdue()) void depose("lost");
-  }, troubledRetryMs(ttlMs));
+  }, halfRoundMs(ttlMs));
   watchdog.unref();
   let timer: NodeJS.Timeout | undefined;
   let attempting: Promise<boolean> = Promise.resolve(false);
@@ -265,7 +268,7 @@ export async function contendForLeadership(
       return false;
     });
     const troubled = await attempting;
-    if (!stopped) timer = setTimeout(loop, troubled && heldBefore ? troubledRetryMs(ttlMs) : roundMs(ttlMs));
+    if (!stopped) timer = setTimeout(loop, troubled && heldBefore ? halfRoundMs(ttlMs) : roundMs(ttlMs));
   };
   await loop();
   await transition;
