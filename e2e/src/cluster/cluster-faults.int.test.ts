@@ -43,6 +43,8 @@ let stack: ClusterStack;
 let upstream: FakeUpstream;
 let upstreamUrl: string;
 let api: ApiCall;
+/** An account of its own whose requests only probe that the stack serves before each fault. */
+let probeToken: string;
 const results: string[] = [];
 const capResults: string[] = [];
 
@@ -56,6 +58,7 @@ beforeAll(async () => {
     env: { AGN_STREAM_REPLICAS: String(cluster.replicas) },
   });
   api = apiClient(stack.apiUrls);
+  probeToken = await account({ tokens: 10_000_000 });
 }, 240_000);
 
 afterAll(async () => {
@@ -106,8 +109,33 @@ async function account(caps: { tokens?: number; usd?: number }): Promise<string>
 /** Requests answered by the rules: served, or refused by a cap (429). */
 const byTheRules = (entry: Sent) => entry.status === 200 || entry.status === 429;
 
+/** How long the stack may take to serve again before a fault, after the one before it. */
+const SETTLE_MS = 90_000;
+
+/**
+ * Resolves once a consumption replica leads and every proxy serves a capped request, so that each
+ * fault starts on a stack that serves, whatever the fault before it left behind: a row that
+ * failed to recover fails alone, not every row after it.
+ */
+async function settled(): Promise<void> {
+  const deadline = Date.now() + SETTLE_MS;
+  await stack.leader(SETTLE_MS);
+  const probe = new SpreadClient(stack.proxyUrls, probeToken, BODY);
+  for (;;) {
+    const answers: Sent[] = [];
+    for (const _ of stack.proxyUrls()) answers.push(await probe.send());
+    if (answers.every((answer) => answer.status === 200)) return;
+    if (Date.now() > deadline) {
+      const statuses = answers.map((answer) => `${answer.status} ${answer.reason}`.trim()).join(", ");
+      throw new Error(`the stack did not serve within ${SETTLE_MS / 1_000} s before this fault: ${statuses}`);
+    }
+    await sleep(1_000);
+  }
+}
+
 async function underFault(fault: Fault) {
   onTestFailed(() => stack.failed());
+  await settled();
   // Sized so that the capped callers reach the cap before the middle of the window: on two cores
   // loaded with twenty processes they send about a third of what their think time allows.
   const capacity = Math.round(
