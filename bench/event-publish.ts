@@ -1,0 +1,137 @@
+/**
+ * What publishing one request event costs the proxy, by the way it reaches JetStream: the proxy's
+ * own `publishEvent` (a JetStream publish awaiting its ack, 256 in flight as the proxy's buffer
+ * allows), a JetStream fast batch (`allow_batched`: the server acks every ACK_INTERVAL messages, no
+ * ack per event), and a core publish with the same `Nats-Msg-Id` header that nothing acks (the
+ * floor of a message). Rounds interleave the three on one nats-server of the run's own; each
+ * prints the publisher's CPU per event, nats-server's, and events/s, and checks that the stream
+ * stored every event. Knobs: BENCH_ROUNDS (5), BENCH_EVENTS (50,000 per way and round).
+ */
+import { publishEvent } from "@agentnet/bus";
+import { type JetStreamManager, jetstreamManager } from "@nats-io/jetstream";
+import { startFastIngest } from "@nats-io/jetstream/internal";
+import { headers, type NatsConnection } from "@nats-io/transport-node";
+import { runBench } from "./bench-script";
+import { startBenchNats } from "./bus";
+import { processTreeCpuMs } from "./process-cpu";
+import { median } from "./proxy-load";
+import { makeEvent } from "./telemetry-events";
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 50_000);
+const STREAM = "BENCH_EVENT_PUBLISH";
+const SUBJECT = "bench.event-publish";
+/** As many publishes awaiting their ack as the proxy's BufferedPublisher allows. */
+const IN_FLIGHT = 256;
+/** The fast batch's requested ack interval, in messages. */
+const ACK_INTERVAL = 100;
+
+type Publisher = (nc: NatsConnection, first: number) => Promise<void>;
+
+const encoder = new TextEncoder();
+const eventAt = (i: number) => makeEvent("acct_bench", i, EVENTS, Date.now());
+
+const acked: Publisher = async (nc, first) => {
+  let next = first;
+  const end = first + EVENTS;
+  const worker = async () => {
+    while (next < end) {
+      const i = next++;
+      await publishEvent(nc, SUBJECT, eventAt(i), `e${i}`);
+    }
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+};
+
+const fastBatch: Publisher = async (nc, first) => {
+  const bodyOf = (i: number) => encoder.encode(JSON.stringify(eventAt(i)));
+  const batch = await startFastIngest(nc, SUBJECT, bodyOf(first), {
+    ackInterval: ACK_INTERVAL,
+    allowGaps: false,
+    msgID: `e${first}`,
+  });
+  // add() resolves at once while the ack window has room, so only a full window waits.
+  const window: Promise<unknown>[] = [];
+  for (let i = first + 1; i < first + EVENTS; i++) {
+    window.push(batch.add(SUBJECT, bodyOf(i), { msgID: `e${i}` }));
+    if (window.length === IN_FLIGHT) await Promise.all(window.splice(0));
+  }
+  await Promise.all(window);
+  // Stored once the server's cumulative ack reaches the last message.
+  while ((await batch.ping()).ackSeq < EVENTS) await new Promise((resolve) => setTimeout(resolve, 5));
+  await batch.end();
+};
+
+const unacked: Publisher = async (nc, first) => {
+  for (let i = first; i < first + EVENTS; i++) {
+    const header = headers();
+    header.set("Nats-Msg-Id", `e${i}`);
+    nc.publish(SUBJECT, encoder.encode(JSON.stringify(eventAt(i))), { headers: header });
+    if (i % IN_FLIGHT === 0) await nc.flush();
+  }
+  await nc.flush();
+};
+
+const WAYS: [string, Publisher][] = [
+  ["publishEvent (an ack per event)", acked],
+  [`fast batch (an ack per ${ACK_INTERVAL})`, fastBatch],
+  ["core publish (no ack)", unacked],
+];
+
+async function stored(jsm: JetStreamManager): Promise<number> {
+  return (await jsm.streams.info(STREAM)).state.messages;
+}
+
+async function main() {
+  const bus = await startBenchNats();
+  const nc = await bus.connectOperator("bench-event-publish");
+  const jsm = await jetstreamManager(nc);
+  await jsm.streams.add({
+    name: STREAM,
+    subjects: [SUBJECT],
+    allow_batched: true,
+    duplicate_window: 120_000_000_000,
+  });
+  const results = new Map<string, { publisherUs: number[]; serverUs: number[]; perSecond: number[] }>();
+  let first = 0;
+  try {
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const [name, publish] of WAYS) {
+        const before = await stored(jsm);
+        const cpu = process.cpuUsage();
+        const server = processTreeCpuMs(bus.pids[0] ?? 0);
+        const started = performance.now();
+        await publish(nc, first);
+        // The core publish is not acked: wait until the stream holds what it sent.
+        while ((await stored(jsm)) < before + EVENTS) await new Promise((resolve) => setTimeout(resolve, 20));
+        const seconds = (performance.now() - started) / 1_000;
+        const used = process.cpuUsage(cpu);
+        const serverMs = processTreeCpuMs(bus.pids[0] ?? 0) - server;
+        first += EVENTS;
+        const held = (await stored(jsm)) - before;
+        if (held !== EVENTS) throw new Error(`${name}: the stream stored ${held} of ${EVENTS} events`);
+        const row = results.get(name) ?? { publisherUs: [], serverUs: [], perSecond: [] };
+        row.publisherUs.push((used.user + used.system) / EVENTS);
+        row.serverUs.push((serverMs * 1_000) / EVENTS);
+        row.perSecond.push(EVENTS / seconds);
+        results.set(name, row);
+        console.log(
+          `round ${round} ${name}: publisher ${row.publisherUs.at(-1)?.toFixed(1)} µs, nats-server ${row.serverUs.at(-1)?.toFixed(1)} µs per event, ${Math.round(row.perSecond.at(-1) ?? 0)} events/s`,
+        );
+      }
+    }
+  } finally {
+    await nc.close();
+    await bus.stop();
+  }
+  console.log(
+    `\n${EVENTS} events per way and round, medians of ${ROUNDS} rounds\n\n| way | publisher CPU per event (µs) | nats-server CPU per event (µs) | events/s |\n|---|---|---|---|`,
+  );
+  for (const [name, row] of results) {
+    console.log(
+      `| ${name} | ${median(row.publisherUs).toFixed(1)} | ${median(row.serverUs).toFixed(1)} | ${Math.round(median(row.perSecond)).toLocaleString("en")} |`,
+    );
+  }
+}
+
+runBench(main);
