@@ -7,6 +7,7 @@
  * prints the publisher's CPU per event, nats-server's, and events/s, and checks that the stream
  * stored every event, once. Knobs: BENCH_ROUNDS (5), BENCH_EVENTS (50,000 per way and round).
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import { publishEvent } from "@agentnet/bus";
 import { type JetStreamManager, jetstreamManager } from "@nats-io/jetstream";
 import { startFastIngest } from "@nats-io/jetstream/internal";
@@ -29,7 +30,6 @@ const ACK_INTERVAL = 100;
 type Publisher = (nc: NatsConnection, first: number) => Promise<void>;
 
 const encoder = new TextEncoder();
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** How long the stream may take to hold what a way sent before the bench calls an event lost. */
 const STORED_WITHIN_MS = 30_000;
 const eventAt = (i: number) => makeEvent("acct_bench", i, EVENTS, Date.now());
