@@ -12,8 +12,9 @@ export interface LeadershipOptions {
   /**
    * How long the lease outlives its holder's last renewal. Renewals run every twelfth of it; a
    * holder that could not renew for two thirds of it stops leading before anyone else can start.
-   * By default 6 s on one server and `REPLICATED_LEASE_TTL_MS` on a cluster; a bucket whose keys live longer (made
-   * with a longer TTL) sets it, since a holder must never outlive its key.
+   * By default `SINGLE_SERVER_LEASE_TTL_MS` on one server and `REPLICATED_LEASE_TTL_MS` on a
+   * cluster; a bucket whose keys live longer (made with a longer TTL) sets it, since a holder must
+   * never outlive its key.
    */
   ttlMs?: number | undefined;
   bucket?: string;
