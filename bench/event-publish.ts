@@ -1,15 +1,17 @@
 /**
  * What publishing one request event costs the proxy, by the way it reaches JetStream: the proxy's
  * own `publishEvent` (a JetStream publish awaiting its ack, 256 in flight as the proxy's buffer
- * allows), a JetStream fast batch (`allow_batched`: the server acks every ACK_INTERVAL messages, no
- * ack per event), and a core publish with the same `Nats-Msg-Id` header that nothing acks (the
- * floor of a message). Rounds interleave the three on one nats-server of the run's own; each
+ * allows, every ack to one inbox subscription), nats.js's `js.publish` (the same, each publish a
+ * request of its own), a JetStream fast batch (`allow_batched`: the server acks every
+ * ACK_INTERVAL messages, no ack per event), and a core publish with the same `Nats-Msg-Id` header
+ * that nothing acks (the floor of a message). Rounds interleave the four on one nats-server of the
+ * run's own; each
  * prints the publisher's CPU per event, nats-server's, and events/s, and checks that the stream
  * stored every event, once. Knobs: BENCH_ROUNDS (5), BENCH_EVENTS (50,000 per way and round).
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { publishEvent } from "@agentnet/bus";
-import { type JetStreamManager, jetstreamManager } from "@nats-io/jetstream";
+import { type JetStreamManager, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { startFastIngest } from "@nats-io/jetstream/internal";
 import { headers, type NatsConnection } from "@nats-io/transport-node";
 import { runBench } from "./bench-script";
@@ -76,8 +78,23 @@ const unacked: Publisher = async (nc, first) => {
   await nc.flush();
 };
 
+/** nats.js's own acked publish, each a request of its own: what `publishEvent` used before. */
+const requestPerEvent: Publisher = async (nc, first) => {
+  const js = jetstream(nc);
+  let next = first;
+  const end = first + EVENTS;
+  const worker = async () => {
+    while (next < end) {
+      const i = next++;
+      await js.publish(SUBJECT, encoder.encode(JSON.stringify(eventAt(i))), { msgID: `e${i}` });
+    }
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+};
+
 const WAYS: [string, Publisher][] = [
   ["publishEvent (an ack per event)", acked],
+  ["js.publish (an ack per event, a request each)", requestPerEvent],
   [`fast batch (an ack per ${ACK_INTERVAL})`, fastBatch],
   ["core publish (no ack)", unacked],
 ];

@@ -7,7 +7,6 @@ import {
   DiscardPolicy,
   JetStreamApiCodes,
   JetStreamApiError,
-  type JetStreamClient,
   type JetStreamManager,
   type JsMsg,
   jetstream,
@@ -15,8 +14,9 @@ import {
   RetentionPolicy,
   StorageType,
 } from "@nats-io/jetstream";
-import { errors, type NatsConnection } from "@nats-io/transport-node";
+import { errors, headers, type NatsConnection } from "@nats-io/transport-node";
 import type { SpanContext } from "@opentelemetry/api";
+import { ackedPublisherOf } from "./acked-publish";
 import { streamReplicasOf } from "./connect";
 import { encodeText, maxPayloadOf, UnpublishableMessage } from "./payload";
 import { traceHeaders } from "./trace-context";
@@ -259,11 +259,9 @@ export async function publishEvent(
     throw new UnpublishableMessage(`event of ${body.length} bytes exceeds the bus's ${limit}`, limit);
   }
   try {
-    return await jetStreamOf(nc).publish(
-      subject,
-      body,
-      trace ? { msgID: msgId, headers: traceHeaders(trace) } : { msgID: msgId },
-    );
+    const header = trace ? traceHeaders(trace) : headers();
+    header.set("Nats-Msg-Id", msgId);
+    return await ackedPublisherOf(nc).publish(subject, body, header);
   } catch (error) {
     throw refusedForGood(error, limit) ?? error;
   }
@@ -282,18 +280,6 @@ function refusedForGood(error: unknown, limit: number): UnpublishableMessage | u
     return new UnpublishableMessage(error.message, undefined, { cause: error });
   }
   return undefined;
-}
-
-const clients = new WeakMap<NatsConnection, JetStreamClient>();
-
-/** One JetStream client per connection: building one per publish showed up in the proxy's profile. */
-export function jetStreamOf(nc: NatsConnection): JetStreamClient {
-  let js = clients.get(nc);
-  if (!js) {
-    js = jetstream(nc);
-    clients.set(nc, js);
-  }
-  return js;
 }
 
 export type BatchHandler = (messages: JsMsg[]) => Promise<void>;
