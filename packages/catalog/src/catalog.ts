@@ -33,16 +33,27 @@ export const CATALOG: readonly CatalogEntry[] = deepFreeze([
 
 const byId = new Map(CATALOG.map((entry) => [entry.id, entry]));
 
+/** An entry's models by id, then by alias where no model has that id (the first listed wins each). */
+function modelsByName(models: readonly CatalogEntryModel[]): Map<string, CatalogEntryModel> {
+  const index = new Map<string, CatalogEntryModel>();
+  for (const model of models) if (!index.has(model.id)) index.set(model.id, model);
+  for (const model of models) {
+    for (const alias of model.aliases ?? []) if (!index.has(alias)) index.set(alias, model);
+  }
+  return index;
+}
+
+/** Looked up twice on every proxied request: a scan of every model's aliases showed in its profile. */
+const modelIndexes = new Map(CATALOG.map((entry) => [entry.id, modelsByName(entry.models)]));
+
 export const findCatalogProvider = (id: string): CatalogEntry | undefined => byId.get(id);
 
 /**
  * The catalog model a vendor model id refers to: its own id, or one of its aliases (the dated
  * snapshot ids vendors list). An unknown id is undefined: pricing_known false for discovery.
  */
-export const findCatalogModel = (catalogId: string, modelId: string): CatalogEntryModel | undefined => {
-  const models = byId.get(catalogId)?.models ?? [];
-  return models.find((m) => m.id === modelId) ?? models.find((m) => m.aliases?.includes(modelId));
-};
+export const findCatalogModel = (catalogId: string, modelId: string): CatalogEntryModel | undefined =>
+  modelIndexes.get(catalogId)?.get(modelId);
 
 /**
  * What GET /api/agent-network/catalog/providers returns for an entry: a deep copy with every
