@@ -14,24 +14,55 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /**
  * Reads the request body as UTF-8, refusing (before buffering it all) one larger than `limit`
- * bytes, and one that is not valid UTF-8, as the API does.
+ * bytes, and one that is not valid UTF-8, as the API does. Listeners rather than a `for await`,
+ * whose async iterator and end-of-stream watch showed in the proxy's profile.
  */
-export async function readBody(req: HttpRequest, limit: number): Promise<string> {
+export function readBody(req: HttpRequest, limit: number): Promise<string> {
   const declared = Number(req.headers["content-length"] ?? 0);
-  if (declared > limit) throw new BodyTooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const buffer = chunk as Buffer;
-    size += buffer.length;
-    if (size > limit) throw new BodyTooLarge();
-    chunks.push(buffer);
-  }
-  try {
-    return utf8.decode(Buffer.concat(chunks));
-  } catch {
-    throw new BodyNotUtf8();
-  }
+  if (declared > limit) return Promise.reject(new BodyTooLarge());
+  if (req.readableEnded) return Promise.resolve("");
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = () => {
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("error", onError);
+      req.off("close", onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) {
+        chunks.push(chunk);
+        return;
+      }
+      stop();
+      // The rest is read and dropped, as after a destroyed request: the connection stays usable.
+      req.resume();
+      reject(new BodyTooLarge());
+    };
+    const onEnd = () => {
+      stop();
+      try {
+        resolve(utf8.decode(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
+      } catch {
+        reject(new BodyNotUtf8());
+      }
+    };
+    const onError = (error: Error) => {
+      stop();
+      reject(error);
+    };
+    // Closed before its end: the client went away mid-body.
+    const onClose = () => {
+      stop();
+      reject(new Error("the request closed before its body ended"));
+    };
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("error", onError);
+    req.on("close", onClose);
+  });
 }
 
 /** Headers clients put their key in besides `Authorization`: Anthropic's, Azure's and Google's SDKs. */
