@@ -12,6 +12,8 @@ export class BodyNotUtf8 extends Error {
 // is kept, as Buffer#toString keeps it, so what JSON.parse sees is unchanged for valid bodies.
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
+const CLOSED_EARLY = "the request closed before its body ended";
+
 /**
  * Reads the request body as UTF-8, refusing (before buffering it all) one larger than `limit`
  * bytes, and one that is not valid UTF-8, as the API does. Listeners rather than a `for await`,
@@ -21,6 +23,8 @@ export function readBody(req: HttpRequest, limit: number): Promise<string> {
   const declared = Number(req.headers["content-length"] ?? 0);
   if (declared > limit) return Promise.reject(new BodyTooLarge());
   if (req.readableEnded) return Promise.resolve("");
+  // Closed while the request waited for its caller to be known (the client left): no event comes.
+  if (req.destroyed) return Promise.reject(req.errored ?? new Error(CLOSED_EARLY));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -37,7 +41,8 @@ export function readBody(req: HttpRequest, limit: number): Promise<string> {
         return;
       }
       stop();
-      // The rest is read and dropped, as after a destroyed request: the connection stays usable.
+      // The rest is read and dropped; the connection stays usable. (Node destroys a server request
+      // left by a `for await` with its socket detached first, so that kept the connection too.)
       req.resume();
       reject(new BodyTooLarge());
     };
@@ -56,7 +61,7 @@ export function readBody(req: HttpRequest, limit: number): Promise<string> {
     // Closed before its end: the client went away mid-body.
     const onClose = () => {
       stop();
-      reject(new Error("the request closed before its body ended"));
+      reject(new Error(CLOSED_EARLY));
     };
     req.on("data", onData);
     req.on("end", onEnd);

@@ -1,9 +1,11 @@
-import { request } from "node:http";
+import { createServer, request } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ProxyHarness, startProxyHarness } from "../test-support/proxy-harness";
 import { keptEvents } from "../test-support/requests";
+import { readBody } from "./body";
 
-/** The body limit over HTTP/1.1 (over h2c: ingress-http2.int.test.ts). */
+/** Reading a request body over HTTP/1.1 (the limit over h2c: ingress-http2.int.test.ts). */
 
 const BODY_LIMIT_BYTES = 64 * 1024;
 
@@ -57,5 +59,37 @@ describe("a chunked HTTP/1.1 body", () => {
     ]);
     expect(answer.status).toBe(413);
     expect(JSON.parse(answer.body)).toMatchObject({ error: { code: "request.too_large" } });
+  });
+});
+
+describe("readBody", () => {
+  it("rejects at once a request whose client left before its body was read", async () => {
+    let outcome: (value: unknown) => void = () => undefined;
+    const read = new Promise<unknown>((resolve) => {
+      outcome = resolve;
+    });
+    // The handler reads only once the request has closed, as a proxy still authenticating would.
+    const server = createServer((req) => {
+      req.once("close", () => {
+        readBody(req, 1_000)
+          .then(
+            () => "resolved",
+            (error: unknown) => error,
+          )
+          .then(outcome);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    const client = request({ host: "127.0.0.1", port, method: "POST", path: "/", agent: false });
+    client.on("error", () => undefined);
+    client.write('{"model":');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    client.destroy();
+    try {
+      expect(await read).toBeInstanceOf(Error);
+    } finally {
+      server.close();
+    }
   });
 });
