@@ -15,6 +15,7 @@ export interface AckedPublisherOptions {
 
 interface Waiter {
   subject: string;
+  /** `performance.now()`: a step of the wall clock neither fails nor holds back an ack's wait. */
   sentAt: number;
   resolve: (ack: PubAck) => void;
   reject: (error: Error) => void;
@@ -23,13 +24,16 @@ interface Waiter {
 const decoder = new TextDecoder();
 
 /**
- * JetStream publishes awaiting their acks, on one connection. nats.js's `js.publish` makes each one
- * a request of its own (a random token, a timer and its promise, a decoder, copies of its options):
- * about two thirds of what an acked publish cost the publisher (`bench:event-publish`). Here every
- * ack comes to one inbox subscription and finds its waiter in a map, and one timer fails the
- * publishes whose ack is late. What can go wrong is told as nats.js tells it: the stream's refusal
- * as `JetStreamApiError`, no stream listening as a `JetStreamError` caused by `NoRespondersError`, a late ack as
- * `TimeoutError`, a publish the server does not permit as its `PermissionViolationError`.
+ * JetStream publishes awaiting their acks, on one connection. nats.js's `js.publish` wraps each in
+ * a request of its own (a random token, a timer and its promise, a `TextDecoder`, copies of its
+ * options, a retry loop): close to half of what an acked publish cost the publisher
+ * (`bench:event-publish`). Here a publish is a core publish with a reply subject under this
+ * publisher's inbox, a counter names it, its waiter waits in a map, and one timer fails the
+ * publishes whose ack is late. Errors: the stream's refusal is a `JetStreamApiError` (as nats.js
+ * gives it); no stream listening, a `JetStreamError` caused by `NoRespondersError`; a late ack, a
+ * `TimeoutError`; a publish the server does not permit, its `PermissionViolationError`; a
+ * connection closed or drained, `ClosedConnectionError` (a publish sent just before a drain may
+ * still be stored: a retry under its Nats-Msg-Id is stored once).
  */
 export class AckedPublisher {
   private readonly inbox: string;
@@ -59,7 +63,7 @@ export class AckedPublisher {
     return new Promise<PubAck>((resolve, reject) => {
       // Throws on a closed or draining connection, and on a payload over max_payload.
       this.nc.publish(subject, body, { headers, reply: this.inbox + token });
-      this.waiters.set(token, { subject, sentAt: Date.now(), resolve, reject });
+      this.waiters.set(token, { subject, sentAt: performance.now(), resolve, reject });
     });
   }
 
@@ -76,21 +80,23 @@ export class AckedPublisher {
       );
       return;
     }
-    let ack: PubAck & { error?: ConstructorParameters<typeof JetStreamApiError>[0] };
+    // Whatever answered, nothing thrown here may reach nats.js's reader: it would stop reading.
+    let ack: (PubAck & { error?: ConstructorParameters<typeof JetStreamApiError>[0] }) | null;
     try {
       ack = JSON.parse(decoder.decode(msg.data));
     } catch (error) {
       waiter.reject(new JetStreamError("invalid ack response", { cause: error }));
       return;
     }
-    if (ack.error) waiter.reject(new JetStreamApiError(ack.error));
+    if (typeof ack !== "object" || ack === null) waiter.reject(new JetStreamError("invalid ack response"));
+    else if (ack.error) waiter.reject(new JetStreamApiError(ack.error));
     else if (!ack.stream) waiter.reject(new JetStreamError("invalid ack response"));
     else waiter.resolve({ ...ack, duplicate: ack.duplicate ?? false });
   }
 
   /** Fails the publishes whose ack is late: the map holds them oldest first. */
   private expire(): void {
-    const cutoff = Date.now() - this.ackTimeoutMs;
+    const cutoff = performance.now() - this.ackTimeoutMs;
     for (const [token, waiter] of this.waiters) {
       if (waiter.sentAt > cutoff) return;
       this.waiters.delete(token);
@@ -129,7 +135,8 @@ const publishers = new WeakMap<NatsConnection, AckedPublisher>();
 export function ackedPublisherOf(nc: NatsConnection): AckedPublisher {
   let publisher = publishers.get(nc);
   if (!publisher) {
-    // nats.js keeps the connection's inbox prefix (the one its permissions allow) in its options.
+    // nats.js keeps the connection's inbox prefix in its options: `connectBus` sets it to the
+    // service's (`inboxPrefix(service)`), the only inbox its permissions let it subscribe to.
     const { inboxPrefix } = (nc as unknown as { options?: { inboxPrefix?: string } }).options ?? {};
     const made = new AckedPublisher(nc, {
       inboxPrefix,

@@ -12,8 +12,8 @@ export const maxPayloadOf = (nc: NatsConnection): number => nc.info?.max_payload
 
 /**
  * UTF-8 bytes as they go on the wire, so their length is the size nats.js checks. `Buffer.from`
- * rather than a `TextEncoder`: 1.8 against 4.5 µs for a 1 KiB event, the same bytes (a lone
- * surrogate becomes U+FFFD in both).
+ * rather than a `TextEncoder`, faster for the small strings the bus carries;
+ * the same bytes (a lone surrogate becomes U+FFFD in both).
  */
 export const encodeText = (text: string): Uint8Array => Buffer.from(text, "utf8");
 

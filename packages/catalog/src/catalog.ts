@@ -43,7 +43,7 @@ function modelsByName(models: readonly CatalogEntryModel[]): Map<string, Catalog
   return index;
 }
 
-/** Looked up twice on every proxied request: a scan of every model's aliases showed in its profile. */
+/** Looked up several times for every proxied request: a scan of every model's aliases showed in its profile. */
 const modelIndexes = new Map(CATALOG.map((entry) => [entry.id, modelsByName(entry.models)]));
 
 export const findCatalogProvider = (id: string): CatalogEntry | undefined => byId.get(id);
