@@ -10,7 +10,7 @@
  * stored every event, once. Knobs: BENCH_ROUNDS (5), BENCH_EVENTS (50,000 per way and round).
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { publishEvent } from "@agentnet/bus";
+import { encodeText, publishEvent } from "@agentnet/bus";
 import { type JetStreamManager, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { startFastIngest } from "@nats-io/jetstream/internal";
 import { headers, type NatsConnection } from "@nats-io/transport-node";
@@ -31,7 +31,6 @@ const ACK_INTERVAL = 100;
 
 type Publisher = (nc: NatsConnection, first: number) => Promise<void>;
 
-const encoder = new TextEncoder();
 /** How long the stream may take to hold what a way sent before the bench calls an event lost. */
 const STORED_WITHIN_MS = 30_000;
 const eventAt = (i: number) => makeEvent("acct_bench", i, EVENTS, Date.now());
@@ -49,7 +48,7 @@ const acked: Publisher = async (nc, first) => {
 };
 
 const fastBatch: Publisher = async (nc, first) => {
-  const bodyOf = (i: number) => encoder.encode(JSON.stringify(eventAt(i)));
+  const bodyOf = (i: number) => encodeText(JSON.stringify(eventAt(i)));
   const batch = await startFastIngest(nc, SUBJECT, bodyOf(first), {
     ackInterval: ACK_INTERVAL,
     allowGaps: false,
@@ -72,7 +71,7 @@ const unacked: Publisher = async (nc, first) => {
   for (let i = first; i < first + EVENTS; i++) {
     const header = headers();
     header.set("Nats-Msg-Id", `e${i}`);
-    nc.publish(SUBJECT, encoder.encode(JSON.stringify(eventAt(i))), { headers: header });
+    nc.publish(SUBJECT, encodeText(JSON.stringify(eventAt(i))), { headers: header });
     if (i % IN_FLIGHT === 0) await nc.flush();
   }
   await nc.flush();
@@ -86,7 +85,7 @@ const requestPerEvent: Publisher = async (nc, first) => {
   const worker = async () => {
     while (next < end) {
       const i = next++;
-      await js.publish(SUBJECT, encoder.encode(JSON.stringify(eventAt(i))), { msgID: `e${i}` });
+      await js.publish(SUBJECT, encodeText(JSON.stringify(eventAt(i))), { msgID: `e${i}` });
     }
   };
   await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
