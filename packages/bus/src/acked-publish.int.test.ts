@@ -1,6 +1,6 @@
 import { inboxPrefix } from "@agentnet/contracts";
 import { connectTestBus, uniqueId } from "@agentnet/testkit";
-import { JetStreamApiError, jetstreamManager } from "@nats-io/jetstream";
+import { JetStreamApiError, JetStreamError, jetstreamManager } from "@nats-io/jetstream";
 import { errors, headers } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AckedPublisher } from "./acked-publish";
@@ -86,6 +86,20 @@ describe("AckedPublisher", () => {
     expect(error).toBeInstanceOf(errors.TimeoutError);
     expect(ms).toBeGreaterThanOrEqual(300);
     expect(ms).toBeLessThan(1_000);
+    const subject = await streamedSubject();
+    await expect(publisher.publish(subject, encoder.encode("y"), withId("y"))).resolves.toMatchObject({
+      duplicate: false,
+    });
+  });
+
+  it("rejects an answer that is not an ack, and keeps reading the connection", async () => {
+    const impostor = `impostor.${uniqueId("s")}`;
+    operator.subscribe(impostor, { callback: (_error, msg) => msg.respond(encoder.encode("null")) });
+    await operator.flush();
+    const publisher = new AckedPublisher(operator);
+    const { error } = await rejection(publisher.publish(impostor, encoder.encode("x"), withId("x")));
+    expect(error).toBeInstanceOf(JetStreamError);
+    expect((error as Error).message).toBe("invalid ack response");
     const subject = await streamedSubject();
     await expect(publisher.publish(subject, encoder.encode("y"), withId("y"))).resolves.toMatchObject({
       duplicate: false,
