@@ -94,7 +94,11 @@ describe("AckedPublisher", () => {
 
   it("rejects an answer that is not an ack, and keeps reading the connection", async () => {
     const impostor = `impostor.${uniqueId("s")}`;
-    operator.subscribe(impostor, { callback: (_error, msg) => msg.respond(encoder.encode("null")) });
+    operator.subscribe(impostor, {
+      callback: (_error, msg) => {
+        msg.respond(encoder.encode("null"));
+      },
+    });
     await operator.flush();
     const publisher = new AckedPublisher(operator);
     const { error } = await rejection(publisher.publish(impostor, encoder.encode("x"), withId("x")));
