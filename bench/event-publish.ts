@@ -1,8 +1,8 @@
 /**
  * What publishing one request event costs the proxy, by the way it reaches JetStream: the proxy's
  * own `publishEvent` (a JetStream publish awaiting its ack, 256 in flight as the proxy's buffer
- * allows, every ack to one inbox subscription), nats.js's `js.publish` (the same, each publish a
- * request of its own), a JetStream fast batch (`allow_batched`: the server acks every
+ * allows, each a core publish with a reply subject and its waiter in a map), nats.js's
+ * `js.publish` (the same publish and ack, each wrapped in a nats.js request), a JetStream fast batch (`allow_batched`: the server acks every
  * ACK_INTERVAL messages, no ack per event), and a core publish with the same `Nats-Msg-Id` header
  * that nothing acks (the floor of a message). Rounds interleave the four on one nats-server of the
  * run's own; each
@@ -35,17 +35,18 @@ type Publisher = (nc: NatsConnection, first: number) => Promise<void>;
 const STORED_WITHIN_MS = 30_000;
 const eventAt = (i: number) => makeEvent("acct_bench", i, EVENTS, Date.now());
 
-const acked: Publisher = async (nc, first) => {
+/** Publishes events `first` on with `publishOne`, IN_FLIGHT of them awaiting their ack at once. */
+async function inFlight(first: number, publishOne: (i: number) => Promise<unknown>): Promise<void> {
   let next = first;
   const end = first + EVENTS;
   const worker = async () => {
-    while (next < end) {
-      const i = next++;
-      await publishEvent(nc, SUBJECT, eventAt(i), `e${i}`);
-    }
+    while (next < end) await publishOne(next++);
   };
   await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
-};
+}
+
+const acked: Publisher = (nc, first) =>
+  inFlight(first, (i) => publishEvent(nc, SUBJECT, eventAt(i), `e${i}`));
 
 const fastBatch: Publisher = async (nc, first) => {
   const bodyOf = (i: number) => encodeText(JSON.stringify(eventAt(i)));
@@ -78,17 +79,11 @@ const unacked: Publisher = async (nc, first) => {
 };
 
 /** nats.js's own acked publish, each a request of its own: what `publishEvent` used before. */
-const requestPerEvent: Publisher = async (nc, first) => {
+const requestPerEvent: Publisher = (nc, first) => {
   const js = jetstream(nc);
-  let next = first;
-  const end = first + EVENTS;
-  const worker = async () => {
-    while (next < end) {
-      const i = next++;
-      await js.publish(SUBJECT, encodeText(JSON.stringify(eventAt(i))), { msgID: `e${i}` });
-    }
-  };
-  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+  return inFlight(first, (i) =>
+    js.publish(SUBJECT, encodeText(JSON.stringify(eventAt(i))), { msgID: `e${i}` }),
+  );
 };
 
 const WAYS: [string, Publisher][] = [
