@@ -6,11 +6,11 @@ import {
   freePorts,
   natsServerBinary,
   natsServerConfig,
+  portIsFree,
   startProcess,
   waitUntil,
   writeNatsServerConfig,
 } from "@agentnet/local-backends";
-import { portIsFree } from "./processes";
 import { CLUSTER_NATS_NODES } from "./topology";
 
 /** One nats-server of the local cluster: where clients and `agentnet status` reach it. */

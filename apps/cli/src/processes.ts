@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
-import { createServer } from "node:net";
+import { portIsFree } from "@agentnet/local-backends";
 
 /**
  * One process, told apart from any later one the kernel gives the same pid: a pid alone is reused,
@@ -69,14 +69,6 @@ export async function stopProcess(recorded: ProcessIdentity, graceMs: number): P
     await new Promise((wake) => setTimeout(wake, 50));
   }
 }
-
-/** Whether a listener could bind `host:port` now. */
-export const portIsFree = (host: string, port: number) =>
-  new Promise<boolean>((resolve) => {
-    const server = createServer();
-    server.once("error", () => resolve(false));
-    server.listen(port, host, () => server.close(() => resolve(true)));
-  });
 
 /**
  * Fails, naming who holds it, when a port a part of the stack is to listen on is taken: the part
