@@ -39,6 +39,48 @@ process.once("exit", () => {
 
 const tsxLoader = () => createRequire(import.meta.url).resolve("tsx");
 
+/** A service that exited before it was ready: `reason` says how, with its last line and log file. */
+export class ServiceStartFailure extends Error {
+  constructor(
+    readonly service: string,
+    readonly reason: string,
+  ) {
+    super(`${service} ${reason}`);
+  }
+}
+
+/** How much of a service's reason a failure to start quotes; its log has the rest. */
+const REASON_SHOWN = 400;
+/** How many of a service's last lines are kept to find its reason in. */
+const LINES_KEPT = 50;
+
+/**
+ * Why a service exited, from its last lines of output: its last error or fatal log line (message
+ * and error), else the last error Node printed uncaught with the lines of its message (not its
+ * stack), else its last line.
+ */
+export function failureReason(lines: readonly string[]): string {
+  for (let index = lines.length - 1; index >= 0; index--) {
+    const line = lines[index] ?? "";
+    if (line.startsWith("{")) {
+      try {
+        const entry = JSON.parse(line) as { level?: number; msg?: string; err?: { message?: string } };
+        if ((entry.level ?? 0) >= PINO_ERROR)
+          return [entry.msg, entry.err?.message].filter(Boolean).join(": ");
+      } catch {}
+    } else if (/^[A-Za-z]*Error\b/.test(line)) {
+      const rest = lines.slice(index + 1);
+      const stack = rest.findIndex((next) => /^\s+at /.test(next) || next.trim() === "");
+      const message = rest.slice(0, stack === -1 ? rest.length : stack).map((next) => next.trim());
+      return [line, message.join("; ")].filter(Boolean).join(" ");
+    }
+  }
+  return lines.at(-1) ?? "it printed nothing";
+}
+
+/** pino's level of `error` (and above it, `fatal`). */
+const PINO_ERROR = 50;
+
 /**
  * Starts one service as its own process (TypeScript through tsx), its JSON log lines appended to
  * `<logDir>/<name>.log`. Readiness is the service's own word: the log line carrying `"ready":true`,
@@ -66,18 +108,25 @@ export function startService(spec: ServiceSpec, root: string, logDir: string): R
   );
   running.add(child);
   child.once("exit", () => running.delete(child));
-  child.stderr?.pipe(log);
+  // Its last lines on either stream, for the reason it gives when it exits before it is ready.
+  const lastLines: string[] = [];
+  const keep = (line: string) => {
+    log.write(`${line}\n`);
+    if (lastLines.push(line) > LINES_KEPT) lastLines.shift();
+  };
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const ready = new Promise<void>((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout ?? process.stdin });
-    lines.on("line", (line) => {
-      log.write(`${line}\n`);
+    createInterface({ input: child.stderr ?? process.stdin }).on("line", keep);
+    createInterface({ input: child.stdout ?? process.stdin }).on("line", (line) => {
+      keep(line);
       if (line.includes('"ready":true')) resolve();
     });
-    void exited.then((code) =>
+    // On "close", once both streams have ended: their last lines are in by then.
+    child.once("close", (code) =>
       reject(
-        new Error(
-          `${spec.name} exited (code ${code}) before it was ready; see ${join(logDir, `${spec.name}.log`)}`,
+        new ServiceStartFailure(
+          spec.name,
+          `exited (code ${code}) before it was ready (${failureReason(lastLines).slice(0, REASON_SHOWN)}); see ${join(logDir, `${spec.name}.log`)}`,
         ),
       ),
     );

@@ -13,7 +13,13 @@ import type { CliEnv } from "../env";
 import { clusterReady, localNatsCluster } from "../nats-cluster";
 import { ensurePortsFree, restartDelayMs } from "../processes";
 import { localSealingKey } from "../sealing-key";
-import { type RunningService, type ServiceSpec, startService, stopService } from "../services";
+import {
+  type RunningService,
+  type ServiceSpec,
+  ServiceStartFailure,
+  startService,
+  stopService,
+} from "../services";
 import { claimStack, type StackEndpoint } from "../stack-file";
 import { edgePorts, serviceEndpoints, serviceSpecs } from "../stack-specs";
 import { onStopSignals } from "../stop-signals";
@@ -215,11 +221,15 @@ export async function up(
           await Promise.race([service.ready, stopRequest]);
           break;
         } catch (error) {
-          if (topology === "single" || failures >= MAX_FAILED_RESTARTS) throw error;
+          if (
+            topology === "single" ||
+            failures >= MAX_FAILED_RESTARTS ||
+            !(error instanceof ServiceStartFailure)
+          ) {
+            throw error;
+          }
           const delayMs = restartDelayMs(failures - 1);
-          print(
-            `${pad(spec.name)}exited (code ${service.child.exitCode}) before it was ready; restarting in ${delayMs / 1000} s`,
-          );
+          print(`${pad(spec.name)}${error.reason}; restarting in ${delayMs / 1000} s`);
           await Promise.race([new Promise((wake) => setTimeout(wake, delayMs)), stopRequest]);
           unlessStopRequested();
           service = launch(spec);
