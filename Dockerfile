@@ -91,7 +91,8 @@ ENV AGN_PROXY_HOST=0.0.0.0 AGN_PROXY_PORT=8090
 EXPOSE 8090
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.AGN_PROXY_PORT+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-CMD ["node", "dist/main.js"]
+# Requests in flight outlive V8's default young generation (apps/gateway-proxy/README.md).
+CMD ["node", "--max-semi-space-size=64", "dist/main.js"]
 
 FROM runtime AS api-gateway
 COPY --from=build /out/api-gateway /app

@@ -3,8 +3,9 @@
  * mock vendor, gateway-proxy processes as deployed, and an account whose policy routes to the
  * vendor, plain or with a cap far from binding.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { request } from "@agentnet/bus";
 import { type Caller, ControlPlane } from "@agentnet/contracts";
 import { startControlPlane } from "@agentnet/control-plane/app";
@@ -18,6 +19,27 @@ import { startBenchNats } from "./bus";
 
 export const ROOT = findRepoRoot();
 const tsx = (root: string) => join(root, "node_modules", ".bin", "tsx");
+
+/** The young generation the proxy and consumption are deployed with (their READMEs, "Node flags"). */
+const YOUNG_GENERATION = "--max-semi-space-size=64";
+
+const proxyBundles = new Map<string, Promise<string>>();
+
+/**
+ * The proxy's production bundle in `root` (apps/gateway-proxy/dist/main.js, what its image runs:
+ * esbuild's output, not tsx's per-module transform), built once per run and root.
+ */
+function proxyBundle(root: string): Promise<string> {
+  let bundle = proxyBundles.get(root);
+  if (!bundle) {
+    const appDir = join(root, "apps", "gateway-proxy");
+    bundle = promisify(execFile)(process.execPath, [join(root, "scripts", "bundle-app.mjs")], {
+      cwd: appDir,
+    }).then(() => join(appDir, "dist", "main.js"));
+    proxyBundles.set(root, bundle);
+  }
+  return bundle;
+}
 
 /**
  * What a one-node bench of the proxy stands on: its own NATS, the bench's MongoDB with a database
@@ -117,12 +139,15 @@ export async function startMockUpstream(env: NodeJS.ProcessEnv = {}, wrap?: (arg
   return { port, url: `http://127.0.0.1:${port}`, child };
 }
 
-/** The "node floor" (`node-floor.ts`) in its own process, forwarding to `upstreamUrl`. */
+/**
+ * The "node floor" (`node-floor.ts`) in its own process, forwarding to `upstreamUrl`, with the
+ * proxy's young generation: the two differ in code, not in heap settings.
+ */
 export async function startNodeFloor(upstreamUrl: string, wrap?: (args: string[]) => string[]) {
   const { port, child } = await startBenchScript(
     "node floor",
     ["node-floor.ts"],
-    { UPSTREAM: upstreamUrl },
+    { UPSTREAM: upstreamUrl, NODE_OPTIONS: YOUNG_GENERATION },
     wrap,
   );
   return { pid: child.pid ?? 0, child, url: `http://127.0.0.1:${port}/v1/chat/completions` };
@@ -144,16 +169,17 @@ export interface ProxyProcessOptions {
   wrap?: (args: string[]) => string[];
 }
 
-/** A gateway-proxy from `apps/gateway-proxy/src/main.ts`, as deployed, on a port of its own. */
+/** A gateway-proxy as deployed (`node --max-semi-space-size=64 dist/main.js`, the bundle of `root`), on a port of its own. */
 export async function startProxyProcess(options: ProxyProcessOptions) {
   const root = options.root ?? ROOT;
   const port = await freePort();
   const metricsPort = options.metrics ? await freePort() : undefined;
   const args = [
-    tsx(root),
+    process.execPath,
+    YOUNG_GENERATION,
     // BENCH_PROXY_NODE_ARGS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, profiles the proxy under load.
     ...(process.env.BENCH_PROXY_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
-    join(root, "apps", "gateway-proxy", "src", "main.ts"),
+    await proxyBundle(root),
   ];
   const child = await startChild(
     options.name,
@@ -248,7 +274,7 @@ export function startConsumptionProcess(options: ConsumptionProcessOptions) {
     [
       tsx(ROOT),
       // As `agentnet up` starts it (apps/consumption/README.md, "Node flags").
-      "--max-semi-space-size=64",
+      YOUNG_GENERATION,
       ...(process.env.BENCH_CONSUMPTION_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
       join(ROOT, "bench", "consumption-service.ts"),
     ],

@@ -105,6 +105,8 @@ export function serviceSpecs(plan: StackPlan): ServiceSpec[] {
       address: onBus(busEnv),
     })),
     ...replicas("gateway-proxy", (index, busEnv) => ({
+      // Requests in flight outlive V8's default 16 MiB young generation; see apps/gateway-proxy/README.md.
+      nodeArgs: ["--max-semi-space-size=64"],
       env: {
         ...busEnv,
         AGN_SEALING_KEY: plan.sealingKey,

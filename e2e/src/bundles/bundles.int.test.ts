@@ -86,7 +86,7 @@ describe("the production bundles, deployed as the Dockerfile deploys them", () =
     };
     const collectorUrl = await collector.start();
     for (const app of BUNDLED_APPS) env[app].OTEL_EXPORTER_OTLP_ENDPOINT = collectorUrl;
-    const heapTuned = new Set<BundledApp>(["telemetry", "consumption"]);
+    const heapTuned = new Set<BundledApp>(["telemetry", "consumption", "gateway-proxy"]);
     for (const app of BUNDLED_APPS) {
       bundles.set(
         app,
