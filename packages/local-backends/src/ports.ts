@@ -21,27 +21,65 @@ export const portIsFree = (host: string, port: number): Promise<boolean> =>
     server.listen(port, host, () => server.close(() => resolve(true)));
   });
 
-/**
- * Lowest port handed out, and how many ports are kept free below the ephemeral range: room for a
- * caller's block of ports in a row above the one it got.
- */
+/** A port free on loopback right now, picked by the OS (`listen(0)`): from its ephemeral range. */
+const osPickedPort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+    });
+  });
+
+/** Lowest port handed out. */
 const LOWEST_PORT = 10_000;
+/** Ports left above the one handed out, outside the ephemeral range: room for a caller's block of ports in a row. */
 const ROOM_ABOVE = 32;
 
+/** A run of `count` ports from `from` up. */
+export interface PortStretch {
+  from: number;
+  count: number;
+}
+
 /**
- * A TCP port free on loopback right now, picked at random below the OS's ephemeral range: a port
+ * The stretches of ports from `LOWEST_PORT` up outside the ephemeral range `low`–`high`, each
+ * leaving `ROOM_ABOVE` ports free above it: below the range, and above it.
+ */
+export function portsOutside({ low, high }: { low: number; high: number }): PortStretch[] {
+  const aboveFrom = Math.max(high + 1, LOWEST_PORT);
+  return [
+    { from: LOWEST_PORT, count: low - ROOM_ABOVE - LOWEST_PORT },
+    { from: aboveFrom, count: 65_536 - ROOM_ABOVE - aboveFrom },
+  ].filter((stretch) => stretch.count > 0);
+}
+
+/** The `index`th port of `stretches` taken one after the other. */
+function portAt(stretches: readonly PortStretch[], index: number): number | undefined {
+  let rest = index;
+  for (const stretch of stretches) {
+    if (rest < stretch.count) return stretch.from + rest;
+    rest -= stretch.count;
+  }
+  return undefined;
+}
+
+/**
+ * A TCP port free on loopback right now, picked at random outside the OS's ephemeral range: a port
  * the OS picks itself (`listen(0)`) is one it may hand to any process's next outgoing connection
  * before the caller listens on it, and a service started seconds later (after its stack opened
- * hundreds of connections) then fails with EADDRINUSE.
+ * hundreds of connections) then fails with EADDRINUSE. On a host whose ephemeral range leaves no
+ * room outside it, or where no free port turns up there, the OS picks.
  */
 export async function freePort(): Promise<number> {
-  const { low, high } = ephemeralPortRange();
-  const candidates = (low > LOWEST_PORT + ROOM_ABOVE ? low : 65_536) - ROOM_ABOVE - LOWEST_PORT;
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const port = LOWEST_PORT + Math.floor(Math.random() * candidates);
-    if ((port < low || port > high) && (await portIsFree("127.0.0.1", port))) return port;
+  const stretches = portsOutside(ephemeralPortRange());
+  const total = stretches.reduce((sum, stretch) => sum + stretch.count, 0);
+  for (let attempt = 0; total > 0 && attempt < 100; attempt++) {
+    const port = portAt(stretches, Math.floor(Math.random() * total));
+    if (port !== undefined && (await portIsFree("127.0.0.1", port))) return port;
   }
-  throw new Error(`no free port found in 100 tries between ${LOWEST_PORT} and ${LOWEST_PORT + candidates}`);
+  return osPickedPort();
 }
 
 /** `count` free ports, distinct from each other and from `excluded`. */
