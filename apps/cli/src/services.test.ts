@@ -33,6 +33,17 @@ describe("failureReason", () => {
     );
   });
 
+  it("is a worker's fatal line with its error rather than its primary's later line without one", () => {
+    const lines = [
+      '{"level":60,"worker":1,"err":{"type":"Error","message":"listen EADDRINUSE: address already in use 127.0.0.1:8090"},"msg":"gateway-proxy failed to start"}',
+      '{"level":60,"worker":1,"code":1,"signal":null,"msg":"gateway-proxy worker failed to start"}',
+    ];
+    expect(failureReason(lines)).toBe(
+      "gateway-proxy failed to start: listen EADDRINUSE: address already in use 127.0.0.1:8090",
+    );
+    expect(failureReason(lines.slice(1))).toBe("gateway-proxy worker failed to start");
+  });
+
   it("is the last line when no line says more, and says so when there was none", () => {
     expect(failureReason(['{"level":30,"msg":"starting"}', "Killed"])).toBe("Killed");
     expect(failureReason([])).toBe("it printed nothing");

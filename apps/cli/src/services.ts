@@ -53,29 +53,35 @@ export class ServiceStartFailure extends Error {
 const REASON_SHOWN = 400;
 /** How many of a service's last lines are kept to find its reason in. */
 const LINES_KEPT = 50;
+/** How long after a service exited its output may take to end before its reason is read. */
+const OUTPUT_END_WAIT_MS = 2_000;
 
 /**
- * Why a service exited, from its last lines of output: its last error or fatal log line (message
- * and error), else the last error Node printed uncaught with the lines of its message (not its
- * stack), else its last line.
+ * Why a service exited, from its last lines of output, in this order: its last error or fatal log
+ * line carrying an error (message and error: a `node:cluster` primary's own line about a worker
+ * that failed carries none, the worker's does), else the last error Node printed uncaught with the
+ * lines of its message (not its stack), else its last error or fatal log line, else its last line.
  */
 export function failureReason(lines: readonly string[]): string {
+  let uncaught: string | undefined;
+  let logged: string | undefined;
   for (let index = lines.length - 1; index >= 0; index--) {
     const line = lines[index] ?? "";
     if (line.startsWith("{")) {
       try {
         const entry = JSON.parse(line) as { level?: number; msg?: string; err?: { message?: string } };
-        if ((entry.level ?? 0) >= PINO_ERROR)
-          return [entry.msg, entry.err?.message].filter(Boolean).join(": ");
+        if ((entry.level ?? 0) < PINO_ERROR) continue;
+        if (entry.err?.message) return [entry.msg, entry.err.message].filter(Boolean).join(": ");
+        logged ??= entry.msg;
       } catch {}
-    } else if (/^[A-Za-z]*Error\b/.test(line)) {
+    } else if (uncaught === undefined && /^[A-Za-z]*Error\b/.test(line)) {
       const rest = lines.slice(index + 1);
       const stack = rest.findIndex((next) => /^\s+at /.test(next) || next.trim() === "");
       const message = rest.slice(0, stack === -1 ? rest.length : stack).map((next) => next.trim());
-      return [line, message.join("; ")].filter(Boolean).join(" ");
+      uncaught = [line, message.join("; ")].filter(Boolean).join(" ");
     }
   }
-  return lines.at(-1) ?? "it printed nothing";
+  return uncaught ?? logged ?? lines.at(-1) ?? "it printed nothing";
 }
 
 /** pino's level of `error` (and above it, `fatal`). */
@@ -121,15 +127,22 @@ export function startService(spec: ServiceSpec, root: string, logDir: string): R
       keep(line);
       if (line.includes('"ready":true')) resolve();
     });
-    // On "close", once both streams have ended: their last lines are in by then.
-    child.once("close", (code) =>
-      reject(
-        new ServiceStartFailure(
-          spec.name,
-          `exited (code ${code}) before it was ready (${failureReason(lastLines).slice(0, REASON_SHOWN)}); see ${join(logDir, `${spec.name}.log`)}`,
-        ),
-      ),
-    );
+    child.once("exit", (code, signal) => {
+      const fail = () =>
+        reject(
+          new ServiceStartFailure(
+            spec.name,
+            `exited (${signal ? `signal ${signal}` : `code ${code}`}) before it was ready (${failureReason(lastLines).slice(0, REASON_SHOWN)}); see ${join(logDir, `${spec.name}.log`)}`,
+          ),
+        );
+      // Its last lines are in once both streams have ended ("close"), unless a process it left
+      // holds them open: then after a moment.
+      const timer = setTimeout(fail, OUTPUT_END_WAIT_MS);
+      child.once("close", () => {
+        clearTimeout(timer);
+        fail();
+      });
+    });
   });
   // A stack that stops while this service starts never awaits its readiness.
   ready.catch(() => undefined);
