@@ -4,7 +4,7 @@
  * vendor, plain or with a cap far from binding.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { request } from "@agentnet/bus";
 import { type Caller, ControlPlane } from "@agentnet/contracts";
@@ -147,7 +147,10 @@ export async function startNodeFloor(upstreamUrl: string, wrap?: (args: string[]
   const { port, child } = await startBenchScript(
     "node floor",
     ["node-floor.ts"],
-    { UPSTREAM: upstreamUrl, NODE_OPTIONS: YOUNG_GENERATION },
+    {
+      UPSTREAM: upstreamUrl,
+      NODE_OPTIONS: [process.env.NODE_OPTIONS, YOUNG_GENERATION].filter(Boolean).join(" "),
+    },
     wrap,
   );
   return { pid: child.pid ?? 0, child, url: `http://127.0.0.1:${port}/v1/chat/completions` };
@@ -171,7 +174,7 @@ export interface ProxyProcessOptions {
 
 /** A gateway-proxy as deployed (`node --max-semi-space-size=64 dist/main.js`, the bundle of `root`), on a port of its own. */
 export async function startProxyProcess(options: ProxyProcessOptions) {
-  const root = options.root ?? ROOT;
+  const root = resolve(options.root ?? ROOT);
   const port = await freePort();
   const metricsPort = options.metrics ? await freePort() : undefined;
   const args = [
