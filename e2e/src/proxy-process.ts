@@ -7,9 +7,9 @@ import { TEST_SEALING_KEY, testBusEnv } from "@agentnet/testkit";
 const MAIN = join(dirname(createRequire(import.meta.url).resolve("@agentnet/gateway-proxy/app")), "main.ts");
 
 /**
- * A gateway proxy in a process of its own (TypeScript through tsx, as `agentnet up` runs it, without its heap flag) on
- * this test file's NATS: what a second replica behind a load balancer is. Resolves once it logged
- * its ready line, with the URL it listens on. `allowedPrivateUpstreams`: the stack's fake vendors,
+ * A gateway proxy in a process of its own (TypeScript through tsx, as `agentnet up` runs it, without
+ * its heap flag) on this test file's NATS: what a second replica behind a load balancer is.
+ * Resolves once it logged its ready line, with the URL it listens on. `allowedPrivateUpstreams`: the stack's fake vendors,
  * on loopback, which a proxy refuses unless allowed.
  */
 export async function startProxyProcess(

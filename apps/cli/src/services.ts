@@ -39,7 +39,7 @@ process.once("exit", () => {
 
 const tsxLoader = () => createRequire(import.meta.url).resolve("tsx");
 
-/** A service that exited before it was ready: `reason` says how, with its last line and log file. */
+/** A service that exited before it was ready: `reason` says how and why (`failureReason`), and names its log file. */
 export class ServiceStartFailure extends Error {
   constructor(
     readonly service: string,
@@ -55,6 +55,8 @@ const REASON_SHOWN = 400;
 const LINES_KEPT = 50;
 /** How long after a service exited its output may take to end before its reason is read. */
 const OUTPUT_END_WAIT_MS = 2_000;
+/** pino's level of `error` (and above it, `fatal`). */
+const PINO_ERROR = 50;
 
 /**
  * Why a service exited, from its last lines of output, in this order: its last error or fatal log
@@ -83,9 +85,6 @@ export function failureReason(lines: readonly string[]): string {
   }
   return uncaught ?? logged ?? lines.at(-1) ?? "it printed nothing";
 }
-
-/** pino's level of `error` (and above it, `fatal`). */
-const PINO_ERROR = 50;
 
 /**
  * Starts one service as its own process (TypeScript through tsx), its JSON log lines appended to

@@ -54,6 +54,9 @@ export interface StackPlan {
  * every replica lists every node (the bus connects to one at random, so replicas spread over the
  * nodes, and fails over to the others), and streams and buckets are kept on three nodes.
  */
+/** The Node flags of the services whose short-lived objects outlive V8's default young generation. */
+const YOUNG_GENERATION_64_MIB = ["--max-semi-space-size=64"];
+
 export function serviceSpecs(plan: StackPlan): ServiceSpec[] {
   const { env, topology, natsUrls, credentials } = plan;
   const clickhouse = env.CLICKHOUSE_URL !== undefined;
@@ -90,7 +93,7 @@ export function serviceSpecs(plan: StackPlan): ServiceSpec[] {
     ...replicas("provider-verifier", (_, busEnv) => ({ env: busEnv, address: onBus(busEnv) })),
     ...replicas("telemetry", (_, busEnv) => ({
       // A batch's events outlive V8's default 16 MiB young generation; see apps/telemetry/README.md.
-      nodeArgs: ["--max-semi-space-size=64"],
+      nodeArgs: YOUNG_GENERATION_64_MIB,
       env: {
         ...busEnv,
         AGN_DATA_DIR: plan.dataDir,
@@ -100,13 +103,13 @@ export function serviceSpecs(plan: StackPlan): ServiceSpec[] {
     })),
     ...replicas("consumption", (_, busEnv) => ({
       // Settled batches outlive V8's default 16 MiB young generation; see apps/consumption/README.md.
-      nodeArgs: ["--max-semi-space-size=64"],
+      nodeArgs: YOUNG_GENERATION_64_MIB,
       env: { ...busEnv, MONGO_URL: plan.mongoUrl },
       address: onBus(busEnv),
     })),
     ...replicas("gateway-proxy", (index, busEnv) => ({
       // Requests in flight outlive V8's default 16 MiB young generation; see apps/gateway-proxy/README.md.
-      nodeArgs: ["--max-semi-space-size=64"],
+      nodeArgs: YOUNG_GENERATION_64_MIB,
       env: {
         ...busEnv,
         AGN_SEALING_KEY: plan.sealingKey,

@@ -55,6 +55,9 @@ export function portsOutside({ low, high }: { low: number; high: number }): Port
   ].filter((stretch) => stretch.count > 0);
 }
 
+/** This host's `portsOutside` its ephemeral range, read once. */
+let outsideEphemeralRange: PortStretch[] | undefined;
+
 /** The `index`th port of `stretches` taken one after the other. */
 function portAt(stretches: readonly PortStretch[], index: number): number | undefined {
   let rest = index;
@@ -73,7 +76,8 @@ function portAt(stretches: readonly PortStretch[], index: number): number | unde
  * room outside it, or where no free port turns up there, the OS picks.
  */
 export async function freePort(): Promise<number> {
-  const stretches = portsOutside(ephemeralPortRange());
+  outsideEphemeralRange ??= portsOutside(ephemeralPortRange());
+  const stretches = outsideEphemeralRange;
   const total = stretches.reduce((sum, stretch) => sum + stretch.count, 0);
   for (let attempt = 0; total > 0 && attempt < 100; attempt++) {
     const port = portAt(stretches, Math.floor(Math.random() * total));
