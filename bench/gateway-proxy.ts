@@ -147,7 +147,7 @@ async function main() {
     const twoWorkers = TARGETS?.includes(TWO_WORKERS)
       ? await startProxy(TWO_WORKERS, true, ROOT, 2)
       : undefined;
-    const floor = await startNodeFloor(upstream.url, onGatewayCpu);
+    const floor = await startNodeFloor(upstream.url, { wrap: onGatewayCpu });
     children.push(floor.child);
     const portkeyPort = await freePort();
     const portkeyMain = join(

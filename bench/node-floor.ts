@@ -7,17 +7,43 @@
  *
  *   UPSTREAM=http://127.0.0.1:<port> PORT=<port> tsx node-floor.ts
  *
- * Logs a line with "ready":true and the port once it listens.
+ * `UPSTREAM_CONNECTIONS` bounds its pool to the vendor (256, as the proxy's default; bench:streams
+ * raises both so that every stream runs at once).
+ *
+ * Logs a line with "ready":true and the port once it listens. `GET /stats` answers its RSS, heap,
+ * event-loop delay and CPU time.
  */
-import { createServer } from "node:http";
+import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { Pool } from "undici";
 
 const origin = process.env.UPSTREAM;
 if (!origin) throw new Error("UPSTREAM names the vendor's origin");
-const upstream = new Pool(origin, { connections: 256 });
+const upstream = new Pool(origin, { connections: Number(process.env.UPSTREAM_CONNECTIONS ?? 256) });
+
+/** Sampled as prom-client samples the proxy's (`nodejs_eventloop_lag_*`), and reset on each read likewise. */
+const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+loopDelay.enable();
+
+/** `GET /stats`: what bench:streams reads from the proxy's metrics, for the floor (ms and bytes). */
+function sendStats(res: ServerResponse) {
+  const { rss, heapUsed } = process.memoryUsage();
+  const { user, system } = process.cpuUsage();
+  const stats = {
+    rss,
+    heapUsed,
+    lagP99Ms: loopDelay.percentile(99) / 1e6,
+    lagMaxMs: loopDelay.max / 1e6,
+    cpuSeconds: (user + system) / 1e6,
+  };
+  loopDelay.reset();
+  res.writeHead(200, { "content-type": "application/json" });
+  res.end(JSON.stringify(stats));
+}
 
 const server = createServer(async (req, res) => {
+  if (req.method === "GET" && req.url === "/stats") return sendStats(res);
   try {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);

@@ -141,19 +141,29 @@ export async function startMockUpstream(env: NodeJS.ProcessEnv = {}, wrap?: (arg
 
 /**
  * The "node floor" (`node-floor.ts`) in its own process, forwarding to `upstreamUrl`, with the
- * proxy's young generation: the two differ in code, not in heap settings.
+ * proxy's young generation: the two differ in code, not in heap settings. `upstreamConnections`
+ * bounds its pool to the vendor (256 by default, as the proxy's); `wrap` wraps its command line.
  */
-export async function startNodeFloor(upstreamUrl: string, wrap?: (args: string[]) => string[]) {
+export async function startNodeFloor(
+  upstreamUrl: string,
+  options: { wrap?: (args: string[]) => string[]; upstreamConnections?: number } = {},
+) {
   const { port, child } = await startBenchScript(
     "node floor",
     ["node-floor.ts"],
     {
       UPSTREAM: upstreamUrl,
+      UPSTREAM_CONNECTIONS: String(options.upstreamConnections ?? 256),
       NODE_OPTIONS: [process.env.NODE_OPTIONS, YOUNG_GENERATION].filter(Boolean).join(" "),
     },
-    wrap,
+    options.wrap,
   );
-  return { pid: child.pid ?? 0, child, url: `http://127.0.0.1:${port}/v1/chat/completions` };
+  return {
+    pid: child.pid ?? 0,
+    child,
+    url: `http://127.0.0.1:${port}/v1/chat/completions`,
+    statsUrl: `http://127.0.0.1:${port}/stats`,
+  };
 }
 
 export interface ProxyProcessOptions {
@@ -295,6 +305,11 @@ export function startConsumptionProcess(options: ConsumptionProcessOptions) {
 export async function stopChildren(children: readonly ChildProcess[]): Promise<void> {
   for (const child of children) child.kill("SIGTERM");
   await Promise.all(
-    children.map((child) => child.exitCode !== null || new Promise((resolve) => child.once("exit", resolve))),
+    children.map(
+      (child) =>
+        child.exitCode !== null ||
+        child.signalCode !== null ||
+        new Promise((resolve) => child.once("exit", resolve)),
+    ),
   );
 }

@@ -5,7 +5,10 @@
  * open it measures the proxy's RSS and heap per open stream (against the same process idle), its
  * event-loop delay, and the latency of fresh non-streaming requests sent meanwhile, beside the same
  * requests sent directly to the upstream; afterwards, that every request has its event in the
- * request stream and the capped account's counters hold every token served.
+ * request stream and the capped account's counters hold every token served. Then the same streams
+ * and fresh requests go through the node floor (node-floor.ts, bench:proxy's bare Node proxy), so
+ * that what agentnet adds is read beside what any Node proxy adds on the same machine in the same
+ * run (`BENCH_TARGETS`, "agentnet,node floor" by default, picks either).
  *
  * Every connection is a file descriptor (the proxy holds two per stream): the bench raises the
  * open-file limits of its own process, the proxy's and the upstream's with `prlimit` where it may
@@ -19,7 +22,7 @@
 import { type ChildProcess, execFileSync } from "node:child_process";
 import { Pool } from "undici";
 import { runBench } from "./bench-script";
-import { settledExactness } from "./exactness";
+import { type Exactness, settledExactness } from "./exactness";
 import { percentile } from "./percentile";
 import { requestBody } from "./proxy-load";
 import {
@@ -27,6 +30,7 @@ import {
   startBenchBackends,
   startConsumptionProcess,
   startMockUpstream,
+  startNodeFloor,
   startProxyProcess,
   stopChildren,
 } from "./proxy-stack";
@@ -37,6 +41,16 @@ const STREAM_SECONDS = Number(process.env.BENCH_STREAM_SECONDS ?? 60);
 const OPEN_PER_SECOND = Number(process.env.BENCH_STREAMS_OPEN_PER_SECOND ?? 1_000);
 /** Fresh requests timed idle and while the streams are open, one at a time on one connection. */
 const FRESH_REQUESTS = Number(process.env.BENCH_FRESH_REQUESTS ?? 300);
+const AGENTNET = "agentnet";
+/** bench:proxy's bare Node proxy (node-floor.ts): what any Node gateway adds with the same streams open. */
+const NODE_FLOOR = "node floor";
+/**
+ * agentnet's account is capped (a limit so large it never binds: every request holds on the leases
+ * and every stream grows its hold as it goes); `BENCH_UNCAPPED=1` measures it without.
+ */
+const CAPPED = process.env.BENCH_UNCAPPED !== "1";
+/** Both by default, agentnet first; the run takes one stream length per target. */
+const TARGETS = (process.env.BENCH_TARGETS ?? `${AGENTNET},${NODE_FLOOR}`).split(",");
 /** Open files for this process, the proxy and the upstream: two per stream and some to spare. */
 const OPEN_FILES = 2 * STREAMS + 4_096;
 
@@ -96,8 +110,17 @@ async function sequentialLatency(url: string, headers: Record<string, string>, c
   return { p50: percentile(samples, 0.5), p99: percentile(samples, 0.99), failed };
 }
 
+interface Gauges {
+  rss: number;
+  heapUsed: number;
+  lagP99Ms: number;
+  lagMaxMs: number;
+  /** The process's CPU time (user and system) since it started. */
+  cpuSeconds: number;
+}
+
 /** The proxy's own gauges, from its metrics listener. */
-async function proxyGauges(metricsUrl: string) {
+async function proxyGauges(metricsUrl: string): Promise<Gauges> {
   const text = await (await fetch(metricsUrl)).text();
   const gauge = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, "m").exec(text)?.[1]);
   return {
@@ -105,7 +128,13 @@ async function proxyGauges(metricsUrl: string) {
     heapUsed: gauge("nodejs_heap_size_used_bytes"),
     lagP99Ms: gauge("nodejs_eventloop_lag_p99_seconds") * 1000,
     lagMaxMs: gauge("nodejs_eventloop_lag_max_seconds") * 1000,
+    cpuSeconds: gauge("process_cpu_seconds_total"),
   };
+}
+
+/** The node floor's gauges, the same ones (`GET /stats`, node-floor.ts). */
+async function floorGauges(statsUrl: string): Promise<Gauges> {
+  return (await (await fetch(statsUrl)).json()) as Gauges;
 }
 
 interface StreamOutcome {
@@ -115,55 +144,53 @@ interface StreamOutcome {
   events: number;
 }
 
-async function main() {
-  const raised = raiseOpenFiles();
-  const withOpenFiles = (args: string[]) =>
-    raised ? ["prlimit", `--nofile=${OPEN_FILES}:${OPEN_FILES}`, ...args] : args;
-  const backends = await startBenchBackends("agentnet_bench_streams");
-  const { nats, nc, sealingText } = backends;
-  const children: ChildProcess[] = [];
-  let streamsPool: Pool | undefined;
+/** A gateway the streams go through: agentnet, or the node floor beside it. */
+interface Target {
+  name: string;
+  url: string;
+  headers: Record<string, string>;
+  gauges: () => Promise<Gauges>;
+  process: ChildProcess;
+}
+
+type Latency = Awaited<ReturnType<typeof sequentialLatency>>;
+
+interface TargetRun {
+  target: Target;
+  opened: number;
+  answered: number;
+  headersMs: number[];
+  idle: Gauges;
+  busy: Gauges;
+  /** Its share of one core while the fresh requests ran beside the open streams. */
+  busyCpuShare: number;
+  idleDirect: Latency;
+  idleTarget: Latency;
+  busyDirect: Latency;
+  busyTarget: Latency;
+  measuredWhileOpen: boolean;
+  /** The fresh requests it answered 2xx (its warm-up's, idle and while the streams were open). */
+  freshServed: number;
+}
+
+/**
+ * One target's run: warmed up, its fresh requests' latency idle (beside the same requests sent
+ * directly), `STREAMS` streams opened through it, the fresh requests again while they are all open,
+ * its gauges idle and open; then every stream waited for to its end.
+ */
+async function runTarget(target: Target, direct: string): Promise<TargetRun> {
+  const directHeaders = { authorization: "Bearer sk-bench" };
+  const warmUp = await sequentialLatency(target.url, target.headers, FRESH_REQUESTS);
+  const idleDirect = await sequentialLatency(direct, directHeaders, FRESH_REQUESTS);
+  const idleTarget = await sequentialLatency(target.url, target.headers, FRESH_REQUESTS);
+  const idle = await target.gauges();
+
+  process.stdout.write(
+    `${target.name}: opening ${STREAMS} streams of ${STREAM_SECONDS} s, ${OPEN_PER_SECOND}/s\n`,
+  );
+  const origin = new URL(target.url);
+  const streamsPool = new Pool(origin.origin, { connections: STREAMS });
   try {
-    const upstream = await startMockUpstream(
-      { MOCK_STREAM_EVENTS: String(STREAM_SECONDS), MOCK_STREAM_INTERVAL_MS: "1000" },
-      withOpenFiles,
-    );
-    children.push(upstream.child);
-    children.push(
-      await startConsumptionProcess({
-        name: "consumption",
-        busEnv: nats.serviceEnv("consumption"),
-        mongoUrl: backends.databaseUrl,
-        durable: `bench-streams-${Date.now()}`,
-      }),
-    );
-    const proxy = await startProxyProcess({
-      name: "agentnet",
-      busEnv: nats.serviceEnv("gateway-proxy"),
-      sealingText,
-      upstreamPort: upstream.port,
-      metrics: true,
-      env: {
-        HTTP_MAX_CONNECTIONS: String(STREAMS + 1_024),
-        AGN_UPSTREAM_CONNECTIONS_PER_ORIGIN: String(STREAMS + 1_024),
-      },
-      wrap: withOpenFiles,
-    });
-    children.push(proxy.child);
-    const metricsUrl = proxy.metricsUrl ?? "";
-    const account = await createBenchAccount(nc, upstream.url, true);
-    const headers = { authorization: `Bearer ${account.token}` };
-    const direct = `${upstream.url}/v1/chat/completions`;
-
-    // Idle: the proxy warmed up, then its memory and the fresh requests' latency with nothing open.
-    const warmUp = await sequentialLatency(proxy.url, headers, FRESH_REQUESTS);
-    const idleDirect = await sequentialLatency(direct, { authorization: "Bearer sk-bench" }, FRESH_REQUESTS);
-    const idleProxy = await sequentialLatency(proxy.url, headers, FRESH_REQUESTS);
-    const idle = await proxyGauges(metricsUrl);
-
-    process.stdout.write(`opening ${STREAMS} streams of ${STREAM_SECONDS} s, ${OPEN_PER_SECOND}/s\n`);
-    const origin = new URL(proxy.url);
-    streamsPool = new Pool(origin.origin, { connections: STREAMS });
     const opened = { headers: 0 };
     const streams: Promise<StreamOutcome>[] = [];
     for (let index = 0; index < STREAMS; index++) {
@@ -176,7 +203,7 @@ async function main() {
           .request({
             method: "POST",
             path: origin.pathname,
-            headers: { "content-type": "application/json", ...headers },
+            headers: { "content-type": "application/json", ...target.headers },
             body: requestBody(true),
             headersTimeout: 0,
             bodyTimeout: 0,
@@ -196,49 +223,163 @@ async function main() {
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     const openAt = performance.now();
-    process.stdout.write(`${opened.headers} of ${STREAMS} streams answered their headers\n`);
+    process.stdout.write(`${target.name}: ${opened.headers} of ${STREAMS} streams answered their headers\n`);
 
-    // All open: the fresh requests, then the gauges (the event-loop delay since the idle scrape).
-    await proxyGauges(metricsUrl);
-    const busyDirect = await sequentialLatency(direct, { authorization: "Bearer sk-bench" }, FRESH_REQUESTS);
-    const busyProxy = await sequentialLatency(proxy.url, headers, FRESH_REQUESTS);
-    const busy = await proxyGauges(metricsUrl);
+    // All open: the fresh requests, then the gauges (the event-loop delay since the idle read).
+    const before = await target.gauges();
+    const busySince = performance.now();
+    const busyDirect = await sequentialLatency(direct, directHeaders, FRESH_REQUESTS);
+    const busyTarget = await sequentialLatency(target.url, target.headers, FRESH_REQUESTS);
+    const busy = await target.gauges();
+    const busyCpuShare = (busy.cpuSeconds - before.cpuSeconds) / ((performance.now() - busySince) / 1000);
     const measuredWhileOpen = (performance.now() - openAt) / 1000 < STREAM_SECONDS - 5;
 
     const outcomes = await Promise.all(streams);
-    const answered = outcomes.filter((outcome) => outcome.status === 200 && outcome.events >= STREAM_SECONDS);
-    const headersMs = outcomes.map((outcome) => outcome.headersMs).sort((a, b) => a - b);
-    const freshServed = [warmUp, idleProxy, busyProxy].reduce(
-      (served, sample) => served + FRESH_REQUESTS - sample.failed,
-      0,
-    );
-    const exact = await settledExactness(nc, {
-      account,
-      capped: true,
-      served: answered.length + freshServed,
-    });
-
-    const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
-    const kb = (bytes: number) => (bytes / 1024).toFixed(1);
-    process.stdout.write(
-      [
-        "",
-        `| streams open at once | answered whole | time to headers p50 / p99 / max (ms) | proxy RSS idle → open (MB) | per open stream | heap used idle → open (MB) | per open stream | event-loop delay p99 / max while open (ms) |`,
-        "|---|---|---|---|---|---|---|---|",
-        `| ${opened.headers} of ${STREAMS} | ${answered.length} | ${percentile(headersMs, 0.5).toFixed(1)} / ${percentile(headersMs, 0.99).toFixed(1)} / ${(headersMs.at(-1) ?? 0).toFixed(1)} | ${mb(idle.rss)} → ${mb(busy.rss)} | ${kb((busy.rss - idle.rss) / STREAMS)} KB | ${mb(idle.heapUsed)} → ${mb(busy.heapUsed)} | ${kb((busy.heapUsed - idle.heapUsed) / STREAMS)} KB | ${busy.lagP99Ms.toFixed(1)} / ${busy.lagMaxMs.toFixed(1)} |`,
-        "",
-        "| fresh requests (one at a time) | direct p50 / p99 (ms) | agentnet p50 / p99 (ms) | added p50 / p99 (ms) | failed |",
-        "|---|---|---|---|---|",
-        `| idle | ${idleDirect.p50.toFixed(2)} / ${idleDirect.p99.toFixed(2)} | ${idleProxy.p50.toFixed(2)} / ${idleProxy.p99.toFixed(2)} | ${(idleProxy.p50 - idleDirect.p50).toFixed(2)} / ${(idleProxy.p99 - idleDirect.p99).toFixed(2)} | ${idleProxy.failed} |`,
-        `| ${opened.headers} streams open${measuredWhileOpen ? "" : " (some had ended)"} | ${busyDirect.p50.toFixed(2)} / ${busyDirect.p99.toFixed(2)} | ${busyProxy.p50.toFixed(2)} / ${busyProxy.p99.toFixed(2)} | ${(busyProxy.p50 - busyDirect.p50).toFixed(2)} / ${(busyProxy.p99 - busyDirect.p99).toFixed(2)} | ${busyProxy.failed} |`,
-        "",
-        `events in the request stream ${exact.events} for ${exact.served} requests served; counters ${exact.counters.map((counter) => `${counter.dimension} ${counter.input} in / ${counter.output} out`).join(", ")}; exact: ${exact.exact}`,
-        "",
-      ].join("\n"),
-    );
-    if (!exact.exact || answered.length !== STREAMS) process.exitCode = 1;
+    return {
+      target,
+      opened: opened.headers,
+      answered: outcomes.filter((outcome) => outcome.status === 200 && outcome.events >= STREAM_SECONDS)
+        .length,
+      headersMs: outcomes.map((outcome) => outcome.headersMs).sort((a, b) => a - b),
+      idle,
+      busy,
+      busyCpuShare,
+      idleDirect,
+      idleTarget,
+      busyDirect,
+      busyTarget,
+      measuredWhileOpen,
+      freshServed: [warmUp, idleTarget, busyTarget].reduce(
+        (served, sample) => served + FRESH_REQUESTS - sample.failed,
+        0,
+      ),
+    };
   } finally {
-    await streamsPool?.destroy();
+    await streamsPool.destroy();
+  }
+}
+
+const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
+const kb = (bytes: number) => (bytes / 1024).toFixed(1);
+const ms = (latency: Latency) => `${latency.p50.toFixed(2)} / ${latency.p99.toFixed(2)}`;
+const added = (target: Latency, direct: Latency) =>
+  `${(target.p50 - direct.p50).toFixed(2)} / ${(target.p99 - direct.p99).toFixed(2)}`;
+
+function report(runs: readonly TargetRun[]): string {
+  const lines = [
+    "",
+    `| target | streams open at once | answered whole | time to headers p50 / p99 / max (ms) | RSS idle → open (MB) | per open stream | heap used idle → open (MB) | per open stream | event-loop delay p99 / max while open (ms) | CPU while open |`,
+    "|---|---|---|---|---|---|---|---|---|---|",
+    ...runs.map(
+      ({ target, opened, answered, headersMs, idle, busy, busyCpuShare }) =>
+        `| ${target.name} | ${opened} of ${STREAMS} | ${answered} | ${percentile(headersMs, 0.5).toFixed(1)} / ${percentile(headersMs, 0.99).toFixed(1)} / ${(headersMs.at(-1) ?? 0).toFixed(1)} | ${mb(idle.rss)} → ${mb(busy.rss)} | ${kb((busy.rss - idle.rss) / STREAMS)} KB | ${mb(idle.heapUsed)} → ${mb(busy.heapUsed)} | ${kb((busy.heapUsed - idle.heapUsed) / STREAMS)} KB | ${busy.lagP99Ms.toFixed(1)} / ${busy.lagMaxMs.toFixed(1)} | ${(100 * busyCpuShare).toFixed(0)} % |`,
+    ),
+    "",
+    "| target | fresh requests (one at a time) | direct p50 / p99 (ms) | through the target p50 / p99 (ms) | added p50 / p99 (ms) | failed |",
+    "|---|---|---|---|---|---|",
+  ];
+  for (const run of runs) {
+    const open = `${run.opened} streams open${run.measuredWhileOpen ? "" : " (some had ended)"}`;
+    lines.push(
+      `| ${run.target.name} | idle | ${ms(run.idleDirect)} | ${ms(run.idleTarget)} | ${added(run.idleTarget, run.idleDirect)} | ${run.idleTarget.failed} |`,
+      `| ${run.target.name} | ${open} | ${ms(run.busyDirect)} | ${ms(run.busyTarget)} | ${added(run.busyTarget, run.busyDirect)} | ${run.busyTarget.failed} |`,
+    );
+  }
+  return lines.join("\n");
+}
+
+async function main() {
+  const raised = raiseOpenFiles();
+  const withOpenFiles = (args: string[]) =>
+    raised ? ["prlimit", `--nofile=${OPEN_FILES}:${OPEN_FILES}`, ...args] : args;
+  const backends = await startBenchBackends("agentnet_bench_streams");
+  const { nats, nc, sealingText } = backends;
+  const children: ChildProcess[] = [];
+  try {
+    const upstream = await startMockUpstream(
+      { MOCK_STREAM_EVENTS: String(STREAM_SECONDS), MOCK_STREAM_INTERVAL_MS: "1000" },
+      withOpenFiles,
+    );
+    children.push(upstream.child);
+    children.push(
+      await startConsumptionProcess({
+        name: "consumption",
+        busEnv: nats.serviceEnv("consumption"),
+        mongoUrl: backends.databaseUrl,
+        durable: `bench-streams-${Date.now()}`,
+      }),
+    );
+    const connections = String(STREAMS + 1_024);
+    const proxy = await startProxyProcess({
+      name: AGENTNET,
+      busEnv: nats.serviceEnv("gateway-proxy"),
+      sealingText,
+      upstreamPort: upstream.port,
+      metrics: true,
+      env: { HTTP_MAX_CONNECTIONS: connections, AGN_UPSTREAM_CONNECTIONS_PER_ORIGIN: connections },
+      wrap: withOpenFiles,
+    });
+    const floor = await startNodeFloor(upstream.url, {
+      wrap: withOpenFiles,
+      upstreamConnections: STREAMS + 1_024,
+    });
+    const account = await createBenchAccount(nc, upstream.url, CAPPED);
+    const targets: Target[] = [
+      {
+        name: AGENTNET,
+        url: proxy.url,
+        headers: { authorization: `Bearer ${account.token}` },
+        gauges: () => proxyGauges(proxy.metricsUrl ?? ""),
+        process: proxy.child,
+      },
+      {
+        name: NODE_FLOOR,
+        url: floor.url,
+        headers: { authorization: "Bearer sk-bench" },
+        gauges: () => floorGauges(floor.statsUrl),
+        process: floor.child,
+      },
+    ];
+    children.push(...targets.map((target) => target.process));
+    const direct = `${upstream.url}/v1/chat/completions`;
+
+    // One target at a time, each stopped after its run: its keep-alive connections to the upstream
+    // close with it, or the next one's streams would find the upstream out of file descriptors.
+    const runs: TargetRun[] = [];
+    let books: Exactness | undefined;
+    for (const target of targets.filter((each) => TARGETS.includes(each.name))) {
+      const run = await runTarget(target, direct);
+      runs.push(run);
+      if (target.name === AGENTNET) {
+        books = await settledExactness(nc, {
+          account,
+          capped: CAPPED,
+          served: run.answered + run.freshServed,
+        });
+      }
+      await stopChildren([target.process]);
+    }
+
+    const lines = [report(runs), ""];
+    const agentnet = runs.find((run) => run.target.name === AGENTNET);
+    const nodeFloor = runs.find((run) => run.target.name === NODE_FLOOR);
+    if (agentnet && nodeFloor) {
+      const addedP99 = (run: TargetRun) => run.busyTarget.p99 - run.busyDirect.p99;
+      lines.push(
+        `added p99 while the streams are open, agentnet − node floor: ${(addedP99(agentnet) - addedP99(nodeFloor)).toFixed(2)} ms`,
+        "",
+      );
+    }
+    if (books) {
+      lines.push(
+        `agentnet: events in the request stream ${books.events} for ${books.served} requests served; counters ${books.counters.map((counter) => `${counter.dimension} ${counter.input} in / ${counter.output} out`).join(", ")}; exact: ${books.exact}`,
+        "",
+      );
+    }
+    process.stdout.write(`${lines.join("\n")}\n`);
+    const exact = books?.exact ?? true;
+    if (!exact || runs.some((run) => run.answered !== STREAMS)) process.exitCode = 1;
+  } finally {
     await stopChildren(children);
     await backends.stop();
   }
