@@ -4,10 +4,13 @@ import { fileURLToPath } from "node:url";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 
-/** Runs a benchmark's `main` and exits: 0 when it finished, 1 with its error printed when it threw. */
+/**
+ * Runs a benchmark's `main` and exits: with the `process.exitCode` it set when it finished (0 unless
+ * it found a run wrong), 1 with its error printed when it threw.
+ */
 export const runBench = (main: () => Promise<void>) =>
   main().then(
-    () => process.exit(0),
+    () => process.exit(),
     (error) => {
       console.error(error);
       process.exit(1);

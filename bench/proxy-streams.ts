@@ -50,7 +50,9 @@ const NODE_FLOOR = "node floor";
  */
 const CAPPED = process.env.BENCH_UNCAPPED !== "1";
 /** Both by default, agentnet first; the run takes one stream length per target. */
-const TARGETS = (process.env.BENCH_TARGETS ?? `${AGENTNET},${NODE_FLOOR}`).split(",");
+const TARGETS = (process.env.BENCH_TARGETS ?? `${AGENTNET},${NODE_FLOOR}`)
+  .split(",")
+  .map((name) => name.trim());
 /** Open files for this process, the proxy and the upstream: two per stream and some to spare. */
 const OPEN_FILES = 2 * STREAMS + 4_096;
 
@@ -319,10 +321,12 @@ async function main() {
       env: { HTTP_MAX_CONNECTIONS: connections, AGN_UPSTREAM_CONNECTIONS_PER_ORIGIN: connections },
       wrap: withOpenFiles,
     });
+    children.push(proxy.child);
     const floor = await startNodeFloor(upstream.url, {
       wrap: withOpenFiles,
       upstreamConnections: STREAMS + 1_024,
     });
+    children.push(floor.child);
     const account = await createBenchAccount(nc, upstream.url, CAPPED);
     const targets: Target[] = [
       {
@@ -340,7 +344,6 @@ async function main() {
         process: floor.child,
       },
     ];
-    children.push(...targets.map((target) => target.process));
     const direct = `${upstream.url}/v1/chat/completions`;
 
     // One target at a time, each stopped after its run: its keep-alive connections to the upstream
