@@ -142,7 +142,7 @@ export async function startMockUpstream(env: NodeJS.ProcessEnv = {}, wrap?: (arg
 /**
  * The "node floor" (`node-floor.ts`) in its own process, forwarding to `upstreamUrl`, with the
  * proxy's young generation: the two differ in code, not in heap settings. `upstreamConnections`
- * bounds its pool to the vendor (256 by default, as the proxy's); `wrap` wraps its command line.
+ * bounds its pool to the vendor (node-floor.ts's default otherwise); `wrap` wraps its command line.
  */
 export async function startNodeFloor(
   upstreamUrl: string,
@@ -153,7 +153,7 @@ export async function startNodeFloor(
     ["node-floor.ts"],
     {
       UPSTREAM: upstreamUrl,
-      UPSTREAM_CONNECTIONS: String(options.upstreamConnections ?? 256),
+      UPSTREAM_CONNECTIONS: options.upstreamConnections?.toString(),
       NODE_OPTIONS: [process.env.NODE_OPTIONS, YOUNG_GENERATION].filter(Boolean).join(" "),
     },
     options.wrap,

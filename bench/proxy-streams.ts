@@ -20,6 +20,7 @@
  *   BENCH_STREAMS=10000 pnpm --filter @agentnet/bench bench:streams
  */
 import { type ChildProcess, execFileSync } from "node:child_process";
+import { setTimeout as sleep } from "node:timers/promises";
 import { Pool } from "undici";
 import { runBench } from "./bench-script";
 import { type Exactness, settledExactness } from "./exactness";
@@ -197,7 +198,7 @@ async function runTarget(target: Target, direct: string): Promise<TargetRun> {
     const streams: Promise<StreamOutcome>[] = [];
     for (let index = 0; index < STREAMS; index++) {
       if (index > 0 && index % Math.max(1, Math.round(OPEN_PER_SECOND / 10)) === 0) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        await sleep(100);
       }
       const sent = performance.now();
       streams.push(
@@ -222,12 +223,13 @@ async function runTarget(target: Target, direct: string): Promise<TargetRun> {
     }
     const allOpenBy = Date.now() + 60_000;
     while (opened.headers < STREAMS && Date.now() < allOpenBy) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await sleep(200);
     }
     const openAt = performance.now();
     process.stdout.write(`${target.name}: ${opened.headers} of ${STREAMS} streams answered their headers\n`);
 
-    // All open: the fresh requests, then the gauges (the event-loop delay since the idle read).
+    // All open: the fresh requests between two reads of the gauges (the event-loop delay and CPU
+    // time between them).
     const before = await target.gauges();
     const busySince = performance.now();
     const busyDirect = await sequentialLatency(direct, directHeaders, FRESH_REQUESTS);

@@ -79,6 +79,11 @@ export class StreamWatcher implements EventSink {
 
   /** Bytes of the stream as they came; its framing finds the events in them. */
   push(chunk: Uint8Array): void {
+    if (!this.trackOutput) {
+      // Nothing is kept unscanned: no clock to read.
+      this.reader.push(chunk, this);
+      return;
+    }
     const now = performance.now();
     const slow = now - this.lastPushAt >= MAX_UNSCANNED_MS;
     this.lastPushAt = now;
