@@ -1,3 +1,4 @@
+import { setTimeout } from "node:timers/promises";
 import { maxEventBytes, maxPayloadOf, type NatsConnection } from "@agentnet/bus";
 import { findCatalogProvider } from "@agentnet/catalog";
 import { Events, GatewayRequestEvent } from "@agentnet/contracts";
@@ -120,6 +121,27 @@ describe("AdmissionAnnouncer", () => {
     expect(seen.events()[0]?.id).toBe(next.id);
     expect(announcer.status()).toEqual({ truncated: 0, dropped: 1 });
     expect(warn).toHaveBeenCalledTimes(1);
+  });
+
+  it("sends admissions a turn later, but a request's own at once when its event is about to follow", async () => {
+    const proxyId = uniqueId("proxy");
+    const seen = await admissionsOf(proxyId);
+    const announcer = new AdmissionAnnouncer(proxyBus, proxyId, createLogger("admission-test", "silent"));
+    const record = makeRecord();
+    announcer.announce(record, admitted, pricing);
+    // Markers published on the same connection stand for events: the observer sees the order sent.
+    announcer.flushBefore("req_of_another_admission");
+    proxyBus.publish(Events.proxyAdmitted(proxyId), "marker before");
+    announcer.flushBefore(record.id);
+    proxyBus.publish(Events.proxyAdmitted(proxyId), "marker after");
+    await eventually(() => seen.messages.length === 3);
+    await setTimeout(50);
+    await observer.flush();
+    const texts = seen.messages.map((data) => new TextDecoder().decode(data));
+    expect(texts).toHaveLength(3);
+    expect(texts[0]).toBe("marker before");
+    expect(texts[1]?.startsWith(`${record.id} {`)).toBe(true);
+    expect(texts[2]).toBe("marker after");
   });
 
   it("reports a publish nats.js refuses instead of throwing from its timer", async () => {

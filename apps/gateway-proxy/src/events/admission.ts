@@ -7,6 +7,12 @@ import { zeroUsage } from "../wires";
 import { buildEvent, type RequestRecord } from "./build";
 import { fitEvent } from "./fit";
 
+interface Admission {
+  record: RequestRecord;
+  admitted: AdmittedTokens;
+  pricing: Pricing;
+}
+
 /**
  * Tells the consumption leader, as requests are forwarded, what each stands for should this proxy
  * die before its answer ends: the request's event as the leader would publish it then, its row
@@ -14,12 +20,18 @@ import { fitEvent } from "./fit";
  * output hold). Core NATS, no ack, so a request waits for nothing; the admissions of one event-loop
  * turn leave as one message (one per request cost the bus a third of the proxy's throughput), one
  * line `<request id> <event JSON>` each, split over as many messages as the server's max_payload
- * asks. The proxy's own event, published on the same connection after the answer, always reaches
- * the leader later. An admission is never larger than an event may be (the leader publishes it as
- * one): one with a giant model name has its long fields cut, one that cannot fit is not announced.
+ * asks. They are built and sent a loop turn after they were announced, once the requests' own
+ * upstream writes have left (undici writes a request on a reused keep-alive connection in the
+ * check phase), so announcing adds nothing to a request's latency. The proxy's own event always
+ * reaches the leader later: it is published on the same connection, and `flushBefore` sends the
+ * request's admission first should its answer end before the turn does. An admission is never
+ * larger than an event may be (the leader publishes it as one): one with a giant model name has
+ * its long fields cut, one that cannot fit is not announced.
  */
 export class AdmissionAnnouncer {
-  private lines: string[] = [];
+  private waiting: Admission[] = [];
+  /** The requests of `waiting`, by id: an event must not overtake its own admission. */
+  private readonly waitingIds = new Set<string>();
   private scheduled = false;
   /** Admissions announced with their long fields cut to fit. */
   truncated = 0;
@@ -32,9 +44,55 @@ export class AdmissionAnnouncer {
     private readonly logger: Logger,
   ) {}
 
-  /** `record` is the admission's own (`requestRecord` built it for this call): it is completed in place. */
+  /**
+   * `record` is the admission's own (`requestRecord` built it for this call): it is completed in
+   * place when the admission is sent.
+   */
   announce(record: RequestRecord, admitted: AdmittedTokens, pricing: Pricing): void {
     if (!record.metered) return;
+    this.waiting.push({ record, admitted, pricing });
+    this.waitingIds.add(record.id);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() =>
+        setImmediate(() => {
+          this.scheduled = false;
+          this.flush();
+        }),
+      );
+    }
+  }
+
+  /** Sends what waits now if the admission of request `id` is among it: its event goes out next. */
+  flushBefore(id: string): void {
+    if (this.waitingIds.has(id)) this.flush();
+  }
+
+  flush(): void {
+    const admissions = this.waiting;
+    this.waiting = [];
+    this.waitingIds.clear();
+    const limit = maxPayloadOf(this.nc);
+    let batch: string[] = [];
+    let bytes = 0;
+    for (const admission of admissions) {
+      const line = this.line(admission);
+      if (line === undefined) continue;
+      // With its line break; one line alone always fits, being no larger than an event.
+      const lineBytes = Buffer.byteLength(line) + 1;
+      if (batch.length > 0 && bytes + lineBytes > limit) {
+        this.publish(batch);
+        batch = [];
+        bytes = 0;
+      }
+      batch.push(line);
+      bytes += lineBytes;
+    }
+    if (batch.length > 0) this.publish(batch);
+  }
+
+  /** The admission's line, `<request id> <event JSON>`; undefined when it cannot fit the bus. */
+  private line({ record, admitted, pricing }: Admission): string | undefined {
     const usage = { ...zeroUsage(), ...admitted };
     // Set on the record rather than spread into a copy: the copy cost as much as building the event.
     record.endedAt = record.startedAt;
@@ -54,38 +112,13 @@ export class AdmissionAnnouncer {
           { request_id: record.id, bytes: Buffer.byteLength(json), limit_bytes: limit },
           "admission too large for the bus: not announced",
         );
-        return;
+        return undefined;
       }
       this.truncated++;
       json = JSON.stringify(fitted);
     }
     // JSON never holds a raw line break, so lines separate admissions.
-    this.lines.push(`${record.id} ${json}`);
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(() => this.flush());
-    }
-  }
-
-  flush(): void {
-    this.scheduled = false;
-    const lines = this.lines;
-    this.lines = [];
-    const limit = maxPayloadOf(this.nc);
-    let batch: string[] = [];
-    let bytes = 0;
-    for (const line of lines) {
-      // With its line break; one line alone always fits, being no larger than an event.
-      const lineBytes = Buffer.byteLength(line) + 1;
-      if (batch.length > 0 && bytes + lineBytes > limit) {
-        this.publish(batch);
-        batch = [];
-        bytes = 0;
-      }
-      batch.push(line);
-      bytes += lineBytes;
-    }
-    if (batch.length > 0) this.publish(batch);
+    return `${record.id} ${json}`;
   }
 
   status() {

@@ -84,6 +84,7 @@ function publish(ctx: ProxyContext, record: RequestRecord, stored?: () => void):
     return;
   }
   record.endedAt = Date.now();
+  ctx.admissions.flushBefore(record.id);
   const event = buildEvent(record);
   const trace = describeRequest(event, record);
   ctx.publisher.enqueue(Events.requests(event.account_id), event, event.id, trace, stored);
