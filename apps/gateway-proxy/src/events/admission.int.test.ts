@@ -123,25 +123,35 @@ describe("AdmissionAnnouncer", () => {
     expect(warn).toHaveBeenCalledTimes(1);
   });
 
-  it("sends admissions a turn later, but a request's own at once when its event is about to follow", async () => {
+  it("sends admissions right behind the upstream writes of their turn, and a request's own before its event", async () => {
     const proxyId = uniqueId("proxy");
+    const subject = Events.proxyAdmitted(proxyId);
     const seen = await admissionsOf(proxyId);
     const announcer = new AdmissionAnnouncer(proxyBus, proxyId, createLogger("admission-test", "silent"));
-    const record = makeRecord();
-    announcer.announce(record, admitted, pricing);
-    // Markers published on the same connection stand for events: the observer sees the order sent.
+    const texts = () => seen.messages.map((data) => new TextDecoder().decode(data));
+    // Markers published on the same connection stand for other writes: the observer sees the order sent.
+    const forwarded = makeRecord();
+    announcer.announce(forwarded, admitted, pricing);
+    // As undici queues a reused connection's write at dispatch, after the announcement.
+    setImmediate(() => proxyBus.publish(subject, "upstream write"));
+    announcer.behindUpstreamWrites();
+    await eventually(() => seen.messages.length === 2);
+    expect(texts()[0]).toBe("upstream write");
+    expect(texts()[1]?.startsWith(`${forwarded.id} {`)).toBe(true);
+
+    const answered = makeRecord();
+    announcer.announce(answered, admitted, pricing);
     announcer.flushBefore("req_of_another_admission");
-    proxyBus.publish(Events.proxyAdmitted(proxyId), "marker before");
-    announcer.flushBefore(record.id);
-    proxyBus.publish(Events.proxyAdmitted(proxyId), "marker after");
-    await eventually(() => seen.messages.length === 3);
+    proxyBus.publish(subject, "event of another request");
+    announcer.flushBefore(answered.id);
+    proxyBus.publish(subject, "its event");
+    await eventually(() => seen.messages.length === 5);
     await setTimeout(50);
     await observer.flush();
-    const texts = seen.messages.map((data) => new TextDecoder().decode(data));
-    expect(texts).toHaveLength(3);
-    expect(texts[0]).toBe("marker before");
-    expect(texts[1]?.startsWith(`${record.id} {`)).toBe(true);
-    expect(texts[2]).toBe("marker after");
+    expect(texts()).toHaveLength(5);
+    expect(texts()[2]).toBe("event of another request");
+    expect(texts()[3]?.startsWith(`${answered.id} {`)).toBe(true);
+    expect(texts()[4]).toBe("its event");
   });
 
   it("reports a publish nats.js refuses instead of throwing from its timer", async () => {

@@ -20,11 +20,12 @@ interface Admission {
  * output hold). Core NATS, no ack, so a request waits for nothing; the admissions of one event-loop
  * turn leave as one message (one per request cost the bus a third of the proxy's throughput), one
  * line `<request id> <event JSON>` each, split over as many messages as the server's max_payload
- * asks. They are built and sent a loop turn after they were announced, once the requests' own
- * upstream writes have left (undici writes a request on a reused keep-alive connection in the
- * check phase), so announcing adds nothing to a request's latency. The proxy's own event always
- * reaches the leader later: it is published on the same connection, and `flushBefore` sends the
- * request's admission first should its answer end before the turn does. An admission is never
+ * asks. They are built and sent in the check phase of the turn they were announced in, right after
+ * the turn's upstream writes (`behindUpstreamWrites`: undici writes a request on a reused
+ * keep-alive connection in a `setImmediate` it queues at dispatch): before them, a request waited
+ * for its admission's build and write, and for the NATS and consumption work that wakes. The
+ * proxy's own event always reaches the leader later: it is published on the same connection, and
+ * `flushBefore` sends the request's admission first should it still wait. An admission is never
  * larger than an event may be (the leader publishes it as one): one with a giant model name has
  * its long fields cut, one that cannot fit is not announced.
  */
@@ -32,10 +33,10 @@ export class AdmissionAnnouncer {
   private waiting: Admission[] = [];
   /** The requests of `waiting`, by id: an event must not overtake its own admission. */
   private readonly waitingIds = new Set<string>();
-  private scheduled = false;
+  private scheduled: NodeJS.Immediate | undefined;
   /** Admissions announced with their long fields cut to fit. */
   truncated = 0;
-  /** Admissions too large for the bus even cut: not announced. */
+  /** Admissions not announced: too large for the bus even cut (or, unexpectedly, not buildable). */
   dropped = 0;
 
   constructor(
@@ -52,16 +53,23 @@ export class AdmissionAnnouncer {
     if (!record.metered) return;
     this.waiting.push({ record, admitted, pricing });
     this.waitingIds.add(record.id);
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(() =>
-        setImmediate(() => {
-          this.scheduled = false;
-          this.flush();
-        }),
-      );
-    }
+    this.scheduled ??= setImmediate(this.flushScheduled);
   }
+
+  /**
+   * An upstream request was just dispatched: what waits goes out right behind its write, in this
+   * check phase, rather than ahead of it.
+   */
+  behindUpstreamWrites(): void {
+    if (this.scheduled === undefined) return;
+    clearImmediate(this.scheduled);
+    this.scheduled = setImmediate(this.flushScheduled);
+  }
+
+  private readonly flushScheduled = () => {
+    this.scheduled = undefined;
+    this.flush();
+  };
 
   /** Sends what waits now if the admission of request `id` is among it: its event goes out next. */
   flushBefore(id: string): void {
@@ -76,7 +84,7 @@ export class AdmissionAnnouncer {
     let batch: string[] = [];
     let bytes = 0;
     for (const admission of admissions) {
-      const line = this.line(admission);
+      const line = this.lineOrNone(admission);
       if (line === undefined) continue;
       // With its line break; one line alone always fits, being no larger than an event.
       const lineBytes = Buffer.byteLength(line) + 1;
@@ -89,6 +97,20 @@ export class AdmissionAnnouncer {
       bytes += lineBytes;
     }
     if (batch.length > 0) this.publish(batch);
+  }
+
+  /** `line`, or undefined (logged and counted as dropped) should building it throw: the others still go. */
+  private lineOrNone(admission: Admission): string | undefined {
+    try {
+      return this.line(admission);
+    } catch (error) {
+      this.dropped++;
+      this.logger.error(
+        { err: error, request_id: admission.record.id },
+        "admission cannot be built: not announced",
+      );
+      return undefined;
+    }
   }
 
   /** The admission's line, `<request id> <event JSON>`; undefined when it cannot fit the bus. */

@@ -192,7 +192,9 @@ async function attemptAt(
   if (slot === "busy") return upstreamBusy(request.wire, ctx.pools.waitMs);
   let result: ForwardResult;
   try {
-    result = await relay(forwarded, request.res);
+    const relaying = relay(forwarded, request.res);
+    ctx.admissions.behindUpstreamWrites();
+    result = await relaying;
   } finally {
     upstream.slots.release();
   }
