@@ -25,14 +25,48 @@ export interface Target {
   pid?: number;
 }
 
-/** The chat completion every bench sends, streamed or not. */
-export const requestBody = (stream: boolean) =>
-  JSON.stringify({
-    model: "gpt-4o-mini",
-    messages: [{ role: "user", content: "Say hello" }],
-    max_tokens: 16,
-    ...(stream ? { stream: true } : {}),
-  });
+/**
+ * `BENCH_PROMPT_KB`: the conversation each request carries, in KiB (0, the default: one short
+ * message). Coding agents send 50–300 KB a request (their system prompt, the conversation so far,
+ * tool results), which a gateway reads, parses, estimates and forwards on every turn.
+ */
+export const PROMPT_KB = Number(process.env.BENCH_PROMPT_KB ?? 0);
+
+/** A coding agent's conversation of about `kib` KiB of JSON: tool results of code, short replies. */
+function conversation(kib: number): { role: string; content: string }[] {
+  if (kib <= 0) return [{ role: "user", content: "Say hello" }];
+  const messages = [
+    { role: "system", content: "You are a coding agent in the user's repository. ".repeat(40) },
+  ];
+  const code = "  const value = compute(input, options); // one line of the file read\n".repeat(25);
+  let bytes = JSON.stringify(messages).length;
+  for (let turn = 0; bytes < kib * 1024; turn++) {
+    const message =
+      turn % 2 === 0
+        ? { role: "user", content: `Tool result ${turn}, src/module-${turn}.ts:\n${code}` }
+        : { role: "assistant", content: `I read src/module-${turn - 1}.ts; next I edit line ${turn}.` };
+    messages.push(message);
+    bytes += JSON.stringify(message).length + 1;
+  }
+  return messages;
+}
+
+const bodies = new Map<boolean, string>();
+
+/** The chat completion every bench sends, streamed or not (the same text each time). */
+export function requestBody(stream: boolean): string {
+  let body = bodies.get(stream);
+  if (body === undefined) {
+    body = JSON.stringify({
+      model: "gpt-4o-mini",
+      messages: conversation(PROMPT_KB),
+      max_tokens: 16,
+      ...(stream ? { stream: true } : {}),
+    });
+    bodies.set(stream, body);
+  }
+  return body;
+}
 
 export interface Measured {
   p50: number;
