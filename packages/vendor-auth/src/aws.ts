@@ -7,7 +7,7 @@ export interface SignableRequest {
   method: string;
   url: URL;
   headers: Record<string, string>;
-  body: string;
+  body: string | Uint8Array;
 }
 
 /** Headers to add to the request (authorization, x-amz-date, x-amz-content-sha256, x-amz-security-token). */

@@ -1,14 +1,20 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { JsonObject } from "./json";
-import { editedJsonText } from "./json-edit";
+import { editedJsonBytes, editedJsonText } from "./json-edit";
 
 /** Edits as the proxy makes them: top-level members replaced, removed or added on a shallow copy. */
 function edit(text: string, change: (body: JsonObject) => void) {
   const body = JSON.parse(text) as JsonObject;
   const original = { ...body };
   change(body);
-  return { body, result: editedJsonText(text, original, body) };
+  const result = editedJsonText(text, original, body);
+  const bytes = Buffer.from(text);
+  const edited = editedJsonBytes(text, bytes, original, body);
+  // The bytes are the text's, cut from the caller's rather than encoded again.
+  expect(edited.equals(Buffer.from(result))).toBe(true);
+  if (result === text) expect(edited).toBe(bytes);
+  return { body, result };
 }
 
 describe("editedJsonText: the caller's bytes but for the members edited", () => {
@@ -49,6 +55,14 @@ describe("editedJsonText: the caller's bytes but for the members edited", () => 
     );
   });
 
+  it("cuts the bytes of a body with characters of several bytes where their text is", () => {
+    const text = '{"system":"é€😀","model":"a","messages":[{"content":"naïve — ok"}],"n":1}';
+    expect(edit(text, (body) => Object.assign(body, { model: "bé" })).result).toBe(
+      '{"system":"é€😀","model":"bé","messages":[{"content":"naïve — ok"}],"n":1}',
+    );
+    expect(edit(text, (body) => delete body.messages).result).toBe('{"system":"é€😀","model":"a","n":1}');
+  });
+
   it("writes a key the caller sent twice once, as JSON.parse reads it", () => {
     const { result } = edit('{"model":"a","x":1,"model":"b"}', (body) => {
       body.model = "c";
@@ -57,7 +71,7 @@ describe("editedJsonText: the caller's bytes but for the members edited", () => 
   });
 
   it("gives what the edited body is, and keeps every member it did not edit byte for byte", () => {
-    const member = fc.tuple(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 3 }));
+    const member = fc.tuple(fc.string({ maxLength: 6, unit: "binary" }), fc.jsonValue({ maxDepth: 3 }));
     fc.assert(
       fc.property(
         fc.uniqueArray(member, { selector: ([key]) => key, maxLength: 8 }),

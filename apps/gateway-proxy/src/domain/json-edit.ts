@@ -11,6 +11,73 @@ import type { JsonObject } from "./json";
  * appended.
  */
 export function editedJsonText(text: string, original: JsonObject, edited: JsonObject): string {
+  const pieces = editedPieces(text, original, edited);
+  if (pieces === UNEDITED) return text;
+  let out = "";
+  for (const piece of pieces) out += typeof piece === "string" ? piece : text.slice(piece.start, piece.end);
+  return out;
+}
+
+/**
+ * `editedJsonText` as UTF-8 bytes, cut from `bytes` (the text's own, as the caller sent them): only
+ * what was edited is encoded, where encoding the whole text again took 150–340 µs for a coding
+ * agent's 263 KB body.
+ */
+export function editedJsonBytes(
+  text: string,
+  bytes: Buffer,
+  original: JsonObject,
+  edited: JsonObject,
+): Buffer {
+  const pieces = editedPieces(text, original, edited);
+  if (pieces === UNEDITED) return bytes;
+  // Every character of an ASCII text is one byte; otherwise offsets are counted as spans come (in order).
+  const ascii = bytes.length === text.length;
+  let chars = 0;
+  let byteOffset = 0;
+  const byteAt = (at: number) => {
+    if (ascii) return at;
+    byteOffset += Buffer.byteLength(text.slice(chars, at));
+    chars = at;
+    return byteOffset;
+  };
+  const parts: Buffer[] = [];
+  for (const piece of pieces) {
+    if (typeof piece === "string") parts.push(Buffer.from(piece));
+    else parts.push(bytes.subarray(byteAt(piece.start), byteAt(piece.end)));
+  }
+  return Buffer.concat(parts);
+}
+
+/** A stretch of the caller's text kept as it is. */
+interface Span {
+  start: number;
+  end: number;
+}
+
+/** The edited text as stretches of the caller's (in their order) and new text between them. */
+type Pieces = (Span | string)[];
+
+const UNEDITED: Pieces = [];
+
+/** Spans of the caller's text and new text, a span that continues the one before joined to it. */
+class PieceList {
+  readonly pieces: Pieces = [];
+
+  keep(start: number, end: number): void {
+    if (end <= start) return;
+    const last = this.pieces[this.pieces.length - 1];
+    if (last !== undefined && typeof last !== "string" && last.end === start) last.end = end;
+    else this.pieces.push({ start, end });
+  }
+
+  write(text: string): void {
+    this.pieces.push(text);
+  }
+}
+
+/** What `editedJsonText` writes, as pieces; `UNEDITED` when it is the text itself. */
+function editedPieces(text: string, original: JsonObject, edited: JsonObject): Pieces {
   const originalKeys = Object.keys(original);
   const editedKeys = Object.keys(edited);
   let edits = false;
@@ -26,39 +93,40 @@ export function editedJsonText(text: string, original: JsonObject, edited: JsonO
       if (edited[key] !== undefined && !Object.hasOwn(original, key)) added.push(key);
     }
   }
-  if (!edits && added.length === 0) return text;
+  if (!edits && added.length === 0) return UNEDITED;
   if (!edits) return withAppended(text, originalKeys.length > 0, added, edited);
   const scanned = scanMembers(text);
-  if (!scanned) return JSON.stringify(edited);
+  if (!scanned) return [JSON.stringify(edited)];
   const { members, open } = scanned;
   const first = members[0];
+  const out = new PieceList();
   // The caller's separators: the whitespace after `{` before the first member written, the comma
   // and whitespace before each other one.
-  let out = text.slice(0, first ? first.start : open + 1);
+  out.keep(0, first ? first.start : open + 1);
   let emitted = 0;
   let written: Set<string> | undefined;
   for (let index = 0; index < members.length; index++) {
     const member = members[index] as Member;
     const { key } = member;
     if (!isKept(edited, key)) continue;
-    let value: string;
-    if (edited[key] === original[key]) value = text.slice(member.start, member.end);
-    else if (written?.has(key)) continue;
+    const same = edited[key] === original[key];
+    if (!same && written?.has(key)) continue;
+    if (emitted > 0) out.keep((members[index - 1] as Member).end, member.start);
+    if (same) out.keep(member.start, member.end);
     else {
       written ??= new Set();
       written.add(key);
-      value = `${JSON.stringify(key)}:${JSON.stringify(edited[key])}`;
+      out.write(`${JSON.stringify(key)}:${JSON.stringify(edited[key])}`);
     }
-    if (emitted > 0) out += text.slice((members[index - 1] as Member).end, member.start);
-    out += value;
     emitted++;
   }
   for (const key of added) {
-    out += `${emitted === 0 ? "" : ","}${JSON.stringify(key)}:${JSON.stringify(edited[key])}`;
+    out.write(`${emitted === 0 ? "" : ","}${JSON.stringify(key)}:${JSON.stringify(edited[key])}`);
     emitted++;
   }
   const last = members[members.length - 1];
-  return out + text.slice(last ? last.end : open + 1);
+  out.keep(last ? last.end : open + 1, text.length);
+  return out.pieces;
 }
 
 /**
@@ -70,7 +138,7 @@ function withAppended(
   hasMembers: boolean,
   added: readonly string[],
   edited: JsonObject,
-): string {
+): Pieces {
   // Right after the last member (or `{`), as a member is written: the caller's whitespace stays before `}`.
   let at = text.lastIndexOf("}");
   while (at > 0 && isWhitespace(text.charCodeAt(at - 1))) at--;
@@ -78,7 +146,7 @@ function withAppended(
   for (const [index, key] of added.entries()) {
     members += `${hasMembers || index > 0 ? "," : ""}${JSON.stringify(key)}:${JSON.stringify(edited[key])}`;
   }
-  return text.slice(0, at) + members + text.slice(at);
+  return [{ start: 0, end: at }, members, { start: at, end: text.length }];
 }
 
 /** A member the edits kept (a value of `undefined` is no member: JSON.stringify leaves it out). */

@@ -14,15 +14,23 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 const CLOSED_EARLY = "the request closed before its body ended";
 
+/** A request body: its bytes as they came, and their text. */
+export interface Body {
+  text: string;
+  bytes: Buffer;
+}
+
+const NO_BODY: Body = { text: "", bytes: Buffer.alloc(0) };
+
 /**
  * Reads the request body as UTF-8, refusing (before buffering it all) one larger than `limit`
  * bytes, and one that is not valid UTF-8, as the API does. Listeners rather than a `for await`,
  * whose async iterator and end-of-stream watch showed in the proxy's profile.
  */
-export function readBody(req: HttpRequest, limit: number): Promise<string> {
+export function readBody(req: HttpRequest, limit: number): Promise<Body> {
   const declared = Number(req.headers["content-length"] ?? 0);
   if (declared > limit) return Promise.reject(new BodyTooLarge());
-  if (req.readableEnded) return Promise.resolve("");
+  if (req.readableEnded) return Promise.resolve(NO_BODY);
   // Closed while the request waited for its caller to be known (the client left): no event comes.
   if (req.destroyed) return Promise.reject(req.errored ?? new Error(CLOSED_EARLY));
   return new Promise((resolve, reject) => {
@@ -48,8 +56,9 @@ export function readBody(req: HttpRequest, limit: number): Promise<string> {
     };
     const onEnd = () => {
       stop();
+      const bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
       try {
-        resolve(utf8.decode(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
+        resolve({ text: utf8.decode(bytes), bytes });
       } catch {
         reject(new BodyNotUtf8());
       }

@@ -107,7 +107,7 @@ export async function readClientMessage(
 ): Promise<{ text: string; parsed: ClientMessage } | undefined> {
   let text: string;
   try {
-    text = await readBody(req, ctx.options.bodyLimitBytes);
+    ({ text } = await readBody(req, ctx.options.bodyLimitBytes));
   } catch (error) {
     if (error instanceof BodyTooLarge) {
       answerError(res, 413, null, JSON_RPC.invalidRequest, "request body too large");

@@ -6,7 +6,7 @@ import { MAX_CAPTURE_CHARS } from "../domain/capture";
 import { fallbackHoldExtra } from "../domain/estimate";
 import { acceptedBetas, catalogHeaders, upstreamHeaders } from "../domain/forwarding";
 import { identityHeaders, injectMetadata } from "../domain/identity";
-import { editedJsonText } from "../domain/json-edit";
+import { editedJsonBytes } from "../domain/json-edit";
 import { isRetryableStatus, networkError, retryAfterMs, SAME_PROVIDER_BACKOFF_MS } from "../domain/retry";
 import { capDenyReason } from "../http/caps";
 import {
@@ -340,7 +340,7 @@ const BETA_HEADER = [{ name: BETA_HEADER_NAME }];
 
 /** A body as one vendor takes it, and the headers that go with it. */
 interface VendorBody {
-  text: string;
+  bytes: Buffer;
   headers: Record<string, string>;
 }
 
@@ -350,7 +350,7 @@ interface VendorBody {
  */
 class BodyCache {
   private sentTo: Candidate | undefined;
-  private body: VendorBody = { text: "", headers: {} };
+  private body: VendorBody = { bytes: Buffer.alloc(0), headers: {} };
 
   constructor(private readonly admitted: Admitted) {}
 
@@ -374,7 +374,7 @@ class BodyCache {
  * provider without metadata carries none of the edits made for the one before.
  */
 function serialisedBody(admitted: Admitted, candidate: Candidate): VendorBody {
-  const { request, body: sent, bodyText, metered, caller, stream } = admitted.received;
+  const { request, body: sent, bodyText, bodyBytes, metered, caller, stream } = admitted.received;
   const body = { ...sent };
   if (!candidate.provider.metadata_disabled && metered) {
     // Token counting takes no metadata (the vendor refuses fields it does not know there).
@@ -395,7 +395,7 @@ function serialisedBody(admitted: Admitted, candidate: Candidate): VendorBody {
     betas,
     acceptedBetas: accepted,
   });
-  return { text: editedJsonText(bodyText, sent, body), headers };
+  return { bytes: editedJsonBytes(bodyText, bodyBytes, sent, body), headers };
 }
 
 /** A request to sign with the provider's keys (AWS's SigV4): its URL, the headers it goes with, its body. */
@@ -449,7 +449,7 @@ function upstreamRequest(
     method: "POST",
     path: target.pathWithQuery,
     headers,
-    body: body.text,
+    body: body.bytes,
     wire,
     restream: answerRestream(catalog.api_flavor, request.route),
     captureLimit: admitted.capture.capture ? MAX_CAPTURE_CHARS : 0,

@@ -3,7 +3,7 @@ import { isJsonObject, type JsonObject } from "../domain/json";
 import { requestShapeProblem } from "../domain/request-shape";
 import { sessionIdFrom } from "../domain/session";
 import { accountView, authenticate } from "../http/auth";
-import { BodyNotUtf8, BodyTooLarge, readBody, sourceIp } from "../http/body";
+import { type Body, BodyNotUtf8, BodyTooLarge, readBody, sourceIp } from "../http/body";
 import { sendError } from "../http/errors";
 import { requestId } from "../http/request-id";
 import { isMetered } from "../wires";
@@ -47,6 +47,7 @@ export async function receive(ctx: ProxyContext, request: InferenceRequest): Pro
     sourceIp: sourceIp(req, ctx.options.trustProxy),
     body,
     bodyText: read.text,
+    bodyBytes: read.bytes,
     model,
     stream: streamed,
     sse: streamed && wire.streamsAsEvents(request.query),
@@ -61,8 +62,8 @@ export async function receive(ctx: ProxyContext, request: InferenceRequest): Pro
 async function readJsonBody(
   ctx: ProxyContext,
   request: InferenceRequest,
-): Promise<{ body: JsonObject; text: string } | undefined> {
-  let raw: string;
+): Promise<{ body: JsonObject; text: string; bytes: Buffer } | undefined> {
+  let raw: Body;
   try {
     raw = await readBody(request.req, ctx.options.bodyLimitBytes);
   } catch (error) {
@@ -74,11 +75,11 @@ async function readJsonBody(
   }
   let body: unknown;
   try {
-    body = JSON.parse(raw);
+    body = JSON.parse(raw.text);
   } catch {
     body = undefined;
   }
-  if (isJsonObject(body)) return { body, text: raw };
+  if (isJsonObject(body)) return { body, text: raw.text, bytes: raw.bytes };
   return refuseUnrecorded(request, 400, "request.invalid_json", "the request body must be a JSON object");
 }
 

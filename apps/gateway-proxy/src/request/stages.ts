@@ -65,6 +65,8 @@ export interface Received {
   body: JsonObject;
   /** The body as the caller sent it: what goes upstream keeps its bytes but for the members edited. */
   bodyText: string;
+  /** `bodyText`'s bytes as they came: what goes upstream is cut from them, not encoded again. */
+  bodyBytes: Buffer;
   /** The model as the client named it: in the path (Gemini, Vertex, Azure deployments) or the body. */
   model: string;
   /** The client asked for a stream (a streaming route, or the body's `stream`). */

@@ -34,7 +34,7 @@ export interface ForwardRequest {
   method: string;
   path: string;
   headers: Record<string, string | string[]>;
-  body: string | undefined;
+  body: string | Buffer | undefined;
   wire: Wire;
   /** How the vendor's stream becomes the wire's, when it frames its events otherwise. */
   restream: Restream | undefined;
