@@ -5,7 +5,6 @@ import { type GatewayProvider, MAX_RATE_PER_1K } from "@agentnet/contracts";
 import { type EffectiveRates, ratesForPrompt, resolveRates } from "@agentnet/pricing";
 import type { Operation, Wire } from "../wires";
 import type { JsonObject } from "./json";
-import { memberValueLengths } from "./json-edit";
 import { geminiOutputCap } from "./request-shape";
 
 /** Output budget assumed when the request sets none: bounds what a streaming answer may overshoot. */
@@ -43,8 +42,6 @@ const PROMPT_FIELDS = [
   "system_instruction",
 ] as const;
 
-const PROMPT_FIELD_SET: ReadonlySet<string> = new Set(PROMPT_FIELDS);
-
 /** The prompt as the request carries it (JSON of its prompt fields), for estimates and capture. */
 export function promptText(body: JsonObject): string {
   const parts: string[] = [];
@@ -56,30 +53,6 @@ export function promptText(body: JsonObject): string {
   return parts.join("\n");
 }
 
-/**
- * The length of `promptText(body)`, its JSON parts measured in `text` (the body as the caller sent
- * it) instead of serialised again: a coding agent's 300 KB of messages took ~0.9 ms to serialise,
- * nearly what parsing the body takes. The same for JSON written as JSON.stringify writes it (every
- * SDK's); more for JSON with spaces or escapes the caller chose, so the estimate errs high.
- */
-export function promptLength(body: JsonObject, text?: string): number {
-  let length = 0;
-  let parts = 0;
-  let measured: Map<string, number> | undefined;
-  for (const field of PROMPT_FIELDS) {
-    const value = body[field];
-    if (value === undefined) continue;
-    parts++;
-    if (typeof value === "string") {
-      length += value.length;
-      continue;
-    }
-    if (text !== undefined) measured ??= memberValueLengths(text, PROMPT_FIELD_SET);
-    length += measured?.get(field) ?? JSON.stringify(value).length;
-  }
-  return parts === 0 ? 0 : length + parts - 1;
-}
-
 /** Output caps were checked on arrival (requestShapeProblem): an integer from 1 to 1e8, or absent. */
 const positiveInt = (value: unknown): number | undefined =>
   typeof value === "number" && Number.isInteger(value) && value > 0 ? value : undefined;
@@ -87,16 +60,14 @@ const positiveInt = (value: unknown): number | undefined =>
 /**
  * Worst-case tokens of a request: the prompt estimate plus its output cap (none for embeddings),
  * the cap read as at most `outputCeiling` (see outputCeiling): a model cannot write more than its
- * window holds, whatever `max_tokens` says. `text`, the body as the caller sent it, spares the
- * prompt's serialisation (`promptLength`).
+ * window holds, whatever `max_tokens` says.
  */
 export function estimateTokens(
   body: JsonObject,
   operation: Operation,
   outputCeiling = MAX_ESTIMATED_OUTPUT_TOKENS,
-  text?: string,
 ) {
-  const input_tokens = Math.ceil(promptLength(body, text) / CHARS_PER_TOKEN);
+  const input_tokens = Math.ceil(promptText(body).length / CHARS_PER_TOKEN);
   if (operation === "embeddings") return { input_tokens, output_tokens: 0 };
   const requested = requestedOutputCap(body) ?? DEFAULT_OUTPUT_TOKENS;
   return { input_tokens, output_tokens: Math.min(requested, outputCeiling) };

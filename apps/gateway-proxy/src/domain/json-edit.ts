@@ -154,25 +154,9 @@ const isKept = (edited: JsonObject, key: string) => edited[key] !== undefined &&
 
 interface Member {
   key: string;
-  /** Where the member's key starts, its value starts, and its value ends (exclusive). */
+  /** Where the member's key starts and its value ends (exclusive). */
   start: number;
-  valueStart: number;
   end: number;
-}
-
-/**
- * How many characters the JSON of each of `keys` takes in the object's text as the caller sent it
- * (the last, for a key sent twice); undefined when the text is no JSON object. For a body whose
- * members are read often, at the cost of its structure rather than of a `JSON.stringify` of them.
- */
-export function memberValueLengths(text: string, keys: ReadonlySet<string>): Map<string, number> | undefined {
-  const scanned = scanMembers(text);
-  if (!scanned) return undefined;
-  const lengths = new Map<string, number>();
-  for (const member of scanned.members) {
-    if (keys.has(member.key)) lengths.set(member.key, member.end - member.valueStart);
-  }
-  return lengths;
 }
 
 const QUOTE = 0x22;
@@ -208,9 +192,8 @@ function scanMembers(text: string): { open: number; members: Member[] } | undefi
     if (typeof key !== "string") return undefined;
     at = skipWhitespace(text, keyEnd);
     if (text.charCodeAt(at) !== COLON) return undefined;
-    const valueStart = skipWhitespace(text, at + 1);
-    const end = valueEnd(text, valueStart);
-    members.push({ key, start, valueStart, end });
+    const end = valueEnd(text, skipWhitespace(text, at + 1));
+    members.push({ key, start, end });
     at = skipWhitespace(text, end);
     const next = text.charCodeAt(at);
     if (next === CLOSE_BRACE) return { open, members };
