@@ -25,7 +25,7 @@ export function identityHeaders(provider: GatewayProvider, caller: Caller): Reco
 
 /**
  * Sets `a.b.c` in an object, creating (or replacing non-object) intermediate objects. Objects on
- * the path are copied, not changed: the caller's members stay as sent (`editedJsonText`).
+ * the path are copied, not changed: the caller's members stay as sent (`editedJsonBytes`).
  */
 function setPath(target: JsonObject, path: string, value: unknown): void {
   // Most vendors' member is top-level (OpenAI's `user`): no path to split.
