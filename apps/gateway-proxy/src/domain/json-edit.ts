@@ -1,27 +1,15 @@
 import type { JsonObject } from "./json";
 
 /**
- * The caller's JSON object text with only the top-level members the proxy changed written anew:
- * `original` is the parsed text, `edited` a shallow copy of it after the edits (edits replace
- * top-level values, never change them in place). Every other member keeps the
- * caller's bytes, in the caller's order: vendors' prompt caches match on the prompt as sent, and
- * re-serialising the whole body moves integer-like keys first (`{"b":1,"2":0}` becomes
- * `{"2":0,"b":1}`), rounds integers beyond 2^53, and rewrites escapes. A removed member goes, a
- * changed one is written where it was (once, if the caller sent the key twice), a new one is
- * appended.
- */
-export function editedJsonText(text: string, original: JsonObject, edited: JsonObject): string {
-  const pieces = editedPieces(text, original, edited);
-  if (pieces === UNEDITED) return text;
-  let out = "";
-  for (const piece of pieces) out += typeof piece === "string" ? piece : text.slice(piece.start, piece.end);
-  return out;
-}
-
-/**
- * `editedJsonText` as UTF-8 bytes, cut from `bytes` (the text's own, as the caller sent them): only
- * what was edited is encoded, where encoding the whole text again took 150–340 µs for a coding
- * agent's 263 KB body.
+ * The caller's JSON object, as the UTF-8 bytes it sent (`bytes`, whose text is `text`), with only
+ * the top-level members the proxy changed written anew: `original` is the parsed text, `edited` a
+ * shallow copy of it after the edits (edits replace top-level values, never change them in place).
+ * Every other member keeps the caller's bytes, in the caller's order: vendors' prompt caches match
+ * on the prompt as sent, and re-serialising the whole body moves integer-like keys first
+ * (`{"b":1,"2":0}` becomes `{"2":0,"b":1}`), rounds integers beyond 2^53, and rewrites escapes. A
+ * removed member goes, a changed one is written where it was (once, if the caller sent the key
+ * twice), a new one is appended. The kept stretches are cut from `bytes`, only what was edited is
+ * encoded: encoding the whole edited text again took 150–340 µs for a coding agent's 263 KB body.
  */
 export function editedJsonBytes(
   text: string,
@@ -76,7 +64,7 @@ class PieceList {
   }
 }
 
-/** What `editedJsonText` writes, as pieces; `UNEDITED` when it is the text itself. */
+/** What `editedJsonBytes` writes, as pieces of `text`; `UNEDITED` when it is the text itself. */
 function editedPieces(text: string, original: JsonObject, edited: JsonObject): Pieces {
   const originalKeys = Object.keys(original);
   const editedKeys = Object.keys(edited);
