@@ -1,6 +1,7 @@
 import { CATALOG, findCatalogProvider } from "@agentnet/catalog";
 import { MAX_RATE_PER_1K } from "@agentnet/contracts";
 import { computeCost } from "@agentnet/pricing";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { makeCaller, makeGuardrail, makePolicy, makeProvider, makeSettings } from "../test-support/factories";
 import { anthropic as anthropicWire } from "../wires/anthropic";
@@ -15,6 +16,8 @@ import {
   interruptedUsage,
   MAX_ESTIMATED_OUTPUT_TOKENS,
   outputCeiling,
+  promptLength,
+  promptText,
   rateAboveMaximum,
   ratesFor,
   STREAM_OUTPUT_STEP_TOKENS,
@@ -92,6 +95,8 @@ describe("checkHost", () => {
   });
 });
 
+const unicodeEscape = (char: string) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`;
+
 describe("estimates", () => {
   it("counts prompt characters / 4 and the output cap", () => {
     const body = { messages: [{ role: "user", content: "x".repeat(100) }], max_tokens: 50 };
@@ -100,6 +105,41 @@ describe("estimates", () => {
     expect(estimateTokens({ input: "abcd", max_output_tokens: 7 }, "responses").output_tokens).toBe(7);
     expect(estimateTokens({ input: "abcd" }, "chat").output_tokens).toBe(DEFAULT_OUTPUT_TOKENS);
     expect(estimateTokens({ input: "abcd" }, "embeddings")).toEqual({ input_tokens: 1, output_tokens: 0 });
+  });
+
+  it("measures the prompt in the body as sent exactly as serialising it again would, however the caller wrote it", () => {
+    const field = fc.constantFrom("messages", "system", "input", "contents", "model", "tools");
+    // How clients other than JavaScript's write the same JSON: indented, Python's ASCII-only
+    // escapes, Go's escaped `<>&`, escaped slashes.
+    const writings: ((value: unknown) => string)[] = [
+      (value) => JSON.stringify(value),
+      (value) => JSON.stringify(value, null, 2),
+      (value) => JSON.stringify(value).replace(/[^\x20-\x7e]/g, unicodeEscape),
+      (value) => JSON.stringify(value).replace(/[<>&]/g, unicodeEscape),
+      (value) => JSON.stringify(value).replaceAll("/", "\\/"),
+    ];
+    fc.assert(
+      fc.property(
+        fc.dictionary(field, fc.oneof(fc.jsonValue(), fc.jsonValue({ stringUnit: "binary" }))),
+        fc.constantFrom(...writings),
+        (body, write) => {
+          const text = write(body);
+          const parsed = JSON.parse(text) as JsonObject;
+          expect(promptLength(parsed, text)).toBe(promptText(parsed).length);
+        },
+      ),
+    );
+    // Numbers JSON.stringify writes otherwise, a key sent twice, a string prompt, no prompt.
+    for (const text of [
+      '{"messages":[1e3,1.50,-0,12345678901234567890,1E2,0.1]}',
+      '{"messages":[{"role":"user","role":"assistant","content":[]}],"model":"m"}',
+      '{"messages":[],"messages":[{"content":"later"}],"system":"plain"}',
+      '{"messages":[{"content":"\\\\u0041 \\\\/"}]}',
+      '{"model":"m"}',
+    ]) {
+      const parsed = JSON.parse(text) as JsonObject;
+      expect(promptLength(parsed, text), text).toBe(promptText(parsed).length);
+    }
   });
 
   it("charges an interrupted answer at least the prompt estimate and a token per streamed event", () => {

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { JsonObject } from "./json";
-import { editedJsonBytes } from "./json-edit";
+import { canonicalValues, editedJsonBytes } from "./json-edit";
 
 /** Edits as the proxy makes them: top-level members replaced, removed or added on a shallow copy. */
 function edit(text: string, change: (body: JsonObject) => void) {
@@ -99,5 +99,38 @@ describe("editedJsonBytes: the caller's bytes but for the members edited", () =>
         },
       ),
     );
+  });
+});
+
+describe("canonicalValues: members measured where the text writes them as JSON.stringify would", () => {
+  const keys = new Set(["messages", "system", "tools"]);
+
+  it("measures a client's body in place, with the members its objects hold", () => {
+    const messages = [{ role: "user", content: [{ type: "text", text: 'say "hi"\n\tté ✓ 42' }] }];
+    const system = [{ type: "text", text: "be brief", cache_control: { type: "ephemeral" } }];
+    const text = JSON.stringify({ model: "m", system, max_tokens: 32000, messages, stream: true });
+    expect(canonicalValues(text, keys)).toEqual(
+      new Map([
+        ["system", { length: JSON.stringify(system).length, members: 4 }],
+        ["messages", { length: JSON.stringify(messages).length, members: 4 }],
+      ]),
+    );
+  });
+
+  it("leaves out a member written otherwise: spaces, \\u or \\/ escapes, numbers JSON.stringify writes anew", () => {
+    for (const messages of [
+      '[ {"a":1}]',
+      '[{"a":"\\u00e9"}]',
+      '[{"a":"a\\/b"}]',
+      "[1.5]",
+      "[1e3]",
+      "[-1]",
+      "[1234567890123456]",
+    ]) {
+      const text = `{"system":[{"b":2}],"messages":${messages}}`;
+      expect([...canonicalValues(text, keys).keys()], messages).toEqual(["system"]);
+    }
+    const literals = "[123456789012345,true,null,false]";
+    expect(canonicalValues(`{"messages":${literals}}`, keys).get("messages")?.length).toBe(literals.length);
   });
 });

@@ -142,9 +142,88 @@ const isKept = (edited: JsonObject, key: string) => edited[key] !== undefined &&
 
 interface Member {
   key: string;
-  /** Where the member's key starts and its value ends (exclusive). */
+  /** Where the member's key starts, its value starts, and its value ends (exclusive). */
   start: number;
+  valueStart: number;
   end: number;
+  /** What the walk of its value found, for a member whose key was asked to be measured. */
+  shape?: ValueShape;
+}
+
+/** A value's JSON as JSON.stringify would write it, and the object members it holds at any depth. */
+export interface CanonicalValue {
+  length: number;
+  members: number;
+}
+
+/**
+ * The top-level members among `keys` that the object's text writes as JSON.stringify writes their
+ * values (the last, for a key sent twice), measured there: no whitespace outside strings, no `\u`
+ * or `\/` escape, numbers only as integers of up to 15 digits. JSON.stringify writes such a value
+ * to the same text, but for an object's key sent twice (JSON.parse keeps one): `members` counts
+ * the text's members so that a caller can compare them with the parsed value's. Read in the walk
+ * that finds the members, at the cost of the values' structure (a string is skipped whole), and
+ * one search for the escapes.
+ */
+export function canonicalValues(text: string, keys: ReadonlySet<string>): Map<string, CanonicalValue> {
+  const found = new Map<string, CanonicalValue>();
+  const scanned = scanMembers(text, keys);
+  if (!scanned) return found;
+  const escapes = new EscapeSearch(text);
+  for (const { key, valueStart, end, shape } of scanned.members) {
+    if (shape === undefined) continue;
+    found.delete(key);
+    if (shape.canonical && !escapes.within(valueStart, end)) {
+      found.set(key, { length: end - valueStart, members: shape.members });
+    }
+  }
+  return found;
+}
+
+/**
+ * What a walk of a value saw outside its strings: its object members, and whether all of it is
+ * written as JSON.stringify writes it (see canonicalValues).
+ */
+class ValueShape {
+  members = 0;
+  canonical = true;
+
+  /** Reads the character `code`, after `digits` digits in a row; returns the digits in a row now. */
+  read(code: number, digits: number): number {
+    if (code >= ZERO && code <= NINE) {
+      if (digits >= MAX_EXACT_DIGITS) this.canonical = false;
+      return digits + 1;
+    }
+    if (code === COLON) this.members++;
+    else if (code === MINUS || code === DOT || isWhitespace(code)) this.canonical = false;
+    else if ((code === LOWER_E || code === UPPER_E) && digits > 0) this.canonical = false;
+    return 0;
+  }
+}
+
+/** Integers up to this many digits are written by JSON.stringify as they were read. */
+const MAX_EXACT_DIGITS = 15;
+
+/**
+ * The escapes JSON.stringify never writes (`\u` but for control characters and lone surrogates,
+ * which are left to the slow way too, and `\/`), found in stretches asked for in order: the text
+ * is searched once. A `\\u` (an escaped backslash, then a `u`) matches too: such a value is
+ * measured the slow way.
+ */
+class EscapeSearch {
+  private static readonly pattern = /\\[u/]/g;
+  /** The first escape at or after where the last search started; -1 before any search. */
+  private next = -1;
+
+  constructor(private readonly text: string) {}
+
+  within(from: number, to: number): boolean {
+    if (this.next < from) {
+      EscapeSearch.pattern.lastIndex = from;
+      this.next = EscapeSearch.pattern.exec(this.text)?.index ?? Number.POSITIVE_INFINITY;
+    }
+    return this.next < to;
+  }
 }
 
 const QUOTE = 0x22;
@@ -155,6 +234,12 @@ const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
+const ZERO = 0x30;
+const NINE = 0x39;
+const MINUS = 0x2d;
+const DOT = 0x2e;
+const LOWER_E = 0x65;
+const UPPER_E = 0x45;
 
 const isWhitespace = (code: number) => code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
 
@@ -163,7 +248,10 @@ const isWhitespace = (code: number) => code === 0x20 || code === 0x0a || code ==
  * anything else. Strings are skipped whole (an `indexOf` to their closing quote), so a body is
  * walked at the cost of its structure, not of every character of its prompts.
  */
-function scanMembers(text: string): { open: number; members: Member[] } | undefined {
+function scanMembers(
+  text: string,
+  measured?: ReadonlySet<string>,
+): { open: number; members: Member[] } | undefined {
   let at = skipWhitespace(text, 0);
   if (text.charCodeAt(at) !== OPEN_BRACE) return undefined;
   const open = at;
@@ -180,8 +268,10 @@ function scanMembers(text: string): { open: number; members: Member[] } | undefi
     if (typeof key !== "string") return undefined;
     at = skipWhitespace(text, keyEnd);
     if (text.charCodeAt(at) !== COLON) return undefined;
-    const end = valueEnd(text, skipWhitespace(text, at + 1));
-    members.push({ key, start, end });
+    const valueStart = skipWhitespace(text, at + 1);
+    const shape = measured?.has(key) ? new ValueShape() : undefined;
+    const end = valueEnd(text, valueStart, shape);
+    members.push({ key, start, valueStart, end, shape });
     at = skipWhitespace(text, end);
     const next = text.charCodeAt(at);
     if (next === CLOSE_BRACE) return { open, members };
@@ -209,15 +299,17 @@ function stringEnd(text: string, from: number): number {
   }
 }
 
-/** Just past the value that starts at `from`. */
-function valueEnd(text: string, from: number): number {
+/** Just past the value that starts at `from`; what is outside its strings read into `shape` if given. */
+function valueEnd(text: string, from: number, shape?: ValueShape): number {
   let depth = 0;
   let at = from;
+  let digits = 0;
   while (at < text.length) {
     const code = text.charCodeAt(at);
     if (code === QUOTE) {
       at = stringEnd(text, at);
       if (depth === 0) return at;
+      digits = 0;
       continue;
     }
     if (code === OPEN_BRACE || code === OPEN_BRACKET) depth++;
@@ -226,6 +318,7 @@ function valueEnd(text: string, from: number): number {
       depth--;
       if (depth === 0) return at + 1;
     } else if (depth === 0 && (code === COMMA || isWhitespace(code))) return at;
+    if (shape !== undefined) digits = shape.read(code, digits);
     at++;
   }
   return at;

@@ -65,7 +65,7 @@ export async function admit(ctx: ProxyContext, received: Received): Promise<Admi
   const capture = capturePlan(received.settings, policy, view.guardrails);
   const prompt = capture.capture ? promptText(body) : "";
   const ceiling = outputCeiling(catalog, model);
-  const worst = estimateTokens(body, request.operation, ceiling);
+  const worst = estimateTokens(body, request.operation, ceiling, received.bodyText);
   const tokens = admissionTokens(worst, received.sse);
   // The hold comes last: once taken, it is handleInference's to settle whatever happens.
   let capped: CappedRequest | undefined;
