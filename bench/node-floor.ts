@@ -71,6 +71,9 @@ const server = createServer(async (req, res) => {
   }
 });
 
+// A clean exit on the bench's SIGTERM, so that a CPU profile (BENCH_PROXY_NODE_ARGS) is written.
+process.on("SIGTERM", () => process.exit(0));
+
 server.listen(Number(process.env.PORT ?? 0), "127.0.0.1", () => {
   console.log(JSON.stringify({ ready: true, port: (server.address() as AddressInfo).port }));
 });

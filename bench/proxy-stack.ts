@@ -119,11 +119,12 @@ async function startBenchScript(
   [script, ...args]: [string, ...string[]],
   env: NodeJS.ProcessEnv,
   wrap: (args: string[]) => string[] = (command) => command,
+  nodeArgs: string[] = [],
 ) {
   const port = await freePort();
   const child = await startChild(
     name,
-    wrap([tsx(ROOT), join(ROOT, "bench", script), ...args]),
+    wrap([tsx(ROOT), ...nodeArgs, join(ROOT, "bench", script), ...args]),
     { ...env, PORT: String(port) },
     '"ready":true',
   );
@@ -138,6 +139,12 @@ export async function startMockUpstream(env: NodeJS.ProcessEnv = {}, wrap?: (arg
   const { port, child } = await startBenchScript("upstream", ["mock-upstream.ts", "serve"], env, wrap);
   return { port, url: `http://127.0.0.1:${port}`, child };
 }
+
+/**
+ * BENCH_PROXY_NODE_ARGS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`: node flags for the proxies
+ * under load, agentnet's and the node floor, so that their profiles can be set side by side.
+ */
+const proxyNodeArgs = () => process.env.BENCH_PROXY_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
 
 /**
  * The "node floor" (`node-floor.ts`) in its own process, forwarding to `upstreamUrl`, with the
@@ -157,6 +164,7 @@ export async function startNodeFloor(
       NODE_OPTIONS: [process.env.NODE_OPTIONS, YOUNG_GENERATION].filter(Boolean).join(" "),
     },
     options.wrap,
+    proxyNodeArgs(),
   );
   return {
     pid: child.pid ?? 0,
@@ -187,13 +195,7 @@ export async function startProxyProcess(options: ProxyProcessOptions) {
   const root = resolve(options.root ?? ROOT);
   const port = await freePort();
   const metricsPort = options.metrics ? await freePort() : undefined;
-  const args = [
-    process.execPath,
-    YOUNG_GENERATION,
-    // BENCH_PROXY_NODE_ARGS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, profiles the proxy under load.
-    ...(process.env.BENCH_PROXY_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
-    await proxyBundle(root),
-  ];
+  const args = [process.execPath, YOUNG_GENERATION, ...proxyNodeArgs(), await proxyBundle(root)];
   const child = await startChild(
     options.name,
     options.wrap ? options.wrap(args) : args,
