@@ -78,6 +78,8 @@ export function promptLength(body: JsonObject, text?: string): number {
     }
     if (text !== undefined) measured ??= canonicalValues(text, PROMPT_FIELD_SET);
     const canonical = measured?.get(field);
+    // Each parsed member comes from a member of the text, and a key sent twice drops one (and what
+    // its value held): as many members parsed as written means no key was sent twice.
     length +=
       canonical !== undefined && canonical.members === objectMembers(value)
         ? canonical.length
@@ -86,7 +88,7 @@ export function promptLength(body: JsonObject, text?: string): number {
   return parts === 0 ? 0 : length + parts - 1;
 }
 
-/** The members of every object in a parsed JSON value, walked without recursion (a body may nest deep). */
+/** The members of every object in a parsed JSON value (a loop, not a recursion, at any depth). */
 function objectMembers(value: unknown): number {
   let members = 0;
   const pending: unknown[] = [value];

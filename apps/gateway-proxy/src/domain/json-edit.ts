@@ -150,7 +150,7 @@ interface Member {
   shape?: ValueShape;
 }
 
-/** A value's JSON as JSON.stringify would write it, and the object members it holds at any depth. */
+/** How long a value's JSON is as JSON.stringify writes it, and how many object members it holds. */
 export interface CanonicalValue {
   length: number;
   members: number;
@@ -160,8 +160,9 @@ export interface CanonicalValue {
  * The top-level members among `keys` that the object's text writes as JSON.stringify writes their
  * values (the last, for a key sent twice), measured there: no whitespace outside strings, no `\u`
  * or `\/` escape, numbers only as integers of up to 15 digits. JSON.stringify writes such a value
- * to the same text, but for an object's key sent twice (JSON.parse keeps one): `members` counts
- * the text's members so that a caller can compare them with the parsed value's. Read in the walk
+ * at the same length (it may move integer-like keys first), but for an object's key sent twice
+ * (JSON.parse keeps one): `members` counts the text's members so that a caller can compare them
+ * with the parsed value's. Read in the walk
  * that finds the members, at the cost of the values' structure (a string is skipped whole), and
  * one search for the escapes.
  */
