@@ -1,3 +1,4 @@
+import type { Readable } from "node:stream";
 import type { HttpAnswer } from "@agentnet/service-kit";
 import type { Pool } from "undici";
 import { isJsonObject } from "../domain/json";
@@ -186,12 +187,18 @@ export async function forward(request: ForwardRequest, res: HttpAnswer): Promise
       if (cut) abort.abort();
       else res.end();
     } else {
-      for await (const chunk of body) {
-        const buffer = chunk as Buffer;
-        if (watcher) watcher.push(buffer);
-        else if (bytes + buffer.length <= MAX_PARSED_BODY_BYTES) chunks.push(buffer);
-        bytes += buffer.length;
-        if (!res.write(buffer)) await drained(res, abort);
+      const read = (chunk: Buffer) => {
+        if (watcher) watcher.push(chunk);
+        else if (bytes + chunk.length <= MAX_PARSED_BODY_BYTES) chunks.push(chunk);
+        bytes += chunk.length;
+      };
+      if (body === upstream.body) await relayReadable(upstream.body, res, read, abort);
+      else {
+        for await (const chunk of body) {
+          const buffer = chunk as Buffer;
+          read(buffer);
+          if (!res.write(buffer)) await drained(res, abort);
+        }
       }
       res.end();
     }
@@ -296,6 +303,65 @@ function readAnswer(
   const responseModel = isJsonObject(last) ? answeringModel(last) : undefined;
   return { usage, completion, streamedOutputTokens: noOutput, responseModel };
 }
+
+/**
+ * Relays the vendor's answer as it comes, each chunk `read` first, until it ends; rejects as a
+ * `for await` over it would throw (its error, or its close before its end). Listeners rather than
+ * a `for await`, whose async iterator, end-of-stream watch and promise per chunk showed in the
+ * proxy's profile. Paused while the client's socket is full, until it drains or the client leaves
+ * (`signal`): then the rest is read and dropped, as `drained` lets a loop go on.
+ */
+function relayReadable(
+  body: Readable,
+  res: HttpAnswer,
+  read: (chunk: Buffer) => void,
+  signal: Cancellation,
+): Promise<void> {
+  if (body.errored) return Promise.reject(body.errored);
+  if (body.destroyed) return Promise.reject(new Error(CLOSED_BEFORE_END));
+  return new Promise((resolve, reject) => {
+    let stopWaiting: (() => void) | undefined;
+    const stop = () => {
+      body.off("data", onData);
+      body.off("end", onEnd);
+      body.off("error", onError);
+      body.off("close", onClose);
+      onDrained();
+    };
+    const onDrained = () => {
+      if (stopWaiting === undefined) return;
+      res.off("drain", onDrained);
+      stopWaiting();
+      stopWaiting = undefined;
+      body.resume();
+    };
+    const onData = (chunk: Buffer) => {
+      read(chunk);
+      if (res.write(chunk) || stopWaiting !== undefined || signal.aborted) return;
+      body.pause();
+      res.once("drain", onDrained);
+      stopWaiting = onAbort(signal, onDrained);
+    };
+    const onEnd = () => {
+      stop();
+      resolve();
+    };
+    const onError = (error: Error) => {
+      stop();
+      reject(error);
+    };
+    const onClose = () => {
+      stop();
+      reject(new Error(CLOSED_BEFORE_END));
+    };
+    body.on("data", onData);
+    body.on("end", onEnd);
+    body.on("error", onError);
+    body.on("close", onClose);
+  });
+}
+
+const CLOSED_BEFORE_END = "the upstream answer closed before its end";
 
 /**
  * Relays a capped stream event by event (whole events only, so it can end cleanly between two),
