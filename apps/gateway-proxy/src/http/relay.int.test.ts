@@ -1,4 +1,5 @@
-import { request as httpRequest, type IncomingMessage } from "node:http";
+import { createServer, request as httpRequest, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { eventually } from "@agentnet/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ProxyHarness, startProxyHarness } from "../test-support/proxy-harness";
@@ -7,12 +8,16 @@ import { ScriptedVendor } from "../test-support/vendor";
 
 let harness: ProxyHarness | undefined;
 let vendor: ScriptedVendor | undefined;
+let brokenVendor: Server | undefined;
 
 afterEach(async () => {
   await harness?.stop();
   harness = undefined;
   await vendor?.stop();
   vendor = undefined;
+  brokenVendor?.closeAllConnections();
+  await new Promise((resolve) => brokenVendor?.close(resolve) ?? resolve(undefined));
+  brokenVendor = undefined;
 });
 
 /** A chat completion of about `megabytes` MB: more than a client's socket takes before it reads. */
@@ -77,5 +82,30 @@ describe("relaying a whole answer larger than the client's socket takes", () => 
 
     await eventually(() => kept.of(accountId).length === 1, 10_000);
     expect(kept.of(accountId)[0]).toMatchObject({ status_code: 499 });
+  }, 60_000);
+
+  it("rows an answer the vendor breaks off mid-way as a bad gateway (502), its client's connection ended", async () => {
+    const kept = keptEvents();
+    harness = await startProxyHarness("relay-vendor-breaks", { publish: kept.publish });
+    brokenVendor = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { "content-type": "application/json", "content-length": String(8 * 2 ** 20) });
+      res.write(`{"id":"chatcmpl-broken","choices":[{"message":{"content":"${"x".repeat(2 ** 20)}`, () =>
+        res.destroy(),
+      );
+    });
+    await new Promise<void>((resolve) => brokenVendor?.listen(0, "127.0.0.1", resolve));
+    const { port } = brokenVendor.address() as AddressInfo;
+    const { accountId, token } = harness.accountWith([
+      { provider_id: "openai_api", upstream_url: `http://127.0.0.1:${port}/v1`, key: "sk-test" },
+    ]);
+    const res = await unreadAnswer(harness.proxy.url, token);
+    const ended = new Promise((resolve) => res.once("close", resolve));
+    res.resume();
+    await ended;
+
+    expect(res.complete).toBe(false);
+    await eventually(() => kept.of(accountId).length === 1, 10_000);
+    expect(kept.of(accountId)[0]).toMatchObject({ status_code: 502 });
   }, 60_000);
 });

@@ -336,8 +336,22 @@ function relayReadable(
       body.resume();
     };
     const onData = (chunk: Buffer) => {
-      read(chunk);
-      if (res.write(chunk) || stopWaiting !== undefined || signal.aborted) return;
+      // Destroyed (the client left): what was buffered is dropped, as a `for await` stops reading.
+      if (body.destroyed) return;
+      let written: boolean;
+      try {
+        read(chunk);
+        written = res.write(chunk);
+      } catch (error) {
+        // As a `for await` whose body throws: the upstream request ends, the error is the caller's
+        // (not the process's: data a resume delivers comes on a tick of its own).
+        stop();
+        body.on("error", ignore);
+        body.destroy(error as Error);
+        reject(error);
+        return;
+      }
+      if (written || stopWaiting !== undefined || signal.aborted) return;
       body.pause();
       res.once("drain", onDrained);
       stopWaiting = onAbort(signal, onDrained);
@@ -362,6 +376,8 @@ function relayReadable(
 }
 
 const CLOSED_BEFORE_END = "the upstream answer closed before its end";
+
+const ignore = () => undefined;
 
 /**
  * Relays a capped stream event by event (whole events only, so it can end cleanly between two),
