@@ -1,4 +1,5 @@
 import type { HttpRequest } from "@agentnet/service-kit";
+import { eachChunk } from "../each-chunk";
 
 export class BodyTooLarge extends Error {
   override readonly name = "BodyTooLarge";
@@ -12,6 +13,8 @@ export class BodyNotUtf8 extends Error {
 // is kept, as Buffer#toString keeps it, so what JSON.parse sees is unchanged for valid bodies.
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
+// Closed before its end: the client went away mid-body (or while the request waited for its
+// caller to be known: then no event comes).
 const CLOSED_EARLY = "the request closed before its body ended";
 
 /** A request body: its bytes as they came, and their text. */
@@ -24,59 +27,36 @@ const NO_BODY: Body = { text: "", bytes: Buffer.alloc(0) };
 
 /**
  * Reads the request body as UTF-8, refusing (before buffering it all) one larger than `limit`
- * bytes, and one that is not valid UTF-8, as the API does. Listeners rather than a `for await`,
- * whose async iterator and end-of-stream watch showed in the proxy's profile.
+ * bytes, and one that is not valid UTF-8, as the API does.
  */
-export function readBody(req: HttpRequest, limit: number): Promise<Body> {
+export async function readBody(req: HttpRequest, limit: number): Promise<Body> {
   const declared = Number(req.headers["content-length"] ?? 0);
-  if (declared > limit) return Promise.reject(new BodyTooLarge());
-  if (req.readableEnded) return Promise.resolve(NO_BODY);
-  // Closed while the request waited for its caller to be known (the client left): no event comes.
-  if (req.destroyed) return Promise.reject(req.errored ?? new Error(CLOSED_EARLY));
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const stop = () => {
-      req.off("data", onData);
-      req.off("end", onEnd);
-      req.off("error", onError);
-      req.off("close", onClose);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) {
+  if (declared > limit) throw new BodyTooLarge();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    await eachChunk(
+      req,
+      (chunk) => {
+        size += chunk.length;
+        if (size > limit) throw new BodyTooLarge();
         chunks.push(chunk);
-        return;
-      }
-      stop();
-      // The rest is read and dropped; the connection stays usable. (Node destroys a server request
-      // left by a `for await` with its socket detached first, so that kept the connection too.)
-      req.resume();
-      reject(new BodyTooLarge());
-    };
-    const onEnd = () => {
-      stop();
-      const bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
-      try {
-        resolve({ text: utf8.decode(bytes), bytes });
-      } catch {
-        reject(new BodyNotUtf8());
-      }
-    };
-    const onError = (error: Error) => {
-      stop();
-      reject(error);
-    };
-    // Closed before its end: the client went away mid-body.
-    const onClose = () => {
-      stop();
-      reject(new Error(CLOSED_EARLY));
-    };
-    req.on("data", onData);
-    req.on("end", onEnd);
-    req.on("error", onError);
-    req.on("close", onClose);
-  });
+      },
+      CLOSED_EARLY,
+    );
+  } catch (error) {
+    // The rest is read and dropped; the connection stays usable. (Node destroys a server request
+    // left by a `for await` with its socket detached first, so that kept the connection too.)
+    if (error instanceof BodyTooLarge) req.resume();
+    throw error;
+  }
+  if (chunks.length === 0) return NO_BODY;
+  const bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+  try {
+    return { text: utf8.decode(bytes), bytes };
+  } catch {
+    throw new BodyNotUtf8();
+  }
 }
 
 /** Headers clients put their key in besides `Authorization`: Anthropic's, Azure's and Google's SDKs. */

@@ -3,6 +3,7 @@ import type { HttpAnswer } from "@agentnet/service-kit";
 import type { Pool } from "undici";
 import { isJsonObject } from "../domain/json";
 import { isRetryableStatus } from "../domain/retry";
+import { eachChunk } from "../each-chunk";
 import { type Restream, restreamed } from "../wires/restream";
 import { StreamWatcher } from "../wires/stream-watcher";
 import { answeringModel, completionText, type UsageCounts, zeroUsage } from "../wires/usage";
@@ -306,73 +307,44 @@ function readAnswer(
 
 /**
  * Relays the vendor's answer as it comes, each chunk `read` first, until it ends; rejects as a
- * `for await` over it would throw (its error, or its close before its end). Listeners rather than
- * a `for await`, whose async iterator, end-of-stream watch and promise per chunk showed in the
- * proxy's profile. Paused while the client's socket is full, until it drains or the client leaves
- * (`signal`): then the rest is read and dropped, as `drained` lets a loop go on.
+ * `for await` over it would throw. Paused while the client's socket is full, until it drains or
+ * the client leaves (`signal`): then the rest is read and dropped, as `drained` lets a loop go on.
  */
-function relayReadable(
+async function relayReadable(
   body: Readable,
   res: HttpAnswer,
   read: (chunk: Buffer) => void,
   signal: Cancellation,
 ): Promise<void> {
-  if (body.errored) return Promise.reject(body.errored);
-  if (body.destroyed) return Promise.reject(new Error(CLOSED_BEFORE_END));
-  return new Promise((resolve, reject) => {
-    let stopWaiting: (() => void) | undefined;
-    const stop = () => {
-      body.off("data", onData);
-      body.off("end", onEnd);
-      body.off("error", onError);
-      body.off("close", onClose);
-      onDrained();
-    };
-    const onDrained = () => {
-      if (stopWaiting === undefined) return;
-      res.off("drain", onDrained);
-      stopWaiting();
-      stopWaiting = undefined;
-      body.resume();
-    };
-    const onData = (chunk: Buffer) => {
-      // Destroyed (the client left): what was buffered is dropped, as a `for await` stops reading.
-      if (body.destroyed) return;
-      let written: boolean;
-      try {
-        read(chunk);
-        written = res.write(chunk);
-      } catch (error) {
-        // As a `for await` whose body throws: the upstream request ends, the error is the caller's
-        // (not the process's: data a resume delivers comes on a tick of its own).
-        stop();
-        body.on("error", ignore);
-        body.destroy(error as Error);
-        reject(error);
-        return;
-      }
-      if (written || stopWaiting !== undefined || signal.aborted) return;
-      body.pause();
-      res.once("drain", onDrained);
-      stopWaiting = onAbort(signal, onDrained);
-    };
-    const onEnd = () => {
-      stop();
-      resolve();
-    };
-    const onError = (error: Error) => {
-      stop();
-      reject(error);
-    };
-    const onClose = () => {
-      stop();
-      reject(new Error(CLOSED_BEFORE_END));
-    };
-    body.on("data", onData);
-    body.on("end", onEnd);
-    body.on("error", onError);
-    body.on("close", onClose);
-  });
+  let stopWaiting: (() => void) | undefined;
+  const onDrained = () => {
+    if (stopWaiting === undefined) return;
+    res.off("drain", onDrained);
+    stopWaiting();
+    stopWaiting = undefined;
+    body.resume();
+  };
+  const relay = (chunk: Buffer) => {
+    // Destroyed (the client left): what was buffered is dropped, as a `for await` stops reading.
+    if (body.destroyed) return;
+    read(chunk);
+    if (res.write(chunk) || stopWaiting !== undefined || signal.aborted) return;
+    body.pause();
+    res.once("drain", onDrained);
+    stopWaiting = onAbort(signal, onDrained);
+  };
+  try {
+    await eachChunk(body, relay, CLOSED_BEFORE_END);
+  } catch (error) {
+    // Thrown while relaying a chunk: the upstream request ends, as a `for await` that throws ends it.
+    if (!body.destroyed) {
+      body.on("error", ignore);
+      body.destroy(error as Error);
+    }
+    throw error;
+  } finally {
+    onDrained();
+  }
 }
 
 const CLOSED_BEFORE_END = "the upstream answer closed before its end";
