@@ -162,9 +162,8 @@ export interface CanonicalValue {
  * or `\/` escape, numbers only as integers of up to 15 digits. JSON.stringify writes such a value
  * at the same length (it may move integer-like keys first), but for an object's key sent twice
  * (JSON.parse keeps one): `members` counts the text's members so that a caller can compare them
- * with the parsed value's. Read in the walk
- * that finds the members, at the cost of the values' structure (a string is skipped whole), and
- * one search for the escapes.
+ * with the parsed value's. Read in the walk that finds the members, at the cost of the values'
+ * structure (a string is skipped whole), and one search for the escapes.
  */
 export function canonicalValues(text: string, keys: ReadonlySet<string>): Map<string, CanonicalValue> {
   const found = new Map<string, CanonicalValue>();
